@@ -1,0 +1,28 @@
+# dynview — PGXS build
+MODULE_big = dynview
+EXTENSION = dynview
+DATA = $(wildcard sql/dynview--*.sql)
+PGFILEDESC = "dynview - dynamic tables for PostgreSQL"
+
+OBJS = \
+	src/dynview.o \
+	src/catalog/catalog.o \
+	src/catalog/api.o \
+	src/analyze/analyze.o \
+	src/refresh/refresh.o \
+	src/refresh/verify.o \
+	src/hooks/guard.o \
+	src/scheduler/launcher.o
+
+PG_CPPFLAGS = -I$(srcdir)/src -Wall -Wmissing-prototypes
+
+TESTS = $(sort $(wildcard test/sql/*.sql))
+REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
+REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=dynview
+
+ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --outputdir=test/output_iso --load-extension=dynview
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

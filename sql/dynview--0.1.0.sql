@@ -1,0 +1,259 @@
+-- dynview 0.1.0: dynamic tables for PostgreSQL
+--
+-- Creates the catalogs, the monitoring views and the SQL API of design section 2.
+-- Catalog tables are written only by dynview's C code (which switches to the
+-- bootstrap superuser for that); users read them through the views.
+
+\echo Use "CREATE EXTENSION dynview" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- Catalogs
+-------------------------------------------------------------------------------
+
+-- One row per dynamic table.
+CREATE TABLE dynview.dynamic_table_catalog (
+    relid                regclass PRIMARY KEY,
+    schema_name          name NOT NULL,
+    table_name           name NOT NULL,
+    query                text NOT NULL,        -- the query as the user wrote it
+    definition           text NOT NULL,        -- analysed, rewritten, schema-qualified SQL run by refreshes
+    schedule             text NOT NULL,
+    refresh_mode         text NOT NULL CHECK (refresh_mode IN ('auto', 'incremental', 'full')),
+    effective_mode       text NOT NULL CHECK (effective_mode IN ('INCREMENTAL', 'FULL')),
+    mode_reason_code     text,
+    mode_reason          text,
+    primary_key          text[],
+    scheduling_state     text NOT NULL DEFAULT 'ACTIVE' CHECK (scheduling_state IN ('ACTIVE', 'SUSPENDED')),
+    suspend_reason       text,
+    data_snapshot        pg_snapshot,          -- the snapshot the contents equal the query at
+    data_subxids         xid8[],               -- in-progress subtransactions of data_snapshot (for verify)
+    data_suboverflowed   boolean NOT NULL DEFAULT false,
+    data_timestamp       timestamptz,
+    data_lsn             pg_lsn,
+    last_refresh_state   text,
+    consecutive_failures int NOT NULL DEFAULT 0,
+    next_refresh_full    text,                 -- reason code when the next refresh must be FULL
+    created_at           timestamptz NOT NULL DEFAULT now()
+);
+
+-- One row per (dynamic table, source it reads). Sources are remembered by name too, so that a
+-- dropped source that reappears is recognised (design section 7).
+CREATE TABLE dynview.source_catalog (
+    relid          regclass NOT NULL,          -- the dynamic table
+    source_relid   oid NOT NULL,               -- the source (0 while it is missing)
+    source_schema  name NOT NULL,
+    source_name    name NOT NULL,
+    PRIMARY KEY (relid, source_schema, source_name)
+);
+CREATE INDEX ON dynview.source_catalog (source_relid);
+
+-- One row per refresh attempt.
+CREATE TABLE dynview.refresh_history (
+    refresh_id       bigserial PRIMARY KEY,
+    name             regclass,
+    schema_name      text NOT NULL,
+    table_name       text NOT NULL,
+    state            text NOT NULL CHECK (state IN ('RUNNING', 'SUCCEED', 'FAILED', 'SKIPPED', 'UPSTREAM_FAILED')),
+    refresh_mode     text CHECK (refresh_mode IN ('INCREMENTAL', 'FULL', 'NO_DATA')),
+    refresh_trigger  text NOT NULL CHECK (refresh_trigger IN ('SYSTEM_SCHEDULED', 'MANUAL', 'CREATION', 'UPSTREAM')),
+    start_time       timestamptz NOT NULL,
+    end_time         timestamptz,
+    duration_ms      double precision,
+    rows_inserted    bigint,
+    rows_deleted     bigint,
+    source_tables    jsonb,
+    data_snapshot    pg_snapshot,
+    data_lsn         pg_lsn,
+    mode_reason_code text,
+    mode_reason      text,
+    error_message    text
+);
+CREATE INDEX ON dynview.refresh_history (name, refresh_id DESC);
+
+-- pg_dump keeps the catalogs (regclass columns are dumped by name and restored to new OIDs).
+SELECT pg_catalog.pg_extension_config_dump('dynview.dynamic_table_catalog', '');
+SELECT pg_catalog.pg_extension_config_dump('dynview.source_catalog', '');
+SELECT pg_catalog.pg_extension_config_dump('dynview.refresh_history', '');
+SELECT pg_catalog.pg_extension_config_dump('dynview.refresh_history_refresh_id_seq', '');
+
+REVOKE ALL ON dynview.dynamic_table_catalog, dynview.source_catalog FROM PUBLIC;
+REVOKE ALL ON dynview.refresh_history FROM PUBLIC;
+GRANT SELECT ON dynview.refresh_history TO PUBLIC;
+GRANT USAGE ON SCHEMA dynview TO PUBLIC;
+
+-------------------------------------------------------------------------------
+-- Monitoring views
+-------------------------------------------------------------------------------
+
+CREATE VIEW dynview.dynamic_tables AS
+SELECT c.relid AS name,
+       c.query,
+       c.schedule,
+       c.refresh_mode,
+       c.effective_mode,
+       c.mode_reason_code,
+       c.mode_reason,
+       c.scheduling_state,
+       c.suspend_reason,
+       ARRAY(SELECT s.source_relid::regclass
+               FROM dynview.source_catalog s
+               JOIN dynview.dynamic_table_catalog u ON u.relid = s.source_relid::regclass
+              WHERE s.relid = c.relid
+              ORDER BY s.source_schema, s.source_name) AS upstreams,
+       c.data_snapshot,
+       c.data_timestamp,
+       CASE WHEN c.data_timestamp IS NOT NULL THEN now() - c.data_timestamp END AS lag,
+       c.last_refresh_state,
+       c.consecutive_failures,
+       c.primary_key,
+       ARRAY(SELECT CASE WHEN s.source_relid = 0
+                         THEN format('%I.%I', s.source_schema, s.source_name)
+                         ELSE s.source_relid::regclass::text END
+               FROM dynview.source_catalog s
+              WHERE s.relid = c.relid
+              ORDER BY s.source_schema, s.source_name) AS sources
+  FROM dynview.dynamic_table_catalog c;
+
+COMMENT ON VIEW dynview.dynamic_tables IS
+'One row per dynamic table: definition, declared and effective refresh mode with its reason, scheduling state, upstream dynamic tables, data snapshot and lag.';
+
+CREATE VIEW dynview.dependencies AS
+SELECT s.source_relid::regclass AS upstream, s.relid AS downstream
+  FROM dynview.source_catalog s
+  JOIN dynview.dynamic_table_catalog u ON u.relid = s.source_relid::regclass;
+
+COMMENT ON VIEW dynview.dependencies IS
+'Edges of the dynamic table graph: each downstream dynamic table and the upstream dynamic table it reads.';
+
+GRANT SELECT ON dynview.dynamic_tables, dynview.dependencies TO PUBLIC;
+
+-------------------------------------------------------------------------------
+-- SQL API (implemented in C)
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION dynview.create_dynamic_table(
+    name text,
+    query text,
+    schedule text DEFAULT '1 minute',
+    refresh_mode text DEFAULT 'auto',
+    initialize boolean DEFAULT true,
+    primary_key text[] DEFAULT NULL)
+RETURNS regclass
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_create_dynamic_table';
+
+COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, text, text, boolean, text[]) IS
+$$Creates the dynamic table NAME (schema-qualified or created in the first schema of search_path) holding the result of QUERY, with exactly its columns and types.
+schedule: an interval of at least 1 second ('1 minute', '5 seconds'), 'downstream' or 'manual'. refresh_mode: 'auto', 'incremental' or 'full'.
+initialize: true fills the table at once (refresh trigger CREATION); false leaves it empty until the first refresh. primary_key: optional key columns of the result.
+Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0A000), a temporary source (0A000), bad schedule or mode (22023), wal_level not logical (55000).
+Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => '30 seconds');$$;
+
+CREATE FUNCTION dynview.create_or_replace_dynamic_table(
+    name text,
+    query text,
+    schedule text DEFAULT '1 minute',
+    refresh_mode text DEFAULT 'auto',
+    initialize boolean DEFAULT true,
+    primary_key text[] DEFAULT NULL)
+RETURNS regclass
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_create_or_replace_dynamic_table';
+
+COMMENT ON FUNCTION dynview.create_or_replace_dynamic_table(text, text, text, text, boolean, text[]) IS
+$$Creates the dynamic table NAME, or replaces the definition of an existing one keeping the table itself (OID, grants, indexes, dependents) and refilling it at once.
+Existing columns must keep their names and types; new columns may be appended. Same arguments as create_dynamic_table.
+Errors: a changed column type (0A000, "cannot replace column ... from type A to type B": drop and recreate instead), a dropped or renamed column (0A000), NAME being an ordinary table (42809), a query reading the table itself or its downstreams (42P17).
+Example: SELECT dynview.create_or_replace_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount), count(*) FROM orders GROUP BY user_id');$$;
+
+CREATE FUNCTION dynview.drop_dynamic_table(name text, if_exists boolean DEFAULT false)
+RETURNS void
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_drop_dynamic_table';
+
+COMMENT ON FUNCTION dynview.drop_dynamic_table(text, boolean) IS
+$$Drops the dynamic table NAME and its bookkeeping. Downstream dynamic tables keep their data and record NO_DATA refreshes (reason UPSTREAM_MISSING) until a table of that name appears again.
+Errors: unknown name (42P01, unless if_exists), not a dynamic table (42809), not the owner (42501).
+Example: SELECT dynview.drop_dynamic_table('public.order_totals', if_exists => true);$$;
+
+CREATE FUNCTION dynview.refresh(name text)
+RETURNS dynview.refresh_history
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_refresh';
+
+COMMENT ON FUNCTION dynview.refresh(text) IS
+$$Refreshes the dynamic table NAME now, in the caller's transaction (refresh trigger MANUAL), refreshing its upstream dynamic tables first (trigger UPSTREAM); returns the history row of NAME.
+Works under pg_cron: SELECT cron.schedule('totals', '* * * * *', $c$SELECT dynview.refresh('public.order_totals')$c$);
+Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501); an error of the query itself is raised as is.
+Example: SELECT state, refresh_mode, rows_inserted, rows_deleted FROM dynview.refresh('public.order_totals');$$;
+
+CREATE FUNCTION dynview.alter_dynamic_table(name text, schedule text DEFAULT NULL, refresh_mode text DEFAULT NULL)
+RETURNS void
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_alter_dynamic_table';
+
+COMMENT ON FUNCTION dynview.alter_dynamic_table(text, text, text) IS
+$$Changes the schedule (an interval of at least 1 second, 'downstream' or 'manual') and/or the refresh mode ('auto', 'incremental', 'full') of the dynamic table NAME; NULL keeps a setting.
+Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501), bad schedule or mode (22023).
+Example: SELECT dynview.alter_dynamic_table('public.order_totals', schedule => '5 minutes');$$;
+
+CREATE FUNCTION dynview.suspend(name text)
+RETURNS void
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_suspend';
+
+COMMENT ON FUNCTION dynview.suspend(text) IS
+$$Stops scheduled refreshes of the dynamic table NAME (scheduling_state SUSPENDED, suspend_reason USER_SUSPENDED); dynview.refresh() still works.
+Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501).
+Example: SELECT dynview.suspend('public.order_totals');$$;
+
+CREATE FUNCTION dynview.resume(name text)
+RETURNS void
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_resume';
+
+COMMENT ON FUNCTION dynview.resume(text) IS
+$$Restarts scheduled refreshes of the dynamic table NAME (scheduling_state ACTIVE) and resets its failure counter.
+Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501).
+Example: SELECT dynview.resume('public.order_totals');$$;
+
+CREATE FUNCTION dynview.verify(name text)
+RETURNS boolean
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_verify';
+
+COMMENT ON FUNCTION dynview.verify(text) IS
+$$Recomputes the query of the dynamic table NAME at its data snapshot and compares the result with the table as a multiset (values compared by their text form).
+Returns true when they are equal; otherwise raises a WARNING listing up to 10 differing rows and returns false. A table never refreshed (initialize => false) verifies as empty.
+Errors: unknown name (42P01), not a dynamic table (42809).
+Example: SELECT dynview.verify('public.order_totals');$$;
+
+CREATE FUNCTION dynview.refresh_history(name text, max_rows int DEFAULT 100)
+RETURNS SETOF dynview.refresh_history
+LANGUAGE sql STABLE
+AS $$
+    SELECT h.*
+      FROM dynview.refresh_history h
+     WHERE h.name = refresh_history.name::regclass
+     ORDER BY h.refresh_id DESC
+     LIMIT refresh_history.max_rows
+$$;
+
+COMMENT ON FUNCTION dynview.refresh_history(text, int) IS
+$$The newest MAX_ROWS (default 100) refresh history rows of the dynamic table NAME, newest first.
+Errors: unknown name (42P01).
+Example: SELECT state, refresh_mode, refresh_trigger, rows_inserted, rows_deleted, duration_ms FROM dynview.refresh_history('public.order_totals', 5);$$;
+
+-------------------------------------------------------------------------------
+-- Bookkeeping when tables are dropped with plain DROP TABLE / DROP SCHEMA
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION dynview.on_sql_drop()
+RETURNS event_trigger
+LANGUAGE C
+AS 'MODULE_PATHNAME', 'dynview_on_sql_drop';
+
+CREATE EVENT TRIGGER dynview_on_sql_drop ON sql_drop
+    EXECUTE FUNCTION dynview.on_sql_drop();
+
+REVOKE ALL ON FUNCTION dynview.on_sql_drop() FROM PUBLIC;

@@ -1,0 +1,288 @@
+/*-------------------------------------------------------------------------
+ *
+ * analyze.c
+ *	  Checks of a dynamic table's query: parse, analyse and rewrite it with
+ *	  PostgreSQL's own code, collect its sources, deparse it into the
+ *	  schema-qualified SQL that refreshes run, and validate the other
+ *	  arguments of the API (schedule, refresh mode, wal_level).
+ *
+ * Views are inlined by the rewriter, so the stored definition reads base
+ * tables (and dynamic tables) only.  The definition is deparsed with
+ * search_path = "pg_catalog, pg_temp", which makes the deparser qualify every
+ * other name; refreshes run it under that same search_path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/analyze.h"
+#include "rewrite/rewriteHandler.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/timestamp.h"
+
+#include "dynview.h"
+
+typedef struct CollectContext
+{
+	Oid			self_relid;
+	List	   *relids;			/* of Oid, deduplicated */
+} CollectContext;
+
+static bool
+collect_sources_walker(Node *node, CollectContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, collect_sources_walker, ctx,
+								 QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind != RTE_RELATION || rte->relkind == RELKIND_VIEW)
+			return false;		/* views were inlined; their RTEs only check permissions */
+		if (rte->relid == ctx->self_relid)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("dynamic table \"%s\" cannot read itself", get_rel_name(rte->relid)),
+					 errhint("Dynamic tables must form an acyclic graph.")));
+		if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dynamic tables cannot read temporary table \"%s\"", get_rel_name(rte->relid)),
+					 errhint("Use an ordinary (permanent or unlogged) table as the source.")));
+		if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE &&
+			rte->relkind != RELKIND_MATVIEW && rte->relkind != RELKIND_FOREIGN_TABLE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dynamic tables cannot read relation \"%s\" of this kind",
+							get_rel_name(rte->relid)),
+					 errhint("Sources must be tables, partitioned tables, materialized views, foreign tables or views over them.")));
+		if (!list_member_oid(ctx->relids, rte->relid))
+			ctx->relids = lappend_oid(ctx->relids, rte->relid);
+		return false;
+	}
+	return expression_tree_walker(node, collect_sources_walker, ctx);
+}
+
+/* ExecCheckRTPerms for every range table of the query tree */
+static bool
+check_permissions_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+
+		ExecCheckRTPerms(q->rtable, true);
+		return query_tree_walker(q, check_permissions_walker, ctx, 0);
+	}
+	return expression_tree_walker(node, check_permissions_walker, ctx);
+}
+
+/*
+ * parse_select - parse and analyse query_text, which must be one SELECT
+ * that writes nothing.  Returns the analysed (not rewritten) Query.
+ */
+static Query *
+parse_select(const char *query_text)
+{
+	List	   *raw;
+	RawStmt    *rs;
+	Query	   *q;
+
+	raw = pg_parse_query(query_text);
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query of a dynamic table must be exactly one SELECT statement"),
+				 errdetail("The text holds %d statements.", list_length(raw)),
+				 errhint("Remove the extra statements.")));
+	rs = linitial_node(RawStmt, raw);
+	if (!IsA(rs->stmt, SelectStmt) || ((SelectStmt *) rs->stmt)->intoClause != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a dynamic table must be a SELECT statement"),
+				 errhint("Pass a SELECT (or VALUES, or a WITH ... SELECT) that writes nothing.")));
+
+	q = parse_analyze_fixedparams(rs, query_text, NULL, 0, NULL);
+	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
+		elog(ERROR, "SELECT statement analysed into a non-SELECT query");
+	if (q->hasModifyingCTE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a dynamic table must not write"),
+				 errdetail("It contains a data-modifying WITH clause."),
+				 errhint("Pass a query that only reads.")));
+	if (q->rowMarks != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a dynamic table must not lock rows"),
+				 errdetail("It contains FOR UPDATE, FOR SHARE or a similar locking clause."),
+				 errhint("Remove the locking clause.")));
+	return q;
+}
+
+/*
+ * dv_analyze_query - check a dynamic table's query and describe it.
+ *
+ * self_relid, when valid, is the dynamic table being replaced: reading it is
+ * an error.  Runs as the current user, who must be able to SELECT from every
+ * source.  Result in the current memory context.  Needs a transaction.
+ */
+DvAnalyzedQuery *
+dv_analyze_query(const char *query_text, Oid self_relid)
+{
+	DvAnalyzedQuery *aq = palloc0(sizeof(DvAnalyzedQuery));
+	Query	   *q;
+	List	   *rewritten;
+	CollectContext ctx = {self_relid, NIL};
+	ListCell   *lc;
+	int			nestlevel;
+
+	q = parse_select(query_text);
+	rewritten = QueryRewrite(copyObject(q));
+	if (list_length(rewritten) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a dynamic table must rewrite into a single SELECT"),
+				 errhint("Rules that turn a SELECT into several statements are not supported.")));
+	aq->query = linitial_node(Query, rewritten);
+
+	collect_sources_walker((Node *) aq->query, &ctx);
+	foreach(lc, ctx.relids)
+	{
+		Oid			relid = lfirst_oid(lc);
+		DvSource   *src = palloc0(sizeof(DvSource));
+
+		src->relid = relid;
+		src->schema_name = get_namespace_name(get_rel_namespace(relid));
+		src->table_name = get_rel_name(relid);
+		aq->sources = lappend(aq->sources, src);
+	}
+
+	foreach(lc, aq->query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		aq->column_names = lappend(aq->column_names, makeString(pstrdup(te->resname)));
+		aq->column_types = lappend_oid(aq->column_types, exprType((Node *) te->expr));
+		aq->column_typmods = lappend_int(aq->column_typmods, exprTypmod((Node *) te->expr));
+	}
+	if (aq->column_names == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a dynamic table must return at least one column"),
+				 errhint("Add a column to the SELECT list.")));
+
+	/*
+	 * Deparse with a search_path that makes every name outside pg_catalog
+	 * qualified, then analyse the text again as refreshes will: this proves
+	 * that it round-trips and checks the caller's SELECT rights on what the
+	 * refreshes will read.
+	 */
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	aq->definition = pg_get_querydef(aq->query, false);
+	check_permissions_walker((Node *) parse_select(aq->definition), NULL);
+	AtEOXact_GUC(true, nestlevel);
+
+	/* Until the incremental engine exists, every dynamic table refreshes in full. */
+	aq->full_reason_code = "INCREMENTAL_NOT_AVAILABLE";
+	aq->full_reason = pstrdup("This version of dynview refreshes every dynamic table in full.");
+	return aq;
+}
+
+/*
+ * dv_validate_schedule - check a schedule argument; returns its normal form
+ * (palloc'd): 'downstream', 'manual', or the interval as given.
+ */
+char *
+dv_validate_schedule(const char *schedule)
+{
+	Interval	minimum = {USECS_PER_SEC, 0, 0};
+	Interval	iv;
+	struct pg_itm_in itm;
+	int			dtype;
+	char	   *fields[MAXDATEFIELDS];
+	int			ftype[MAXDATEFIELDS];
+	char		workbuf[256];
+	int			nf;
+	int			dterr;
+
+	if (pg_strcasecmp(schedule, "downstream") == 0)
+		return pstrdup("downstream");
+	if (pg_strcasecmp(schedule, "manual") == 0)
+		return pstrdup("manual");
+
+	/* parse without throwing, so that the error can say what a schedule is */
+	dterr = ParseDateTime(schedule, workbuf, sizeof(workbuf), fields, ftype, MAXDATEFIELDS, &nf);
+	if (dterr == 0)
+		dterr = DecodeInterval(fields, ftype, nf, INTERVAL_FULL_RANGE, &dtype, &itm);
+	if (dterr == DTERR_BAD_FORMAT)
+		dterr = DecodeISO8601Interval(unconstify(char *, schedule), &dtype, &itm);
+	if (dterr == 0 && dtype == DTK_DELTA && itmin2interval(&itm, &iv) != 0)
+		dterr = DTERR_FIELD_OVERFLOW;
+	if (dterr != 0 || dtype != DTK_DELTA)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid schedule \"%s\"", schedule),
+				 errhint("A schedule is an interval of at least 1 second such as '1 minute' or '5 seconds', 'downstream', or 'manual'.")));
+
+	if (DatumGetInt32(DirectFunctionCall2(interval_cmp, IntervalPGetDatum(&iv),
+										  IntervalPGetDatum(&minimum))) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("schedule \"%s\" is shorter than 1 second", schedule),
+				 errhint("Use an interval of at least 1 second, 'downstream', or 'manual'.")));
+	return pstrdup(schedule);
+}
+
+/*
+ * dv_validate_refresh_mode - 'auto' | 'incremental' | 'full' (any case);
+ * returns the lower-case form.
+ */
+char *
+dv_validate_refresh_mode(const char *mode)
+{
+	if (pg_strcasecmp(mode, "auto") == 0)
+		return pstrdup("auto");
+	if (pg_strcasecmp(mode, "incremental") == 0)
+		return pstrdup("incremental");
+	if (pg_strcasecmp(mode, "full") == 0)
+		return pstrdup("full");
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid refresh mode \"%s\"", mode),
+			 errhint("Use 'auto', 'incremental' or 'full'.")));
+	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * dv_check_wal_level - dynamic tables capture changes from the WAL.
+ */
+void
+dv_check_wal_level(void)
+{
+	if (wal_level < WAL_LEVEL_LOGICAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("dynamic tables need wal_level = logical"),
+				 errdetail("The server runs with wal_level = %s.", GetConfigOption("wal_level", false, false)),
+				 errhint("Set wal_level = logical in postgresql.conf and restart the server.")));
+}

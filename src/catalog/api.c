@@ -1,0 +1,459 @@
+/*-------------------------------------------------------------------------
+ *
+ * api.c
+ *	  The SQL-callable functions of schema dynview (design section 2).
+ *
+ * Each function validates its arguments before it changes anything, opens
+ * one SPI connection, and calls into catalog.c / analyze.c / refresh.c.
+ * An error anywhere aborts the caller's (sub)transaction, so nothing is left
+ * half done.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/regproc.h"
+#include "utils/varlena.h"
+
+#include "dynview.h"
+
+PG_FUNCTION_INFO_V1(dynview_create_dynamic_table);
+PG_FUNCTION_INFO_V1(dynview_create_or_replace_dynamic_table);
+PG_FUNCTION_INFO_V1(dynview_drop_dynamic_table);
+PG_FUNCTION_INFO_V1(dynview_refresh);
+PG_FUNCTION_INFO_V1(dynview_alter_dynamic_table);
+PG_FUNCTION_INFO_V1(dynview_suspend);
+PG_FUNCTION_INFO_V1(dynview_resume);
+PG_FUNCTION_INFO_V1(dynview_verify);
+
+/* the arguments shared by create and create_or_replace */
+typedef struct CreateArgs
+{
+	char	   *name;
+	char	   *query;
+	char	   *schedule;
+	char	   *refresh_mode;
+	bool		initialize;
+	ArrayType  *primary_key;
+	List	   *key_columns;	/* of char *, from primary_key */
+} CreateArgs;
+
+static char *
+text_arg(FunctionCallInfo fcinfo, int n, const char *argname)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" must not be null", argname),
+				 errhint("Pass a value for \"%s\".", argname)));
+	return text_to_cstring(PG_GETARG_TEXT_PP(n));
+}
+
+static void
+read_create_args(FunctionCallInfo fcinfo, CreateArgs *args)
+{
+	memset(args, 0, sizeof(CreateArgs));
+	args->name = text_arg(fcinfo, 0, "name");
+	args->query = text_arg(fcinfo, 1, "query");
+	args->schedule = dv_validate_schedule(text_arg(fcinfo, 2, "schedule"));
+	args->refresh_mode = dv_validate_refresh_mode(text_arg(fcinfo, 3, "refresh_mode"));
+	args->initialize = PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4);
+	if (!PG_ARGISNULL(5))
+	{
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		args->primary_key = PG_GETARG_ARRAYTYPE_P(5);
+		deconstruct_array(args->primary_key, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+		if (n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("primary_key must name at least one column"),
+					 errhint("Pass NULL to let dynview derive the key.")));
+		for (int i = 0; i < n; i++)
+		{
+			if (nulls[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("primary_key must not contain nulls"),
+						 errhint("List the key columns of the query's result by name.")));
+			args->key_columns = lappend(args->key_columns, TextDatumGetCString(elems[i]));
+		}
+	}
+}
+
+/*
+ * resolve_mode - the effective mode of a new definition.  Until the
+ * incremental engine exists every table is FULL; 'incremental' is refused
+ * with the reason.
+ */
+static const char *
+resolve_mode(const char *refresh_mode, DvAnalyzedQuery *aq)
+{
+	if (strcmp(refresh_mode, "incremental") == 0 && aq->full_reason_code != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("this query cannot be refreshed incrementally"),
+				 errdetail("%s (%s)", aq->full_reason, aq->full_reason_code),
+				 errhint("Use refresh_mode => 'auto' or 'full'.")));
+	return aq->full_reason_code ? "FULL" : "INCREMENTAL";
+}
+
+static void
+check_key_columns(CreateArgs *args, DvAnalyzedQuery *aq)
+{
+	ListCell   *lc;
+
+	foreach(lc, args->key_columns)
+	{
+		char	   *col = lfirst(lc);
+		ListCell   *lc2;
+		bool		found = false;
+
+		foreach(lc2, aq->column_names)
+			found |= strcmp(strVal(lfirst(lc2)), col) == 0;
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("primary_key column \"%s\" is not a column of the query", col),
+					 errhint("Name columns of the query's result.")));
+	}
+}
+
+/* reject a definition whose dynamic sources read the table (schema.name) */
+static void
+check_cycles(DvAnalyzedQuery *aq, const char *schema_name, const char *table_name)
+{
+	ListCell   *lc;
+
+	foreach(lc, aq->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (dv_is_dynamic_table(src->relid) &&
+			dv_catalog_reaches(src->relid, schema_name, table_name))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("dynamic table \"%s.%s\" would depend on itself through \"%s.%s\"",
+							schema_name, table_name, src->schema_name, src->table_name),
+					 errhint("Dynamic tables must form an acyclic graph.")));
+	}
+}
+
+/* the unique index for primary_key => (NULLS NOT DISTINCT) */
+static void
+create_key_index(const char *qualified, List *key_columns)
+{
+	StringInfoData sql;
+	ListCell   *lc;
+
+	if (key_columns == NIL)
+		return;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE UNIQUE INDEX ON %s (", qualified);
+	foreach(lc, key_columns)
+		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(lfirst(lc)));
+	appendStringInfoString(&sql, ") NULLS NOT DISTINCT");
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create key index: %s", sql.data);
+}
+
+static Oid
+create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
+{
+	DvAnalyzedQuery *aq;
+	const char *effective;
+	char	   *nspname = get_namespace_name(nspid);
+	char	   *qualified = quote_qualified_identifier(nspname, rv->relname);
+	Oid			relid;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	aq = dv_analyze_query(args->query, InvalidOid);
+	check_cycles(aq, nspname, rv->relname);
+	check_key_columns(args, aq);
+	effective = resolve_mode(args->refresh_mode, aq);
+
+	/* the table, as the current user (its owner), from the qualified definition */
+	dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+	if (SPI_execute(psprintf("CREATE TABLE %s AS %s WITH NO DATA", qualified, aq->definition),
+					false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create dynamic table %s", qualified);
+	create_key_index(qualified, args->key_columns);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	CommandCounterIncrement();
+
+	relid = get_relname_relid(rv->relname, nspid);
+	if (!OidIsValid(relid))
+		elog(ERROR, "dynamic table %s vanished after creation", qualified);
+	dv_catalog_insert(relid, args->query, aq, args->schedule, args->refresh_mode,
+					  effective, args->primary_key);
+	CommandCounterIncrement();
+	if (args->initialize)
+		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+	return relid;
+}
+
+/*
+ * replace_existing - new definition for an existing dynamic table, keeping
+ * the table: existing columns must keep names and types, new ones are
+ * appended.
+ */
+static void
+replace_existing(CreateArgs *args, Oid relid)
+{
+	DvAnalyzedQuery *aq;
+	const char *effective;
+	Relation	rel;
+	TupleDesc	desc;
+	char	   *nspname = get_namespace_name(get_rel_namespace(relid));
+	char	   *relname = get_rel_name(relid);
+	char	   *qualified = quote_qualified_identifier(nspname, relname);
+	ListCell   *lname,
+			   *ltype,
+			   *ltypmod;
+	int			attno = 0;
+	StringInfoData add;
+
+	LockRelationOid(relid, ExclusiveLock);
+	aq = dv_analyze_query(args->query, relid);
+	check_cycles(aq, nspname, relname);
+	check_key_columns(args, aq);
+	effective = resolve_mode(args->refresh_mode, aq);
+
+	rel = relation_open(relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	initStringInfo(&add);
+	forthree(lname, aq->column_names, ltype, aq->column_types, ltypmod, aq->column_typmods)
+	{
+		const char *newname = strVal(lfirst(lname));
+		Oid			newtype = lfirst_oid(ltype);
+		int32		newtypmod = lfirst_int(ltypmod);
+		Form_pg_attribute att = NULL;
+
+		while (attno < desc->natts && TupleDescAttr(desc, attno)->attisdropped)
+			attno++;
+		if (attno < desc->natts)
+			att = TupleDescAttr(desc, attno++);
+		if (att == NULL)
+		{
+			appendStringInfo(&add, "%sADD COLUMN %s %s", add.len ? ", " : "",
+							 quote_identifier(newname), format_type_with_typemod(newtype, newtypmod));
+			continue;
+		}
+		if (strcmp(NameStr(att->attname), newname) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot replace column \"%s\" of dynamic table \"%s\" by column \"%s\"",
+							NameStr(att->attname), relname, newname),
+					 errdetail("Existing columns must keep their names and order; new columns may only be appended."),
+					 errhint("Drop the dynamic table with dynview.drop_dynamic_table() and create it again.")));
+		if (att->atttypid != newtype || att->atttypmod != newtypmod)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot replace column \"%s\" of dynamic table \"%s\" from type %s to type %s",
+							newname, relname,
+							format_type_with_typemod(att->atttypid, att->atttypmod),
+							format_type_with_typemod(newtype, newtypmod)),
+					 errhint("Drop the dynamic table with dynview.drop_dynamic_table() and create it again.")));
+	}
+	while (attno < desc->natts && TupleDescAttr(desc, attno)->attisdropped)
+		attno++;
+	if (attno < desc->natts)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot drop column \"%s\" of dynamic table \"%s\"",
+						NameStr(TupleDescAttr(desc, attno)->attname), relname),
+				 errdetail("The new query returns fewer columns than the table has."),
+				 errhint("Drop the dynamic table with dynview.drop_dynamic_table() and create it again.")));
+	relation_close(rel, AccessShareLock);
+
+	if (add.len > 0)
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+		if (SPI_execute(psprintf("ALTER TABLE %s %s", qualified, add.data), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not add columns to %s", qualified);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+	}
+	dv_catalog_replace_definition(relid, args->query, aq, args->schedule, args->refresh_mode,
+								  effective, args->primary_key);
+	CommandCounterIncrement();
+	if (args->initialize)
+		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+}
+
+/*
+ * create_or_replace - shared body of the two create functions.
+ */
+static Oid
+create_or_replace(FunctionCallInfo fcinfo, bool replace)
+{
+	CreateArgs	args;
+	RangeVar   *rv;
+	Oid			nspid;
+	Oid			existing;
+
+	read_create_args(fcinfo, &args);
+	dv_check_wal_level();
+
+	rv = makeRangeVarFromNameList(stringToQualifiedNameList(args.name));
+	nspid = RangeVarGetAndCheckCreationNamespace(rv, NoLock, &existing);
+	if (isAnyTempNamespace(nspid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dynamic tables cannot be temporary"),
+				 errhint("Create the dynamic table in a permanent schema.")));
+
+	SPI_connect();
+	if (OidIsValid(existing))
+	{
+		if (!replace)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("relation \"%s\" already exists", args.name),
+					 errhint("Use dynview.create_or_replace_dynamic_table() to change a dynamic table's definition, or choose another name.")));
+		if (!dv_is_dynamic_table(existing))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is not a dynamic table", args.name),
+					 errhint("Only dynamic tables can be replaced; drop the relation or choose another name.")));
+		if (!pg_class_ownercheck(existing, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, args.name);
+		replace_existing(&args, existing);
+	}
+	else
+		existing = create_new(&args, rv, nspid);
+	SPI_finish();
+	return existing;
+}
+
+Datum
+dynview_create_dynamic_table(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_OID(create_or_replace(fcinfo, false));
+}
+
+Datum
+dynview_create_or_replace_dynamic_table(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_OID(create_or_replace(fcinfo, true));
+}
+
+Datum
+dynview_drop_dynamic_table(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+	bool		if_exists = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
+	Oid			relid;
+
+	SPI_connect();
+	relid = dv_resolve_dynamic_table(name, if_exists, false);
+	if (!OidIsValid(relid))
+		ereport(NOTICE,
+				(errmsg("dynamic table \"%s\" does not exist, skipping", name)));
+	else
+	{
+		char	   *qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+														   get_rel_name(relid));
+
+		/* DROP TABLE checks ownership; the sql_drop event trigger does the bookkeeping */
+		if (SPI_execute(psprintf("DROP TABLE %s", qualified), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not drop %s", qualified);
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+Datum
+dynview_refresh(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+	Datum		result;
+
+	SPI_connect();
+	result = dv_refresh_pipeline(dv_resolve_dynamic_table(name, false, true), DV_TRIGGER_MANUAL);
+	SPI_finish();
+	PG_RETURN_DATUM(result);
+}
+
+Datum
+dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+	char	   *schedule = PG_ARGISNULL(1) ? NULL : dv_validate_schedule(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	char	   *mode = PG_ARGISNULL(2) ? NULL : dv_validate_refresh_mode(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	Oid			relid;
+
+	SPI_connect();
+	relid = dv_resolve_dynamic_table(name, false, true);
+	LockRelationOid(relid, ExclusiveLock);
+	if (mode != NULL)
+	{
+		DvTable    *dt = dv_catalog_load(relid);
+
+		(void) resolve_mode(mode, dv_analyze_query(dt->query, relid));
+	}
+	dv_catalog_set_schedule(relid, schedule, mode);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+Datum
+dynview_suspend(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+
+	SPI_connect();
+	dv_catalog_set_state(dv_resolve_dynamic_table(name, false, true), "SUSPENDED", "USER_SUSPENDED");
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+Datum
+dynview_resume(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+
+	SPI_connect();
+	dv_catalog_set_state(dv_resolve_dynamic_table(name, false, true), "ACTIVE", NULL);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+Datum
+dynview_verify(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+	Oid			relid;
+	bool		ok;
+
+	SPI_connect();
+	relid = dv_resolve_dynamic_table(name, false, false);
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, name);
+	ok = dv_verify(relid);
+	SPI_finish();
+	PG_RETURN_BOOL(ok);
+}

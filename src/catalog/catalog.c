@@ -1,0 +1,694 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  Access to dynview's catalogs: dynamic_table_catalog, source_catalog
+ *	  and refresh_history.
+ *
+ * Every function here needs a transaction and an open SPI connection
+ * (SPI_connect by the SQL-callable function that calls in).  Results are
+ * palloc'd in the current memory context, which is the SPI procedure
+ * context in that case.
+ *
+ * Catalog rows are written as the bootstrap superuser (the catalogs are not
+ * writable by PUBLIC), with all names schema-qualified; users only read them
+ * through the views.  Locks: writes take the usual row locks; callers that
+ * change one dynamic table hold ExclusiveLock on it (refresh, alter) or an
+ * AccessExclusiveLock (drop), which is what serialises concurrent changes of
+ * one table's row.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_lsn.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/regproc.h"
+#include "utils/varlena.h"
+
+#include "dynview.h"
+
+static const char *trigger_names[] = {
+	[DV_TRIGGER_SYSTEM_SCHEDULED] = "SYSTEM_SCHEDULED",
+	[DV_TRIGGER_MANUAL] = "MANUAL",
+	[DV_TRIGGER_CREATION] = "CREATION",
+	[DV_TRIGGER_UPSTREAM] = "UPSTREAM",
+};
+
+/*
+ * dv_extension_present - is dynview installed in the current database?
+ *
+ * Cheap enough for hooks: two syscache lookups.  Needs a transaction.
+ */
+bool
+dv_extension_present(void)
+{
+	return OidIsValid(dv_catalog_relid());
+}
+
+/*
+ * dv_catalog_relid - OID of dynview.dynamic_table_catalog, or InvalidOid
+ * when the extension is absent (or being created).
+ */
+Oid
+dv_catalog_relid(void)
+{
+	Oid			nsp = get_namespace_oid(DV_SCHEMA, true);
+
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	return get_relname_relid(DV_CATALOG_TABLE, nsp);
+}
+
+/*
+ * dv_catalog_exec - run one catalog statement as the bootstrap superuser.
+ *
+ * expected >= 0 checks the number of rows processed (can't-happen if not).
+ * The results stay in SPI_tuptable for the caller.
+ */
+void
+dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
+				const char *nulls, int expected)
+{
+	Oid			save_userid;
+	int			save_sec;
+	int			rc;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	SetUserIdAndSecContext(save_userid, save_sec);
+
+	if (rc < 0)
+		elog(ERROR, "dynview catalog statement failed (%s): %s", SPI_result_code_string(rc), sql);
+	if (expected >= 0 && SPI_processed != (uint64) expected)
+		elog(ERROR, "dynview catalog statement affected " UINT64_FORMAT " rows instead of %d: %s",
+			 SPI_processed, expected, sql);
+}
+
+static char *
+get_text(HeapTuple tuple, TupleDesc desc, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tuple, desc, col, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+/*
+ * dv_is_dynamic_table - is relid registered in dynamic_table_catalog?
+ * (SQL lookup; the executor guard has its own cached lookup in guard.c.)
+ */
+bool
+dv_is_dynamic_table(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("SELECT 1 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	return SPI_processed > 0;
+}
+
+/*
+ * dv_resolve_dynamic_table - turn a user-given name into a dynamic table's
+ * OID, with the errors of design section 8.
+ *
+ * Returns InvalidOid only when missing_ok and the relation does not exist.
+ * check_owner demands that the current user owns the table.
+ */
+Oid
+dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner)
+{
+	RangeVar   *rv;
+	Oid			relid;
+
+	rv = makeRangeVarFromNameList(stringToQualifiedNameList(name));
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(relid))
+	{
+		if (missing_ok)
+			return InvalidOid;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("dynamic table \"%s\" does not exist", name),
+				 errhint("The view dynview.dynamic_tables lists the dynamic tables.")));
+	}
+	if (!dv_is_dynamic_table(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a dynamic table", name),
+				 errhint("Create it with dynview.create_dynamic_table(); the view dynview.dynamic_tables lists the dynamic tables.")));
+	if (check_owner && !pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+	return relid;
+}
+
+/*
+ * dv_catalog_load - the catalog row and sources of one dynamic table.
+ * Errors if it is not registered.
+ */
+DvTable *
+dv_catalog_load(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	DvTable    *dt;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	HeapTuple	classtup;
+
+	dv_catalog_exec("SELECT schema_name::text, table_name::text, query, definition, schedule, "
+					"refresh_mode, effective_mode, mode_reason_code, mode_reason, scheduling_state, "
+					"next_refresh_full, (data_snapshot IS NOT NULL)::text "
+					"FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	if (SPI_processed != 1)
+		elog(ERROR, "relation %u is not a dynamic table", relid);
+
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	dt = palloc0(sizeof(DvTable));
+	dt->relid = relid;
+	dt->schema_name = get_text(tup, desc, 1);
+	dt->table_name = get_text(tup, desc, 2);
+	dt->query = get_text(tup, desc, 3);
+	dt->definition = get_text(tup, desc, 4);
+	dt->schedule = get_text(tup, desc, 5);
+	dt->refresh_mode = get_text(tup, desc, 6);
+	dt->effective_mode = get_text(tup, desc, 7);
+	dt->mode_reason_code = get_text(tup, desc, 8);
+	dt->mode_reason = get_text(tup, desc, 9);
+	dt->scheduling_state = get_text(tup, desc, 10);
+	dt->next_refresh_full = get_text(tup, desc, 11);
+	dt->has_data_snapshot = strcmp(get_text(tup, desc, 12), "true") == 0;
+
+	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(classtup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	dt->owner = ((Form_pg_class) GETSTRUCT(classtup))->relowner;
+	ReleaseSysCache(classtup);
+
+	dv_catalog_exec("SELECT s.source_relid, s.source_schema::text, s.source_name::text, "
+					"(d.relid IS NOT NULL)::text "
+					"FROM dynview.source_catalog s "
+					"LEFT JOIN dynview.dynamic_table_catalog d "
+					"  ON s.source_relid <> 0 AND d.relid = s.source_relid::regclass "
+					"WHERE s.relid = $1::regclass ORDER BY 2, 3",
+					1, types, values, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		DvSource   *src = palloc0(sizeof(DvSource));
+		bool		isnull;
+
+		tup = SPI_tuptable->vals[i];
+		desc = SPI_tuptable->tupdesc;
+		src->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		src->schema_name = get_text(tup, desc, 2);
+		src->table_name = get_text(tup, desc, 3);
+		src->is_dynamic = strcmp(get_text(tup, desc, 4), "true") == 0;
+		dt->sources = lappend(dt->sources, src);
+	}
+	return dt;
+}
+
+/* Shared by insert and replace: the values of the definition columns */
+#define DEF_NARGS 9
+static void
+definition_args(Oid relid, const char *query, DvAnalyzedQuery *aq,
+				const char *schedule, const char *refresh_mode,
+				const char *effective_mode, ArrayType *primary_key,
+				Oid *types, Datum *values, char *nulls)
+{
+	memset(nulls, ' ', DEF_NARGS);
+	types[0] = OIDOID;
+	values[0] = ObjectIdGetDatum(relid);
+	types[1] = TEXTOID;
+	values[1] = CStringGetTextDatum(query);
+	types[2] = TEXTOID;
+	values[2] = CStringGetTextDatum(aq->definition);
+	types[3] = TEXTOID;
+	values[3] = CStringGetTextDatum(schedule);
+	types[4] = TEXTOID;
+	values[4] = CStringGetTextDatum(refresh_mode);
+	types[5] = TEXTOID;
+	values[5] = CStringGetTextDatum(effective_mode);
+	types[6] = TEXTOID;
+	types[7] = TEXTOID;
+	if (strcmp(effective_mode, "FULL") == 0 && aq->full_reason_code)
+	{
+		values[6] = CStringGetTextDatum(aq->full_reason_code);
+		values[7] = CStringGetTextDatum(aq->full_reason);
+	}
+	else
+		nulls[6] = nulls[7] = 'n';
+	types[8] = TEXTARRAYOID;
+	if (primary_key)
+		values[8] = PointerGetDatum(primary_key);
+	else
+		nulls[8] = 'n';
+}
+
+/*
+ * dv_catalog_insert - register a new dynamic table (no data snapshot yet).
+ */
+void
+dv_catalog_insert(Oid relid, const char *query, DvAnalyzedQuery *aq,
+				  const char *schedule, const char *refresh_mode,
+				  const char *effective_mode, ArrayType *primary_key)
+{
+	Oid			types[DEF_NARGS];
+	Datum		values[DEF_NARGS];
+	char		nulls[DEF_NARGS + 1];
+
+	definition_args(relid, query, aq, schedule, refresh_mode, effective_mode,
+					primary_key, types, values, nulls);
+	dv_catalog_exec("INSERT INTO dynview.dynamic_table_catalog "
+					"(relid, schema_name, table_name, query, definition, schedule, refresh_mode, "
+					" effective_mode, mode_reason_code, mode_reason, primary_key) "
+					"SELECT c.oid, n.nspname, c.relname, $2, $3, $4, $5, $6, $7, $8, $9 "
+					"FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+					"WHERE c.oid = $1",
+					DEF_NARGS, types, values, nulls, 1);
+	dv_catalog_set_sources(relid, aq->sources);
+	dv_guard_invalidate(relid);
+}
+
+/*
+ * dv_catalog_replace_definition - new query and settings for an existing
+ * dynamic table; its next refresh must be FULL (DEFINITION_REPLACED).
+ */
+void
+dv_catalog_replace_definition(Oid relid, const char *query, DvAnalyzedQuery *aq,
+							  const char *schedule, const char *refresh_mode,
+							  const char *effective_mode, ArrayType *primary_key)
+{
+	Oid			types[DEF_NARGS];
+	Datum		values[DEF_NARGS];
+	char		nulls[DEF_NARGS + 1];
+
+	definition_args(relid, query, aq, schedule, refresh_mode, effective_mode,
+					primary_key, types, values, nulls);
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET query = $2, definition = $3, "
+					"schedule = $4, refresh_mode = $5, effective_mode = $6, mode_reason_code = $7, "
+					"mode_reason = $8, primary_key = $9, next_refresh_full = 'DEFINITION_REPLACED' "
+					"WHERE relid = $1::regclass",
+					DEF_NARGS, types, values, nulls, 1);
+	dv_catalog_set_sources(relid, aq->sources);
+}
+
+/*
+ * dv_catalog_set_sources - replace the source list of a dynamic table.
+ */
+void
+dv_catalog_set_sources(Oid relid, List *sources)
+{
+	Oid			types[4] = {OIDOID, OIDOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+	ListCell   *lc;
+
+	values[0] = ObjectIdGetDatum(relid);
+	dv_catalog_exec("DELETE FROM dynview.source_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		values[1] = ObjectIdGetDatum(src->relid);
+		values[2] = CStringGetTextDatum(src->schema_name);
+		values[3] = CStringGetTextDatum(src->table_name);
+		dv_catalog_exec("INSERT INTO dynview.source_catalog "
+						"(relid, source_relid, source_schema, source_name) "
+						"VALUES ($1::regclass, $2, $3, $4)",
+						4, types, values, NULL, 1);
+	}
+}
+
+/*
+ * dv_catalog_update_source - record a source's current OID (InvalidOid
+ * while missing), found again by its name.
+ */
+void
+dv_catalog_update_source(Oid relid, DvSource *source)
+{
+	Oid			types[4] = {OIDOID, OIDOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = ObjectIdGetDatum(source->relid);
+	values[2] = CStringGetTextDatum(source->schema_name);
+	values[3] = CStringGetTextDatum(source->table_name);
+	dv_catalog_exec("UPDATE dynview.source_catalog SET source_relid = $2 "
+					"WHERE relid = $1::regclass AND source_schema = $3 AND source_name = $4",
+					4, types, values, NULL, 1);
+}
+
+/*
+ * dv_catalog_set_schedule - change schedule and/or declared refresh mode;
+ * NULL keeps the current value.
+ */
+void
+dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, TEXTOID};
+	Datum		values[3];
+	char		nulls[4] = "   ";
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = schedule ? CStringGetTextDatum(schedule) : (Datum) 0;
+	values[2] = refresh_mode ? CStringGetTextDatum(refresh_mode) : (Datum) 0;
+	if (!schedule)
+		nulls[1] = 'n';
+	if (!refresh_mode)
+		nulls[2] = 'n';
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET "
+					"schedule = coalesce($2, schedule), refresh_mode = coalesce($3, refresh_mode) "
+					"WHERE relid = $1::regclass",
+					3, types, values, nulls, 1);
+}
+
+/*
+ * dv_catalog_set_state - set scheduling_state (ACTIVE | SUSPENDED) with a
+ * reason (NULL clears it).  Resuming resets the failure counter.
+ */
+void
+dv_catalog_set_state(Oid relid, const char *state, const char *reason)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, TEXTOID};
+	Datum		values[3];
+	char		nulls[4] = "   ";
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(state);
+	values[2] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
+	if (!reason)
+		nulls[2] = 'n';
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET scheduling_state = $2, "
+					"suspend_reason = $3, "
+					"consecutive_failures = CASE WHEN $2 = 'ACTIVE' THEN 0 ELSE consecutive_failures END "
+					"WHERE relid = $1::regclass",
+					3, types, values, nulls, 1);
+}
+
+/* widen a 32-bit xid of a live snapshot to an xid8, relative to next xid */
+static uint64
+widen_xid(TransactionId xid, FullTransactionId next)
+{
+	uint32		epoch = EpochFromFullTransactionId(next);
+
+	if (xid > XidFromFullTransactionId(next))
+		epoch--;
+	return U64FromFullTransactionId(FullTransactionIdFromEpochAndXid(epoch, xid));
+}
+
+/*
+ * dv_snapshot_to_text - the pg_snapshot text form of an MVCC snapshot
+ * (top-level xids only, as pg_current_snapshot() gives), palloc'd.
+ */
+char *
+dv_snapshot_to_text(Snapshot snapshot)
+{
+	Datum		d;
+
+	PushActiveSnapshot(snapshot);
+	d = DirectFunctionCall1(pg_current_snapshot, (Datum) 0);
+	PopActiveSnapshot();
+	return DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
+}
+
+/*
+ * dv_catalog_record_success - store a refresh's data snapshot and reset
+ * the failure bookkeeping.  The in-progress subtransactions of the snapshot
+ * are kept too, so that verify() can rebuild it exactly.
+ */
+void
+dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
+						  XLogRecPtr lsn, const char *state)
+{
+	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, BOOLOID, TIMESTAMPTZOID, LSNOID, TEXTOID};
+	Datum		values[7];
+	char		nulls[8] = "       ";
+	StringInfoData subxids;
+	FullTransactionId next = ReadNextFullTransactionId();
+
+	initStringInfo(&subxids);
+	appendStringInfoChar(&subxids, '{');
+	for (int i = 0; i < snapshot->subxcnt; i++)
+		appendStringInfo(&subxids, "%s" UINT64_FORMAT, i ? "," : "",
+						 widen_xid(snapshot->subxip[i], next));
+	appendStringInfoChar(&subxids, '}');
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
+	values[2] = CStringGetTextDatum(subxids.data);
+	values[3] = BoolGetDatum(snapshot->suboverflowed);
+	values[4] = TimestampTzGetDatum(when);
+	values[5] = LSNGetDatum(lsn);
+	values[6] = CStringGetTextDatum(state);
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET data_snapshot = $2::pg_snapshot, "
+					"data_subxids = $3::xid8[], data_suboverflowed = $4, data_timestamp = $5, "
+					"data_lsn = $6, last_refresh_state = $7, consecutive_failures = 0, "
+					"next_refresh_full = NULL WHERE relid = $1::regclass",
+					7, types, values, nulls, 1);
+}
+
+/*
+ * dv_catalog_data_snapshot - rebuild the data snapshot of a dynamic table
+ * as an MVCC snapshot (palloc'd, not registered), or NULL if it has none.
+ *
+ * The snapshot sees exactly what the refresh saw, as long as no row it sees
+ * has been pruned since (see verify.c).
+ */
+Snapshot
+dv_catalog_data_snapshot(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+	Snapshot	snap;
+	ArrayType  *xip;
+	ArrayType  *subxip;
+	Datum	   *elems;
+	int			nelems;
+
+	dv_catalog_exec("SELECT pg_snapshot_xmin(data_snapshot)::text::int8, "
+					"pg_snapshot_xmax(data_snapshot)::text::int8, "
+					"ARRAY(SELECT x::text::int8 FROM pg_snapshot_xip(data_snapshot) x), "
+					"ARRAY(SELECT x::text::int8 FROM unnest(data_subxids) x), "
+					"data_suboverflowed "
+					"FROM dynview.dynamic_table_catalog "
+					"WHERE relid = $1::regclass AND data_snapshot IS NOT NULL",
+					1, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return NULL;
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+
+	snap = palloc0(sizeof(SnapshotData));
+	snap->snapshot_type = SNAPSHOT_MVCC;
+	snap->xmin = (TransactionId) DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+	snap->xmax = (TransactionId) DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+
+	xip = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 3, &isnull));
+	deconstruct_array(xip, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, NULL, &nelems);
+	snap->xip = palloc(sizeof(TransactionId) * Max(nelems, 1));
+	for (int i = 0; i < nelems; i++)
+		snap->xip[i] = (TransactionId) DatumGetInt64(elems[i]);
+	snap->xcnt = nelems;
+
+	subxip = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 4, &isnull));
+	deconstruct_array(subxip, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, NULL, &nelems);
+	snap->subxip = palloc(sizeof(TransactionId) * Max(nelems, 1));
+	for (int i = 0; i < nelems; i++)
+		snap->subxip[i] = (TransactionId) DatumGetInt64(elems[i]);
+	snap->subxcnt = nelems;
+	snap->suboverflowed = DatumGetBool(SPI_getbinval(tup, desc, 5, &isnull));
+	snap->takenDuringRecovery = false;
+	snap->copied = true;
+	snap->curcid = GetCurrentCommandId(false);
+	return snap;
+}
+
+/*
+ * dv_catalog_forget_relations - bookkeeping after relations were dropped:
+ * dynamic tables among them are unregistered (with their history), and
+ * sources among them are marked missing in their downstreams' rows.
+ */
+void
+dv_catalog_forget_relations(List *relids)
+{
+	Oid			types[1] = {OIDARRAYOID};
+	Datum		values[1];
+	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(relids), 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, relids)
+		elems[n++] = ObjectIdGetDatum(lfirst_oid(lc));
+	values[0] = PointerGetDatum(construct_array(elems, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+
+	dv_catalog_exec("DELETE FROM dynview.source_catalog WHERE relid::oid = ANY ($1)",
+					1, types, values, NULL, -1);
+	dv_catalog_exec("UPDATE dynview.source_catalog SET source_relid = 0 WHERE source_relid = ANY ($1)",
+					1, types, values, NULL, -1);
+	dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE name::oid = ANY ($1)",
+					1, types, values, NULL, -1);
+	dv_catalog_exec("DELETE FROM dynview.dynamic_table_catalog WHERE relid::oid = ANY ($1)",
+					1, types, values, NULL, -1);
+	foreach(lc, relids)
+		dv_guard_invalidate(lfirst_oid(lc));
+}
+
+static void
+closure_visit(Oid relid, List **visited, List **order)
+{
+	DvTable    *dt;
+	ListCell   *lc;
+
+	if (list_member_oid(*visited, relid))
+		return;
+	*visited = lappend_oid(*visited, relid);
+	dt = dv_catalog_load(relid);
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (src->is_dynamic)
+			closure_visit(src->relid, visited, order);
+	}
+	*order = lappend_oid(*order, relid);
+}
+
+/*
+ * dv_catalog_upstream_closure - relid and every dynamic table it reads,
+ * directly or not, in topological order (upstreams first, relid last).
+ */
+List *
+dv_catalog_upstream_closure(Oid relid)
+{
+	List	   *visited = NIL;
+	List	   *order = NIL;
+
+	closure_visit(relid, &visited, &order);
+	return order;
+}
+
+/*
+ * dv_catalog_reaches - does the dynamic table from_relid read, directly or
+ * through other dynamic tables, a relation named schema_name.table_name
+ * (present or missing)?  Used to reject dependency cycles.
+ */
+bool
+dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, TEXTOID};
+	Datum		values[3];
+
+	values[0] = ObjectIdGetDatum(from_relid);
+	values[1] = CStringGetTextDatum(schema_name);
+	values[2] = CStringGetTextDatum(table_name);
+	dv_catalog_exec("WITH RECURSIVE up(relid) AS ("
+					"  SELECT $1::regclass "
+					"  UNION "
+					"  SELECT s.source_relid::regclass FROM dynview.source_catalog s "
+					"  JOIN up ON s.relid = up.relid WHERE s.source_relid <> 0) "
+					"SELECT 1 FROM dynview.source_catalog s JOIN up ON s.relid = up.relid "
+					"WHERE s.source_schema = $2 AND s.source_name = $3 LIMIT 1",
+					3, types, values, NULL, -1);
+	return SPI_processed > 0;
+}
+
+/*
+ * dv_history_insert - write one refresh_history row and return it as a
+ * composite Datum of type dynview.refresh_history, copied into the memory
+ * context that was current at SPI_connect (SPI_returntuple).
+ */
+Datum
+dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
+{
+#define HIST_NARGS 16
+	Oid			types[HIST_NARGS] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
+		TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, LSNOID, TEXTOID, TEXTOID, TEXTOID,
+	OIDOID};
+	Datum		values[HIST_NARGS];
+	char		nulls[HIST_NARGS + 1];
+	HeapTuple	tup;
+
+	memset(nulls, ' ', HIST_NARGS);
+	nulls[HIST_NARGS] = '\0';
+	values[0] = ObjectIdGetDatum(dt->relid);
+	values[1] = CStringGetTextDatum(dt->schema_name);
+	values[2] = CStringGetTextDatum(dt->table_name);
+	values[3] = CStringGetTextDatum(res->state);
+	if (res->refresh_mode)
+		values[4] = CStringGetTextDatum(res->refresh_mode);
+	else
+		nulls[4] = 'n';
+	values[5] = CStringGetTextDatum(trigger_names[trigger]);
+	values[6] = TimestampTzGetDatum(res->start_time);
+	values[7] = TimestampTzGetDatum(res->end_time);
+	values[8] = Int64GetDatum(res->rows_inserted);
+	values[9] = Int64GetDatum(res->rows_deleted);
+	if (res->data_snapshot)
+		values[10] = CStringGetTextDatum(res->data_snapshot);
+	else
+		nulls[10] = 'n';
+	values[11] = LSNGetDatum(res->data_lsn);
+	if (res->data_lsn == InvalidXLogRecPtr)
+		nulls[11] = 'n';
+	if (res->mode_reason_code)
+		values[12] = CStringGetTextDatum(res->mode_reason_code);
+	else
+		nulls[12] = 'n';
+	if (res->mode_reason)
+		values[13] = CStringGetTextDatum(res->mode_reason);
+	else
+		nulls[13] = 'n';
+	if (res->error_message)
+		values[14] = CStringGetTextDatum(res->error_message);
+	else
+		nulls[14] = 'n';
+	values[15] = ObjectIdGetDatum(dt->relid);
+
+	dv_catalog_exec("INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, "
+					"refresh_mode, refresh_trigger, start_time, end_time, duration_ms, rows_inserted, "
+					"rows_deleted, source_tables, data_snapshot, data_lsn, mode_reason_code, "
+					"mode_reason, error_message) "
+					"VALUES ($1::regclass, $2, $3, $4, $5, $6, $7, $8, "
+					"  extract(epoch FROM ($8 - $7)) * 1000, $9, $10, "
+					"  (SELECT coalesce(jsonb_agg(jsonb_build_object("
+					"      'name', CASE WHEN s.source_relid = 0 THEN format('%I.%I', s.source_schema, s.source_name) "
+					"                   ELSE s.source_relid::regclass::text END, "
+					"      'oid', nullif(s.source_relid, 0)::bigint, "
+					"      'dynamic_table', d.relid IS NOT NULL) ORDER BY s.source_schema, s.source_name), '[]') "
+					"     FROM dynview.source_catalog s "
+					"     LEFT JOIN dynview.dynamic_table_catalog d "
+					"       ON s.source_relid <> 0 AND d.relid = s.source_relid::regclass "
+					"    WHERE s.relid = $16::regclass), "
+					"  $11::pg_snapshot, $12, $13, $14, $15) RETURNING *",
+					HIST_NARGS, types, values, nulls, 1);
+	tup = SPI_tuptable->vals[0];
+	if (dv_log_refreshes)
+		ereport(LOG,
+				(errmsg("dynview: refresh of \"%s.%s\" (%s): %s %s, %lld rows inserted, %lld deleted",
+						dt->schema_name, dt->table_name, trigger_names[trigger], res->state,
+						res->refresh_mode ? res->refresh_mode : "-",
+						(long long) res->rows_inserted, (long long) res->rows_deleted)));
+	return PointerGetDatum(SPI_returntuple(tup, SPI_tuptable->tupdesc));
+}

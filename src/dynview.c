@@ -1,0 +1,74 @@
+/*-------------------------------------------------------------------------
+ *
+ * dynview.c
+ *	  Module entry point: GUCs, hooks and the launcher registration.
+ *
+ * The library must be in shared_preload_libraries for the background
+ * workers; loaded any other way (e.g. by CREATE EXTENSION alone) it still
+ * defines its GUCs and guards so that the SQL API works with manual
+ * refreshes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+
+#include <limits.h>
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "dynview.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* GUC variables; see the descriptions below */
+bool		dv_enabled = true;
+int			dv_naptime = 1000;
+int			dv_max_consecutive_failures = 5;
+int			dv_change_retention = 1440;
+bool		dv_log_refreshes = false;
+
+static void
+define_gucs(void)
+{
+	DefineCustomBoolVariable("dynview.enabled",
+							 "Runs scheduled refreshes of dynamic tables.",
+							 "When off, the scheduler refreshes nothing; dynview.refresh() still works.",
+							 &dv_enabled, true, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.naptime",
+							"Longest time the scheduler sleeps between looks at the catalog.",
+							NULL,
+							&dv_naptime, 1000, 10, 60 * 60 * 1000, PGC_SIGHUP,
+							GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.max_consecutive_failures",
+							"Scheduled refresh failures in a row after which a dynamic table is suspended.",
+							"0 never suspends.",
+							&dv_max_consecutive_failures, 5, 0, 1000000, PGC_SIGHUP,
+							0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.change_retention",
+							"How long change buffers are kept for a suspended dynamic table.",
+							"Older buffers are dropped and the table is marked for a FULL refresh.",
+							&dv_change_retention, 1440, 1, INT_MAX / 60, PGC_SIGHUP,
+							GUC_UNIT_MIN, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dynview.log_refreshes",
+							 "Logs every refresh of a dynamic table to the server log.",
+							 NULL,
+							 &dv_log_refreshes, false, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("dynview");
+}
+
+void
+_PG_init(void)
+{
+	define_gucs();
+	dv_guard_init();
+
+	if (process_shared_preload_libraries_in_progress)
+		dv_launcher_register();
+}

@@ -1,0 +1,171 @@
+/*-------------------------------------------------------------------------
+ *
+ * dynview.h
+ *	  Declarations shared by the modules of dynview.
+ *
+ * dynview keeps the result of a SELECT (a "dynamic table") fresh.  The
+ * modules are:
+ *	  catalog/   catalog access (dynamic_table_catalog, source_catalog,
+ *				 refresh_history) and the SQL-callable API
+ *	  analyze/   query checks: parse, analyse, rewrite, deparse, sources
+ *	  refresh/   refresh of one dynamic table and of a pipeline; verify()
+ *	  hooks/	 guards against direct DML on dynamic tables; DROP bookkeeping
+ *	  scheduler/ the launcher background worker
+ *
+ * Catalog rows are only written through catalog.c, which switches to the
+ * bootstrap superuser for the writes; queries of dynamic tables run as the
+ * table's owner with search_path fixed to "pg_catalog, pg_temp".
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DYNVIEW_H
+#define DYNVIEW_H
+
+#include "postgres.h"
+
+#include "access/xlogdefs.h"
+#include "nodes/parsenodes.h"
+#include "nodes/pg_list.h"
+#include "utils/array.h"
+#include "utils/snapshot.h"
+#include "utils/timestamp.h"
+
+#define DV_SCHEMA				"dynview"
+#define DV_CATALOG_TABLE		"dynamic_table_catalog"
+#define DV_SAFE_SEARCH_PATH		"pg_catalog, pg_temp"
+
+/* GUCs (dynview.c) */
+extern bool dv_enabled;
+extern int	dv_naptime;
+extern int	dv_max_consecutive_failures;
+extern int	dv_change_retention;
+extern bool dv_log_refreshes;
+
+/* Refresh triggers, as stored in refresh_history.refresh_trigger */
+typedef enum DvRefreshTrigger
+{
+	DV_TRIGGER_SYSTEM_SCHEDULED,
+	DV_TRIGGER_MANUAL,
+	DV_TRIGGER_CREATION,
+	DV_TRIGGER_UPSTREAM
+} DvRefreshTrigger;
+
+/*
+ * One source of a dynamic table, as recorded in dynview.source_catalog.
+ * relid is InvalidOid while the source is missing (dropped).
+ */
+typedef struct DvSource
+{
+	Oid			relid;
+	char	   *schema_name;
+	char	   *table_name;
+	bool		is_dynamic;		/* the source is itself a dynamic table */
+} DvSource;
+
+/*
+ * A dynamic table's catalog row, in the memory context current when it was
+ * loaded (dv_catalog_load).
+ */
+typedef struct DvTable
+{
+	Oid			relid;
+	Oid			owner;
+	char	   *schema_name;
+	char	   *table_name;
+	char	   *query;			/* as the user wrote it */
+	char	   *definition;		/* qualified SQL run by refreshes */
+	char	   *schedule;
+	char	   *refresh_mode;	/* auto | incremental | full */
+	char	   *effective_mode; /* INCREMENTAL | FULL */
+	char	   *mode_reason_code;	/* NULL if none */
+	char	   *mode_reason;
+	char	   *scheduling_state;	/* ACTIVE | SUSPENDED */
+	char	   *next_refresh_full;	/* reason code, NULL if none */
+	bool		has_data_snapshot;
+	List	   *sources;		/* of DvSource * */
+} DvTable;
+
+/*
+ * The result of analysing a query (analyze.c).  All in the caller's memory
+ * context.
+ */
+typedef struct DvAnalyzedQuery
+{
+	Query	   *query;			/* analysed and rewritten */
+	char	   *definition;		/* deparsed, schema-qualified */
+	List	   *sources;		/* of DvSource *, deduplicated */
+	List	   *column_names;	/* of String */
+	List	   *column_types;	/* of Oid, as int list */
+	List	   *column_typmods; /* int list */
+	const char *full_reason_code;	/* why AUTO resolves to FULL */
+	char	   *full_reason;
+} DvAnalyzedQuery;
+
+/* One refresh's outcome, to be written to refresh_history */
+typedef struct DvRefreshResult
+{
+	const char *state;			/* SUCCEED | FAILED | ... */
+	const char *refresh_mode;	/* INCREMENTAL | FULL | NO_DATA */
+	int64		rows_inserted;
+	int64		rows_deleted;
+	const char *mode_reason_code;
+	char	   *mode_reason;
+	char	   *error_message;
+	char	   *data_snapshot;	/* pg_snapshot text, NULL if none */
+	XLogRecPtr	data_lsn;
+	TimestampTz start_time;
+	TimestampTz end_time;
+} DvRefreshResult;
+
+/* catalog/catalog.c */
+extern bool dv_extension_present(void);
+extern Oid	dv_catalog_relid(void);
+extern Oid	dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner);
+extern bool dv_is_dynamic_table(Oid relid);
+extern DvTable *dv_catalog_load(Oid relid);
+extern void dv_catalog_insert(Oid relid, const char *query, DvAnalyzedQuery *aq,
+							  const char *schedule, const char *refresh_mode,
+							  const char *effective_mode, ArrayType *primary_key);
+extern void dv_catalog_replace_definition(Oid relid, const char *query, DvAnalyzedQuery *aq,
+										  const char *schedule, const char *refresh_mode,
+										  const char *effective_mode, ArrayType *primary_key);
+extern void dv_catalog_set_sources(Oid relid, List *sources);
+extern void dv_catalog_update_source(Oid relid, DvSource *source);
+extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
+extern void dv_catalog_set_state(Oid relid, const char *state, const char *reason);
+extern void dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
+									  XLogRecPtr lsn, const char *state);
+extern void dv_catalog_forget_relations(List *relids);
+extern List *dv_catalog_upstream_closure(Oid relid);
+extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name);
+extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
+extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
+							const char *nulls, int expected);
+extern char *dv_snapshot_to_text(Snapshot snapshot);
+extern Snapshot dv_catalog_data_snapshot(Oid relid);
+
+/* analyze/analyze.c */
+extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
+extern char *dv_validate_schedule(const char *schedule);
+extern char *dv_validate_refresh_mode(const char *mode);
+extern void dv_check_wal_level(void);
+
+/* refresh/refresh.c */
+extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
+extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
+							const char *forced_reason_code, const char *forced_reason);
+extern int	dv_write_depth;
+extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
+extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
+
+/* refresh/verify.c */
+extern bool dv_verify(Oid relid);
+
+/* hooks/guard.c */
+extern void dv_guard_init(void);
+extern void dv_guard_invalidate(Oid relid);
+
+/* scheduler/launcher.c */
+extern void dv_launcher_register(void);
+
+#endif							/* DYNVIEW_H */

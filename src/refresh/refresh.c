@@ -1,0 +1,308 @@
+/*-------------------------------------------------------------------------
+ *
+ * refresh.c
+ *	  Refresh of one dynamic table, and of a pipeline (a dynamic table with
+ *	  its upstream dynamic tables, in topological order, in one transaction
+ *	  at one data snapshot).
+ *
+ * Invariants:
+ *	- A dynamic table's contents equal its query evaluated at its data
+ *	  snapshot S (design section 5).  A refresh reads every source with the
+ *	  one snapshot it stores as the new data snapshot.
+ *	- Readers are never blocked: new contents are written with DELETE and
+ *	  INSERT in the refresh's transaction (no TRUNCATE, no
+ *	  AccessExclusiveLock), so readers see the old contents until it commits.
+ *	- Two refreshes of one table serialise on ExclusiveLock on the table
+ *	  (which plain readers do not conflict with).  A pipeline locks all its
+ *	  tables, in OID order, before it takes its snapshot, so a refresh never
+ *	  starts from contents that another refresh replaced after its snapshot.
+ *	- No lock is taken on sources beyond the AccessShareLock of reading them.
+ *	- The query and the writes run as the dynamic table's owner, with
+ *	  search_path = "pg_catalog, pg_temp", inside a security-restricted
+ *	  operation (as REFRESH MATERIALIZED VIEW does).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "dynview.h"
+
+/* > 0 while dynview itself writes a dynamic table (the DML guard allows it) */
+int			dv_write_depth = 0;
+
+/*
+ * dv_run_as_owner - switch to the dynamic table's owner, in a
+ * security-restricted operation, with the fixed search_path.  Undo with
+ * dv_restore_user (error exits are undone by transaction abort).
+ */
+void
+dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec)
+{
+	GetUserIdAndSecContext(save_userid, save_sec);
+	SetUserIdAndSecContext(owner, *save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	*save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
+dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec)
+{
+	AtEOXact_GUC(false, save_nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec);
+}
+
+/*
+ * rows_comparable - can the rows of the table be compared as whole records
+ * (every column type has a btree comparison)?  If not, a FULL refresh
+ * replaces every row instead of writing only the difference.
+ */
+static bool
+rows_comparable(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		ok = true;
+
+	for (int i = 0; i < desc->natts && ok; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		TypeCacheEntry *tc;
+
+		if (att->attisdropped)
+			continue;
+		tc = lookup_type_cache(att->atttypid, TYPECACHE_CMP_PROC);
+		ok = OidIsValid(tc->cmp_proc);
+	}
+	relation_close(rel, AccessShareLock);
+	return ok;
+}
+
+/*
+ * full_refresh_sql - the statement of a FULL refresh: compute the query's
+ * result and write only its multiset difference with the current contents
+ * (so counts are honest and unchanged rows are not rewritten).  Returns one
+ * row: (rows_inserted, rows_deleted).
+ */
+static char *
+full_refresh_sql(DvTable *dt, bool comparable)
+{
+	StringInfoData sql;
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+
+	initStringInfo(&sql);
+	if (comparable)
+		appendStringInfo(&sql,
+						 "WITH dv_new AS MATERIALIZED ("
+						 "  SELECT dv_q AS dv_row, pg_catalog.row_number() OVER (PARTITION BY dv_q) AS dv_n"
+						 "  FROM (%s) dv_q), "
+						 "dv_old AS MATERIALIZED ("
+						 "  SELECT dv_t.ctid AS dv_ctid, dv_t AS dv_row,"
+						 "         pg_catalog.row_number() OVER (PARTITION BY dv_t) AS dv_n"
+						 "  FROM %s dv_t), "
+						 "dv_del AS ("
+						 "  DELETE FROM %s dv_t USING dv_old o"
+						 "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
+						 "    SELECT 1 FROM dv_new n WHERE n.dv_row = o.dv_row AND n.dv_n = o.dv_n)"
+						 "  RETURNING 1), "
+						 "dv_ins AS ("
+						 "  INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
+						 "    SELECT 1 FROM dv_old o WHERE o.dv_row = n.dv_row AND o.dv_n = n.dv_n)"
+						 "  RETURNING 1) "
+						 "SELECT (SELECT pg_catalog.count(*) FROM dv_ins), (SELECT pg_catalog.count(*) FROM dv_del)",
+						 dt->definition, target, target, target);
+	else
+		appendStringInfo(&sql,
+						 "WITH dv_del AS (DELETE FROM %s RETURNING 1), "
+						 "dv_ins AS (INSERT INTO %s %s RETURNING 1) "
+						 "SELECT (SELECT pg_catalog.count(*) FROM dv_ins), (SELECT pg_catalog.count(*) FROM dv_del)",
+						 target, target, dt->definition);
+	return sql.data;
+}
+
+/*
+ * find_missing_sources - bring the source list up to date: a missing source
+ * whose name resolves again is recorded with its new OID (*recreated set);
+ * returns the name of a source still missing, or NULL.
+ */
+static char *
+find_missing_sources(DvTable *dt, bool *recreated)
+{
+	ListCell   *lc;
+	char	   *missing = NULL;
+
+	*recreated = false;
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Oid			nsp;
+		Oid			relid = InvalidOid;
+
+		if (OidIsValid(src->relid) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(src->relid)))
+			continue;
+		nsp = get_namespace_oid(src->schema_name, true);
+		if (OidIsValid(nsp))
+			relid = get_relname_relid(src->table_name, nsp);
+		if (OidIsValid(relid))
+		{
+			src->relid = relid;
+			dv_catalog_update_source(dt->relid, src);
+			*recreated = true;
+		}
+		else if (missing == NULL)
+			missing = quote_qualified_identifier(src->schema_name, src->table_name);
+	}
+	return missing;
+}
+
+/*
+ * dv_refresh_one - refresh one dynamic table at the given snapshot, which
+ * the caller registered (and whose command id it keeps current), and write
+ * its history row.  The caller holds ExclusiveLock on the table.
+ *
+ * Returns the history row (composite Datum, in the SPI caller's context).
+ * Errors of the query propagate.  Needs SPI.
+ */
+Datum
+dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
+			   const char *forced_reason_code, const char *forced_reason)
+{
+	DvTable    *dt = dv_catalog_load(relid);
+	DvRefreshResult res = {0};
+	bool		recreated;
+	char	   *missing;
+	SPIPlanPtr	plan;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	int			rc;
+	bool		isnull;
+
+	res.start_time = GetCurrentTimestamp();
+	res.data_lsn = GetXLogInsertRecPtr();
+
+	missing = find_missing_sources(dt, &recreated);
+	if (missing)
+	{
+		res.state = "SUCCEED";
+		res.refresh_mode = "NO_DATA";
+		res.mode_reason_code = "UPSTREAM_MISSING";
+		res.mode_reason = psprintf("Source %s does not exist; the table keeps its data until a table of that name appears again.", missing);
+		res.data_lsn = InvalidXLogRecPtr;
+		res.end_time = GetCurrentTimestamp();
+		return dv_history_insert(dt, trigger, &res);
+	}
+
+	res.refresh_mode = "FULL";
+	if (forced_reason_code)
+	{
+		res.mode_reason_code = forced_reason_code;
+		res.mode_reason = pstrdup(forced_reason);
+	}
+	else if (recreated)
+	{
+		res.mode_reason_code = "UPSTREAM_RECREATED";
+		res.mode_reason = pstrdup("A source was dropped and created again; the table was recomputed in full.");
+	}
+	else if (dt->next_refresh_full)
+	{
+		res.mode_reason_code = dt->next_refresh_full;
+		res.mode_reason = psprintf("The previous state requires a full refresh (%s).", dt->next_refresh_full);
+	}
+	else
+	{
+		res.mode_reason_code = dt->mode_reason_code;
+		res.mode_reason = dt->mode_reason;
+	}
+
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	plan = SPI_prepare(full_refresh_sql(dt, rows_comparable(relid)), 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare refresh of \"%s\": %s", dt->table_name,
+			 SPI_result_code_string(SPI_result));
+	dv_write_depth++;
+	PG_TRY();
+	{
+		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, false, false, 0);
+	}
+	PG_FINALLY();
+	{
+		dv_write_depth--;
+	}
+	PG_END_TRY();
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
+	res.rows_inserted = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	res.rows_deleted = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_freeplan(plan);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+
+	res.state = "SUCCEED";
+	res.data_snapshot = dv_snapshot_to_text(snapshot);
+	res.end_time = GetCurrentTimestamp();
+	dv_catalog_record_success(relid, snapshot, res.start_time, res.data_lsn, res.state);
+	return dv_history_insert(dt, trigger, &res);
+}
+
+static int
+oid_cell_cmp(const ListCell *a, const ListCell *b)
+{
+	Oid			x = lfirst_oid(a);
+	Oid			y = lfirst_oid(b);
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * dv_refresh_pipeline - refresh relid and, first, every dynamic table it
+ * reads (directly or not), all at one snapshot in the current transaction.
+ * The upstreams' history rows say trigger UPSTREAM; relid's says trigger.
+ *
+ * Returns relid's history row.  Needs SPI.
+ */
+Datum
+dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
+{
+	List	   *order = dv_catalog_upstream_closure(relid);
+	List	   *lockorder = list_copy(order);
+	ListCell   *lc;
+	Snapshot	snapshot;
+	Datum		result = (Datum) 0;
+
+	list_sort(lockorder, oid_cell_cmp);
+	foreach(lc, lockorder)
+		LockRelationOid(lfirst_oid(lc), ExclusiveLock);
+
+	/* S_new: taken after the locks; one for the whole pipeline */
+	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	foreach(lc, order)
+	{
+		Oid			oid = lfirst_oid(lc);
+
+		/* see what the upstream refreshes before it wrote */
+		CommandCounterIncrement();
+		snapshot->curcid = GetCurrentCommandId(false);
+		result = dv_refresh_one(oid, oid == relid ? trigger : DV_TRIGGER_UPSTREAM,
+								snapshot, NULL, NULL);
+	}
+	UnregisterSnapshot(snapshot);
+	return result;
+}
