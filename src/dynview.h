@@ -153,7 +153,8 @@ extern void dv_check_wal_level(void);
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
 extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
-							const char *forced_reason_code, const char *forced_reason);
+							const char *forced_reason_code, const char *forced_reason,
+							bool *refreshed);
 extern int	dv_write_depth;
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);

@@ -369,7 +369,7 @@ dynview_drop_dynamic_table(PG_FUNCTION_ARGS)
 	Oid			relid;
 
 	SPI_connect();
-	relid = dv_resolve_dynamic_table(name, if_exists, false);
+	relid = dv_resolve_dynamic_table(name, if_exists, true);
 	if (!OidIsValid(relid))
 		ereport(NOTICE,
 				(errmsg("dynamic table \"%s\" does not exist, skipping", name)));
@@ -378,7 +378,7 @@ dynview_drop_dynamic_table(PG_FUNCTION_ARGS)
 		char	   *qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 														   get_rel_name(relid));
 
-		/* DROP TABLE checks ownership; the sql_drop event trigger does the bookkeeping */
+		/* the sql_drop event trigger does the bookkeeping */
 		if (SPI_execute(psprintf("DROP TABLE %s", qualified), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not drop %s", qualified);
 	}

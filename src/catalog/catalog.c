@@ -430,40 +430,63 @@ dv_snapshot_to_text(Snapshot snapshot)
 	return DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
 }
 
+/* "{a,b,c}" of xids widened to xid8 */
+static char *
+xid8_array_text(TransactionId *xids, int n, FullTransactionId next)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (int i = 0; i < n; i++)
+		appendStringInfo(&buf, "%s" UINT64_FORMAT, i ? "," : "", widen_xid(xids[i], next));
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
 /*
  * dv_catalog_record_success - store a refresh's data snapshot and reset
- * the failure bookkeeping.  The in-progress subtransactions of the snapshot
- * are kept too, so that verify() can rebuild it exactly.
+ * the failure bookkeeping.
+ *
+ * The data is the query at the snapshot plus what the refreshing
+ * transaction itself wrote before (the upstream refreshes of its pipeline),
+ * so its own xids are stored with the snapshot; so are the subtransactions
+ * that were in progress at the snapshot, so that verify() can rebuild it
+ * exactly.  Call at the top level of the transaction, after the pipeline's
+ * subtransactions have ended.
  */
 void
 dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 						  XLogRecPtr lsn, const char *state)
 {
-	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, BOOLOID, TIMESTAMPTZOID, LSNOID, TEXTOID};
-	Datum		values[7];
-	char		nulls[8] = "       ";
-	StringInfoData subxids;
+	Oid			types[8] = {OIDOID, TEXTOID, TEXTOID, BOOLOID, TIMESTAMPTZOID, LSNOID, TEXTOID, TEXTOID};
+	Datum		values[8];
+	char		nulls[9] = "        ";
 	FullTransactionId next = ReadNextFullTransactionId();
+	TransactionId top = GetTopTransactionIdIfAny();
+	TransactionId *children;
+	int			nchildren = xactGetCommittedChildren(&children);
+	TransactionId *own = palloc(sizeof(TransactionId) * (nchildren + 1));
+	int			nown = 0;
 
-	initStringInfo(&subxids);
-	appendStringInfoChar(&subxids, '{');
-	for (int i = 0; i < snapshot->subxcnt; i++)
-		appendStringInfo(&subxids, "%s" UINT64_FORMAT, i ? "," : "",
-						 widen_xid(snapshot->subxip[i], next));
-	appendStringInfoChar(&subxids, '}');
+	if (TransactionIdIsValid(top))
+		own[nown++] = top;
+	for (int i = 0; i < nchildren; i++)
+		own[nown++] = children[i];
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
-	values[2] = CStringGetTextDatum(subxids.data);
+	values[2] = CStringGetTextDatum(xid8_array_text(snapshot->subxip, snapshot->subxcnt, next));
 	values[3] = BoolGetDatum(snapshot->suboverflowed);
 	values[4] = TimestampTzGetDatum(when);
 	values[5] = LSNGetDatum(lsn);
 	values[6] = CStringGetTextDatum(state);
+	values[7] = CStringGetTextDatum(xid8_array_text(own, nown, next));
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET data_snapshot = $2::pg_snapshot, "
 					"data_subxids = $3::xid8[], data_suboverflowed = $4, data_timestamp = $5, "
-					"data_lsn = $6, last_refresh_state = $7, consecutive_failures = 0, "
-					"next_refresh_full = NULL WHERE relid = $1::regclass",
-					7, types, values, nulls, 1);
+					"data_lsn = $6, last_refresh_state = $7, data_own_xids = $8::xid8[], "
+					"consecutive_failures = 0, next_refresh_full = NULL WHERE relid = $1::regclass",
+					8, types, values, nulls, 1);
 }
 
 /*
@@ -484,14 +507,19 @@ dv_catalog_data_snapshot(Oid relid)
 	Snapshot	snap;
 	ArrayType  *xip;
 	ArrayType  *subxip;
+	ArrayType  *ownarr;
 	Datum	   *elems;
 	int			nelems;
+	Datum	   *own;
+	int			nown;
+	TransactionId newxmax;
 
 	dv_catalog_exec("SELECT pg_snapshot_xmin(data_snapshot)::text::int8, "
 					"pg_snapshot_xmax(data_snapshot)::text::int8, "
 					"ARRAY(SELECT x::text::int8 FROM pg_snapshot_xip(data_snapshot) x), "
 					"ARRAY(SELECT x::text::int8 FROM unnest(data_subxids) x), "
-					"data_suboverflowed "
+					"data_suboverflowed, "
+					"ARRAY(SELECT x::text::int8 FROM unnest(data_own_xids) x ORDER BY 1) "
 					"FROM dynview.dynamic_table_catalog "
 					"WHERE relid = $1::regclass AND data_snapshot IS NOT NULL",
 					1, types, values, NULL, -1);
@@ -505,12 +533,41 @@ dv_catalog_data_snapshot(Oid relid)
 	snap->xmin = (TransactionId) DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
 	snap->xmax = (TransactionId) DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
 
+	/*
+	 * The refreshing transaction's own xids count as visible: move xmax past
+	 * them and list every other xid in between as in progress.
+	 */
+	ownarr = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 6, &isnull));
+	deconstruct_array(ownarr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &own, NULL, &nown);
+	newxmax = snap->xmax;
+	for (int i = 0; i < nown; i++)
+	{
+		TransactionId x = (TransactionId) DatumGetInt64(own[i]);
+
+		if (TransactionIdFollowsOrEquals(x, newxmax))
+		{
+			newxmax = x;
+			TransactionIdAdvance(newxmax);
+		}
+	}
+
 	xip = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 3, &isnull));
 	deconstruct_array(xip, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, NULL, &nelems);
-	snap->xip = palloc(sizeof(TransactionId) * Max(nelems, 1));
+	snap->xip = palloc(sizeof(TransactionId) * (nelems + (newxmax - snap->xmax) + 1));
 	for (int i = 0; i < nelems; i++)
 		snap->xip[i] = (TransactionId) DatumGetInt64(elems[i]);
 	snap->xcnt = nelems;
+	for (TransactionId x = snap->xmax; x != newxmax;)
+	{
+		bool		mine = false;
+
+		for (int i = 0; i < nown && !mine; i++)
+			mine = (TransactionId) DatumGetInt64(own[i]) == x;
+		if (!mine)
+			snap->xip[snap->xcnt++] = x;
+		TransactionIdAdvance(x);
+	}
+	snap->xmax = newxmax;
 
 	subxip = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 4, &isnull));
 	deconstruct_array(subxip, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, NULL, &nelems);

@@ -156,7 +156,7 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 	ListCell   *lc;
 
-	if (stmt->commandType != CMD_SELECT && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	if (stmt->resultRelations != NIL && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 	{
 		foreach(lc, stmt->resultRelations)
 		{

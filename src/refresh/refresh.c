@@ -178,12 +178,14 @@ find_missing_sources(DvTable *dt, bool *recreated)
  * the caller registered (and whose command id it keeps current), and write
  * its history row.  The caller holds ExclusiveLock on the table.
  *
- * Returns the history row (composite Datum, in the SPI caller's context).
- * Errors of the query propagate.  Needs SPI.
+ * Returns the history row (composite Datum, in the SPI caller's context);
+ * *refreshed says whether the table got new contents at the snapshot (the
+ * caller then records the snapshot as its data snapshot).  Errors of the
+ * query propagate.  Needs SPI.
  */
 Datum
 dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
-			   const char *forced_reason_code, const char *forced_reason)
+			   const char *forced_reason_code, const char *forced_reason, bool *refreshed)
 {
 	DvTable    *dt = dv_catalog_load(relid);
 	DvRefreshResult res = {0};
@@ -195,6 +197,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	int			save_sec;
 	int			rc;
 	bool		isnull;
+	MemoryContext caller_context = CurrentMemoryContext;
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = GetXLogInsertRecPtr();
@@ -243,11 +246,20 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	{
 		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, false, false, 0);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
+		/* say which table failed instead of showing the generated statement */
+		ErrorData  *edata;
+
 		dv_write_depth--;
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		edata->context = psprintf("refresh of dynamic table \"%s.%s\"", dt->schema_name, dt->table_name);
+		ReThrowError(edata);
 	}
 	PG_END_TRY();
+	dv_write_depth--;
 	if (rc != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
 	res.rows_inserted = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -258,7 +270,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
-	dv_catalog_record_success(relid, snapshot, res.start_time, res.data_lsn, res.state);
+	*refreshed = true;
 	return dv_history_insert(dt, trigger, &res);
 }
 
@@ -284,7 +296,10 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	List	   *order = dv_catalog_upstream_closure(relid);
 	List	   *lockorder = list_copy(order);
 	ListCell   *lc;
+	List	   *done = NIL;
 	Snapshot	snapshot;
+	TimestampTz taken_at;
+	XLogRecPtr	lsn;
 	Datum		result = (Datum) 0;
 
 	list_sort(lockorder, oid_cell_cmp);
@@ -293,16 +308,24 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	taken_at = GetCurrentTimestamp();
+	lsn = GetXLogInsertRecPtr();
 	foreach(lc, order)
 	{
 		Oid			oid = lfirst_oid(lc);
+		bool		refreshed = false;
 
 		/* see what the upstream refreshes before it wrote */
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);
 		result = dv_refresh_one(oid, oid == relid ? trigger : DV_TRIGGER_UPSTREAM,
-								snapshot, NULL, NULL);
+								snapshot, NULL, NULL, &refreshed);
+		if (refreshed)
+			done = lappend_oid(done, oid);
 	}
+	/* at the top level, when the transaction's own xids are all known */
+	foreach(lc, done)
+		dv_catalog_record_success(lfirst_oid(lc), snapshot, taken_at, lsn, "SUCCEED");
 	UnregisterSnapshot(snapshot);
 	return result;
 }
