@@ -28,6 +28,8 @@ CREATE TABLE dynview.dynamic_table_catalog (
     data_snapshot        pg_snapshot,          -- the snapshot the contents equal the query at
     data_subxids         xid8[],               -- in-progress subtransactions of data_snapshot (for verify)
     data_suboverflowed   boolean NOT NULL DEFAULT false,
+    data_own_xids        xid8[],               -- the refreshing transaction (and its subtransactions):
+                                               -- visible in the data too, though not in data_snapshot
     data_timestamp       timestamptz,
     data_lsn             pg_lsn,
     last_refresh_state   text,
