@@ -12,7 +12,12 @@ OBJS = \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
 	src/hooks/guard.o \
-	src/scheduler/launcher.o
+	src/scheduler/launcher.o \
+	src/cdc/shmem.o \
+	src/cdc/plugin.o \
+	src/cdc/decoder.o \
+	src/cdc/tracking.o \
+	src/cdc/capture.o
 
 PG_CPPFLAGS = -I$(srcdir)/src -Wall -Wmissing-prototypes
 

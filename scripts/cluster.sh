@@ -128,6 +128,13 @@ max_wal_senders = 20
 max_worker_processes = 32
 log_min_messages = warning
 CONF
+	# Some PostgreSQL builds only let listed libraries be output plugins; dynview's decoder
+	# uses its own library as one.  Stock builds have no such setting (naming it would fail).
+	local described
+	described=$("$PGBIN/postgres" --describe-config 2>/dev/null || true)
+	if grep -q '^output_plugin_libraries' <<<"$described"; then
+		echo "output_plugin_libraries = 'pgoutput, test_decoding, dynview'" >>"$tmp"
+	fi
 	if [ "$AS_ROOT" -eq 1 ]; then
 		chown "$SERVER_USER:" "$tmp"
 	fi

@@ -71,6 +71,8 @@ CREATE TABLE dynview.refresh_history (
     error_message    text
 );
 CREATE INDEX ON dynview.refresh_history (name, refresh_id DESC);
+COMMENT ON TABLE dynview.refresh_history IS
+'One row per refresh attempt of a dynamic table: state, refresh mode and trigger, times, rows inserted and deleted, sources, data snapshot, reasons and errors. dynview.refresh_history(name, max_rows) gives the newest rows of one table.';
 
 -- pg_dump keeps the catalogs (regclass columns are dumped by name and restored to new OIDs).
 SELECT pg_catalog.pg_extension_config_dump('dynview.dynamic_table_catalog', '');
@@ -104,7 +106,7 @@ SELECT c.relid AS name,
               ORDER BY s.source_schema, s.source_name) AS upstreams,
        c.data_snapshot,
        c.data_timestamp,
-       CASE WHEN c.data_timestamp IS NOT NULL THEN now() - c.data_timestamp END AS lag,
+       CASE WHEN c.data_timestamp IS NOT NULL THEN greatest(clock_timestamp() - c.data_timestamp, interval '0') END AS lag,
        c.last_refresh_state,
        c.consecutive_failures,
        c.primary_key,
@@ -259,3 +261,94 @@ CREATE EVENT TRIGGER dynview_on_sql_drop ON sql_drop
     EXECUTE FUNCTION dynview.on_sql_drop();
 
 REVOKE ALL ON FUNCTION dynview.on_sql_drop() FROM PUBLIC;
+
+-------------------------------------------------------------------------------
+-- Change capture (design section 4)
+-------------------------------------------------------------------------------
+
+-- Change buffers live here, one table per tracked source (dynview_buffer.changes_<oid>),
+-- written only by the decoder worker.
+CREATE SCHEMA dynview_buffer;
+REVOKE ALL ON SCHEMA dynview_buffer FROM PUBLIC;
+
+-- One row per source whose changes are captured.
+CREATE TABLE dynview.source_tracking (
+    source_relid              oid PRIMARY KEY,
+    buffer_relid              oid NOT NULL,
+    previous_replica_identity "char" NOT NULL,   -- restored when tracking stops
+    tracked_since             timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON dynview.source_tracking FROM PUBLIC;
+
+-- The decoder's progress: every transaction whose commit record ends at or before
+-- decoded_lsn has its changes in the buffers.  Updated with each batch, in its transaction.
+CREATE TABLE dynview.decoder_state (
+    slot_name   name PRIMARY KEY,
+    decoded_lsn pg_lsn,
+    updated_at  timestamptz
+);
+INSERT INTO dynview.decoder_state
+SELECT 'dynview_' || oid, NULL, now() FROM pg_database WHERE datname = current_database();
+REVOKE ALL ON dynview.decoder_state FROM PUBLIC;
+
+CREATE FUNCTION dynview._register_database()
+RETURNS void
+LANGUAGE C
+AS 'MODULE_PATHNAME', 'dynview_register_database';
+REVOKE ALL ON FUNCTION dynview._register_database() FROM PUBLIC;
+
+CREATE FUNCTION dynview._decoded_lsn()
+RETURNS pg_lsn
+LANGUAGE C STABLE
+AS 'MODULE_PATHNAME', 'dynview_decoded_lsn';
+
+CREATE FUNCTION dynview.wait_for_capture(timeout interval DEFAULT '1 minute')
+RETURNS boolean
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_wait_for_capture';
+
+COMMENT ON FUNCTION dynview.wait_for_capture(interval) IS
+$$Flushes WAL and waits until the decoder has written to the change buffers every change committed before the call; true when done, false after TIMEOUT (default 1 minute).
+Errors: negative timeout (22023), dynview not in shared_preload_libraries (55000).
+Example: SELECT dynview.wait_for_capture('10 seconds');$$;
+
+-- Per source: buffered changes; per database (source IS NULL): the slot and the decoder's lag.
+CREATE FUNCTION dynview._cdc_status(
+    OUT source regclass, OUT buffered_changes bigint, OUT oldest_commit_time timestamptz,
+    OUT buffer_bytes bigint, OUT slot_name name, OUT confirmed_lsn pg_lsn,
+    OUT wal_retained_bytes numeric, OUT decoded_lsn pg_lsn, OUT decoder_lag_bytes numeric,
+    OUT decoder_lag_seconds double precision)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN SELECT st.source_relid, st.buffer_relid FROM dynview.source_tracking st ORDER BY 1 LOOP
+        source := t.source_relid::regclass;
+        EXECUTE format('SELECT count(*), min(dv_commit_time) FROM %s', t.buffer_relid::regclass)
+           INTO buffered_changes, oldest_commit_time;
+        buffer_bytes := pg_total_relation_size(t.buffer_relid);
+        RETURN NEXT;
+    END LOOP;
+    source := NULL; buffered_changes := NULL; oldest_commit_time := NULL; buffer_bytes := NULL;
+    SELECT s.slot_name, s.confirmed_flush_lsn, pg_current_wal_lsn() - s.restart_lsn
+      INTO slot_name, confirmed_lsn, wal_retained_bytes
+      FROM pg_replication_slots s, dynview.decoder_state d WHERE s.slot_name = d.slot_name;
+    decoded_lsn := dynview._decoded_lsn();
+    decoder_lag_bytes := greatest(pg_current_wal_flush_lsn() - decoded_lsn, 0);
+    SELECT extract(epoch FROM now() - d.updated_at) INTO decoder_lag_seconds
+      FROM dynview.decoder_state d;
+    IF decoder_lag_bytes = 0 THEN decoder_lag_seconds := 0; END IF;
+    RETURN NEXT;
+END
+$$;
+
+CREATE VIEW dynview.cdc_status AS SELECT * FROM dynview._cdc_status();
+COMMENT ON VIEW dynview.cdc_status IS
+'Change capture: one row per tracked source (buffered changes, oldest buffered commit time, buffer size in bytes) and one row for the database (source NULL: slot, confirmed LSN, WAL retained by the slot in bytes, decoded-up-to LSN, decoder lag in bytes and seconds).';
+REVOKE ALL ON FUNCTION dynview._cdc_status() FROM PUBLIC;
+
+-- Start this database's decoder (needs shared_preload_libraries = 'dynview').
+SELECT dynview._register_database();

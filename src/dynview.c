@@ -20,6 +20,7 @@
 #include "utils/guc.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 PG_MODULE_MAGIC;
 
@@ -60,6 +61,11 @@ define_gucs(void)
 							 NULL,
 							 &dv_log_refreshes, false, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.max_sources",
+							"Most source tables whose changes dynview captures, over all databases.",
+							NULL,
+							&dv_max_sources, 1024, 16, 1000000, PGC_POSTMASTER,
+							0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dynview");
 }
 
@@ -70,5 +76,8 @@ _PG_init(void)
 	dv_guard_init();
 
 	if (process_shared_preload_libraries_in_progress)
+	{
+		dv_shmem_init();
 		dv_launcher_register();
+	}
 }

@@ -132,6 +132,8 @@ extern void dv_catalog_replace_definition(Oid relid, const char *query, DvAnalyz
 extern void dv_catalog_set_sources(Oid relid, List *sources);
 extern void dv_catalog_update_source(Oid relid, DvSource *source);
 extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
+extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
+extern void dv_catalog_clear_data(Oid relid);
 extern void dv_catalog_set_state(Oid relid, const char *state, const char *reason);
 extern void dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 									  XLogRecPtr lsn, const char *state);
@@ -156,6 +158,7 @@ extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapsh
 							const char *forced_reason_code, const char *forced_reason,
 							bool *refreshed);
 extern int	dv_write_depth;
+extern void dv_refresh_empty(Oid relid);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 

@@ -6,8 +6,11 @@
  *	  schema-qualified SQL that refreshes run, and validate the other
  *	  arguments of the API (schedule, refresh mode, wal_level).
  *
- * Views are inlined by the rewriter, so the stored definition reads base
- * tables (and dynamic tables) only.  The definition is deparsed with
+ * The sources are found in the rewritten query (views inlined), so they are
+ * base tables and dynamic tables.  The definition that FULL refreshes run
+ * keeps the views, so that their owners' privileges apply as in any query
+ * (a user with SELECT on a view can build a dynamic table over it).  It is
+ * deparsed with
  * search_path = "pg_catalog, pg_temp", which makes the deparser qualify every
  * other name; refreshes run it under that same search_path.
  *
@@ -106,7 +109,7 @@ parse_select(const char *query_text)
 	raw = pg_parse_query(query_text);
 	if (list_length(raw) != 1)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the query of a dynamic table must be exactly one SELECT statement"),
 				 errdetail("The text holds %d statements.", list_length(raw)),
 				 errhint("Remove the extra statements.")));
@@ -198,7 +201,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	aq->definition = pg_get_querydef(aq->query, false);
+	aq->definition = pg_get_querydef(q, false);
 	check_permissions_walker((Node *) parse_select(aq->definition), NULL);
 	AtEOXact_GUC(true, nestlevel);
 

@@ -31,6 +31,7 @@
 #include "utils/varlena.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 PG_FUNCTION_INFO_V1(dynview_create_dynamic_table);
 PG_FUNCTION_INFO_V1(dynview_create_or_replace_dynamic_table);
@@ -206,6 +207,8 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 		elog(ERROR, "dynamic table %s vanished after creation", qualified);
 	dv_catalog_insert(relid, args->query, aq, args->schedule, args->refresh_mode,
 					  effective, args->primary_key);
+	/* before the initial build's snapshot (design section 4) */
+	dv_tracking_start(aq->sources);
 	CommandCounterIncrement();
 	if (args->initialize)
 		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
@@ -299,9 +302,13 @@ replace_existing(CreateArgs *args, Oid relid)
 	}
 	dv_catalog_replace_definition(relid, args->query, aq, args->schedule, args->refresh_mode,
 								  effective, args->primary_key);
+	dv_tracking_start(aq->sources);
+	dv_tracking_release_unused();
 	CommandCounterIncrement();
 	if (args->initialize)
 		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+	else
+		dv_refresh_empty(relid);	/* the old rows do not fit the new definition */
 }
 
 /*

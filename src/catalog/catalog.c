@@ -404,6 +404,36 @@ dv_catalog_set_state(Oid relid, const char *state, const char *reason)
 					3, types, values, nulls, 1);
 }
 
+/*
+ * dv_catalog_set_next_full - the next refresh of relid must be FULL, for the
+ * given reason code.
+ */
+void
+dv_catalog_set_next_full(Oid relid, const char *reason_code)
+{
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(reason_code);
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = $2 "
+					"WHERE relid = $1::regclass", 2, types, values, NULL, 1);
+}
+
+/*
+ * dv_catalog_clear_data - the table was emptied: it has no data snapshot.
+ */
+void
+dv_catalog_clear_data(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET data_snapshot = NULL, "
+					"data_subxids = NULL, data_own_xids = NULL, data_timestamp = NULL, data_lsn = NULL "
+					"WHERE relid = $1::regclass", 1, types, values, NULL, 1);
+}
+
 /* widen a 32-bit xid of a live snapshot to an xid8, relative to next xid */
 static uint64
 widen_xid(TransactionId xid, FullTransactionId next)

@@ -8,6 +8,8 @@
  *	  dynamic table fails unless dynview itself is writing (dv_write_depth).
  *	- ProcessUtility hook: TRUNCATE of a dynamic table fails likewise.
  *	  COPY FROM is allowed, so that pg_dump output restores.
+ *	- ProcessUtility hook: DROP DATABASE of a database with dynview first
+ *	  stops its decoder and drops its slot (a slot would block the drop).
  *	- The sql_drop event trigger function unregisters dropped dynamic
  *	  tables and marks dropped sources missing in their downstreams.
  *
@@ -27,6 +29,7 @@
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "commands/dbcommands.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
@@ -44,6 +47,7 @@
 #include "utils/syscache.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 PG_FUNCTION_INFO_V1(dynview_on_sql_drop);
 
@@ -173,6 +177,19 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 }
 
 static void
+call_previous(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+			  ProcessUtilityContext context, ParamListInfo params,
+			  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+}
+
+static void
 guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 					 ProcessUtilityContext context, ParamListInfo params,
 					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
@@ -189,12 +206,32 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 				refuse_write(relid);
 		}
 	}
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-							queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-								queryEnv, dest, qc);
+	/* a database with dynview: its decoder and slot must go first */
+	if (IsA(pstmt->utilityStmt, DropdbStmt))
+	{
+		const char *dbname = ((DropdbStmt *) pstmt->utilityStmt)->dbname;
+
+		if (dv_capture_before_dropdb(dbname))
+		{
+			PG_TRY();
+			{
+				call_previous(pstmt, queryString, readOnlyTree, context, params,
+							  queryEnv, dest, qc);
+			}
+			PG_CATCH();
+			{
+				/* the database stays: its decoder starts again (with a new slot) */
+				Oid			dboid = get_database_oid(dbname, true);
+
+				if (OidIsValid(dboid))
+					dv_shmem_register_database(dboid);
+				PG_RE_THROW();
+			}
+			PG_END_TRY();
+			return;
+		}
+	}
+	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 }
 
 /*
@@ -253,7 +290,10 @@ dynview_on_sql_drop(PG_FUNCTION_ARGS)
 																	SPI_tuptable->tupdesc, 1, &isnull)));
 	}
 	if (relids != NIL)
+	{
 		dv_catalog_forget_relations(relids);
+		dv_tracking_release_unused();
+	}
 	SPI_finish();
 	PG_RETURN_NULL();
 }

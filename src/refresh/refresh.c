@@ -43,6 +43,7 @@
 #include "utils/typcache.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 /* > 0 while dynview itself writes a dynamic table (the DML guard allows it) */
 int			dv_write_depth = 0;
@@ -71,71 +72,83 @@ dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec)
 }
 
 /*
- * rows_comparable - can the rows of the table be compared as whole records
- * (every column type has a btree comparison)?  If not, a FULL refresh
- * replaces every row instead of writing only the difference.
+ * full_refresh_sql - the two statements of a FULL refresh, run in this order
+ * at the same snapshot: delete the rows of the table that the query's
+ * result does not have, then insert the result's rows that the table does
+ * not have.  Rows are matched as a multiset by their text form (the form
+ * verify() compares), so unchanged rows are not rewritten, counts are
+ * honest, every column type works, and a unique index on the table never
+ * sees a row twice (deletes come first).
  */
-static bool
-rows_comparable(Oid relid)
+static void
+full_refresh_sql(DvTable *dt, char **delete_sql, char **insert_sql)
 {
-	Relation	rel = relation_open(relid, AccessShareLock);
-	TupleDesc	desc = RelationGetDescr(rel);
-	bool		ok = true;
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 
-	for (int i = 0; i < desc->natts && ok; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		TypeCacheEntry *tc;
-
-		if (att->attisdropped)
-			continue;
-		tc = lookup_type_cache(att->atttypid, TYPECACHE_CMP_PROC);
-		ok = OidIsValid(tc->cmp_proc);
-	}
-	relation_close(rel, AccessShareLock);
-	return ok;
+	*delete_sql = psprintf("WITH dv_new AS MATERIALIZED ("
+						   "  SELECT dv_q::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
+						   "  FROM (%s) dv_q), "
+						   "dv_old AS MATERIALIZED ("
+						   "  SELECT dv_t.ctid AS dv_ctid, dv_t::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
+						   "  FROM %s dv_t) "
+						   "DELETE FROM %s dv_t USING dv_old o"
+						   "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
+						   "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n)",
+						   dt->definition, target, target);
+	*insert_sql = psprintf("WITH dv_new AS MATERIALIZED ("
+						   "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
+						   "  FROM (%s) dv_q), "
+						   "dv_old AS MATERIALIZED ("
+						   "  SELECT dv_t::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
+						   "  FROM %s dv_t) "
+						   "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
+						   "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n)",
+						   dt->definition, target, target);
 }
 
 /*
- * full_refresh_sql - the statement of a FULL refresh: compute the query's
- * result and write only its multiset difference with the current contents
- * (so counts are honest and unchanged rows are not rewritten).  Returns one
- * row: (rows_inserted, rows_deleted).
+ * run_write - run one refresh statement at the snapshot as a dynview write;
+ * an error names the dynamic table instead of showing the statement.
+ * Returns the rows processed.
  */
-static char *
-full_refresh_sql(DvTable *dt, bool comparable)
+static uint64
+run_write(DvTable *dt, const char *sql, Snapshot snapshot, int expected_rc)
 {
-	StringInfoData sql;
-	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	MemoryContext caller_context = CurrentMemoryContext;
+	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
+	int			rc = 0;
+	uint64		processed;
 
-	initStringInfo(&sql);
-	if (comparable)
-		appendStringInfo(&sql,
-						 "WITH dv_new AS MATERIALIZED ("
-						 "  SELECT dv_q AS dv_row, pg_catalog.row_number() OVER (PARTITION BY dv_q) AS dv_n"
-						 "  FROM (%s) dv_q), "
-						 "dv_old AS MATERIALIZED ("
-						 "  SELECT dv_t.ctid AS dv_ctid, dv_t AS dv_row,"
-						 "         pg_catalog.row_number() OVER (PARTITION BY dv_t) AS dv_n"
-						 "  FROM %s dv_t), "
-						 "dv_del AS ("
-						 "  DELETE FROM %s dv_t USING dv_old o"
-						 "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
-						 "    SELECT 1 FROM dv_new n WHERE n.dv_row = o.dv_row AND n.dv_n = o.dv_n)"
-						 "  RETURNING 1), "
-						 "dv_ins AS ("
-						 "  INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
-						 "    SELECT 1 FROM dv_old o WHERE o.dv_row = n.dv_row AND o.dv_n = n.dv_n)"
-						 "  RETURNING 1) "
-						 "SELECT (SELECT pg_catalog.count(*) FROM dv_ins), (SELECT pg_catalog.count(*) FROM dv_del)",
-						 dt->definition, target, target, target);
-	else
-		appendStringInfo(&sql,
-						 "WITH dv_del AS (DELETE FROM %s RETURNING 1), "
-						 "dv_ins AS (INSERT INTO %s %s RETURNING 1) "
-						 "SELECT (SELECT pg_catalog.count(*) FROM dv_ins), (SELECT pg_catalog.count(*) FROM dv_del)",
-						 target, target, dt->definition);
-	return sql.data;
+	if (plan == NULL)
+		elog(ERROR, "could not prepare refresh of \"%s\": %s", dt->table_name,
+			 SPI_result_code_string(SPI_result));
+	dv_write_depth++;
+	PG_TRY();
+	{
+		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, false, false, 0);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		dv_write_depth--;
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		edata->context = psprintf("refresh of dynamic table \"%s.%s\"", dt->schema_name, dt->table_name);
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+	dv_write_depth--;
+	if (rc != expected_rc)
+		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
+	processed = SPI_processed;
+	SPI_freeplan(plan);
+	return processed;
 }
 
 /*
@@ -191,13 +204,11 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	DvRefreshResult res = {0};
 	bool		recreated;
 	char	   *missing;
-	SPIPlanPtr	plan;
+	char	   *delete_sql;
+	char	   *insert_sql;
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	int			rc;
-	bool		isnull;
-	MemoryContext caller_context = CurrentMemoryContext;
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = GetXLogInsertRecPtr();
@@ -220,7 +231,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 		res.mode_reason_code = forced_reason_code;
 		res.mode_reason = pstrdup(forced_reason);
 	}
-	else if (recreated)
+	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
 	{
 		res.mode_reason_code = "UPSTREAM_RECREATED";
 		res.mode_reason = pstrdup("A source was dropped and created again; the table was recomputed in full.");
@@ -236,35 +247,10 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 		res.mode_reason = dt->mode_reason;
 	}
 
+	full_refresh_sql(dt, &delete_sql, &insert_sql);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	plan = SPI_prepare(full_refresh_sql(dt, rows_comparable(relid)), 0, NULL);
-	if (plan == NULL)
-		elog(ERROR, "could not prepare refresh of \"%s\": %s", dt->table_name,
-			 SPI_result_code_string(SPI_result));
-	dv_write_depth++;
-	PG_TRY();
-	{
-		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, false, false, 0);
-	}
-	PG_CATCH();
-	{
-		/* say which table failed instead of showing the generated statement */
-		ErrorData  *edata;
-
-		dv_write_depth--;
-		MemoryContextSwitchTo(caller_context);
-		edata = CopyErrorData();
-		FlushErrorState();
-		edata->context = psprintf("refresh of dynamic table \"%s.%s\"", dt->schema_name, dt->table_name);
-		ReThrowError(edata);
-	}
-	PG_END_TRY();
-	dv_write_depth--;
-	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
-	res.rows_inserted = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	res.rows_deleted = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	SPI_freeplan(plan);
+	res.rows_deleted = (int64) run_write(dt, delete_sql, snapshot, SPI_OK_DELETE);
+	res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot, SPI_OK_INSERT);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
 	res.state = "SUCCEED";
@@ -272,6 +258,26 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	res.end_time = GetCurrentTimestamp();
 	*refreshed = true;
 	return dv_history_insert(dt, trigger, &res);
+}
+
+/*
+ * dv_refresh_empty - empty a dynamic table (a replaced definition built
+ * later, initialize => false): no rows, no data snapshot.  Needs SPI.
+ */
+void
+dv_refresh_empty(Oid relid)
+{
+	DvTable    *dt = dv_catalog_load(relid);
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	LockRelationOid(relid, ExclusiveLock);
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	(void) run_write(dt, psprintf("DELETE FROM %s", quote_qualified_identifier(dt->schema_name, dt->table_name)),
+					 GetTransactionSnapshot(), SPI_OK_DELETE);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	dv_catalog_clear_data(relid);
 }
 
 static int
@@ -305,6 +311,24 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	list_sort(lockorder, oid_cell_cmp);
 	foreach(lc, lockorder)
 		LockRelationOid(lfirst_oid(lc), ExclusiveLock);
+
+	/*
+	 * A source that was dropped and has appeared again: record it, mark the
+	 * table for a FULL refresh and track the new source, all before the
+	 * snapshot is taken (design section 4).
+	 */
+	foreach(lc, order)
+	{
+		DvTable    *dt = dv_catalog_load(lfirst_oid(lc));
+		bool		recreated;
+
+		if (find_missing_sources(dt, &recreated) == NULL && recreated)
+		{
+			dv_catalog_set_next_full(dt->relid, "UPSTREAM_RECREATED");
+			dv_tracking_start(dt->sources);
+		}
+	}
+	CommandCounterIncrement();
 
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());

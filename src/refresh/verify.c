@@ -20,6 +20,7 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 #include "dynview.h"
@@ -84,9 +85,23 @@ dv_verify(Oid relid)
 	int			j = 0;
 	int			ndiff = 0;
 	StringInfoData detail;
+	ListCell   *lc;
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (!OidIsValid(src->relid) || get_rel_name(src->relid) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot verify dynamic table \"%s.%s\": its source %s does not exist",
+							dt->schema_name, dt->table_name,
+							quote_qualified_identifier(src->schema_name, src->table_name)),
+					 errhint("The table keeps the data of its last refresh; verify it again once the source exists and the table was refreshed.")));
+	}
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	if (data_snapshot != NULL)

@@ -1,18 +1,34 @@
 /*-------------------------------------------------------------------------
  *
  * launcher.c
- *	  The dynview launcher: a static background worker, registered when the
- *	  library is in shared_preload_libraries.
+ *	  The dynview launcher: a static background worker (registered when the
+ *	  library is in shared_preload_libraries) that starts and restarts the
+ *	  per-database workers.
  *
- * For now the launcher only idles, reloading its configuration on SIGHUP
- * and exiting on SIGTERM; the per-database decoder and scheduler workers it
- * will start (design section 3) come with change capture and the scheduler.
- * It needs no database connection.
+ * At start it does not know which databases have the extension (shared
+ * memory is empty after a restart), so it starts a decoder for every
+ * database that accepts connections; a decoder in a database without the
+ * extension exits at once.  A decoder that finds the extension registers its
+ * database in shared memory, and so does CREATE EXTENSION.  From then on the
+ * launcher keeps one decoder running per registered database, restarting a
+ * dead one with a backoff of 1 s doubling to 60 s.  It sleeps on its latch,
+ * which registration sets, or at most dynview.naptime * 10.
+ *
+ * State machine per database (local to the launcher):
+ *	  no handle --start--> running --exits--> stopped (restart after backoff)
+ *	  unregistered (extension dropped) --> forgotten, not restarted
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_database.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -21,10 +37,26 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 PGDLLEXPORT void dynview_launcher_main(Datum main_arg);
+
+#define MAX_TRACKED_WORKERS	64
+
+typedef struct WorkerSlot
+{
+	Oid			dboid;
+	BackgroundWorkerHandle *handle;
+	TimestampTz next_start;		/* earliest restart */
+	int			backoff_ms;
+} WorkerSlot;
+
+static WorkerSlot workers[MAX_TRACKED_WORKERS];
 
 /*
  * dv_launcher_register - register the launcher (from _PG_init while
@@ -36,7 +68,7 @@ dv_launcher_register(void)
 	BackgroundWorker worker;
 
 	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
 	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
 	worker.bgw_restart_time = 10;
 	snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
@@ -46,23 +78,155 @@ dv_launcher_register(void)
 	RegisterBackgroundWorker(&worker);
 }
 
+static WorkerSlot *
+worker_for(Oid dboid, bool create)
+{
+	WorkerSlot *free_slot = NULL;
+
+	for (int i = 0; i < MAX_TRACKED_WORKERS; i++)
+	{
+		if (workers[i].dboid == dboid)
+			return &workers[i];
+		if (free_slot == NULL && !OidIsValid(workers[i].dboid))
+			free_slot = &workers[i];
+	}
+	if (create && free_slot)
+	{
+		memset(free_slot, 0, sizeof(WorkerSlot));
+		free_slot->dboid = dboid;
+		free_slot->backoff_ms = 1000;
+	}
+	return create ? free_slot : NULL;
+}
+
+/* start a decoder (probe) in every database that accepts connections */
+static void
+probe_databases(void)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	List	   *dbs = NIL;
+	ListCell   *lc;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
+
+		if (db->datallowconn && !db->datistemplate)
+			dbs = lappend_oid(dbs, db->oid);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+
+	foreach(lc, dbs)
+	{
+		WorkerSlot *w = worker_for(lfirst_oid(lc), true);
+
+		if (w && w->handle == NULL)
+			dv_decoder_start(w->dboid, &w->handle);
+	}
+	list_free(dbs);
+}
+
+/* keep one decoder per registered database; returns ms until next restart */
+static long
+supervise(void)
+{
+	int			n;
+	Oid		   *dbs = dv_shmem_databases(&n);
+	TimestampTz now = GetCurrentTimestamp();
+	long		sleep_ms = 10L * dv_naptime;
+
+	for (int i = 0; i < n; i++)
+	{
+		WorkerSlot *w = worker_for(dbs[i], true);
+		pid_t		pid;
+
+		if (w == NULL)
+			continue;
+		if (w->handle != NULL &&
+			GetBackgroundWorkerPid(w->handle, &pid) != BGWH_STOPPED)
+			continue;
+		if (w->handle != NULL)
+		{
+			/* it stopped: restart after the backoff */
+			pfree(w->handle);
+			w->handle = NULL;
+			w->next_start = TimestampTzPlusMilliseconds(now, w->backoff_ms);
+			w->backoff_ms = Min(w->backoff_ms * 2, 60000);
+		}
+		if (now >= w->next_start)
+		{
+			dv_decoder_start(w->dboid, &w->handle);
+			if (w->handle == NULL)
+				ereport(WARNING,
+						(errmsg("dynview: could not start the decoder of database %u", w->dboid),
+						 errhint("Raise max_worker_processes.")));
+		}
+		else
+		{
+			long		secs;
+			int			usecs;
+
+			TimestampDifference(now, w->next_start, &secs, &usecs);
+			sleep_ms = Min(sleep_ms, secs * 1000 + usecs / 1000 + 1);
+		}
+	}
+
+	/* forget databases that are no longer registered (extension dropped) */
+	for (int i = 0; i < MAX_TRACKED_WORKERS; i++)
+	{
+		bool		registered = false;
+		pid_t		pid;
+
+		if (!OidIsValid(workers[i].dboid))
+			continue;
+		for (int j = 0; j < n; j++)
+			registered |= dbs[j] == workers[i].dboid;
+		if (registered)
+			continue;
+		if (workers[i].handle != NULL &&
+			GetBackgroundWorkerPid(workers[i].handle, &pid) != BGWH_STOPPED)
+			continue;			/* a probe still running, or leaving */
+		if (workers[i].handle)
+			pfree(workers[i].handle);
+		memset(&workers[i], 0, sizeof(WorkerSlot));
+	}
+	pfree(dbs);
+	return sleep_ms;
+}
+
 void
 dynview_launcher_main(Datum main_arg)
 {
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	pgstat_report_appname("dynview launcher");
+	dv_shmem_set_launcher_latch(MyLatch);
 
+	probe_databases();
 	for (;;)
 	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 60 * 1000L, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		long		sleep_ms;
+
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+		sleep_ms = supervise();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 sleep_ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
 	}
 }

@@ -1,0 +1,94 @@
+/*-------------------------------------------------------------------------
+ *
+ * cdc.h
+ *	  Change capture: shared state (shmem.c), the output plugin (plugin.c),
+ *	  the decoder worker (decoder.c) and source tracking (tracking.c).
+ *
+ * A change buffer is a table dynview_buffer.changes_<source oid> with the
+ * columns
+ *	  dv_xid xid8			top-level transaction of the change
+ *	  dv_commit_lsn pg_lsn	start of that transaction's commit record
+ *	  dv_commit_time timestamptz
+ *	  dv_seq int			ordinal of the row within the transaction
+ *	  dv_weight smallint	+1 new image, -1 old image, 0 TRUNCATE marker
+ * followed by the source's columns (as they were when tracking began,
+ * plus any added later for a new dynamic table), typed as in the source.
+ * Rows are written only by the decoder and deleted only by pruning.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DYNVIEW_CDC_H
+#define DYNVIEW_CDC_H
+
+#include "access/xlogdefs.h"
+#include "postmaster/bgworker.h"
+#include "replication/output_plugin.h"
+#include "storage/latch.h"
+#include "utils/rel.h"
+
+#define DV_BUFFER_SCHEMA	"dynview_buffer"
+#define DV_BUFFER_META_COLS	5	/* dv_xid .. dv_weight */
+
+extern int	dv_max_sources;
+
+/* shmem.c */
+extern void dv_shmem_init(void);
+extern bool dv_shmem_available(void);
+extern void dv_shmem_register_database(Oid dboid);
+extern void dv_shmem_unregister_database(Oid dboid);
+extern Oid *dv_shmem_databases(int *n);
+extern void dv_shmem_set_launcher_latch(Latch *latch);
+extern void dv_shmem_set_decoder(Oid dboid, Latch *latch);
+extern void dv_shmem_wake_decoder(Oid dboid);
+extern void dv_shmem_publish_decoded(Oid dboid, XLogRecPtr lsn);
+extern void dv_shmem_set_decoder_waiting(Oid dboid, TransactionId xid);
+extern XLogRecPtr dv_shmem_decoded_lsn(Oid dboid);
+extern bool dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms);
+extern void dv_shmem_track_source(Oid relid, bool in_transaction);
+extern void dv_shmem_untrack_source(Oid relid);
+extern bool dv_shmem_database_registered(Oid dboid);
+extern bool dv_shmem_source_tracked(Oid dboid, Oid relid, TransactionId *creating_xid);
+
+/*
+ * One decoded change, kept by the output plugin until the decoder writes
+ * it (in the decoder's memory context; see plugin.c).
+ */
+typedef struct DvChange
+{
+	Oid			relid;
+	TransactionId xid;			/* top-level */
+	XLogRecPtr	commit_lsn;
+	TimestampTz commit_time;
+	int32		seq;
+	int16		weight;
+	TupleDesc	desc;			/* shared by the changes of one relation version */
+	HeapTuple	tuple;			/* flat copy; NULL for a TRUNCATE marker */
+} DvChange;
+
+/* The plugin's state, shared with the decoder loop (decoder.c) */
+typedef struct DvPluginState
+{
+	MemoryContext context;		/* holds changes; reset by the decoder after writing */
+	List	   *changes;		/* of DvChange *, in commit order */
+	XLogRecPtr	skip_upto;		/* transactions ending at or before: already written */
+	bool		skipping;		/* the current transaction is skipped */
+	int32		seq;			/* next ordinal in the current transaction */
+	Size		bytes;			/* approximate size of changes */
+	XLogRecPtr	last_commit_end;	/* end of the last commit decoded */
+	List	   *desc_cache;		/* of TupleDesc, this batch */
+} DvPluginState;
+
+/* decoder.c */
+extern void dv_decoder_start(Oid dboid, BackgroundWorkerHandle **handle);
+extern char *dv_slot_name(Oid dboid);
+
+/* capture.c */
+extern bool dv_capture_sync(long timeout_ms);
+extern bool dv_capture_before_dropdb(const char *dbname);
+
+/* tracking.c */
+extern void dv_tracking_start(List *sources);
+extern void dv_tracking_release_unused(void);
+extern Oid	dv_buffer_relid(Oid source_relid);
+
+#endif							/* DYNVIEW_CDC_H */

@@ -1,0 +1,523 @@
+/*-------------------------------------------------------------------------
+ *
+ * decoder.c
+ *	  The decoder worker: one per database with the extension.  It owns the
+ *	  logical slot dynview_<database oid> (plugin dynview), decodes WAL in
+ *	  its own process (decoding context + local WAL reader, no walsender),
+ *	  and writes the changes of tracked sources into their change buffers.
+ *
+ * Exactly once, whatever crashes:
+ *	- A batch of buffer rows and the decoded-up-to position P (table
+ *	  dynview.decoder_state) commit in one transaction.
+ *	- Only then is the slot's confirmed position moved (to at most P).
+ *	- After a restart decoding resumes at the slot's position, which is at
+ *	  or before P; transactions whose commit record ends at or before P are
+ *	  skipped by the plugin, so nothing is written twice and nothing lost.
+ *
+ * P is published in shared memory (dv_shmem_publish_decoded) with a
+ * condition variable that refreshes wait on (design section 5, step 3).
+ * The worker reads WAL only up to the flush position it saw (a record that
+ * starts below it is complete or being flushed), and sleeps on its latch
+ * when it has read all flushed WAL; a refresh sets the latch after flushing
+ * WAL.  (read_local_xlog_page_no_wait cannot be used: it writes its flag
+ * into the reader's private data, which is the decoding context.)
+ *
+ * When the extension is dropped, the worker drops its slot and exits; the
+ * launcher then does not restart it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xlogreader.h"
+#include "access/xlogutils.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "replication/decode.h"
+#include "replication/logical.h"
+#include "replication/slot.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/pg_lsn.h"
+#include "utils/snapmgr.h"
+#include "utils/xid8.h"
+
+#include "dynview.h"
+#include "cdc/cdc.h"
+
+PGDLLEXPORT void dynview_decoder_main(Datum main_arg);
+
+/* a batch is written when its changes take this much memory */
+#define BATCH_BYTES		(64 * 1024 * 1024)
+/* ... or after this many WAL records */
+#define BATCH_RECORDS	100000
+/* how often the worker checks that the extension still exists */
+#define EXTENSION_CHECK_MS	1000
+
+/*
+ * dv_slot_name - the slot of a database, palloc'd.
+ */
+char *
+dv_slot_name(Oid dboid)
+{
+	return psprintf("dynview_%u", dboid);
+}
+
+/*
+ * dv_decoder_start - start the decoder worker of dboid (launcher).
+ */
+void
+dv_decoder_start(Oid dboid, BackgroundWorkerHandle **handle)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "dynview_decoder_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "dynview decoder %u", dboid);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "dynview decoder");
+	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+	worker.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&worker, handle))
+		*handle = NULL;
+}
+
+/* does the extension exist in this database?  (own transaction) */
+static bool
+extension_present(void)
+{
+	bool		present;
+
+	StartTransactionCommand();
+	present = dv_extension_present();
+	CommitTransactionCommand();
+	return present;
+}
+
+/*
+ * ensure_slot - create the database's slot if it does not exist; waits for
+ * a consistent decoding start point.  Returns true if it created it.
+ */
+static bool
+ensure_slot(const char *name)
+{
+	LogicalDecodingContext *ctx;
+
+	if (SearchNamedReplicationSlot(name, true) != NULL)
+		return false;
+	StartTransactionCommand();
+	CheckLogicalDecodingRequirements();
+	ReplicationSlotCreate(name, true, RS_EPHEMERAL, false);
+	ctx = CreateInitDecodingContext("dynview", NIL, false, InvalidXLogRecPtr,
+									XL_ROUTINE(.page_read = read_local_xlog_page,
+											   .segment_open = wal_segment_open,
+											   .segment_close = wal_segment_close),
+									NULL, NULL, NULL);
+	DecodingContextFindStartpoint(ctx);
+	FreeDecodingContext(ctx);
+	ReplicationSlotPersist();
+	ReplicationSlotRelease();
+	CommitTransactionCommand();
+	ereport(LOG, (errmsg("dynview: created logical replication slot \"%s\"", name)));
+	return true;
+}
+
+/*
+ * load_state - read the decoded-up-to position and register the tracked
+ * sources in shared memory (after a restart shared memory is empty).
+ */
+static XLogRecPtr
+load_state(Oid dboid, bool slot_created)
+{
+	XLogRecPtr	decoded = InvalidXLogRecPtr;
+
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (SPI_execute("SELECT decoded_lsn FROM dynview.decoder_state", false, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			decoded = DatumGetLSN(d);
+	}
+	/*
+	 * A new slot while sources were tracked (the slot was lost): changes
+	 * between the old and the new slot are missing, so every dynamic table
+	 * must be recomputed in full once.
+	 */
+	if (slot_created &&
+		SPI_execute("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CHANGE_CAPTURE_RESTARTED' "
+					"WHERE EXISTS (SELECT 1 FROM dynview.source_tracking)", false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not mark dynamic tables for a full refresh");
+	if (SPI_execute("SELECT source_relid FROM dynview.source_tracking", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read dynview.source_tracking");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		dv_shmem_track_source(DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															 SPI_tuptable->tupdesc, 1, &isnull)),
+							  false);
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	return decoded;
+}
+
+/* "dynview_buffer.changes_<relid>", or InvalidOid if it is not visible */
+static Oid
+lookup_buffer(Oid source_relid)
+{
+	Oid			nsp = get_namespace_oid(DV_BUFFER_SCHEMA, true);
+
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	return get_relname_relid(psprintf("changes_%u", source_relid), nsp);
+}
+
+/*
+ * open_buffer - the buffer of a source, waiting for the transaction that
+ * created it if that has not ended yet.  NULL if the source is no longer
+ * tracked (its changes are dropped).
+ */
+static Relation
+open_buffer(Oid dboid, Oid source_relid)
+{
+	Oid			buffer = lookup_buffer(source_relid);
+	TransactionId creating_xid = InvalidTransactionId;
+
+	if (!OidIsValid(buffer) &&
+		dv_shmem_source_tracked(dboid, source_relid, &creating_xid) &&
+		TransactionIdIsValid(creating_xid))
+	{
+		/* tracking began in a transaction still open: wait for its end */
+		dv_shmem_set_decoder_waiting(dboid, creating_xid);
+		XactLockTableWait(creating_xid, NULL, NULL, XLTW_None);
+		dv_shmem_set_decoder_waiting(dboid, InvalidTransactionId);
+		AcceptInvalidationMessages();
+		InvalidateCatalogSnapshot();
+		buffer = lookup_buffer(source_relid);
+	}
+	if (!OidIsValid(buffer))
+		return NULL;
+	return table_open(buffer, RowExclusiveLock);
+}
+
+/* map buffer columns (after the meta columns) to attribute numbers of desc */
+static int *
+column_map(TupleDesc buffer_desc, TupleDesc source_desc)
+{
+	int		   *map = palloc(sizeof(int) * buffer_desc->natts);
+
+	for (int i = 0; i < buffer_desc->natts; i++)
+	{
+		Form_pg_attribute batt = TupleDescAttr(buffer_desc, i);
+
+		map[i] = -1;
+		if (i < DV_BUFFER_META_COLS || batt->attisdropped)
+			continue;
+		for (int j = 0; j < source_desc->natts; j++)
+		{
+			Form_pg_attribute satt = TupleDescAttr(source_desc, j);
+
+			if (!satt->attisdropped && namestrcmp(&satt->attname, NameStr(batt->attname)) == 0 &&
+				satt->atttypid == batt->atttypid)
+			{
+				map[i] = j;
+				break;
+			}
+		}
+	}
+	return map;
+}
+
+static uint64
+widen(TransactionId xid, FullTransactionId next)
+{
+	uint32		epoch = EpochFromFullTransactionId(next);
+
+	if (xid > XidFromFullTransactionId(next))
+		epoch--;
+	return U64FromFullTransactionId(FullTransactionIdFromEpochAndXid(epoch, xid));
+}
+
+/*
+ * write_batch - write the kept changes into their buffers and record
+ * `upto` as decoded, in one transaction.
+ */
+static void
+write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
+{
+	ListCell   *lc;
+	Relation	rel = NULL;
+	Oid			cur_source = InvalidOid;
+	TupleDesc	cur_desc = NULL;
+	int		   *map = NULL;
+	BulkInsertState bistate = NULL;
+	CommandId	cid;
+	FullTransactionId next = ReadNextFullTransactionId();
+	Datum	   *svalues = NULL;
+	bool	   *snulls = NULL;
+	Oid			types[1] = {LSNOID};
+	Datum		args[1];
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	cid = GetCurrentCommandId(true);
+	pgstat_report_activity(STATE_RUNNING, "writing change buffers");
+
+	foreach(lc, state->changes)
+	{
+		DvChange   *c = lfirst(lc);
+		TupleDesc	bdesc;
+		Datum	   *values;
+		bool	   *nulls;
+		HeapTuple	tup;
+
+		if (c->relid != cur_source)
+		{
+			if (rel)
+			{
+				FreeBulkInsertState(bistate);
+				table_close(rel, NoLock);
+			}
+			cur_source = c->relid;
+			cur_desc = NULL;
+			rel = open_buffer(dboid, c->relid);
+			if (rel)
+				bistate = GetBulkInsertState();
+		}
+		if (rel == NULL)
+			continue;
+		bdesc = RelationGetDescr(rel);
+		if (c->desc != cur_desc)
+		{
+			map = column_map(bdesc, c->desc);
+			cur_desc = c->desc;
+			svalues = palloc(sizeof(Datum) * c->desc->natts);
+			snulls = palloc(sizeof(bool) * c->desc->natts);
+		}
+		values = palloc(sizeof(Datum) * bdesc->natts);
+		nulls = palloc0(sizeof(bool) * bdesc->natts);
+		values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(c->xid, next)));
+		values[1] = LSNGetDatum(c->commit_lsn);
+		values[2] = TimestampTzGetDatum(c->commit_time);
+		values[3] = Int32GetDatum(c->seq);
+		values[4] = Int16GetDatum(c->weight);
+		if (c->tuple)
+			heap_deform_tuple(c->tuple, c->desc, svalues, snulls);
+		for (int i = DV_BUFFER_META_COLS; i < bdesc->natts; i++)
+		{
+			if (c->tuple == NULL || map[i] < 0)
+				nulls[i] = true;
+			else
+			{
+				values[i] = svalues[map[i]];
+				nulls[i] = snulls[map[i]];
+			}
+		}
+		tup = heap_form_tuple(bdesc, values, nulls);
+		heap_insert(rel, tup, cid, 0, bistate);
+		heap_freetuple(tup);
+		pfree(values);
+		pfree(nulls);
+	}
+	if (rel)
+	{
+		FreeBulkInsertState(bistate);
+		table_close(rel, NoLock);
+	}
+
+	SPI_connect();
+	args[0] = LSNGetDatum(upto);
+	if (SPI_execute_with_args("UPDATE dynview.decoder_state SET decoded_lsn = $1, updated_at = now()",
+							  1, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not update dynview.decoder_state");
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/* drop the slot and leave: the extension (or the database) is going away */
+static void
+leave_database(Oid dboid, const char *slot)
+{
+	dv_shmem_set_decoder(dboid, NULL);
+	dv_shmem_unregister_database(dboid);
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	if (SearchNamedReplicationSlot(slot, true) != NULL)
+		ReplicationSlotDrop(slot, true);
+	ereport(LOG, (errmsg("dynview: extension dropped; dropped slot \"%s\" and stopped decoding", slot)));
+	proc_exit(0);
+}
+
+static void
+decoder_shutdown(int code, Datum arg)
+{
+	dv_shmem_set_decoder(DatumGetObjectId(arg), NULL);
+}
+
+void
+dynview_decoder_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	char	   *slot;
+	LogicalDecodingContext *ctx;
+	DvPluginState *state;
+	XLogRecPtr	decoded;
+	TimestampTz last_check;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("dynview decoder");
+	slot = dv_slot_name(dboid);
+
+	/* started for a database that may not have the extension (launcher probe) */
+	if (!extension_present())
+	{
+		dv_shmem_unregister_database(dboid);
+		if (SearchNamedReplicationSlot(slot, true) != NULL)
+			ReplicationSlotDrop(slot, true);
+		proc_exit(0);
+	}
+	dv_shmem_register_database(dboid);
+	before_shmem_exit(decoder_shutdown, main_arg);
+
+	decoded = load_state(dboid, ensure_slot(slot));
+
+	StartTransactionCommand();
+	ReplicationSlotAcquire(slot, true);
+	/* the context lives as long as the worker, not the transaction */
+	MemoryContextSwitchTo(TopMemoryContext);
+	ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,
+								XL_ROUTINE(.page_read = read_local_xlog_page,
+										   .segment_open = wal_segment_open,
+										   .segment_close = wal_segment_close),
+								NULL, NULL, NULL);
+	CommitTransactionCommand();
+
+	state = MemoryContextAllocZero(TopMemoryContext, sizeof(DvPluginState));
+	state->context = AllocSetContextCreate(TopMemoryContext, "dynview changes",
+										   ALLOCSET_DEFAULT_SIZES);
+	state->skip_upto = decoded;
+	ctx->output_plugin_private = state;
+	XLogBeginRead(ctx->reader, MyReplicationSlot->data.restart_lsn);
+
+	/* everything up to the slot's confirmed position is in the buffers */
+	if (MyReplicationSlot->data.confirmed_flush > decoded)
+		decoded = MyReplicationSlot->data.confirmed_flush;
+	dv_shmem_set_decoder(dboid, MyLatch);
+	dv_shmem_publish_decoded(dboid, decoded);
+	ereport(LOG, (errmsg("dynview: decoder started for slot \"%s\" at %X/%X",
+						 slot, LSN_FORMAT_ARGS(MyReplicationSlot->data.restart_lsn))));
+	last_check = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		XLogRecPtr	end_of_wal;
+		int			nrecords = 0;
+		bool		reached_end = false;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (!dv_shmem_database_registered(dboid) ||
+			TimestampDifferenceExceeds(last_check, GetCurrentTimestamp(), EXTENSION_CHECK_MS))
+		{
+			if (!dv_shmem_database_registered(dboid) || !extension_present())
+			{
+				FreeDecodingContext(ctx);
+				leave_database(dboid, slot);
+			}
+			last_check = GetCurrentTimestamp();
+		}
+
+		end_of_wal = GetFlushRecPtr(NULL);
+		StartTransactionCommand();
+
+		/*
+		 * The reader frees a previous oversized record at the next read, so
+		 * records must not live in the transaction's memory.
+		 */
+		MemoryContextSwitchTo(ctx->context);
+		while (ctx->reader->EndRecPtr < end_of_wal &&
+			   state->bytes < BATCH_BYTES && nrecords < BATCH_RECORDS)
+		{
+			char	   *errm = NULL;
+			XLogRecord *record = XLogReadRecord(ctx->reader, &errm);
+
+			if (errm)
+				elog(ERROR, "dynview decoder: could not read WAL: %s", errm);
+			if (record == NULL)
+				break;
+			LogicalDecodingProcessRecord(ctx, ctx->reader);
+			nrecords++;
+			CHECK_FOR_INTERRUPTS();
+		}
+		CommitTransactionCommand();
+		reached_end = ctx->reader->EndRecPtr >= end_of_wal;
+
+		if (nrecords > 0 || state->changes != NIL)
+		{
+			XLogRecPtr	upto = ctx->reader->EndRecPtr;
+
+			/* all WAL below end_of_wal is read: every commit ending there is done */
+			if (reached_end && end_of_wal > upto)
+				upto = end_of_wal;
+			write_batch(dboid, state, upto);
+			LogicalConfirmReceivedLocation(ctx->reader->EndRecPtr);
+			MemoryContextReset(state->context);
+			state->changes = NIL;
+			state->desc_cache = NIL;
+			state->bytes = 0;
+			state->skip_upto = upto;
+			decoded = upto;
+			dv_shmem_publish_decoded(dboid, decoded);
+		}
+		else if (reached_end && end_of_wal > decoded)
+		{
+			decoded = end_of_wal;
+			dv_shmem_publish_decoded(dboid, decoded);
+		}
+
+		if (reached_end)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 100L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+	}
+}

@@ -1,0 +1,252 @@
+/*-------------------------------------------------------------------------
+ *
+ * plugin.c
+ *	  dynview as a logical decoding output plugin.
+ *
+ * The plugin is only ever used by dynview's own decoder worker, in-process
+ * (decoder.c).  Its callbacks run inside the reorder buffer's replay of a
+ * committed transaction, under a historic catalog snapshot and in a
+ * (sub)transaction that is rolled back afterwards, so they cannot write
+ * tables.  Instead they keep each change of a tracked source as a flat,
+ * typed tuple in the decoder's memory (DvPluginState); the decoder writes
+ * them into the change buffers after the record is processed.
+ *
+ * What is kept:
+ *	- INSERT: the new image, weight +1.  DELETE: the old image, weight -1.
+ *	  UPDATE: the old image (-1) and the new image (+1).  Old images are
+ *	  complete because dynview sets REPLICA IDENTITY FULL on its sources.
+ *	- A new image's unchanged TOASTed values (on-disk pointers the decoder
+ *	  cannot follow) are taken from the old image.
+ *	- TRUNCATE: a marker (weight 0, no tuple).
+ *	- Transactions whose commit ends at or before skip_upto were written
+ *	  before a crash or restart and are skipped, so nothing is duplicated.
+ *	- Relations that are not tracked sources, in particular dynview's own
+ *	  buffers, catalogs and dynamic tables, are ignored.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "replication/logical.h"
+#include "replication/output_plugin.h"
+#include "replication/reorderbuffer.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "dynview.h"
+#include "cdc/cdc.h"
+
+extern PGDLLEXPORT void _PG_output_plugin_init(OutputPluginCallbacks *cb);
+
+static DvPluginState *
+plugin_state(LogicalDecodingContext *ctx)
+{
+	DvPluginState *state = (DvPluginState *) ctx->output_plugin_private;
+
+	if (state == NULL)
+		elog(ERROR, "the dynview output plugin can only be used by dynview's decoder worker");
+	return state;
+}
+
+static void
+plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_init)
+{
+	opt->output_type = OUTPUT_PLUGIN_BINARY_OUTPUT;
+	opt->receive_rewrites = false;
+	/* output_plugin_private is set by the decoder after creating the context */
+}
+
+static void
+plugin_begin(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
+{
+	DvPluginState *state = (DvPluginState *) ctx->output_plugin_private;
+
+	if (state == NULL)
+		return;
+	state->skipping = txn->end_lsn <= state->skip_upto;
+	state->seq = 0;
+}
+
+/* the TupleDesc to keep with changes of relation, shared within a batch */
+static TupleDesc
+batch_desc(DvPluginState *state, Relation relation)
+{
+	TupleDesc	current = RelationGetDescr(relation);
+	ListCell   *lc;
+	TupleDesc	copy;
+
+	foreach(lc, state->desc_cache)
+	{
+		TupleDesc	d = lfirst(lc);
+
+		if (equalTupleDescs(d, current))	/* compares the row type OID too */
+			return d;
+	}
+	copy = CreateTupleDescCopy(current);
+	state->desc_cache = lappend(state->desc_cache, copy);
+	return copy;
+}
+
+/*
+ * flat_copy - a self-contained copy of a decoded tuple: every varlena is
+ * detoasted into our memory; an on-disk TOAST pointer (a value the update
+ * did not change) is replaced by the value in fallback (the old image).
+ * Returns NULL if such a value has no fallback (cannot happen with REPLICA
+ * IDENTITY FULL).
+ */
+static HeapTuple
+flat_copy(TupleDesc desc, HeapTuple tuple, HeapTuple fallback)
+{
+	int			natts = desc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc(sizeof(bool) * natts);
+	Datum	   *old_values = NULL;
+	bool	   *old_nulls = NULL;
+	HeapTuple	result;
+
+	heap_deform_tuple(tuple, desc, values, nulls);
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		struct varlena *v;
+
+		if (nulls[i] || att->attisdropped || att->attlen != -1)
+			continue;
+		v = (struct varlena *) DatumGetPointer(values[i]);
+		if (VARATT_IS_EXTERNAL_ONDISK(v))
+		{
+			if (fallback != NULL && old_values == NULL)
+			{
+				old_values = palloc(sizeof(Datum) * natts);
+				old_nulls = palloc(sizeof(bool) * natts);
+				heap_deform_tuple(fallback, desc, old_values, old_nulls);
+			}
+			if (old_values != NULL && !old_nulls[i] &&
+				!VARATT_IS_EXTERNAL_ONDISK(DatumGetPointer(old_values[i])))
+				values[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(old_values[i])));
+			else
+				return NULL;
+		}
+		else if (VARATT_IS_EXTENDED(v))
+			values[i] = PointerGetDatum(detoast_attr(v));
+	}
+	result = heap_form_tuple(desc, values, nulls);
+	return result;
+}
+
+/*
+ * keep_change - remember one change.  tuple NULL (or an image that cannot be
+ * completed) keeps a marker of weight 0: the consumers of this source must
+ * recompute in full (a TRUNCATE, or a change logged without its old row).
+ */
+static void
+keep_change(DvPluginState *state, ReorderBufferTXN *txn, Relation relation,
+			int16 weight, HeapTuple tuple, HeapTuple fallback)
+{
+	DvChange   *c = palloc(sizeof(DvChange));
+
+	c->relid = RelationGetRelid(relation);
+	c->xid = txn->xid;
+	c->commit_lsn = txn->final_lsn;
+	c->commit_time = txn->xact_time.commit_time;
+	c->seq = state->seq++;
+	c->weight = weight;
+	c->desc = batch_desc(state, relation);
+	c->tuple = tuple ? flat_copy(c->desc, tuple, fallback) : NULL;
+	if (c->tuple == NULL)
+		c->weight = 0;
+	if (c->tuple)
+		state->bytes += c->tuple->t_len + sizeof(DvChange);
+	state->changes = lappend(state->changes, c);
+}
+
+static bool
+tracked(Relation relation)
+{
+	return dv_shmem_source_tracked(MyDatabaseId, RelationGetRelid(relation), NULL);
+}
+
+static void
+plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+			  Relation relation, ReorderBufferChange *change)
+{
+	DvPluginState *state = plugin_state(ctx);
+	MemoryContext old;
+	HeapTuple	oldtup;
+	HeapTuple	newtup;
+
+	if (state->skipping || !tracked(relation))
+		return;
+	old = MemoryContextSwitchTo(state->context);
+	oldtup = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
+	newtup = change->data.tp.newtuple ? &change->data.tp.newtuple->tuple : NULL;
+	switch (change->action)
+	{
+		case REORDER_BUFFER_CHANGE_INSERT:
+			if (newtup)
+				keep_change(state, txn, relation, +1, newtup, NULL);
+			break;
+		case REORDER_BUFFER_CHANGE_UPDATE:
+			/* without its old row the change cannot be weighted: a marker */
+			keep_change(state, txn, relation, -1, oldtup, NULL);
+			if (newtup && oldtup)
+				keep_change(state, txn, relation, +1, newtup, oldtup);
+			break;
+		case REORDER_BUFFER_CHANGE_DELETE:
+			keep_change(state, txn, relation, -1, oldtup, NULL);
+			break;
+		default:
+			break;
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static void
+plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+				int nrelations, Relation relations[], ReorderBufferChange *change)
+{
+	DvPluginState *state = plugin_state(ctx);
+	MemoryContext old;
+
+	if (state->skipping)
+		return;
+	old = MemoryContextSwitchTo(state->context);
+	for (int i = 0; i < nrelations; i++)
+		if (tracked(relations[i]))
+			keep_change(state, txn, relations[i], 0, NULL, NULL);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+plugin_commit(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr commit_lsn)
+{
+	DvPluginState *state = (DvPluginState *) ctx->output_plugin_private;
+
+	if (state == NULL)
+		return;
+	if (txn->end_lsn > state->last_commit_end)
+		state->last_commit_end = txn->end_lsn;
+	state->skipping = false;
+}
+
+static void
+plugin_shutdown(LogicalDecodingContext *ctx)
+{
+}
+
+void
+_PG_output_plugin_init(OutputPluginCallbacks *cb)
+{
+	cb->startup_cb = plugin_startup;
+	cb->begin_cb = plugin_begin;
+	cb->change_cb = plugin_change;
+	cb->truncate_cb = plugin_truncate;
+	cb->commit_cb = plugin_commit;
+	cb->shutdown_cb = plugin_shutdown;
+}

@@ -1,0 +1,521 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.c
+ *	  dynview's shared memory: the databases that have the extension (with
+ *	  their decoder's progress) and the source relations being tracked.
+ *
+ * Layout (DvShared), all protected by the one LWLock "dynview":
+ *	  databases[]: one entry per database with the extension installed:
+ *		dboid				the database (InvalidOid: free entry)
+ *		decoder_latch		latch of its decoder worker, to wake it (NULL if none)
+ *		decoded_lsn			every transaction whose commit record ends at or
+ *							before this LSN is in the change buffers (committed)
+ *		waiting_for_xid		the decoder waits for this creating transaction
+ *		cv					broadcast whenever decoded_lsn advances
+ *	  sources[]: one entry per tracked source relation:
+ *		dboid, relid		the source
+ *		creating_xid		the transaction that started tracking it, while
+ *							that transaction may still abort; else invalid
+ *	  launcher_latch		to wake the launcher (new database registered)
+ *
+ * Readers take the lock shared; the decoder's per-change lookup is a short
+ * linear scan of sources[] (bounded by dynview.max_sources).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "dynview.h"
+#include "cdc/cdc.h"
+
+#define DV_MAX_DATABASES	64
+
+typedef struct DvDatabaseState
+{
+	Oid			dboid;
+	Latch	   *decoder_latch;
+	XLogRecPtr	decoded_lsn;
+	TransactionId waiting_for_xid;
+	ConditionVariable cv;
+} DvDatabaseState;
+
+typedef struct DvSourceState
+{
+	Oid			dboid;
+	Oid			relid;
+	TransactionId creating_xid;
+} DvSourceState;
+
+typedef struct DvShared
+{
+	LWLock	   *lock;
+	Latch	   *launcher_latch;
+	DvDatabaseState databases[DV_MAX_DATABASES];
+	int			nsources;		/* entries in use at the front of sources[] */
+	DvSourceState sources[FLEXIBLE_ARRAY_MEMBER];
+} DvShared;
+
+int			dv_max_sources = 1024;
+
+static DvShared *dv_shared = NULL;
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+
+/* tracking started by this backend's current transaction, forgotten on abort */
+static List *pending_sources = NIL;
+/* tracking stopped by this backend's current transaction, done at commit */
+static List *pending_untrack = NIL;
+static bool xact_callback_registered = false;
+
+static Size
+shared_size(void)
+{
+	return add_size(offsetof(DvShared, sources),
+					mul_size(sizeof(DvSourceState), dv_max_sources));
+}
+
+static void
+dv_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	RequestAddinShmemSpace(shared_size());
+	RequestNamedLWLockTranche("dynview", 1);
+}
+
+static void
+dv_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	dv_shared = ShmemInitStruct("dynview", shared_size(), &found);
+	if (!found)
+	{
+		memset(dv_shared, 0, shared_size());
+		dv_shared->lock = &(GetNamedLWLockTranche("dynview"))->lock;
+		for (int i = 0; i < DV_MAX_DATABASES; i++)
+			ConditionVariableInit(&dv_shared->databases[i].cv);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * dv_shmem_init - install the shared memory hooks (_PG_init, preload only).
+ */
+void
+dv_shmem_init(void)
+{
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = dv_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = dv_shmem_startup;
+}
+
+/* is the library preloaded, so that shared state and workers exist? */
+bool
+dv_shmem_available(void)
+{
+	return dv_shared != NULL;
+}
+
+static void
+require_shmem(void)
+{
+	if (dv_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("dynview must be loaded via shared_preload_libraries"),
+				 errhint("Add dynview to shared_preload_libraries in postgresql.conf and restart the server.")));
+}
+
+static DvDatabaseState *
+find_database(Oid dboid)
+{
+	for (int i = 0; i < DV_MAX_DATABASES; i++)
+		if (dv_shared->databases[i].dboid == dboid)
+			return &dv_shared->databases[i];
+	return NULL;
+}
+
+/*
+ * dv_shmem_register_database - note that dboid has the extension, and wake
+ * the launcher so that it starts the database's workers.
+ */
+void
+dv_shmem_register_database(Oid dboid)
+{
+	DvDatabaseState *db;
+
+	require_shmem();
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db == NULL)
+	{
+		db = find_database(InvalidOid);
+		if (db == NULL)
+		{
+			LWLockRelease(dv_shared->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("dynview is installed in too many databases"),
+					 errdetail("At most %d databases of one server can use dynview.", DV_MAX_DATABASES)));
+		}
+		db->dboid = dboid;
+		db->decoder_latch = NULL;
+		db->decoded_lsn = InvalidXLogRecPtr;
+		db->waiting_for_xid = InvalidTransactionId;
+	}
+	LWLockRelease(dv_shared->lock);
+	if (dv_shared->launcher_latch)
+		SetLatch(dv_shared->launcher_latch);
+}
+
+/*
+ * dv_shmem_unregister_database - forget dboid (the extension was dropped)
+ * and every source tracked there.
+ */
+void
+dv_shmem_unregister_database(Oid dboid)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+		db->dboid = InvalidOid;
+	for (int i = 0; i < dv_shared->nsources;)
+	{
+		if (dv_shared->sources[i].dboid == dboid)
+			dv_shared->sources[i] = dv_shared->sources[--dv_shared->nsources];
+		else
+			i++;
+	}
+	LWLockRelease(dv_shared->lock);
+}
+
+/*
+ * dv_shmem_databases - the registered databases (palloc'd array).
+ */
+Oid *
+dv_shmem_databases(int *n)
+{
+	Oid		   *result = palloc(sizeof(Oid) * DV_MAX_DATABASES);
+
+	*n = 0;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	for (int i = 0; i < DV_MAX_DATABASES; i++)
+		if (OidIsValid(dv_shared->databases[i].dboid))
+			result[(*n)++] = dv_shared->databases[i].dboid;
+	LWLockRelease(dv_shared->lock);
+	return result;
+}
+
+void
+dv_shmem_set_launcher_latch(Latch *latch)
+{
+	dv_shared->launcher_latch = latch;
+}
+
+/*
+ * dv_shmem_set_decoder - the calling decoder of dboid announces itself
+ * (latch non-NULL) or leaves (NULL).
+ */
+void
+dv_shmem_set_decoder(Oid dboid, Latch *latch)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+		db->decoder_latch = latch;
+	LWLockRelease(dv_shared->lock);
+}
+
+void
+dv_shmem_wake_decoder(Oid dboid)
+{
+	DvDatabaseState *db;
+	Latch	   *latch = NULL;
+
+	if (dv_shared == NULL)
+		return;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(dboid);
+	if (db)
+		latch = db->decoder_latch;
+	LWLockRelease(dv_shared->lock);
+	if (latch)
+		SetLatch(latch);
+}
+
+/*
+ * dv_shmem_publish_decoded - the decoder of dboid has committed every change
+ * of transactions whose commit ends at or before lsn.
+ */
+void
+dv_shmem_publish_decoded(Oid dboid, XLogRecPtr lsn)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db && lsn > db->decoded_lsn)
+		db->decoded_lsn = lsn;
+	LWLockRelease(dv_shared->lock);
+	if (db)
+		ConditionVariableBroadcast(&db->cv);
+}
+
+void
+dv_shmem_set_decoder_waiting(Oid dboid, TransactionId xid)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+		db->waiting_for_xid = xid;
+	LWLockRelease(dv_shared->lock);
+}
+
+XLogRecPtr
+dv_shmem_decoded_lsn(Oid dboid)
+{
+	DvDatabaseState *db;
+	XLogRecPtr	lsn = InvalidXLogRecPtr;
+
+	if (dv_shared == NULL)
+		return InvalidXLogRecPtr;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(dboid);
+	if (db)
+		lsn = db->decoded_lsn;
+	LWLockRelease(dv_shared->lock);
+	return lsn;
+}
+
+/*
+ * dv_shmem_wait_decoded - wait until the decoder of the current database has
+ * committed the changes of every transaction that committed before lsn.
+ *
+ * Returns false on timeout (timeout_ms < 0 waits forever), or at once when
+ * the decoder waits for the current transaction (it would never get there:
+ * the caller must then refresh without the buffers).
+ */
+bool
+dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
+{
+	DvDatabaseState *db;
+	TimestampTz start = GetCurrentTimestamp();
+	bool		ok = false;
+
+	require_shmem();
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(MyDatabaseId);
+	LWLockRelease(dv_shared->lock);
+	if (db == NULL)
+		return false;
+
+	dv_shmem_wake_decoder(MyDatabaseId);
+	for (;;)
+	{
+		XLogRecPtr	decoded;
+		TransactionId waiting;
+
+		LWLockAcquire(dv_shared->lock, LW_SHARED);
+		decoded = db->decoded_lsn;
+		waiting = db->waiting_for_xid;
+		LWLockRelease(dv_shared->lock);
+		if (decoded >= lsn)
+		{
+			ok = true;
+			break;
+		}
+		if (TransactionIdIsValid(waiting) && TransactionIdIsCurrentTransactionId(waiting))
+			break;
+		if (timeout_ms >= 0 &&
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) timeout_ms))
+			break;
+		/* sleep on the CV, but look again now and then in case we missed a wakeup */
+		(void) ConditionVariableTimedSleep(&db->cv, 100, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return ok;
+}
+
+static void
+forget_pending_on_abort(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (event != XACT_EVENT_ABORT && event != XACT_EVENT_PARALLEL_ABORT &&
+		event != XACT_EVENT_COMMIT && event != XACT_EVENT_PARALLEL_COMMIT &&
+		event != XACT_EVENT_PREPARE)
+		return;
+	if ((pending_sources == NIL && pending_untrack == NIL) || dv_shared == NULL)
+		return;
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+	{
+		foreach(lc, pending_untrack)
+		{
+			for (int i = 0; i < dv_shared->nsources; i++)
+			{
+				if (dv_shared->sources[i].dboid == MyDatabaseId &&
+					dv_shared->sources[i].relid == lfirst_oid(lc))
+				{
+					dv_shared->sources[i] = dv_shared->sources[--dv_shared->nsources];
+					break;
+				}
+			}
+		}
+	}
+	foreach(lc, pending_sources)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		for (int i = 0; i < dv_shared->nsources; i++)
+		{
+			DvSourceState *s = &dv_shared->sources[i];
+
+			if (s->dboid != MyDatabaseId || s->relid != relid)
+				continue;
+			if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+				dv_shared->sources[i] = dv_shared->sources[--dv_shared->nsources];
+			else
+				s->creating_xid = InvalidTransactionId;
+			break;
+		}
+	}
+	LWLockRelease(dv_shared->lock);
+	list_free(pending_sources);
+	pending_sources = NIL;
+	list_free(pending_untrack);
+	pending_untrack = NIL;
+}
+
+static void
+register_xact_callback(void)
+{
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(forget_pending_on_abort, NULL);
+		xact_callback_registered = true;
+	}
+}
+
+/*
+ * dv_shmem_track_source - start capturing changes of relid (in the current
+ * database).  Takes effect at once for the decoder; forgotten again if the
+ * current transaction aborts.  No-op if it is already tracked.
+ */
+void
+dv_shmem_track_source(Oid relid, bool in_transaction)
+{
+	require_shmem();
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < dv_shared->nsources; i++)
+	{
+		if (dv_shared->sources[i].dboid == MyDatabaseId && dv_shared->sources[i].relid == relid)
+		{
+			LWLockRelease(dv_shared->lock);
+			return;
+		}
+	}
+	if (dv_shared->nsources >= dv_max_sources)
+	{
+		LWLockRelease(dv_shared->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("too many source tables are tracked"),
+				 errhint("Raise dynview.max_sources (needs a restart).")));
+	}
+	dv_shared->sources[dv_shared->nsources].dboid = MyDatabaseId;
+	dv_shared->sources[dv_shared->nsources].relid = relid;
+	dv_shared->sources[dv_shared->nsources].creating_xid =
+		in_transaction ? GetTopTransactionId() : InvalidTransactionId;
+	dv_shared->nsources++;
+	LWLockRelease(dv_shared->lock);
+
+	if (in_transaction)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		pending_sources = lappend_oid(pending_sources, relid);
+		MemoryContextSwitchTo(old);
+		register_xact_callback();
+	}
+}
+
+/*
+ * dv_shmem_untrack_source - stop capturing relid of the current database
+ * when the current transaction commits.
+ */
+void
+dv_shmem_untrack_source(Oid relid)
+{
+	MemoryContext old;
+
+	if (dv_shared == NULL)
+		return;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	pending_untrack = lappend_oid(pending_untrack, relid);
+	MemoryContextSwitchTo(old);
+	register_xact_callback();
+}
+
+/*
+ * dv_shmem_database_registered - does dboid still have the extension (as
+ * far as shared memory knows)?
+ */
+bool
+dv_shmem_database_registered(Oid dboid)
+{
+	bool		found;
+
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	found = find_database(dboid) != NULL;
+	LWLockRelease(dv_shared->lock);
+	return found;
+}
+
+/*
+ * dv_shmem_source_tracked - is relid of dboid tracked?  *creating_xid gets
+ * the transaction that started tracking it if that may still abort.
+ */
+bool
+dv_shmem_source_tracked(Oid dboid, Oid relid, TransactionId *creating_xid)
+{
+	bool		found = false;
+
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	for (int i = 0; i < dv_shared->nsources; i++)
+	{
+		if (dv_shared->sources[i].dboid == dboid && dv_shared->sources[i].relid == relid)
+		{
+			found = true;
+			if (creating_xid)
+				*creating_xid = dv_shared->sources[i].creating_xid;
+			break;
+		}
+	}
+	LWLockRelease(dv_shared->lock);
+	return found;
+}

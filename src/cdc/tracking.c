@@ -1,0 +1,305 @@
+/*-------------------------------------------------------------------------
+ *
+ * tracking.c
+ *	  Starting and stopping change capture for a source table.
+ *
+ * Starting to track a source (the first dynamic table that reads it),
+ * design section 4:
+ *	1. make sure the database's decoder runs with a consistent slot;
+ *	2. set REPLICA IDENTITY FULL on the source (old images must be whole),
+ *	   remembering the previous setting, with a NOTICE;
+ *	3. create its change buffer dynview_buffer.changes_<oid> (a member of
+ *	   the extension, so DROP EXTENSION removes it and pg_dump skips it);
+ *	4. register it in dynview.source_tracking and in shared memory (at once,
+ *	   forgotten if the transaction aborts);
+ *	5. wait for the transactions that hold locks on the source now
+ *	   (WaitForLockers, ShareLock: new writers are not blocked).
+ * Only then does the caller take the snapshot of the initial build, so a
+ * write made before tracking that commits after it is either visible in
+ * that snapshot or decoded into the buffer.
+ *
+ * Stopping (no dynamic table reads it any more): drop the buffer, restore
+ * the replica identity, unregister.
+ *
+ * Sources that cannot be captured (unlogged, partitioned, foreign tables,
+ * materialized views) are not tracked; their dynamic tables refresh in full.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "dynview.h"
+#include "cdc/cdc.h"
+
+/* can changes of this relation be captured from the WAL? */
+static bool
+capturable(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_RELATION &&
+		get_rel_persistence(relid) == RELPERSISTENCE_PERMANENT;
+}
+
+static bool
+is_tracked(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("SELECT 1 FROM dynview.source_tracking WHERE source_relid = $1",
+					1, types, values, NULL, -1);
+	return SPI_processed > 0;
+}
+
+/*
+ * wait_for_decoder - the database's decoder must run with a consistent slot
+ * before tracking starts: changes are captured from its start point on.
+ */
+static void
+wait_for_decoder(void)
+{
+	TimestampTz start = GetCurrentTimestamp();
+
+	dv_shmem_register_database(MyDatabaseId);
+	while (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr)
+	{
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60 * 1000))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the dynview decoder of database \"%s\" is not running",
+							get_database_name(MyDatabaseId)),
+					 errhint("Check the server log; dynview must be in shared_preload_libraries and max_replication_slots and max_worker_processes must leave room for it.")));
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(10 * 1000L);
+	}
+}
+
+static void
+set_replica_identity_full(Oid relid, char *previous)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	char	   *qualified;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	*previous = ((Form_pg_class) GETSTRUCT(tup))->relreplident;
+	ReleaseSysCache(tup);
+	if (*previous == REPLICA_IDENTITY_FULL)
+		return;
+
+	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+										   get_rel_name(relid));
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dynview cannot set REPLICA IDENTITY FULL on source \"%s\"", get_rel_name(relid)),
+				 errdetail("Change capture needs whole old rows, and only the table's owner may set its replica identity."),
+				 errhint("Have the owner run ALTER TABLE %s REPLICA IDENTITY FULL, then create the dynamic table again.",
+						 qualified)));
+	if (SPI_execute(psprintf("ALTER TABLE %s REPLICA IDENTITY FULL", qualified), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not set replica identity of %s", qualified);
+	ereport(NOTICE,
+			(errmsg("dynview set REPLICA IDENTITY FULL on source \"%s\"", get_rel_name(relid)),
+			 errdetail("Change capture needs whole old rows; the previous setting is restored when no dynamic table reads the table.")));
+}
+
+/*
+ * create_buffer - dynview_buffer.changes_<relid> with the meta columns and
+ * the source's columns; returns its OID.  Made a member of the extension.
+ */
+static Oid
+create_buffer(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData sql;
+	char	   *name = psprintf("changes_%u", relid);
+	Oid			buffer;
+	ObjectAddress bufobj;
+	ObjectAddress extobj;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s.%s (dv_xid pg_catalog.xid8 NOT NULL, "
+					 "dv_commit_lsn pg_catalog.pg_lsn NOT NULL, dv_commit_time pg_catalog.timestamptz, "
+					 "dv_seq pg_catalog.int4 NOT NULL, dv_weight pg_catalog.int2 NOT NULL",
+					 DV_BUFFER_SCHEMA, name);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(&sql, ", %s %s", quote_identifier(NameStr(att->attname)),
+						 format_type_with_typemod(att->atttypid, att->atttypmod));
+	}
+	appendStringInfoString(&sql, ") WITH (autovacuum_vacuum_scale_factor = 0.01)");
+	relation_close(rel, AccessShareLock);
+
+	dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
+	CommandCounterIncrement();
+	buffer = get_relname_relid(name, get_namespace_oid(DV_BUFFER_SCHEMA, false));
+
+	ObjectAddressSet(bufobj, RelationRelationId, buffer);
+	ObjectAddressSet(extobj, ExtensionRelationId, get_extension_oid("dynview", false));
+	recordDependencyOn(&bufobj, &extobj, DEPENDENCY_EXTENSION);
+	return buffer;
+}
+
+/*
+ * dv_tracking_start - track every capturable source in the list that is not
+ * tracked yet (design section 4).  Needs SPI.  Refuses to run in a
+ * transaction whose snapshot is already fixed (REPEATABLE READ or
+ * SERIALIZABLE), where the initial build could not be exact.
+ */
+void
+dv_tracking_start(List *sources)
+{
+	List	   *started = NIL;
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Oid			types[3] = {OIDOID, OIDOID, CHAROID};
+		Datum		values[3];
+		char		previous;
+		Oid			buffer;
+
+		if (!OidIsValid(src->relid) || !capturable(src->relid) ||
+			dv_is_dynamic_table(src->relid) || is_tracked(src->relid))
+			continue;
+		if (started == NIL)
+		{
+			if (IsolationUsesXactSnapshot())
+				ereport(ERROR,
+						(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+						 errmsg("cannot start tracking source \"%s\" in a %s transaction",
+								get_rel_name(src->relid),
+								IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
+						 errdetail("The transaction's snapshot was taken before tracking began, so the initial contents could miss changes."),
+						 errhint("Create the dynamic table in a READ COMMITTED transaction.")));
+			if (!dv_shmem_available())
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("dynview must be loaded via shared_preload_libraries"),
+						 errhint("Add dynview to shared_preload_libraries in postgresql.conf and restart the server.")));
+			wait_for_decoder();
+		}
+		set_replica_identity_full(src->relid, &previous);
+		buffer = create_buffer(src->relid);
+		values[0] = ObjectIdGetDatum(src->relid);
+		values[1] = ObjectIdGetDatum(buffer);
+		values[2] = CharGetDatum(previous);
+		dv_catalog_exec("INSERT INTO dynview.source_tracking (source_relid, buffer_relid, previous_replica_identity) "
+						"VALUES ($1, $2, $3)", 3, types, values, NULL, 1);
+		dv_shmem_track_source(src->relid, true);
+		started = lappend_oid(started, src->relid);
+	}
+
+	/* let transactions that may have written the sources before tracking end */
+	foreach(lc, started)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
+		WaitForLockers(tag, ShareLock, false);
+	}
+}
+
+/*
+ * dv_tracking_release_unused - stop tracking every source that no dynamic
+ * table reads any more (or that was dropped).  Needs SPI.
+ */
+void
+dv_tracking_release_unused(void)
+{
+	List	   *sources = NIL;
+	List	   *buffers = NIL;
+	List	   *identities = NIL;
+	ListCell   *lc1,
+			   *lc2,
+			   *lc3;
+
+	dv_catalog_exec("SELECT t.source_relid, t.buffer_relid, t.previous_replica_identity::text "
+					"FROM dynview.source_tracking t "
+					"WHERE NOT EXISTS (SELECT 1 FROM dynview.source_catalog s "
+					"                  WHERE s.source_relid = t.source_relid)",
+					0, NULL, NULL, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+
+		sources = lappend_oid(sources, DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull)));
+		buffers = lappend_oid(buffers, DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull)));
+		identities = lappend_int(identities, SPI_getvalue(tup, desc, 3)[0]);
+	}
+
+	forthree(lc1, sources, lc2, buffers, lc3, identities)
+	{
+		Oid			source = lfirst_oid(lc1);
+		Oid			buffer = lfirst_oid(lc2);
+		char		previous = (char) lfirst_int(lc3);
+		Oid			types[1] = {OIDOID};
+		Datum		values[1] = {ObjectIdGetDatum(source)};
+
+		if (get_rel_name(buffer) != NULL)
+		{
+			ObjectAddress bufobj;
+
+			ObjectAddressSet(bufobj, RelationRelationId, buffer);
+			performDeletion(&bufobj, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+		}
+		if (get_rel_name(source) != NULL && previous != REPLICA_IDENTITY_FULL &&
+			previous != REPLICA_IDENTITY_INDEX)
+		{
+			const char *what = previous == REPLICA_IDENTITY_NOTHING ? "NOTHING" : "DEFAULT";
+
+			dv_catalog_exec(psprintf("ALTER TABLE %s REPLICA IDENTITY %s",
+									 quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)),
+																get_rel_name(source)), what),
+							0, NULL, NULL, NULL, -1);
+		}
+		dv_catalog_exec("DELETE FROM dynview.source_tracking WHERE source_relid = $1",
+						1, types, values, NULL, 1);
+		dv_shmem_untrack_source(source);
+	}
+}
+
+/*
+ * dv_buffer_relid - the change buffer of a tracked source, or InvalidOid.
+ */
+Oid
+dv_buffer_relid(Oid source_relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(source_relid)};
+	bool		isnull;
+
+	dv_catalog_exec("SELECT buffer_relid FROM dynview.source_tracking WHERE source_relid = $1",
+					1, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return InvalidOid;
+	return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
