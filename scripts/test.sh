@@ -223,6 +223,9 @@ step_pgtap() {
 	have_files 'test/pgtap/*.sql' || skip "no test/pgtap/*.sql"
 	dropdb --if-exists --force dv_pgtap
 	createdb dv_pgtap
+	# committed before the tests: change capture starts only once the extension exists
+	# (each test file runs in a transaction that it rolls back)
+	psql -X -q -v ON_ERROR_STOP=1 -d dv_pgtap -c 'CREATE EXTENSION dynview' -c 'CREATE EXTENSION pgtap'
 	pg_prove --failures -d dv_pgtap test/pgtap/*.sql
 }
 

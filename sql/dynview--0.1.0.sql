@@ -30,6 +30,7 @@ CREATE TABLE dynview.dynamic_table_catalog (
     data_suboverflowed   boolean NOT NULL DEFAULT false,
     data_own_xids        xid8[],               -- the refreshing transaction (and its subtransactions):
                                                -- visible in the data too, though not in data_snapshot
+    data_command_id      bigint,               -- command id of the refresh, for verify() in its transaction
     data_timestamp       timestamptz,
     data_lsn             pg_lsn,
     last_refresh_state   text,

@@ -208,7 +208,7 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 	dv_catalog_insert(relid, args->query, aq, args->schedule, args->refresh_mode,
 					  effective, args->primary_key);
 	/* before the initial build's snapshot (design section 4) */
-	dv_tracking_start(aq->sources);
+	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	CommandCounterIncrement();
 	if (args->initialize)
 		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
@@ -302,7 +302,7 @@ replace_existing(CreateArgs *args, Oid relid)
 	}
 	dv_catalog_replace_definition(relid, args->query, aq, args->schedule, args->refresh_mode,
 								  effective, args->primary_key);
-	dv_tracking_start(aq->sources);
+	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	dv_tracking_release_unused();
 	CommandCounterIncrement();
 	if (args->initialize)

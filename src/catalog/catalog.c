@@ -489,9 +489,9 @@ void
 dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 						  XLogRecPtr lsn, const char *state)
 {
-	Oid			types[8] = {OIDOID, TEXTOID, TEXTOID, BOOLOID, TIMESTAMPTZOID, LSNOID, TEXTOID, TEXTOID};
-	Datum		values[8];
-	char		nulls[9] = "        ";
+	Oid			types[9] = {OIDOID, TEXTOID, TEXTOID, BOOLOID, TIMESTAMPTZOID, LSNOID, TEXTOID, TEXTOID, INT8OID};
+	Datum		values[9];
+	char		nulls[10] = "         ";
 	FullTransactionId next = ReadNextFullTransactionId();
 	TransactionId top = GetTopTransactionIdIfAny();
 	TransactionId *children;
@@ -512,11 +512,13 @@ dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 	values[5] = LSNGetDatum(lsn);
 	values[6] = CStringGetTextDatum(state);
 	values[7] = CStringGetTextDatum(xid8_array_text(own, nown, next));
+	values[8] = Int64GetDatum((int64) snapshot->curcid);
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET data_snapshot = $2::pg_snapshot, "
 					"data_subxids = $3::xid8[], data_suboverflowed = $4, data_timestamp = $5, "
 					"data_lsn = $6, last_refresh_state = $7, data_own_xids = $8::xid8[], "
+					"data_command_id = $9, "
 					"consecutive_failures = 0, next_refresh_full = NULL WHERE relid = $1::regclass",
-					8, types, values, nulls, 1);
+					9, types, values, nulls, 1);
 }
 
 /*
@@ -549,7 +551,8 @@ dv_catalog_data_snapshot(Oid relid)
 					"ARRAY(SELECT x::text::int8 FROM pg_snapshot_xip(data_snapshot) x), "
 					"ARRAY(SELECT x::text::int8 FROM unnest(data_subxids) x), "
 					"data_suboverflowed, "
-					"ARRAY(SELECT x::text::int8 FROM unnest(data_own_xids) x ORDER BY 1) "
+					"ARRAY(SELECT x::text::int8 FROM unnest(data_own_xids) x ORDER BY 1), "
+					"data_command_id "
 					"FROM dynview.dynamic_table_catalog "
 					"WHERE relid = $1::regclass AND data_snapshot IS NOT NULL",
 					1, types, values, NULL, -1);
@@ -608,7 +611,18 @@ dv_catalog_data_snapshot(Oid relid)
 	snap->suboverflowed = DatumGetBool(SPI_getbinval(tup, desc, 5, &isnull));
 	snap->takenDuringRecovery = false;
 	snap->copied = true;
+	/* verify() in the refreshing transaction: see its writes up to the refresh only */
 	snap->curcid = GetCurrentCommandId(false);
+	for (int i = 0; i < nown; i++)
+	{
+		Datum		cid = SPI_getbinval(tup, desc, 7, &isnull);
+
+		if (!isnull && TransactionIdIsCurrentTransactionId((TransactionId) DatumGetInt64(own[i])))
+		{
+			snap->curcid = (CommandId) DatumGetInt64(cid);
+			break;
+		}
+	}
 	return snap;
 }
 

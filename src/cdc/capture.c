@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "commands/dbcommands.h"
 #include "fmgr.h"
@@ -38,7 +39,7 @@ dynview_register_database(PG_FUNCTION_ARGS)
 				 errhint("Add dynview to shared_preload_libraries in postgresql.conf and restart the server; until then dynamic tables cannot be created.")));
 		PG_RETURN_VOID();
 	}
-	dv_shmem_register_database(MyDatabaseId);
+	dv_shmem_register_database(MyDatabaseId, GetTopTransactionId());
 	PG_RETURN_VOID();
 }
 

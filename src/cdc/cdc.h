@@ -34,7 +34,8 @@ extern int	dv_max_sources;
 /* shmem.c */
 extern void dv_shmem_init(void);
 extern bool dv_shmem_available(void);
-extern void dv_shmem_register_database(Oid dboid);
+extern void dv_shmem_register_database(Oid dboid, TransactionId creating_xid);
+extern TransactionId dv_shmem_database_creating_xid(Oid dboid);
 extern void dv_shmem_unregister_database(Oid dboid);
 extern Oid *dv_shmem_databases(int *n);
 extern void dv_shmem_set_launcher_latch(Latch *latch);
@@ -87,7 +88,7 @@ extern bool dv_capture_sync(long timeout_ms);
 extern bool dv_capture_before_dropdb(const char *dbname);
 
 /* tracking.c */
-extern void dv_tracking_start(List *sources);
+extern void dv_tracking_start(List *sources, bool identity_required);
 extern void dv_tracking_release_unused(void);
 extern Oid	dv_buffer_relid(Oid source_relid);
 

@@ -402,7 +402,21 @@ dynview_decoder_main(Datum main_arg)
 	pgstat_report_appname("dynview decoder");
 	slot = dv_slot_name(dboid);
 
-	/* started for a database that may not have the extension (launcher probe) */
+	/*
+	 * Started for a database that may not have the extension (a launcher
+	 * probe), or while CREATE EXTENSION has not committed yet: wait for it.
+	 */
+	if (!extension_present())
+	{
+		TransactionId creating = dv_shmem_database_creating_xid(dboid);
+
+		if (TransactionIdIsValid(creating))
+		{
+			StartTransactionCommand();
+			XactLockTableWait(creating, NULL, NULL, XLTW_None);
+			CommitTransactionCommand();
+		}
+	}
 	if (!extension_present())
 	{
 		dv_shmem_unregister_database(dboid);
@@ -410,7 +424,7 @@ dynview_decoder_main(Datum main_arg)
 			ReplicationSlotDrop(slot, true);
 		proc_exit(0);
 	}
-	dv_shmem_register_database(dboid);
+	dv_shmem_register_database(dboid, InvalidTransactionId);
 	before_shmem_exit(decoder_shutdown, main_arg);
 
 	decoded = load_state(dboid, ensure_slot(slot));
@@ -468,16 +482,19 @@ dynview_decoder_main(Datum main_arg)
 		end_of_wal = GetFlushRecPtr(NULL);
 		StartTransactionCommand();
 
-		/*
-		 * The reader frees a previous oversized record at the next read, so
-		 * records must not live in the transaction's memory.
-		 */
-		MemoryContextSwitchTo(ctx->context);
 		while (ctx->reader->EndRecPtr < end_of_wal &&
 			   state->bytes < BATCH_BYTES && nrecords < BATCH_RECORDS)
 		{
 			char	   *errm = NULL;
-			XLogRecord *record = XLogReadRecord(ctx->reader, &errm);
+			XLogRecord *record;
+
+			/*
+			 * The reader frees a previous oversized record at the next read,
+			 * so records must not live in transaction memory (decoding a
+			 * transaction ends a subtransaction, which switches context).
+			 */
+			MemoryContextSwitchTo(ctx->context);
+			record = XLogReadRecord(ctx->reader, &errm);
 
 			if (errm)
 				elog(ERROR, "dynview decoder: could not read WAL: %s", errm);

@@ -11,6 +11,8 @@
  *		decoded_lsn			every transaction whose commit record ends at or
  *							before this LSN is in the change buffers (committed)
  *		waiting_for_xid		the decoder waits for this creating transaction
+ *		creating_xid		the CREATE EXTENSION that registered it, while it may
+ *							still be in progress
  *		cv					broadcast whenever decoded_lsn advances
  *	  sources[]: one entry per tracked source relation:
  *		dboid, relid		the source
@@ -49,6 +51,7 @@ typedef struct DvDatabaseState
 	Latch	   *decoder_latch;
 	XLogRecPtr	decoded_lsn;
 	TransactionId waiting_for_xid;
+	TransactionId creating_xid;	/* CREATE EXTENSION that may still abort */
 	ConditionVariable cv;
 } DvDatabaseState;
 
@@ -158,7 +161,7 @@ find_database(Oid dboid)
  * the launcher so that it starts the database's workers.
  */
 void
-dv_shmem_register_database(Oid dboid)
+dv_shmem_register_database(Oid dboid, TransactionId creating_xid)
 {
 	DvDatabaseState *db;
 
@@ -180,10 +183,31 @@ dv_shmem_register_database(Oid dboid)
 		db->decoder_latch = NULL;
 		db->decoded_lsn = InvalidXLogRecPtr;
 		db->waiting_for_xid = InvalidTransactionId;
+		db->creating_xid = InvalidTransactionId;
 	}
+	if (TransactionIdIsValid(creating_xid))
+		db->creating_xid = creating_xid;
 	LWLockRelease(dv_shared->lock);
 	if (dv_shared->launcher_latch)
 		SetLatch(dv_shared->launcher_latch);
+}
+
+/*
+ * dv_shmem_database_creating_xid - the transaction that registered dboid
+ * with CREATE EXTENSION (may have ended), or InvalidTransactionId.
+ */
+TransactionId
+dv_shmem_database_creating_xid(Oid dboid)
+{
+	DvDatabaseState *db;
+	TransactionId xid = InvalidTransactionId;
+
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(dboid);
+	if (db)
+		xid = db->creating_xid;
+	LWLockRelease(dv_shared->lock);
+	return xid;
 }
 
 /*

@@ -80,7 +80,15 @@ wait_for_decoder(void)
 {
 	TimestampTz start = GetCurrentTimestamp();
 
-	dv_shmem_register_database(MyDatabaseId);
+	TransactionId creating = dv_shmem_database_creating_xid(MyDatabaseId);
+
+	if (TransactionIdIsValid(creating) && TransactionIdIsCurrentTransactionId(creating))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot track sources in the transaction that installed dynview"),
+				 errdetail("Change capture starts only once CREATE EXTENSION dynview has committed."),
+				 errhint("Commit CREATE EXTENSION dynview first, then create the dynamic table.")));
+	dv_shmem_register_database(MyDatabaseId, InvalidTransactionId);
 	while (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr)
 	{
 		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60 * 1000))
@@ -95,7 +103,7 @@ wait_for_decoder(void)
 }
 
 static void
-set_replica_identity_full(Oid relid, char *previous)
+set_replica_identity_full(Oid relid, char *previous, bool required)
 {
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	char	   *qualified;
@@ -109,6 +117,14 @@ set_replica_identity_full(Oid relid, char *previous)
 
 	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 										   get_rel_name(relid));
+	if (!pg_class_ownercheck(relid, GetUserId()) && !required)
+	{
+		ereport(NOTICE,
+				(errmsg("changes of source \"%s\" are captured without their old rows", get_rel_name(relid)),
+				 errdetail("Only the table's owner may set REPLICA IDENTITY FULL; until then a refresh that involves an update or delete of it is FULL."),
+				 errhint("Have the owner run ALTER TABLE %s REPLICA IDENTITY FULL.", qualified)));
+		return;
+	}
 	if (!pg_class_ownercheck(relid, GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -167,12 +183,15 @@ create_buffer(Oid relid)
 
 /*
  * dv_tracking_start - track every capturable source in the list that is not
- * tracked yet (design section 4).  Needs SPI.  Refuses to run in a
+ * tracked yet (design section 4).  identity_required: a source whose replica
+ * identity cannot be set (the caller does not own it) is an error, else
+ * it is tracked without old rows (its updates and deletes become markers
+ * that force a FULL refresh).  Needs SPI.  Refuses to run in a
  * transaction whose snapshot is already fixed (REPEATABLE READ or
  * SERIALIZABLE), where the initial build could not be exact.
  */
 void
-dv_tracking_start(List *sources)
+dv_tracking_start(List *sources, bool identity_required)
 {
 	List	   *started = NIL;
 	ListCell   *lc;
@@ -205,7 +224,7 @@ dv_tracking_start(List *sources)
 						 errhint("Add dynview to shared_preload_libraries in postgresql.conf and restart the server.")));
 			wait_for_decoder();
 		}
-		set_replica_identity_full(src->relid, &previous);
+		set_replica_identity_full(src->relid, &previous, identity_required);
 		buffer = create_buffer(src->relid);
 		values[0] = ObjectIdGetDatum(src->relid);
 		values[1] = ObjectIdGetDatum(buffer);
@@ -268,6 +287,10 @@ dv_tracking_release_unused(void)
 		{
 			ObjectAddress bufobj;
 
+			/* no longer a member of the extension, so that it can go alone */
+			deleteDependencyRecordsForClass(RelationRelationId, buffer,
+											ExtensionRelationId, DEPENDENCY_EXTENSION);
+			CommandCounterIncrement();
 			ObjectAddressSet(bufobj, RelationRelationId, buffer);
 			performDeletion(&bufobj, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
 		}

@@ -224,7 +224,7 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 				Oid			dboid = get_database_oid(dbname, true);
 
 				if (OidIsValid(dboid))
-					dv_shmem_register_database(dboid);
+					dv_shmem_register_database(dboid, InvalidTransactionId);
 				PG_RE_THROW();
 			}
 			PG_END_TRY();

@@ -325,7 +325,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		if (find_missing_sources(dt, &recreated) == NULL && recreated)
 		{
 			dv_catalog_set_next_full(dt->relid, "UPSTREAM_RECREATED");
-			dv_tracking_start(dt->sources);
+			dv_tracking_start(dt->sources, strcmp(dt->refresh_mode, "incremental") == 0);
 		}
 	}
 	CommandCounterIncrement();
