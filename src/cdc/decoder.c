@@ -51,6 +51,7 @@
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
+#include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -70,6 +71,8 @@ PGDLLEXPORT void dynview_decoder_main(Datum main_arg);
 #define BATCH_BYTES		(64 * 1024 * 1024)
 /* ... or after this many WAL records */
 #define BATCH_RECORDS	100000
+/* how often the worker prunes the change buffers */
+#define PRUNE_INTERVAL_MS	1000
 /* how often the worker checks that the extension still exists */
 #define EXTENSION_CHECK_MS	1000
 
@@ -365,6 +368,86 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
+/*
+ * prune_buffers - delete buffer rows that no consumer needs any more, in
+ * its own transaction (design section 4).
+ *
+ * A row may go when its transaction is visible in the data snapshot of every
+ * dynamic table that reads the source and has one (or is that table's own
+ * refreshing transaction), and precedes the oldest xmin of all running
+ * transactions, so that a dynamic table being created right now, whose
+ * snapshot is older than anything committed, never loses a row it needs.
+ * Tables that will be refreshed in full anyway do not hold rows back; a
+ * suspended table whose data is older than dynview.change_retention is
+ * marked for a FULL refresh (CHANGE_RETENTION_EXCEEDED) and stops holding.
+ */
+static void
+prune_buffers(void)
+{
+	FullTransactionId next = ReadNextFullTransactionId();
+	TransactionId horizon;
+	Oid			types[2] = {XID8OID, INT4OID};
+	Datum		args[2];
+	List	   *sources = NIL;
+	List	   *buffers = NIL;
+	ListCell   *lc1,
+			   *lc2;
+
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "pruning change buffers");
+
+	args[1] = Int32GetDatum(dv_change_retention);
+	if (SPI_execute_with_args("UPDATE dynview.dynamic_table_catalog "
+							  "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
+							  "WHERE scheduling_state = 'SUSPENDED' AND next_refresh_full IS NULL "
+							  "AND data_timestamp < now() - make_interval(mins => $1)",
+							  1, &types[1], &args[1], NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not mark suspended dynamic tables");
+
+	if (SPI_execute("SELECT source_relid, buffer_relid FROM dynview.source_tracking", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read dynview.source_tracking");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		sources = lappend_oid(sources, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull)));
+		buffers = lappend_oid(buffers, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull)));
+	}
+
+	forboth(lc1, sources, lc2, buffers)
+	{
+		char	   *buffer = get_rel_name(lfirst_oid(lc2));
+		Datum		pargs[2];
+		Oid			ptypes[2] = {XID8OID, OIDOID};
+		Relation	rel;
+
+		if (buffer == NULL)
+			continue;
+		/* the horizon of a user table: the slots' catalog xmin does not hold it back */
+		rel = table_open(lfirst_oid(lc2), AccessShareLock);
+		horizon = GetOldestNonRemovableTransactionId(rel);
+		table_close(rel, AccessShareLock);
+		pargs[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(horizon, next)));
+		pargs[1] = ObjectIdGetDatum(lfirst_oid(lc1));
+		if (SPI_execute_with_args(psprintf("DELETE FROM %s.%s b WHERE b.dv_xid < $1 AND NOT EXISTS ("
+										   " SELECT 1 FROM dynview.source_catalog s"
+										   " JOIN dynview.dynamic_table_catalog c ON c.relid = s.relid"
+										   " WHERE s.source_relid = $2 AND c.data_snapshot IS NOT NULL"
+										   " AND c.next_refresh_full IS NULL"
+										   " AND NOT (pg_catalog.pg_visible_in_snapshot(b.dv_xid, c.data_snapshot)"
+										   "          OR b.dv_xid = ANY (coalesce(c.data_own_xids, '{}'))))",
+										   DV_BUFFER_SCHEMA, quote_identifier(buffer)),
+								  2, ptypes, pargs, NULL, false, 0) != SPI_OK_DELETE)
+			elog(ERROR, "could not prune change buffer %s", buffer);
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
 /* drop the slot and leave: the extension (or the database) is going away */
 static void
 leave_database(Oid dboid, const char *slot)
@@ -394,6 +477,7 @@ dynview_decoder_main(Datum main_arg)
 	DvPluginState *state;
 	XLogRecPtr	decoded;
 	TimestampTz last_check;
+	TimestampTz last_prune = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -528,6 +612,12 @@ dynview_decoder_main(Datum main_arg)
 		{
 			decoded = end_of_wal;
 			dv_shmem_publish_decoded(dboid, decoded);
+		}
+
+		if (TimestampDifferenceExceeds(last_prune, GetCurrentTimestamp(), PRUNE_INTERVAL_MS))
+		{
+			prune_buffers();
+			last_prune = GetCurrentTimestamp();
 		}
 
 		if (reached_end)
