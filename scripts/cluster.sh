@@ -123,6 +123,7 @@ unix_socket_directories = '$SOCK'
 wal_level = logical
 shared_preload_libraries = '$PRELOAD'
 cron.database_name = 'postgres'
+cron.host = '$SOCK'
 max_replication_slots = 20
 max_wal_senders = 20
 max_worker_processes = 32

@@ -225,7 +225,8 @@ step_pgtap() {
 	createdb dv_pgtap
 	# committed before the tests: change capture starts only once the extension exists
 	# (each test file runs in a transaction that it rolls back)
-	psql -X -q -v ON_ERROR_STOP=1 -d dv_pgtap -c 'CREATE EXTENSION dynview' -c 'CREATE EXTENSION pgtap'
+	psql -X -q -v ON_ERROR_STOP=1 -d dv_pgtap -c 'CREATE EXTENSION dynview' -c 'CREATE EXTENSION pgtap' \
+		-c 'SELECT dynview.wait_for_capture()'
 	pg_prove --failures -d dv_pgtap test/pgtap/*.sql
 }
 

@@ -305,7 +305,7 @@ AS 'MODULE_PATHNAME', 'dynview_decoded_lsn';
 
 CREATE FUNCTION dynview.wait_for_capture(timeout interval DEFAULT '1 minute')
 RETURNS boolean
-LANGUAGE C VOLATILE
+LANGUAGE C VOLATILE STRICT
 AS 'MODULE_PATHNAME', 'dynview_wait_for_capture';
 
 COMMENT ON FUNCTION dynview.wait_for_capture(interval) IS

@@ -61,11 +61,13 @@ define_gucs(void)
 							 NULL,
 							 &dv_log_refreshes, false, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
-	DefineCustomIntVariable("dynview.max_sources",
-							"Most source tables whose changes dynview captures, over all databases.",
-							NULL,
-							&dv_max_sources, 1024, 16, 1000000, PGC_POSTMASTER,
-							0, NULL, NULL, NULL);
+	/* a PGC_POSTMASTER setting can only be defined while preloading */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomIntVariable("dynview.max_sources",
+								"Most source tables whose changes dynview captures, over all databases.",
+								NULL,
+								&dv_max_sources, 1024, 16, 1000000, PGC_POSTMASTER,
+								0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dynview");
 }
 

@@ -324,6 +324,9 @@ create_or_replace(FunctionCallInfo fcinfo, bool replace)
 
 	read_create_args(fcinfo, &args);
 	dv_check_wal_level();
+	/* before anything is written: the slot's creation waits for writers */
+	if (dv_shmem_available())
+		dv_tracking_wait_for_decoder();
 
 	rv = makeRangeVarFromNameList(stringToQualifiedNameList(args.name));
 	nspid = RangeVarGetAndCheckCreationNamespace(rv, NoLock, &existing);

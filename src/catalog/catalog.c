@@ -197,10 +197,13 @@ dv_catalog_load(Oid relid)
 	dt->next_refresh_full = get_text(tup, desc, 11);
 	dt->has_data_snapshot = strcmp(get_text(tup, desc, 12), "true") == 0;
 
+	/* the table may have been renamed or moved since it was registered */
 	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(classtup))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
 	dt->owner = ((Form_pg_class) GETSTRUCT(classtup))->relowner;
+	dt->table_name = pstrdup(NameStr(((Form_pg_class) GETSTRUCT(classtup))->relname));
+	dt->schema_name = get_namespace_name(((Form_pg_class) GETSTRUCT(classtup))->relnamespace);
 	ReleaseSysCache(classtup);
 
 	dv_catalog_exec("SELECT s.source_relid, s.source_schema::text, s.source_name::text, "

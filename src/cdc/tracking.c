@@ -72,11 +72,13 @@ is_tracked(Oid relid)
 }
 
 /*
- * wait_for_decoder - the database's decoder must run with a consistent slot
- * before tracking starts: changes are captured from its start point on.
+ * dv_tracking_wait_for_decoder - the database's decoder must run with a
+ * consistent slot before tracking starts: changes are captured from its
+ * start point on.  Creating the slot waits for every transaction that has
+ * an xid, so call this before the current transaction writes anything.
  */
-static void
-wait_for_decoder(void)
+void
+dv_tracking_wait_for_decoder(void)
 {
 	TimestampTz start = GetCurrentTimestamp();
 
@@ -89,6 +91,14 @@ wait_for_decoder(void)
 				 errdetail("Change capture starts only once CREATE EXTENSION dynview has committed."),
 				 errhint("Commit CREATE EXTENSION dynview first, then create the dynamic table.")));
 	dv_shmem_register_database(MyDatabaseId, InvalidTransactionId);
+	if (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr &&
+		TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the dynview decoder of database \"%s\" is still starting",
+						get_database_name(MyDatabaseId)),
+				 errdetail("Its replication slot waits for running transactions that have written, this one included."),
+				 errhint("Run SELECT dynview.wait_for_capture(); in a transaction of its own, then create the dynamic table.")));
 	while (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr)
 	{
 		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60 * 1000))
@@ -222,7 +232,7 @@ dv_tracking_start(List *sources, bool identity_required)
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 						 errmsg("dynview must be loaded via shared_preload_libraries"),
 						 errhint("Add dynview to shared_preload_libraries in postgresql.conf and restart the server.")));
-			wait_for_decoder();
+			dv_tracking_wait_for_decoder();
 		}
 		set_replica_identity_full(src->relid, &previous, identity_required);
 		buffer = create_buffer(src->relid);

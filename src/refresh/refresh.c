@@ -119,16 +119,17 @@ static uint64
 run_write(DvTable *dt, const char *sql, Snapshot snapshot, int expected_rc)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
-	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
+	SPIPlanPtr	plan = NULL;
 	int			rc = 0;
 	uint64		processed;
 
-	if (plan == NULL)
-		elog(ERROR, "could not prepare refresh of \"%s\": %s", dt->table_name,
-			 SPI_result_code_string(SPI_result));
 	dv_write_depth++;
 	PG_TRY();
 	{
+		plan = SPI_prepare(sql, 0, NULL);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare refresh of \"%s\": %s", dt->table_name,
+				 SPI_result_code_string(SPI_result));
 		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, false, false, 0);
 	}
 	PG_CATCH();
@@ -299,36 +300,45 @@ oid_cell_cmp(const ListCell *a, const ListCell *b)
 Datum
 dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 {
-	List	   *order = dv_catalog_upstream_closure(relid);
-	List	   *lockorder = list_copy(order);
-	ListCell   *lc;
+	List	   *order;
+	List	   *lockorder;
 	List	   *done = NIL;
+	ListCell   *lc;
 	Snapshot	snapshot;
 	TimestampTz taken_at;
 	XLogRecPtr	lsn;
 	Datum		result = (Datum) 0;
-
-	list_sort(lockorder, oid_cell_cmp);
-	foreach(lc, lockorder)
-		LockRelationOid(lfirst_oid(lc), ExclusiveLock);
+	bool		changed;
 
 	/*
 	 * A source that was dropped and has appeared again: record it, mark the
 	 * table for a FULL refresh and track the new source, all before the
-	 * snapshot is taken (design section 4).
+	 * snapshot is taken (design section 4).  A recreated upstream dynamic
+	 * table joins the pipeline, so look again until nothing changes.
 	 */
-	foreach(lc, order)
+	do
 	{
-		DvTable    *dt = dv_catalog_load(lfirst_oid(lc));
-		bool		recreated;
-
-		if (find_missing_sources(dt, &recreated) == NULL && recreated)
+		changed = false;
+		order = dv_catalog_upstream_closure(relid);
+		foreach(lc, order)
 		{
-			dv_catalog_set_next_full(dt->relid, "UPSTREAM_RECREATED");
-			dv_tracking_start(dt->sources, strcmp(dt->refresh_mode, "incremental") == 0);
+			DvTable    *dt = dv_catalog_load(lfirst_oid(lc));
+			bool		recreated;
+
+			if (find_missing_sources(dt, &recreated) == NULL && recreated)
+			{
+				dv_catalog_set_next_full(dt->relid, "UPSTREAM_RECREATED");
+				dv_tracking_start(dt->sources, strcmp(dt->refresh_mode, "incremental") == 0);
+				changed = true;
+			}
 		}
-	}
-	CommandCounterIncrement();
+		CommandCounterIncrement();
+	} while (changed);
+
+	lockorder = list_copy(order);
+	list_sort(lockorder, oid_cell_cmp);
+	foreach(lc, lockorder)
+		LockRelationOid(lfirst_oid(lc), ExclusiveLock);
 
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
