@@ -52,9 +52,13 @@ tmp=$(mktemp -d)
 mk_script src >"$tmp/src.sql"
 mk_script plain >"$tmp/plain.sql"
 q -c "INSERT INTO plain SELECT * FROM src"
-tps() { pgbench -n -q -c "$CLIENTS" -j 2 -T "$SECS" -f "$1" "$DB" 2>/dev/null | awk '/^tps/ {print int($3)}'; }
-tps_plain=$(tps "$tmp/plain.sql")
-tps_src=$(tps "$tmp/src.sql")
+tps() { pgbench -n -c "$CLIENTS" -j 2 -T "$SECS" -f "$1" "$DB" 2>/dev/null | awk '/^tps/ {print int($3)}'; }
+# interleaved rounds, so that checkpoints and caches favour neither side
+p1=$(tps "$tmp/plain.sql"); s1=$(tps "$tmp/src.sql")
+s2=$(tps "$tmp/src.sql"); p2=$(tps "$tmp/plain.sql")
+tps_plain=$(( (p1 + p2) / 2 ))
+tps_src=$(( (s1 + s2) / 2 ))
+echo "rounds: untracked $p1, $p2; tracked $s1, $s2"
 q -c "SELECT dynview.wait_for_capture('600 seconds')" >/dev/null
 echo "untracked table: $tps_plain tps; tracked source: $tps_src tps"
 awk -v a="$tps_src" -v b="$tps_plain" 'BEGIN { printf "ratio tracked/untracked: %.2f\n", a / b }'

@@ -41,6 +41,7 @@ extern Oid *dv_shmem_databases(int *n);
 extern void dv_shmem_set_launcher_latch(Latch *latch);
 extern void dv_shmem_set_decoder(Oid dboid, Latch *latch);
 extern void dv_shmem_wake_decoder(Oid dboid);
+extern bool dv_shmem_decoder_running(Oid dboid);
 extern void dv_shmem_publish_decoded(Oid dboid, XLogRecPtr lsn);
 extern void dv_shmem_set_decoder_waiting(Oid dboid, TransactionId xid);
 extern XLogRecPtr dv_shmem_decoded_lsn(Oid dboid);

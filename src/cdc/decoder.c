@@ -359,7 +359,7 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 
 	SPI_connect();
 	args[0] = LSNGetDatum(upto);
-	if (SPI_execute_with_args("UPDATE dynview.decoder_state SET decoded_lsn = $1, updated_at = now()",
+	if (SPI_execute_with_args("UPDATE dynview.decoder_state SET decoded_lsn = $1, updated_at = clock_timestamp()",
 							  1, types, args, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not update dynview.decoder_state");
 	SPI_finish();
@@ -510,6 +510,9 @@ dynview_decoder_main(Datum main_arg)
 	}
 	dv_shmem_register_database(dboid, InvalidTransactionId);
 	before_shmem_exit(decoder_shutdown, main_arg);
+	/* announce the worker now: building the slot may wait for running transactions */
+	dv_shmem_set_decoder(dboid, MyLatch);
+	pgstat_report_activity(STATE_RUNNING, "creating the replication slot (waits for running transactions that have written)");
 
 	decoded = load_state(dboid, ensure_slot(slot));
 
@@ -598,13 +601,25 @@ dynview_decoder_main(Datum main_arg)
 			/* all WAL below end_of_wal is read: every commit ending there is done */
 			if (reached_end && end_of_wal > upto)
 				upto = end_of_wal;
-			write_batch(dboid, state, upto);
-			LogicalConfirmReceivedLocation(ctx->reader->EndRecPtr);
+			/* after a restart decoding starts behind what is already written */
+			if (upto < decoded)
+				upto = decoded;
+
+			/*
+			 * Only changes need the batch transaction (and with it the
+			 * progress row, which makes a restart skip what was written).
+			 * Without changes nothing is to be skipped later, and writing the
+			 * progress would itself make WAL to decode, forever.
+			 */
+			if (state->changes != NIL)
+				write_batch(dboid, state, upto);
+			if (ctx->reader->EndRecPtr > MyReplicationSlot->data.confirmed_flush)
+				LogicalConfirmReceivedLocation(ctx->reader->EndRecPtr);
 			MemoryContextReset(state->context);
 			state->changes = NIL;
 			state->desc_cache = NIL;
 			state->bytes = 0;
-			state->skip_upto = upto;
+			state->skip_upto = Max(state->skip_upto, upto);
 			decoded = upto;
 			dv_shmem_publish_decoded(dboid, decoded);
 		}

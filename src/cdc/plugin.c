@@ -73,19 +73,42 @@ plugin_begin(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
 	state->seq = 0;
 }
 
-/* the TupleDesc to keep with changes of relation, shared within a batch */
+/* same columns (names, types, order, dropped)?  Constraints do not matter here. */
+static bool
+same_columns(TupleDesc a, TupleDesc b)
+{
+	if (a->natts != b->natts || a->tdtypeid != b->tdtypeid)
+		return false;
+	for (int i = 0; i < a->natts; i++)
+	{
+		Form_pg_attribute x = TupleDescAttr(a, i);
+		Form_pg_attribute y = TupleDescAttr(b, i);
+
+		if (x->atttypid != y->atttypid || x->atttypmod != y->atttypmod ||
+			x->attisdropped != y->attisdropped || x->attlen != y->attlen ||
+			x->attbyval != y->attbyval || x->attalign != y->attalign ||
+			strcmp(NameStr(x->attname), NameStr(y->attname)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * batch_desc - the TupleDesc to keep with changes of relation, one copy per
+ * relation version and batch.  The newest copy is looked up first, so the
+ * cost per change is one column comparison.
+ */
 static TupleDesc
 batch_desc(DvPluginState *state, Relation relation)
 {
 	TupleDesc	current = RelationGetDescr(relation);
-	ListCell   *lc;
 	TupleDesc	copy;
 
-	foreach(lc, state->desc_cache)
+	for (int i = list_length(state->desc_cache) - 1; i >= 0; i--)
 	{
-		TupleDesc	d = lfirst(lc);
+		TupleDesc	d = list_nth(state->desc_cache, i);
 
-		if (equalTupleDescs(d, current))	/* compares the row type OID too */
+		if (same_columns(d, current))
 			return d;
 	}
 	copy = CreateTupleDescCopy(current);

@@ -272,6 +272,21 @@ dv_shmem_set_decoder(Oid dboid, Latch *latch)
 	LWLockRelease(dv_shared->lock);
 }
 
+/* does dboid have a decoder process (it may still be building its slot)? */
+bool
+dv_shmem_decoder_running(Oid dboid)
+{
+	DvDatabaseState *db;
+	bool		running = false;
+
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(dboid);
+	if (db)
+		running = db->decoder_latch != NULL;
+	LWLockRelease(dv_shared->lock);
+	return running;
+}
+
 void
 dv_shmem_wake_decoder(Oid dboid)
 {

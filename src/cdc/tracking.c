@@ -101,7 +101,13 @@ dv_tracking_wait_for_decoder(void)
 				 errhint("Run SELECT dynview.wait_for_capture(); in a transaction of its own, then create the dynamic table.")));
 	while (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr)
 	{
-		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60 * 1000))
+		/*
+		 * A running decoder may wait long for its slot (for transactions
+		 * open elsewhere): keep waiting (statement_timeout applies).  No
+		 * decoder at all after a minute is a configuration problem.
+		 */
+		if (!dv_shmem_decoder_running(MyDatabaseId) &&
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60 * 1000))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("the dynview decoder of database \"%s\" is not running",
