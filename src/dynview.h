@@ -60,6 +60,8 @@ typedef struct DvSource
 	char	   *schema_name;
 	char	   *table_name;
 	bool		is_dynamic;		/* the source is itself a dynamic table */
+	List	   *columns;		/* names of the columns the query reads (String);
+								 * set by dv_analyze_query only */
 } DvSource;
 
 /*

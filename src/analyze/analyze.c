@@ -20,6 +20,9 @@
 
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
@@ -31,6 +34,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "dynview.h"
@@ -39,6 +43,7 @@ typedef struct CollectContext
 {
 	Oid			self_relid;
 	List	   *relids;			/* of Oid, deduplicated */
+	List	   *columns;		/* parallel to relids: Bitmapset of selectedCols */
 } CollectContext;
 
 static bool
@@ -72,11 +77,62 @@ collect_sources_walker(Node *node, CollectContext *ctx)
 					 errmsg("dynamic tables cannot read relation \"%s\" of this kind",
 							get_rel_name(rte->relid)),
 					 errhint("Sources must be tables, partitioned tables, materialized views, foreign tables or views over them.")));
-		if (!list_member_oid(ctx->relids, rte->relid))
-			ctx->relids = lappend_oid(ctx->relids, rte->relid);
+		{
+			int			pos = -1;
+			ListCell   *l;
+
+			foreach(l, ctx->relids)
+			{
+				if (lfirst_oid(l) == rte->relid)
+				{
+					pos = foreach_current_index(l);
+					break;
+				}
+			}
+
+			if (pos < 0)
+			{
+				ctx->relids = lappend_oid(ctx->relids, rte->relid);
+				ctx->columns = lappend(ctx->columns, bms_copy(rte->selectedCols));
+			}
+			else
+			{
+				ListCell   *cell = list_nth_cell(ctx->columns, pos);
+
+				lfirst(cell) = bms_union(lfirst(cell), rte->selectedCols);
+			}
+		}
 		return false;
 	}
 	return expression_tree_walker(node, collect_sources_walker, ctx);
+}
+
+/*
+ * column_names - the names of the columns of relid in a selectedCols set
+ * (attnums offset by FirstLowInvalidHeapAttributeNumber); a whole-row
+ * reference (attnum 0) means every column.  System columns are left out.
+ */
+static List *
+column_names(Oid relid, Bitmapset *cols)
+{
+	List	   *names = NIL;
+	bool		all = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, cols);
+	for (AttrNumber att = 1;; att++)
+	{
+		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(att));
+
+		if (!HeapTupleIsValid(tup))
+			break;
+		if (!all && !bms_is_member(att - FirstLowInvalidHeapAttributeNumber, cols))
+		{
+			ReleaseSysCache(tup);
+			continue;
+		}
+		if (!((Form_pg_attribute) GETSTRUCT(tup))->attisdropped)
+			names = lappend(names, makeString(pstrdup(NameStr(((Form_pg_attribute) GETSTRUCT(tup))->attname))));
+		ReleaseSysCache(tup);
+	}
+	return names;
 }
 
 /* ExecCheckRTPerms for every range table of the query tree */
@@ -151,8 +207,9 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	DvAnalyzedQuery *aq = palloc0(sizeof(DvAnalyzedQuery));
 	Query	   *q;
 	List	   *rewritten;
-	CollectContext ctx = {self_relid, NIL};
+	CollectContext ctx = {self_relid, NIL, NIL};
 	ListCell   *lc;
+	ListCell   *lc2;
 	int			nestlevel;
 
 	q = parse_select(query_text);
@@ -165,7 +222,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	aq->query = linitial_node(Query, rewritten);
 
 	collect_sources_walker((Node *) aq->query, &ctx);
-	foreach(lc, ctx.relids)
+	forboth(lc, ctx.relids, lc2, ctx.columns)
 	{
 		Oid			relid = lfirst_oid(lc);
 		DvSource   *src = palloc0(sizeof(DvSource));
@@ -173,6 +230,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 		src->relid = relid;
 		src->schema_name = get_namespace_name(get_rel_namespace(relid));
 		src->table_name = get_rel_name(relid);
+		src->columns = column_names(relid, lfirst(lc2));
 		aq->sources = lappend(aq->sources, src);
 	}
 

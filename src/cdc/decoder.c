@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/relation.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/transam.h"
@@ -205,12 +206,13 @@ lookup_buffer(Oid source_relid)
 }
 
 /*
- * open_buffer - the buffer of a source, waiting for the transaction that
- * created it if that has not ended yet.  NULL if the source is no longer
- * tracked (its changes are dropped).
+ * resolve_buffer - the buffer OID of a source, waiting for the transaction
+ * that created it if that has not ended yet.  InvalidOid if the source is no
+ * longer tracked (its changes are dropped).  Takes no lock: called before
+ * the batch locks any buffer, so that waiting cannot deadlock.
  */
-static Relation
-open_buffer(Oid dboid, Oid source_relid)
+static Oid
+resolve_buffer(Oid dboid, Oid source_relid)
 {
 	Oid			buffer = lookup_buffer(source_relid);
 	TransactionId creating_xid = InvalidTransactionId;
@@ -227,9 +229,7 @@ open_buffer(Oid dboid, Oid source_relid)
 		InvalidateCatalogSnapshot();
 		buffer = lookup_buffer(source_relid);
 	}
-	if (!OidIsValid(buffer))
-		return NULL;
-	return table_open(buffer, RowExclusiveLock);
+	return buffer;
 }
 
 /* map buffer columns (after the meta columns) to attribute numbers of desc */
@@ -270,55 +270,43 @@ widen(TransactionId xid, FullTransactionId next)
 	return U64FromFullTransactionId(FullTransactionIdFromEpochAndXid(epoch, xid));
 }
 
-/*
- * write_batch - write the kept changes into their buffers and record
- * `upto` as decoded, in one transaction.
- */
-static void
-write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
+typedef struct BatchTarget
 {
-	ListCell   *lc;
-	Relation	rel = NULL;
-	Oid			cur_source = InvalidOid;
+	Oid			buffer;
+	Oid			source;
+} BatchTarget;
+
+static int
+target_cmp(const void *a, const void *b)
+{
+	Oid			x = ((const BatchTarget *) a)->buffer;
+	Oid			y = ((const BatchTarget *) b)->buffer;
+
+	return (x > y) - (x < y);
+}
+
+/* write the batch's changes of one source into its (locked) buffer */
+static void
+write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId cid,
+					 FullTransactionId next)
+{
+	TupleDesc	bdesc = RelationGetDescr(rel);
+	BulkInsertState bistate = GetBulkInsertState();
 	TupleDesc	cur_desc = NULL;
 	int		   *map = NULL;
-	BulkInsertState bistate = NULL;
-	CommandId	cid;
-	FullTransactionId next = ReadNextFullTransactionId();
 	Datum	   *svalues = NULL;
 	bool	   *snulls = NULL;
-	Oid			types[1] = {LSNOID};
-	Datum		args[1];
-
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	cid = GetCurrentCommandId(true);
-	pgstat_report_activity(STATE_RUNNING, "writing change buffers");
+	Datum	   *values = palloc(sizeof(Datum) * bdesc->natts);
+	bool	   *nulls = palloc(sizeof(bool) * bdesc->natts);
+	ListCell   *lc;
 
 	foreach(lc, state->changes)
 	{
 		DvChange   *c = lfirst(lc);
-		TupleDesc	bdesc;
-		Datum	   *values;
-		bool	   *nulls;
 		HeapTuple	tup;
 
-		if (c->relid != cur_source)
-		{
-			if (rel)
-			{
-				FreeBulkInsertState(bistate);
-				table_close(rel, NoLock);
-			}
-			cur_source = c->relid;
-			cur_desc = NULL;
-			rel = open_buffer(dboid, c->relid);
-			if (rel)
-				bistate = GetBulkInsertState();
-		}
-		if (rel == NULL)
+		if (c->relid != source)
 			continue;
-		bdesc = RelationGetDescr(rel);
 		if (c->desc != cur_desc)
 		{
 			map = column_map(bdesc, c->desc);
@@ -326,8 +314,7 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 			svalues = palloc(sizeof(Datum) * c->desc->natts);
 			snulls = palloc(sizeof(bool) * c->desc->natts);
 		}
-		values = palloc(sizeof(Datum) * bdesc->natts);
-		nulls = palloc0(sizeof(bool) * bdesc->natts);
+		memset(nulls, 0, sizeof(bool) * bdesc->natts);
 		values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(c->xid, next)));
 		values[1] = LSNGetDatum(c->commit_lsn);
 		values[2] = TimestampTzGetDatum(c->commit_time);
@@ -348,12 +335,56 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 		tup = heap_form_tuple(bdesc, values, nulls);
 		heap_insert(rel, tup, cid, 0, bistate);
 		heap_freetuple(tup);
-		pfree(values);
-		pfree(nulls);
 	}
-	if (rel)
+	FreeBulkInsertState(bistate);
+}
+
+/*
+ * write_batch - write the kept changes into their buffers and record
+ * `upto` as decoded, in one transaction.
+ *
+ * Buffers are resolved first (waiting, if need be, for a transaction that
+ * creates one) and then locked in OID order, the order in which a dropping
+ * transaction locks them too, so the two cannot deadlock.
+ */
+static void
+write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
+{
+	ListCell   *lc;
+	CommandId	cid;
+	FullTransactionId next = ReadNextFullTransactionId();
+	Oid			types[1] = {LSNOID};
+	Datum		args[1];
+	List	   *sources = NIL;
+	BatchTarget *targets;
+	int			ntargets = 0;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	cid = GetCurrentCommandId(true);
+	pgstat_report_activity(STATE_RUNNING, "writing change buffers");
+
+	foreach(lc, state->changes)
+		sources = list_append_unique_oid(sources, ((DvChange *) lfirst(lc))->relid);
+	targets = palloc(sizeof(BatchTarget) * list_length(sources));
+	foreach(lc, sources)
 	{
-		FreeBulkInsertState(bistate);
+		Oid			buffer = resolve_buffer(dboid, lfirst_oid(lc));
+
+		if (OidIsValid(buffer))
+		{
+			targets[ntargets].buffer = buffer;
+			targets[ntargets++].source = lfirst_oid(lc);
+		}
+	}
+	qsort(targets, ntargets, sizeof(BatchTarget), target_cmp);
+	for (int i = 0; i < ntargets; i++)
+	{
+		Relation	rel = try_relation_open(targets[i].buffer, RowExclusiveLock);
+
+		if (rel == NULL)
+			continue;			/* dropped meanwhile: the source is no longer tracked */
+		write_source_changes(state, rel, targets[i].source, cid, next);
 		table_close(rel, NoLock);
 	}
 
@@ -406,7 +437,8 @@ prune_buffers(void)
 							  1, &types[1], &args[1], NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not mark suspended dynamic tables");
 
-	if (SPI_execute("SELECT source_relid, buffer_relid FROM dynview.source_tracking", false, 0) != SPI_OK_SELECT)
+	/* buffers in OID order, as every transaction that locks several does */
+	if (SPI_execute("SELECT source_relid, buffer_relid FROM dynview.source_tracking ORDER BY buffer_relid", false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read dynview.source_tracking");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{

@@ -155,15 +155,39 @@ set_replica_identity_full(Oid relid, char *previous, bool required)
 			 errdetail("Change capture needs whole old rows; the previous setting is restored when no dynamic table reads the table.")));
 }
 
-/*
- * create_buffer - dynview_buffer.changes_<relid> with the meta columns and
- * the source's columns; returns its OID.  Made a member of the extension.
- */
-static Oid
-create_buffer(Oid relid)
+/* ", name type" for each source column in names (all when names is NIL) */
+static void
+append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		ListCell   *lc;
+		bool		wanted = false;
+
+		if (att->attisdropped)
+			continue;
+		foreach(lc, names)
+			wanted |= strcmp(strVal(lfirst(lc)), NameStr(att->attname)) == 0;
+		if (!wanted)
+			continue;
+		appendStringInfo(sql, "%s%s %s", prefix, quote_identifier(NameStr(att->attname)),
+						 format_type_with_typemod(att->atttypid, att->atttypmod));
+	}
+	relation_close(rel, AccessShareLock);
+}
+
+/*
+ * create_buffer - dynview_buffer.changes_<relid> with the meta columns and
+ * the source columns that dynamic tables read; returns its OID.  Made a
+ * member of the extension.
+ */
+static Oid
+create_buffer(Oid relid, List *columns)
+{
 	StringInfoData sql;
 	char	   *name = psprintf("changes_%u", relid);
 	Oid			buffer;
@@ -175,17 +199,8 @@ create_buffer(Oid relid)
 					 "dv_commit_lsn pg_catalog.pg_lsn NOT NULL, dv_commit_time pg_catalog.timestamptz, "
 					 "dv_seq pg_catalog.int4 NOT NULL, dv_weight pg_catalog.int2 NOT NULL",
 					 DV_BUFFER_SCHEMA, name);
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped)
-			continue;
-		appendStringInfo(&sql, ", %s %s", quote_identifier(NameStr(att->attname)),
-						 format_type_with_typemod(att->atttypid, att->atttypmod));
-	}
+	append_columns(&sql, relid, columns, ", ");
 	appendStringInfoString(&sql, ") WITH (autovacuum_vacuum_scale_factor = 0.01)");
-	relation_close(rel, AccessShareLock);
 
 	dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
@@ -195,6 +210,43 @@ create_buffer(Oid relid)
 	ObjectAddressSet(extobj, ExtensionRelationId, get_extension_oid("dynview", false));
 	recordDependencyOn(&bufobj, &extobj, DEPENDENCY_EXTENSION);
 	return buffer;
+}
+
+/*
+ * widen_buffer - a new dynamic table reads columns of an already tracked
+ * source that its buffer lacks: add them.  Rows buffered before have NULL
+ * there; they belong to transactions the new table's initial build sees
+ * (the decoder cannot write to the buffer until this transaction ends).
+ */
+static void
+widen_buffer(Oid relid, List *columns)
+{
+	Oid			buffer = dv_buffer_relid(relid);
+	ListCell   *lc;
+	StringInfoData sql;
+	int			added = 0;
+
+	if (!OidIsValid(buffer))
+		return;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "ALTER TABLE %s.%s ", DV_BUFFER_SCHEMA,
+					 quote_identifier(get_rel_name(buffer)));
+	foreach(lc, columns)
+	{
+		const char *name = strVal(lfirst(lc));
+		AttrNumber	attnum = get_attnum(relid, name);
+		Oid			type;
+		int32		typmod;
+		Oid			collation;
+
+		if (get_attnum(buffer, name) != InvalidAttrNumber || attnum == InvalidAttrNumber)
+			continue;
+		get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
+		appendStringInfo(&sql, "%sADD COLUMN %s %s", added++ ? ", " : "",
+						 quote_identifier(name), format_type_with_typemod(type, typmod));
+	}
+	if (added > 0)
+		dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
 }
 
 /*
@@ -221,8 +273,13 @@ dv_tracking_start(List *sources, bool identity_required)
 		Oid			buffer;
 
 		if (!OidIsValid(src->relid) || !capturable(src->relid) ||
-			dv_is_dynamic_table(src->relid) || is_tracked(src->relid))
+			dv_is_dynamic_table(src->relid))
 			continue;
+		if (is_tracked(src->relid))
+		{
+			widen_buffer(src->relid, src->columns);
+			continue;
+		}
 		if (started == NIL)
 		{
 			if (IsolationUsesXactSnapshot())
@@ -241,7 +298,7 @@ dv_tracking_start(List *sources, bool identity_required)
 			dv_tracking_wait_for_decoder();
 		}
 		set_replica_identity_full(src->relid, &previous, identity_required);
-		buffer = create_buffer(src->relid);
+		buffer = create_buffer(src->relid, src->columns);
 		values[0] = ObjectIdGetDatum(src->relid);
 		values[1] = ObjectIdGetDatum(buffer);
 		values[2] = CharGetDatum(previous);
@@ -275,10 +332,12 @@ dv_tracking_release_unused(void)
 			   *lc2,
 			   *lc3;
 
+	/* buffers in OID order: the decoder locks them in that order too */
 	dv_catalog_exec("SELECT t.source_relid, t.buffer_relid, t.previous_replica_identity::text "
 					"FROM dynview.source_tracking t "
 					"WHERE NOT EXISTS (SELECT 1 FROM dynview.source_catalog s "
-					"                  WHERE s.source_relid = t.source_relid)",
+					"                  WHERE s.source_relid = t.source_relid) "
+					"ORDER BY t.buffer_relid",
 					0, NULL, NULL, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{

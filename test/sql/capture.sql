@@ -1,9 +1,10 @@
 -- Change capture: what the decoder writes into a source's change buffer (design section 4).
 SET client_min_messages = warning;
-CREATE TABLE c_src (id int PRIMARY KEY, name text, qty int, doc text);
+CREATE TABLE c_src (id int PRIMARY KEY, name text, qty int, doc text, unused text);
 INSERT INTO c_src VALUES (1, 'one', 10, 'a'), (2, 'two', 20, 'b');
-SELECT dynview.create_dynamic_table('c_dt', 'SELECT id, name, qty FROM c_src', schedule => 'manual');
--- tracking set REPLICA IDENTITY FULL and created the buffer, typed as the source
+SELECT dynview.create_dynamic_table('c_dt', 'SELECT id, name, qty, md5(doc) AS doc_md5 FROM c_src', schedule => 'manual');
+-- tracking set REPLICA IDENTITY FULL and created the buffer, typed as the source, with only
+-- the columns that dynamic tables read (not "unused")
 SELECT relreplident FROM pg_class WHERE oid = 'c_src'::regclass;
 SELECT source_relid::regclass, buffer_relid::regclass::text = 'dynview_buffer.changes_' || 'c_src'::regclass::oid AS buffer_named,
        previous_replica_identity FROM dynview.source_tracking;
@@ -72,6 +73,21 @@ SELECT pg_current_wal_lsn() AS mark \gset
 TRUNCATE c_src;
 SELECT * FROM c_changes(:'mark');
 
+-- a second dynamic table that reads another column: the buffer gets that column too
+SELECT dynview.create_dynamic_table('c_dt2', 'SELECT id, unused FROM c_src', schedule => 'manual');
+SELECT attname FROM pg_attribute
+ WHERE attrelid = (SELECT buffer_relid FROM dynview.source_tracking) AND attnum > 5 ORDER BY attnum;
+SELECT pg_current_wal_lsn() AS mark \gset
+INSERT INTO c_src VALUES (400, 'four hundred', 4, 'd', 'now read');
+SELECT * FROM c_changes(:'mark');
+CREATE FUNCTION c_unused(k int) RETURNS TABLE (weight smallint, unused text) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE format('SELECT dv_weight, unused FROM %s WHERE id = $1',
+    (SELECT buffer_relid::regclass FROM dynview.source_tracking)) USING k;
+END $$;
+SELECT * FROM c_unused(400);
+SELECT dynview.drop_dynamic_table('c_dt2');
+
 -- changes of tables that are not sources are not captured
 CREATE TABLE c_other (id int PRIMARY KEY);
 INSERT INTO c_other VALUES (1);
@@ -105,3 +121,4 @@ SELECT relreplident FROM pg_class WHERE oid = 'c_src'::regclass;
 SELECT count(*) AS buffers FROM pg_class WHERE relnamespace = 'dynview_buffer'::regnamespace;
 DROP TABLE c_src, c_other;
 DROP FUNCTION c_changes(pg_lsn);
+DROP FUNCTION c_unused(int);
