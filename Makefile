@@ -9,8 +9,10 @@ OBJS = \
 	src/catalog/catalog.o \
 	src/catalog/api.o \
 	src/analyze/analyze.o \
+	src/analyze/delta.o \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
+	src/refresh/incremental.o \
 	src/hooks/guard.o \
 	src/scheduler/launcher.o \
 	src/cdc/shmem.o \
@@ -31,3 +33,6 @@ ISOLATION_OPTS = --inputdir=test --outputdir=test/output_iso --load-extension=dy
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS tracks no header dependencies unless PostgreSQL was configured with --enable-depend
+$(OBJS): $(wildcard src/*.h src/*/*.h)

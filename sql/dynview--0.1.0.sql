@@ -277,6 +277,8 @@ CREATE TABLE dynview.source_tracking (
     source_relid              oid PRIMARY KEY,
     buffer_relid              oid NOT NULL,
     previous_replica_identity "char" NOT NULL,   -- restored when tracking stops
+    captured                  boolean NOT NULL DEFAULT true,  -- false: a dynamic table, whose
+                                                 -- buffer its refreshes write
     tracked_since             timestamptz NOT NULL DEFAULT now()
 );
 REVOKE ALL ON dynview.source_tracking FROM PUBLIC;

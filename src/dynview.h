@@ -84,6 +84,8 @@ typedef struct DvTable
 	char	   *scheduling_state;	/* ACTIVE | SUSPENDED */
 	char	   *next_refresh_full;	/* reason code, NULL if none */
 	bool		has_data_snapshot;
+	char	   *data_snapshot;	/* pg_snapshot text, NULL if none */
+	char	   *data_own_xids;	/* xid8[] text */
 	List	   *sources;		/* of DvSource * */
 } DvTable;
 
@@ -135,6 +137,8 @@ extern void dv_catalog_set_sources(Oid relid, List *sources);
 extern void dv_catalog_update_source(Oid relid, DvSource *source);
 extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
+extern void dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code,
+										  const char *reason);
 extern void dv_catalog_clear_data(Oid relid);
 extern void dv_catalog_set_state(Oid relid, const char *state, const char *reason);
 extern void dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
@@ -153,14 +157,22 @@ extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid)
 extern char *dv_validate_schedule(const char *schedule);
 extern char *dv_validate_refresh_mode(const char *mode);
 extern void dv_check_wal_level(void);
+extern List *dv_column_names(Oid relid, Bitmapset *cols);
+extern Query *dv_parse_definition(const char *sql);
 
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
 extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
-							const char *forced_reason_code, const char *forced_reason,
-							bool *refreshed);
+							XLogRecPtr lsn, bool *refreshed);
 extern int	dv_write_depth;
 extern void dv_refresh_empty(Oid relid);
+
+/* refresh/incremental.c */
+struct SPITupleTable;
+extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn,
+								   DvRefreshResult *res, const char **full_code, char **full_reason);
+extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
+								int weight, int32 *seq);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 

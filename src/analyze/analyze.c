@@ -38,6 +38,7 @@
 #include "utils/timestamp.h"
 
 #include "dynview.h"
+#include "analyze/delta.h"
 
 typedef struct CollectContext
 {
@@ -108,12 +109,12 @@ collect_sources_walker(Node *node, CollectContext *ctx)
 }
 
 /*
- * column_names - the names of the columns of relid in a selectedCols set
+ * dv_column_names - the names of the columns of relid in a selectedCols set
  * (attnums offset by FirstLowInvalidHeapAttributeNumber); a whole-row
  * reference (attnum 0) means every column.  System columns are left out.
  */
-static List *
-column_names(Oid relid, Bitmapset *cols)
+List *
+dv_column_names(Oid relid, Bitmapset *cols)
 {
 	List	   *names = NIL;
 	bool		all = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, cols);
@@ -230,7 +231,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 		src->relid = relid;
 		src->schema_name = get_namespace_name(get_rel_namespace(relid));
 		src->table_name = get_rel_name(relid);
-		src->columns = column_names(relid, lfirst(lc2));
+		src->columns = dv_column_names(relid, lfirst(lc2));
 		aq->sources = lappend(aq->sources, src);
 	}
 
@@ -263,10 +264,54 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	check_permissions_walker((Node *) parse_select(aq->definition), NULL);
 	AtEOXact_GUC(true, nestlevel);
 
-	/* Until the incremental engine exists, every dynamic table refreshes in full. */
-	aq->full_reason_code = "INCREMENTAL_NOT_AVAILABLE";
-	aq->full_reason = pstrdup("This version of dynview refreshes every dynamic table in full.");
+	/* what AUTO resolves to: incremental where the engine can, else FULL and why */
+	{
+		DvPlan	   *plan = dv_plan_query(aq->query);
+
+		if (plan->kind == DV_PLAN_FULL)
+		{
+			aq->full_reason_code = plan->reason_code;
+			aq->full_reason = plan->reason;
+		}
+		else
+		{
+			foreach(lc, aq->sources)
+			{
+				DvSource   *src = lfirst(lc);
+				char		kind = get_rel_relkind(src->relid);
+
+				if (kind == RELKIND_RELATION &&
+					get_rel_persistence(src->relid) == RELPERSISTENCE_PERMANENT)
+					continue;
+				if (kind == RELKIND_RELATION && dv_is_dynamic_table(src->relid))
+					continue;
+				aq->full_reason_code = "SOURCE_NOT_CAPTURED";
+				aq->full_reason = psprintf("Changes of \"%s\" (an unlogged, partitioned or foreign table or a materialized view) are not captured.",
+										   src->table_name);
+				break;
+			}
+		}
+	}
 	return aq;
+}
+
+/*
+ * dv_parse_definition - the stored definition of a dynamic table, parsed,
+ * analysed and rewritten (views inlined), under the fixed search_path.
+ */
+Query *
+dv_parse_definition(const char *sql)
+{
+	int			nestlevel = NewGUCNestLevel();
+	List	   *rewritten;
+
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	rewritten = QueryRewrite(parse_select(sql));
+	AtEOXact_GUC(true, nestlevel);
+	if (list_length(rewritten) != 1)
+		elog(ERROR, "definition rewrote into %d queries", list_length(rewritten));
+	return linitial_node(Query, rewritten);
 }
 
 /*

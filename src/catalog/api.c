@@ -28,9 +28,11 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/regproc.h"
+#include "utils/typcache.h"
 #include "utils/varlena.h"
 
 #include "dynview.h"
+#include "analyze/delta.h"
 #include "cdc/cdc.h"
 
 PG_FUNCTION_INFO_V1(dynview_create_dynamic_table);
@@ -107,6 +109,15 @@ read_create_args(FunctionCallInfo fcinfo, CreateArgs *args)
 static const char *
 resolve_mode(const char *refresh_mode, DvAnalyzedQuery *aq)
 {
+	if (strcmp(refresh_mode, "full") == 0)
+	{
+		if (aq->full_reason_code == NULL)
+		{
+			aq->full_reason_code = "FULL_REQUESTED";
+			aq->full_reason = pstrdup("refresh_mode => 'full' was requested.");
+		}
+		return "FULL";
+	}
 	if (strcmp(refresh_mode, "incremental") == 0 && aq->full_reason_code != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -176,6 +187,44 @@ create_key_index(const char *qualified, List *key_columns)
 		elog(ERROR, "could not create key index: %s", sql.data);
 }
 
+/*
+ * create_apply_index - the index incremental refreshes find rows with: for
+ * grouped queries a unique index (NULLS NOT DISTINCT) on the group keys,
+ * else an index on the first column.  Skipped for types without btree.
+ */
+static void
+create_apply_index(const char *qualified, DvAnalyzedQuery *aq)
+{
+	DvPlan	   *plan = dv_plan_query(aq->query);
+	List	   *cols = NIL;
+	ListCell   *lc;
+	StringInfoData sql;
+
+	if (plan->kind == DV_PLAN_GROUPED)
+		cols = plan->key_columns;
+	else
+		cols = list_make1(strVal(linitial(aq->column_names)));
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE %sINDEX ON %s (", plan->kind == DV_PLAN_GROUPED ? "UNIQUE " : "", qualified);
+	foreach(lc, cols)
+	{
+		const char *col = lfirst(lc);
+		ListCell   *ln;
+		ListCell   *ltype;
+
+		forboth(ln, aq->column_names, ltype, aq->column_types)
+		{
+			if (strcmp(strVal(lfirst(ln)), col) == 0 &&
+				!OidIsValid(lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY)->btree_opf))
+				return;			/* no btree: incremental refreshes scan */
+		}
+		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "", quote_identifier(col));
+	}
+	appendStringInfo(&sql, ")%s", plan->kind == DV_PLAN_GROUPED ? " NULLS NOT DISTINCT" : "");
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create index: %s", sql.data);
+}
+
 static Oid
 create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 {
@@ -199,6 +248,8 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 					false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create dynamic table %s", qualified);
 	create_key_index(qualified, args->key_columns);
+	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
+		create_apply_index(qualified, aq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	CommandCounterIncrement();
 
@@ -419,13 +470,17 @@ dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
 	SPI_connect();
 	relid = dv_resolve_dynamic_table(name, false, true);
 	LockRelationOid(relid, ExclusiveLock);
+	dv_catalog_set_schedule(relid, schedule, mode);
 	if (mode != NULL)
 	{
 		DvTable    *dt = dv_catalog_load(relid);
+		DvAnalyzedQuery *aq = dv_analyze_query(dt->query, relid);
+		const char *effective = resolve_mode(mode, aq);
 
-		(void) resolve_mode(mode, dv_analyze_query(dt->query, relid));
+		dv_catalog_set_effective_mode(relid, effective,
+									  strcmp(effective, "FULL") == 0 ? aq->full_reason_code : NULL,
+									  strcmp(effective, "FULL") == 0 ? aq->full_reason : NULL);
 	}
-	dv_catalog_set_schedule(relid, schedule, mode);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

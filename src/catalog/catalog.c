@@ -174,7 +174,8 @@ dv_catalog_load(Oid relid)
 
 	dv_catalog_exec("SELECT schema_name::text, table_name::text, query, definition, schedule, "
 					"refresh_mode, effective_mode, mode_reason_code, mode_reason, scheduling_state, "
-					"next_refresh_full, (data_snapshot IS NOT NULL)::text "
+					"next_refresh_full, (data_snapshot IS NOT NULL)::text, data_snapshot::text, "
+					"coalesce(data_own_xids, '{}')::text "
 					"FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
 					1, types, values, NULL, -1);
 	if (SPI_processed != 1)
@@ -196,6 +197,8 @@ dv_catalog_load(Oid relid)
 	dt->scheduling_state = get_text(tup, desc, 10);
 	dt->next_refresh_full = get_text(tup, desc, 11);
 	dt->has_data_snapshot = strcmp(get_text(tup, desc, 12), "true") == 0;
+	dt->data_snapshot = get_text(tup, desc, 13);
+	dt->data_own_xids = get_text(tup, desc, 14);
 
 	/* the table may have been renamed or moved since it was registered */
 	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -382,6 +385,30 @@ dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mod
 					"schedule = coalesce($2, schedule), refresh_mode = coalesce($3, refresh_mode) "
 					"WHERE relid = $1::regclass",
 					3, types, values, nulls, 1);
+}
+
+/*
+ * dv_catalog_set_effective_mode - what the declared mode resolves to now,
+ * with the reason when FULL (NULLs otherwise).
+ */
+void
+dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code, const char *reason)
+{
+	Oid			types[4] = {OIDOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+	char		nulls[5] = "    ";
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(effective);
+	values[2] = code ? CStringGetTextDatum(code) : (Datum) 0;
+	values[3] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
+	if (!code)
+		nulls[2] = 'n';
+	if (!reason)
+		nulls[3] = 'n';
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET effective_mode = $2, "
+					"mode_reason_code = $3, mode_reason = $4 WHERE relid = $1::regclass",
+					4, types, values, nulls, 1);
 }
 
 /*

@@ -272,14 +272,27 @@ dv_tracking_start(List *sources, bool identity_required)
 		char		previous;
 		Oid			buffer;
 
-		if (!OidIsValid(src->relid) || !capturable(src->relid) ||
-			dv_is_dynamic_table(src->relid))
+		if (!OidIsValid(src->relid))
 			continue;
 		if (is_tracked(src->relid))
 		{
 			widen_buffer(src->relid, src->columns);
 			continue;
 		}
+		if (dv_is_dynamic_table(src->relid))
+		{
+			/* an upstream dynamic table: its refreshes write its buffer */
+			buffer = create_buffer(src->relid, src->columns);
+			values[0] = ObjectIdGetDatum(src->relid);
+			values[1] = ObjectIdGetDatum(buffer);
+			values[2] = CharGetDatum(' ');
+			dv_catalog_exec("INSERT INTO dynview.source_tracking "
+							"(source_relid, buffer_relid, previous_replica_identity, captured) "
+							"VALUES ($1, $2, $3, false)", 3, types, values, NULL, 1);
+			continue;
+		}
+		if (!capturable(src->relid))
+			continue;
 		if (started == NIL)
 		{
 			if (IsolationUsesXactSnapshot())
@@ -328,12 +341,14 @@ dv_tracking_release_unused(void)
 	List	   *sources = NIL;
 	List	   *buffers = NIL;
 	List	   *identities = NIL;
+	List	   *captureds = NIL;
 	ListCell   *lc1,
 			   *lc2,
-			   *lc3;
+			   *lc3,
+			   *lc4;
 
 	/* buffers in OID order: the decoder locks them in that order too */
-	dv_catalog_exec("SELECT t.source_relid, t.buffer_relid, t.previous_replica_identity::text "
+	dv_catalog_exec("SELECT t.source_relid, t.buffer_relid, t.previous_replica_identity::text, t.captured "
 					"FROM dynview.source_tracking t "
 					"WHERE NOT EXISTS (SELECT 1 FROM dynview.source_catalog s "
 					"                  WHERE s.source_relid = t.source_relid) "
@@ -348,13 +363,15 @@ dv_tracking_release_unused(void)
 		sources = lappend_oid(sources, DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull)));
 		buffers = lappend_oid(buffers, DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull)));
 		identities = lappend_int(identities, SPI_getvalue(tup, desc, 3)[0]);
+		captureds = lappend_int(captureds, DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull)));
 	}
 
-	forthree(lc1, sources, lc2, buffers, lc3, identities)
+	forfour(lc1, sources, lc2, buffers, lc3, identities, lc4, captureds)
 	{
 		Oid			source = lfirst_oid(lc1);
 		Oid			buffer = lfirst_oid(lc2);
 		char		previous = (char) lfirst_int(lc3);
+		bool		captured = (bool) lfirst_int(lc4);
 		Oid			types[1] = {OIDOID};
 		Datum		values[1] = {ObjectIdGetDatum(source)};
 
@@ -369,7 +386,7 @@ dv_tracking_release_unused(void)
 			ObjectAddressSet(bufobj, RelationRelationId, buffer);
 			performDeletion(&bufobj, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
 		}
-		if (get_rel_name(source) != NULL && previous != REPLICA_IDENTITY_FULL &&
+		if (captured && get_rel_name(source) != NULL && previous != REPLICA_IDENTITY_FULL &&
 			previous != REPLICA_IDENTITY_INDEX)
 		{
 			const char *what = previous == REPLICA_IDENTITY_NOTHING ? "NOTHING" : "DEFAULT";
@@ -381,7 +398,8 @@ dv_tracking_release_unused(void)
 		}
 		dv_catalog_exec("DELETE FROM dynview.source_tracking WHERE source_relid = $1",
 						1, types, values, NULL, 1);
-		dv_shmem_untrack_source(source);
+		if (captured)
+			dv_shmem_untrack_source(source);
 	}
 }
 

@@ -81,7 +81,7 @@ dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec)
  * sees a row twice (deletes come first).
  */
 static void
-full_refresh_sql(DvTable *dt, char **delete_sql, char **insert_sql)
+full_refresh_sql(DvTable *dt, char **delete_sql, char **insert_sql, bool returning)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 
@@ -95,8 +95,8 @@ full_refresh_sql(DvTable *dt, char **delete_sql, char **insert_sql)
 						   "  FROM %s dv_t) "
 						   "DELETE FROM %s dv_t USING dv_old o"
 						   "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
-						   "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n)",
-						   dt->definition, target, target);
+						   "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n)%s",
+						   dt->definition, target, target, returning ? " RETURNING dv_t.*" : "");
 	*insert_sql = psprintf("WITH dv_new AS MATERIALIZED ("
 						   "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
 						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
@@ -106,8 +106,8 @@ full_refresh_sql(DvTable *dt, char **delete_sql, char **insert_sql)
 						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
 						   "  FROM %s dv_t) "
 						   "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
-						   "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n)",
-						   dt->definition, target, target);
+						   "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n)%s",
+						   dt->definition, target, target, returning ? " RETURNING *" : "");
 }
 
 /*
@@ -198,8 +198,8 @@ find_missing_sources(DvTable *dt, bool *recreated)
  * query propagate.  Needs SPI.
  */
 Datum
-dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
-			   const char *forced_reason_code, const char *forced_reason, bool *refreshed)
+dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPtr lsn,
+			   bool *refreshed)
 {
 	DvTable    *dt = dv_catalog_load(relid);
 	DvRefreshResult res = {0};
@@ -210,9 +210,12 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+	bool		done = false;
+	bool		own_buffer;
+	int32		seq = 0;
 
 	res.start_time = GetCurrentTimestamp();
-	res.data_lsn = GetXLogInsertRecPtr();
+	res.data_lsn = lsn;
 
 	missing = find_missing_sources(dt, &recreated);
 	if (missing)
@@ -227,12 +230,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 	}
 
 	res.refresh_mode = "FULL";
-	if (forced_reason_code)
-	{
-		res.mode_reason_code = forced_reason_code;
-		res.mode_reason = pstrdup(forced_reason);
-	}
-	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
+	if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
 	{
 		res.mode_reason_code = "UPSTREAM_RECREATED";
 		res.mode_reason = pstrdup("A source was dropped and created again; the table was recomputed in full.");
@@ -242,17 +240,48 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 		res.mode_reason_code = dt->next_refresh_full;
 		res.mode_reason = psprintf("The previous state requires a full refresh (%s).", dt->next_refresh_full);
 	}
+	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 && !dt->has_data_snapshot)
+	{
+		res.mode_reason_code = "INITIAL_BUILD";
+		res.mode_reason = pstrdup("The table had no contents yet; it was built in full.");
+	}
+	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
+	{
+		const char *code = NULL;
+		char	   *reason = NULL;
+
+		done = dv_refresh_incremental(dt, snapshot, lsn, &res, &code, &reason);
+		if (!done)
+		{
+			res.refresh_mode = "FULL";
+			res.rows_inserted = res.rows_deleted = 0;
+			res.mode_reason_code = code;
+			res.mode_reason = reason;
+		}
+	}
 	else
 	{
 		res.mode_reason_code = dt->mode_reason_code;
 		res.mode_reason = dt->mode_reason;
 	}
 
-	full_refresh_sql(dt, &delete_sql, &insert_sql);
-	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	res.rows_deleted = (int64) run_write(dt, delete_sql, snapshot, SPI_OK_DELETE);
-	res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot, SPI_OK_INSERT);
-	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (!done)
+	{
+		/* a downstream reads the table: write what changed into its buffer too */
+		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
+												  get_namespace_oid("dynview_buffer", false)));
+		full_refresh_sql(dt, &delete_sql, &insert_sql, own_buffer);
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		res.rows_deleted = (int64) run_write(dt, delete_sql, snapshot,
+											 own_buffer ? SPI_OK_DELETE_RETURNING : SPI_OK_DELETE);
+		if (own_buffer)
+			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
+		res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot,
+											  own_buffer ? SPI_OK_INSERT_RETURNING : SPI_OK_INSERT);
+		if (own_buffer)
+			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_inserted, +1, &seq);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+	}
 
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
@@ -353,7 +382,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);
 		result = dv_refresh_one(oid, oid == relid ? trigger : DV_TRIGGER_UPSTREAM,
-								snapshot, NULL, NULL, &refreshed);
+								snapshot, lsn, &refreshed);
 		if (refreshed)
 			done = lappend_oid(done, oid);
 	}

@@ -1,0 +1,373 @@
+/*-------------------------------------------------------------------------
+ *
+ * delta.c
+ *	  The incremental plan of a dynamic table's query: which operator class
+ *	  it is, why not if it is not, and the SQL of its delta (design
+ *	  section 6).
+ *
+ * Two classes are incremental so far:
+ *	SPJ		  one query level of scans, filters, projections with immutable
+ *			  expressions and inner joins (n-way, self-joins).  Its delta is
+ *			  the sum over the sources i of
+ *				  new(1) x .. x new(i-1) x delta(i) x old(i+1) x .. x old(n)
+ *			  with weights multiplied, where old(j) = new(j) + (-delta(j)).
+ *	GROUPED	  the same input under GROUP BY (any aggregates, HAVING) or
+ *			  DISTINCT, with the group keys in the output: the groups whose
+ *			  keys appear in the delta of the input are recomputed from the
+ *			  sources (affected-group recompute).
+ * Everything else refreshes in full, with a reason code.
+ *
+ * SQL is generated from the rewritten Query: every source range table entry
+ * gets a marker alias (dv_src_<rtindex>) and the target list a marker
+ * constant for the weight; the deparsed text (pg_get_querydef, search_path
+ * "pg_catalog, pg_temp") is then specialised per delta term by replacing
+ * "<qualified name> dv_src_<n>" with the right input.  Delta inputs are the
+ * ephemeral named relations dv_delta_<n> (the source's window of buffer rows,
+ * registered by refresh.c), so the generated statements read sources at the
+ * refresh's snapshot and buffer rows read at a newer one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "catalog/pg_collation.h"
+#include "optimizer/tlist.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+
+#include "dynview.h"
+#include "analyze/delta.h"
+
+#define WEIGHT_MARKER "dv_weight_marker_5c1e"
+
+static DvPlan *
+full_plan(const char *code, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static DvPlan *
+full_plan(const char *code, const char *fmt,...)
+{
+	DvPlan	   *plan = palloc0(sizeof(DvPlan));
+	va_list		args;
+	char		buf[512];
+
+	va_start(args, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, args);
+	va_end(args);
+	plan->kind = DV_PLAN_FULL;
+	plan->reason_code = code;
+	plan->reason = pstrdup(buf);
+	return plan;
+}
+
+/* has a window clause without PARTITION BY? */
+static bool
+window_without_partition(Query *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->windowClause)
+	{
+		WindowClause *wc = lfirst_node(WindowClause, lc);
+
+		if (wc->partitionClause == NIL)
+			return true;
+	}
+	return false;
+}
+
+/* check the join tree: only inner joins over plain relations */
+static const char *
+check_jointree(Query *q, Node *node)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, q->rtable);
+
+		if (rte->rtekind == RTE_RELATION)
+			return NULL;
+		if (rte->rtekind == RTE_SUBQUERY)
+			return "SUBQUERY_IN_FROM";
+		return "UNSUPPORTED_FROM_ITEM";
+	}
+	if (IsA(node, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) node)->fromlist)
+		{
+			const char *r = check_jointree(q, lfirst(lc));
+
+			if (r)
+				return r;
+		}
+		return NULL;
+	}
+	if (IsA(node, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) node;
+		const char *r;
+
+		if (j->jointype != JOIN_INNER)
+			return "OUTER_JOIN";
+		r = check_jointree(q, j->larg);
+		return r ? r : check_jointree(q, j->rarg);
+	}
+	return "UNSUPPORTED_FROM_ITEM";
+}
+
+static const char *
+reason_text(const char *code)
+{
+	if (strcmp(code, "SUBQUERY_IN_FROM") == 0)
+		return "Subqueries, views and CTEs in FROM are not incremental yet.";
+	if (strcmp(code, "OUTER_JOIN") == 0)
+		return "Outer joins are not incremental yet.";
+	return "A FROM item other than a table is not incremental.";
+}
+
+/*
+ * dv_plan_query - classify a rewritten query and prepare its delta SQL.
+ * Result in the current memory context.  Needs a transaction.
+ */
+DvPlan *
+dv_plan_query(Query *query)
+{
+	DvPlan	   *plan;
+	Query	   *q;
+	ListCell   *lc;
+	const char *r;
+	int			rti;
+	int			nestlevel;
+	List	   *keys = NIL;
+
+	if (query->setOperations)
+		return full_plan("SET_OPERATION", "UNION, INTERSECT and EXCEPT are not incremental yet.");
+	if (query->hasWindowFuncs)
+		return window_without_partition(query)
+			? full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+						"A window function without PARTITION BY depends on every row.")
+			: full_plan("WINDOW_FUNCTION", "Window functions are not incremental yet.");
+	if (query->limitCount || query->limitOffset)
+		return full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET depend on every row.");
+	if (contain_mutable_functions((Node *) query))
+		return full_plan("VOLATILE_FUNCTION",
+						 "The query calls a volatile or stable function (such as random() or now()).");
+	if (query->hasSubLinks)
+		return full_plan("SUBQUERY", "Subqueries in expressions (EXISTS, IN, scalar subqueries) are not incremental yet.");
+	if (query->cteList)
+		return full_plan("SUBQUERY_IN_FROM", "WITH queries are not incremental yet.");
+	if (query->hasTargetSRFs)
+		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list are not incremental.");
+	if (query->groupingSets)
+		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet.");
+	if (query->hasDistinctOn)
+		return full_plan("DISTINCT_ON", "DISTINCT ON depends on the order of rows.");
+	if (query->rowMarks)
+		return full_plan("LOCKING_CLAUSE", "Locking clauses are not supported.");
+	r = check_jointree(query, (Node *) query->jointree);
+	if (r)
+		return full_plan(r, "%s", reason_text(r));
+	if (query->jointree->fromlist == NIL)
+		return full_plan("NO_SOURCE", "The query reads no table.");
+
+	/* the group keys, by output column name */
+	if (query->groupClause != NIL)
+	{
+		foreach(lc, query->groupClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+			TargetEntry *te = get_sortgroupclause_tle(sgc, query->targetList);
+
+			if (te->resjunk)
+				return full_plan("GROUP_KEY_NOT_IN_OUTPUT",
+								 "A GROUP BY expression is not a column of the result, so its groups cannot be found in the table.");
+			keys = lappend(keys, te);
+		}
+	}
+	else if (query->hasAggs)
+		return full_plan("GLOBAL_AGGREGATE",
+						 "An aggregate without GROUP BY is recomputed whole.");
+	else if (query->distinctClause != NIL)
+	{
+		foreach(lc, query->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+			if (!te->resjunk)
+				keys = lappend(keys, te);
+		}
+	}
+
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk && te->resname &&
+			(strcmp(te->resname, "dv_weight") == 0 || strcmp(te->resname, "dv_row") == 0))
+			return full_plan("RESERVED_COLUMN_NAME", "Output columns named dv_weight or dv_row are reserved by dynview.");
+	}
+
+	plan = palloc0(sizeof(DvPlan));
+	plan->kind = keys != NIL ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	q = copyObject(query);
+
+	/* the sources: every relation of the (one-level) range table */
+	rti = 0;
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		DvPlanSource *src;
+
+		rti++;
+		if (rte->rtekind != RTE_RELATION)
+			continue;
+		if (get_rel_namespace(rte->relid) == PG_CATALOG_NAMESPACE)
+			return full_plan("SYSTEM_CATALOG_SOURCE", "System catalogs are not captured.");
+		src = palloc0(sizeof(DvPlanSource));
+		src->rtindex = rti;
+		src->relid = rte->relid;
+		src->only = !rte->inh;
+		src->qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(rte->relid)),
+													get_rel_name(rte->relid));
+		src->marker = psprintf("dv_src_%d", rti);
+		src->columns = dv_column_names(rte->relid, rte->selectedCols);
+		rte->alias = makeAlias(src->marker, NIL);
+		plan->sources = lappend(plan->sources, src);
+	}
+
+	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */
+	if (plan->kind == DV_PLAN_GROUPED)
+	{
+		List	   *tl = NIL;
+		int			resno = 1;
+
+		foreach(lc, keys)
+		{
+			TargetEntry *te = copyObject((TargetEntry *) lfirst(lc));
+
+			te->resno = resno++;
+			te->ressortgroupref = 0;
+			plan->key_columns = lappend(plan->key_columns, pstrdup(te->resname));
+			tl = lappend(tl, te);
+		}
+		q->targetList = tl;
+		q->groupClause = NIL;
+		q->distinctClause = NIL;
+		q->sortClause = NIL;
+		q->havingQual = NULL;
+		q->hasAggs = false;
+	}
+	else
+	{
+		/* ORDER BY does not matter for a table */
+		q->sortClause = NIL;
+	}
+	q->targetList = lappend(q->targetList,
+							makeTargetEntry((Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+															   CStringGetTextDatum(WEIGHT_MARKER),
+															   false, false),
+											list_length(q->targetList) + 1,
+											pstrdup("dv_weight"), false));
+
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	plan->template_sql = pg_get_querydef(q, false);
+	AtEOXact_GUC(true, nestlevel);
+	return plan;
+}
+
+/* replace the first occurrence of find in s by repl (palloc'd result) */
+static char *
+replace_once(const char *s, const char *find, const char *repl)
+{
+	const char *at = strstr(s, find);
+	StringInfoData buf;
+
+	if (at == NULL)
+		elog(ERROR, "dynview: delta template lacks \"%s\"", find);
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, s, at - s);
+	appendStringInfoString(&buf, repl);
+	appendStringInfoString(&buf, at + strlen(find));
+	return buf.data;
+}
+
+/* the source's column list, "c1, c2, ..." quoted */
+static char *
+column_list(List *columns, const char *prefix)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, columns)
+		appendStringInfo(&buf, "%s%s%s", foreach_current_index(lc) ? ", " : "", prefix,
+						 quote_identifier(strVal(lfirst(lc))));
+	return buf.data;
+}
+
+/*
+ * dv_delta_sql - the SQL of the input's delta: rows of the SPJ query (or of
+ * the group keys) with their weight in column dv_weight.  columns_of(i) are
+ * the columns the query reads of source i (the columns of dv_delta_<rti>).
+ */
+char *
+dv_delta_sql(DvPlan *plan)
+{
+	StringInfoData sql;
+	ListCell   *lci;
+
+	initStringInfo(&sql);
+	foreach(lci, plan->sources)
+	{
+		DvPlanSource *delta = lfirst(lci);
+		char	   *term = plan->template_sql;
+		StringInfoData weight;
+		ListCell   *lcj;
+		bool		after = false;
+
+		initStringInfo(&weight);
+		foreach(lcj, plan->sources)
+		{
+			DvPlanSource *src = lfirst(lcj);
+			char	   *find = psprintf("%s%s %s", src->only ? "ONLY " : "", src->qualified, src->marker);
+			char	   *cols = column_list(src->columns, "");
+
+			if (src == delta)
+			{
+				term = replace_once(term, find,
+									psprintf("(SELECT %s, dv_weight FROM dv_delta_%d) %s",
+											 cols, src->rtindex, src->marker));
+				appendStringInfo(&weight, "%s.dv_weight", src->marker);
+				after = true;
+			}
+			else if (after)
+			{
+				/* old(j) = new(j) + (-delta(j)) */
+				term = replace_once(term, find,
+									psprintf("(SELECT %s, 1::int8 AS dv_weight FROM %s%s "
+											 "UNION ALL SELECT %s, -dv_weight FROM dv_delta_%d) %s",
+											 cols, src->only ? "ONLY " : "", src->qualified,
+											 cols, src->rtindex, src->marker));
+				appendStringInfo(&weight, " * %s.dv_weight", src->marker);
+			}
+		}
+		term = replace_once(term, "'" WEIGHT_MARKER "'::text", psprintf("(%s)::int8", weight.data));
+		appendStringInfo(&sql, "%s(%s)", foreach_current_index(lci) ? " UNION ALL " : "", term);
+	}
+	return sql.data;
+}

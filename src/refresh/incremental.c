@@ -1,0 +1,543 @@
+/*-------------------------------------------------------------------------
+ *
+ * incremental.c
+ *	  Incremental refresh of one dynamic table (design sections 5 and 6),
+ *	  and the change buffer that a dynamic table's refreshes write for its
+ *	  downstream tables.
+ *
+ * The window is the snapshot, not an LSN range:
+ *	1. S_new is the pipeline's snapshot; L the WAL insert position read after
+ *	   it (refresh.c).
+ *	2. WAL is flushed to L and the decoder is waited for until it has
+ *	   committed the buffers of every transaction that committed before L.
+ *	3. The delta of a source is the buffer rows whose transaction is visible
+ *	   in S_new (or is the refreshing transaction itself) and not visible in
+ *	   the previous data snapshot S_prev (or was the previous refreshing
+ *	   transaction).  Buffers are read with a fresh snapshot (the decoder
+ *	   wrote them after S_new) into ephemeral named relations dv_delta_<n>;
+ *	   the delta statements then read sources at S_new.
+ *	4. The result's delta is applied to the table (SPJ: the consolidated
+ *	   weighted rows; GROUPED: the affected groups recomputed and diffed),
+ *	   and written into the table's own buffer if a downstream reads it.
+ * No lock is taken on sources.  Whatever cannot be done incrementally
+ * returns false with a reason, and the caller refreshes in full.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_lsn.h"
+#include "utils/queryenvironment.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+#include "utils/typcache.h"
+#include "utils/xid8.h"
+
+#include "dynview.h"
+#include "analyze/delta.h"
+#include "cdc/cdc.h"
+
+/* the change buffer of a source or dynamic table, InvalidOid if none */
+static Oid
+buffer_of(Oid relid)
+{
+	Oid			nsp = get_namespace_oid(DV_BUFFER_SCHEMA, true);
+
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	return get_relname_relid(psprintf("changes_%u", relid), nsp);
+}
+
+static uint64
+own_xid8(void)
+{
+	FullTransactionId next = ReadNextFullTransactionId();
+	TransactionId xid = GetTopTransactionId();
+	uint32		epoch = EpochFromFullTransactionId(next);
+
+	if (xid > XidFromFullTransactionId(next))
+		epoch--;
+	return U64FromFullTransactionId(FullTransactionIdFromEpochAndXid(epoch, xid));
+}
+
+/*
+ * register_tuples - the rows of SPI_tuptable as the ephemeral named relation
+ * `name` of the current SPI connection.
+ */
+static void
+register_tuples(const char *name)
+{
+	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
+	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(ts, SPI_tuptable->vals[i]);
+	enr->md.name = pstrdup(name);
+	enr->md.reliddesc = InvalidOid;
+	enr->md.tupdesc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+	enr->md.enrtuples = (double) SPI_processed;
+	enr->reldata = ts;
+	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
+		elog(ERROR, "could not register %s", name);
+}
+
+/*
+ * dv_write_own_buffer - append the rows of tuptable (rows of the dynamic
+ * table, e.g. what a refresh deleted or inserted) to the table's change
+ * buffer with the given weight, as changes of the current transaction.
+ * Nothing if no downstream reads the table (no buffer).
+ */
+void
+dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int weight, int32 *seq)
+{
+	Oid			buffer = buffer_of(dt->relid);
+	Relation	rel;
+	TupleDesc	bdesc;
+	TupleDesc	sdesc = tuptable->tupdesc;
+	int		   *map;
+	Datum	   *values;
+	bool	   *nulls;
+	Datum	   *svalues;
+	bool	   *snulls;
+	uint64		xid = own_xid8();
+	CommandId	cid = GetCurrentCommandId(true);
+
+	if (!OidIsValid(buffer) || ntuples == 0)
+		return;
+	rel = table_open(buffer, RowExclusiveLock);
+	bdesc = RelationGetDescr(rel);
+	map = palloc(sizeof(int) * bdesc->natts);
+	for (int i = 0; i < bdesc->natts; i++)
+	{
+		map[i] = -1;
+		for (int j = 0; i >= DV_BUFFER_META_COLS && j < sdesc->natts; j++)
+			if (strcmp(NameStr(TupleDescAttr(bdesc, i)->attname), NameStr(TupleDescAttr(sdesc, j)->attname)) == 0)
+				map[i] = j;
+	}
+	values = palloc(sizeof(Datum) * bdesc->natts);
+	nulls = palloc(sizeof(bool) * bdesc->natts);
+	svalues = palloc(sizeof(Datum) * sdesc->natts);
+	snulls = palloc(sizeof(bool) * sdesc->natts);
+	for (uint64 i = 0; i < ntuples; i++)
+	{
+		HeapTuple	tup;
+
+		heap_deform_tuple(tuptable->vals[i], sdesc, svalues, snulls);
+		values[0] = UInt64GetDatum(xid);
+		values[1] = LSNGetDatum(InvalidXLogRecPtr);
+		values[2] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+		values[3] = Int32GetDatum((*seq)++);
+		values[4] = Int16GetDatum((int16) weight);
+		for (int c = 0; c < DV_BUFFER_META_COLS; c++)
+			nulls[c] = false;
+		for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
+		{
+			nulls[c] = map[c] < 0 || snulls[map[c]];
+			values[c] = nulls[c] ? (Datum) 0 : svalues[map[c]];
+		}
+		tup = heap_form_tuple(bdesc, values, nulls);
+		heap_insert(rel, tup, cid, 0, NULL);
+		heap_freetuple(tup);
+	}
+	table_close(rel, NoLock);
+	CommandCounterIncrement();
+}
+
+/*
+ * read_window - the window's buffer rows of one source occurrence into
+ * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
+ * a marker (TRUNCATE, or a change without its old row): FULL needed.
+ * Runs as the bootstrap superuser with a fresh snapshot.
+ */
+static int64
+read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
+{
+	StringInfoData sql;
+	ListCell   *lc;
+	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+	char	   *own_new = psprintf("{" UINT64_FORMAT "}", own_xid8());
+	bool		has_marker = false;
+	bool		isnull;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	foreach(lc, src->columns)
+		appendStringInfo(&sql, "%s, ", quote_identifier(strVal(lfirst(lc))));
+	appendStringInfo(&sql, "dv_weight::pg_catalog.int8 AS dv_weight FROM %s.%s "
+					 "WHERE (pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) "
+					 "       OR dv_xid = ANY ($1::pg_catalog.xid8[])) "
+					 "AND NOT (pg_catalog.pg_visible_in_snapshot(dv_xid, $2::pg_catalog.pg_snapshot) "
+					 "         OR dv_xid = ANY ($3::pg_catalog.xid8[]))",
+					 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
+
+	/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
+	values[0] = CStringGetTextDatum(own_new);
+	values[1] = CStringGetTextDatum(dt->data_snapshot);
+	values[2] = CStringGetTextDatum(dt->data_own_xids);
+	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
+	dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
+		has_marker = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+												 SPI_tuptable->tupdesc->natts, &isnull)) == 0;
+	if (has_marker)
+		return -1;
+	register_tuples(psprintf("dv_delta_%d", src->rtindex));
+	return (int64) SPI_processed;
+}
+
+/* run a statement at the snapshot as a dynview write, rows kept in SPI_tuptable */
+static uint64
+exec_at(const char *sql, Snapshot snapshot, bool read_only)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
+	int			rc;
+
+	if (plan == NULL)
+		elog(ERROR, "could not prepare incremental refresh statement: %s",
+			 SPI_result_code_string(SPI_result));
+	dv_write_depth++;
+	PG_TRY();
+	{
+		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, false, 0);
+	}
+	PG_FINALLY();
+	{
+		dv_write_depth--;
+	}
+	PG_END_TRY();
+	if (rc < 0)
+		elog(ERROR, "incremental refresh statement failed: %s", SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+/* "c1, c2, ..." of the table's columns, each prefixed */
+static char *
+table_columns(Oid relid, const char *prefix)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData buf;
+	int			n = 0;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(&buf, "%s%s%s", n++ ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
+	}
+	relation_close(rel, AccessShareLock);
+	return buf.data;
+}
+
+/*
+ * apply_spj - consolidate the delta, delete the rows with negative net
+ * weight (that many copies each), insert those with positive.  Returns false
+ * if the table did not hold a row the delta removes (it was not what its
+ * data snapshot says): the caller then refreshes in full.
+ */
+static bool
+apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
+{
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	char	   *cols = table_columns(dt->relid, "d.");
+	char	   *first = NULL;
+	uint64		expected = 0;
+	uint64		deleted;
+	StringInfoData del;
+	Relation	rel;
+	TypeCacheEntry *tc;
+
+	/* the consolidated delta of the result: one row per distinct row, net weight */
+	exec_at(psprintf("WITH dv_d AS (%s), "
+					 "dv_x AS (SELECT ROW(%s)::%s AS dv_row, d.dv_weight FROM dv_d d) "
+					 "SELECT (pg_catalog.array_agg(dv_row))[1] AS dv_row, dv_row::text AS dv_key, "
+					 "       pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_weight "
+					 "FROM dv_x GROUP BY dv_row::text HAVING pg_catalog.sum(dv_weight) <> 0",
+					 dv_delta_sql(plan), cols, target),
+			snapshot, true);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		int64		w = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+
+		if (w < 0)
+			expected += (uint64) -w;
+	}
+	register_tuples("dv_net");
+
+	/* find victims through the first column (indexed at creation) when it has equality */
+	rel = relation_open(dt->relid, AccessShareLock);
+	for (int i = 0; i < RelationGetDescr(rel)->natts && first == NULL; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), i);
+
+		if (att->attisdropped)
+			continue;
+		tc = lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR);
+		first = OidIsValid(tc->eq_opr) ? pstrdup(quote_identifier(NameStr(att->attname))) : pstrdup("");
+	}
+	relation_close(rel, AccessShareLock);
+
+	initStringInfo(&del);
+	appendStringInfo(&del,
+					 "WITH dv_neg AS (SELECT dv_key, dv_row, -dv_weight AS dv_n FROM dv_net WHERE dv_weight < 0), "
+					 "dv_victims AS (SELECT t.ctid AS dv_ctid, t::text AS dv_key, "
+					 "  pg_catalog.row_number() OVER (PARTITION BY t::text) AS dv_rn FROM %s t WHERE ",
+					 target);
+	if (first && first[0])
+		appendStringInfo(&del, "(t.%s IN (SELECT (dv_row).%s FROM dv_neg) OR "
+						 "(t.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))) AND ",
+						 first, first, first, first);
+	appendStringInfo(&del,
+					 "t::text IN (SELECT dv_key FROM dv_neg)) "
+					 "DELETE FROM %s t USING dv_victims v, dv_neg n "
+					 "WHERE t.ctid = v.dv_ctid AND v.dv_key = n.dv_key AND v.dv_rn <= n.dv_n RETURNING t.*",
+					 target);
+	deleted = exec_at(del.data, snapshot, false);
+	if (deleted != expected)
+		return false;
+	dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
+	res->rows_deleted = (int64) deleted;
+
+	res->rows_inserted = (int64) exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n, "
+												  "pg_catalog.generate_series(1, n.dv_weight) WHERE n.dv_weight > 0 "
+												  "RETURNING *", target),
+										 snapshot, false);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	SPI_unregister_relation("dv_net");
+	return true;
+}
+
+/*
+ * apply_grouped - recompute the groups whose keys the input's delta touches
+ * and write the difference with their current rows.  The restriction is a
+ * superset filter per key column (key = ANY(array) [OR key IS NULL]) that the
+ * planner pushes into the aggregation, applied alike to the table and the
+ * query, so the diff is exact.
+ */
+static void
+apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
+{
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	StringInfoData keys_sql;
+	StringInfoData restrict_q;
+	StringInfoData restrict_t;
+	ListCell   *lc;
+	int			k;
+	uint64		nkeys;
+
+	initStringInfo(&keys_sql);
+	appendStringInfoString(&keys_sql, "SELECT DISTINCT ");
+	foreach(lc, plan->key_columns)
+		appendStringInfo(&keys_sql, "%sd.%s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(lfirst(lc)));
+	appendStringInfo(&keys_sql, " FROM (%s) d", dv_delta_sql(plan));
+	nkeys = exec_at(keys_sql.data, snapshot, true);
+	if (nkeys == 0)
+		return;					/* the changes touch no group */
+
+	initStringInfo(&restrict_q);
+	initStringInfo(&restrict_t);
+	k = 0;
+	foreach(lc, plan->key_columns)
+	{
+		const char *col = quote_identifier(lfirst(lc));
+		Oid			type = SPI_gettypeid(SPI_tuptable->tupdesc, k + 1);
+		StringInfoData arr;
+		bool		has_null = false;
+		int			nvals = 0;
+
+		initStringInfo(&arr);
+		for (uint64 i = 0; i < nkeys; i++)
+		{
+			char	   *v = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k + 1);
+
+			if (v == NULL)
+				has_null = true;
+			else
+				appendStringInfo(&arr, "%s%s", nvals++ ? ", " : "", quote_literal_cstr(v));
+		}
+		appendStringInfo(&restrict_q, "%s(", k ? " AND " : "");
+		appendStringInfo(&restrict_t, "%s(", k ? " AND " : "");
+		if (nvals > 0)
+		{
+			appendStringInfo(&restrict_q, "dv_q.%s = ANY (ARRAY[%s]::%s[])", col, arr.data,
+							 format_type_be_qualified(type));
+			appendStringInfo(&restrict_t, "dv_t.%s = ANY (ARRAY[%s]::%s[])", col, arr.data,
+							 format_type_be_qualified(type));
+		}
+		else
+		{
+			appendStringInfoString(&restrict_q, "false");
+			appendStringInfoString(&restrict_t, "false");
+		}
+		if (has_null)
+		{
+			appendStringInfo(&restrict_q, " OR dv_q.%s IS NULL", col);
+			appendStringInfo(&restrict_t, " OR dv_t.%s IS NULL", col);
+		}
+		appendStringInfoChar(&restrict_q, ')');
+		appendStringInfoChar(&restrict_t, ')');
+		k++;
+	}
+
+	res->rows_deleted = (int64) exec_at(psprintf(
+												 "WITH dv_new AS MATERIALIZED ("
+												 "  SELECT dv_q::text AS dv_key,"
+												 "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
+												 "  FROM (%s) dv_q WHERE %s), "
+												 "dv_old AS MATERIALIZED ("
+												 "  SELECT dv_t.ctid AS dv_ctid, dv_t::text AS dv_key,"
+												 "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
+												 "  FROM %s dv_t WHERE %s) "
+												 "DELETE FROM %s dv_t USING dv_old o"
+												 "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
+												 "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n) "
+												 "RETURNING dv_t.*",
+												 dt->definition, restrict_q.data, target, restrict_t.data, target),
+										snapshot, false);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+	res->rows_inserted = (int64) exec_at(psprintf(
+												  "WITH dv_new AS MATERIALIZED ("
+												  "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
+												  "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
+												  "  FROM (%s) dv_q WHERE %s), "
+												  "dv_old AS MATERIALIZED ("
+												  "  SELECT dv_t::text AS dv_key,"
+												  "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
+												  "  FROM %s dv_t WHERE %s) "
+												  "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
+												  "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n) "
+												  "RETURNING *",
+												  dt->definition, restrict_q.data, target, restrict_t.data, target),
+										 snapshot, false);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+}
+
+/*
+ * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
+ * snapshot) to snapshot, whose WAL position is lsn.  The caller holds
+ * ExclusiveLock on dt and has SPI open.
+ *
+ * Returns true when done (res says INCREMENTAL or NO_DATA and the counts);
+ * false with a reason code and text when the table must be refreshed in
+ * full instead (the caller does so in the same transaction).
+ */
+bool
+dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefreshResult *res,
+					   const char **full_code, char **full_reason)
+{
+	DvPlan	   *plan;
+	ListCell   *lc;
+	bool		need_decoder = false;
+	int64		total = 0;
+	int32		seq = 0;
+	bool		ok = true;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	List	   *registered = NIL;
+
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	plan = dv_plan_query(dv_parse_definition(dt->definition));
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (plan->kind == DV_PLAN_FULL)
+	{
+		*full_code = plan->reason_code;
+		*full_reason = plan->reason;
+		return false;
+	}
+
+	foreach(lc, plan->sources)
+		need_decoder |= !dv_is_dynamic_table(((DvPlanSource *) lfirst(lc))->relid);
+	if (need_decoder)
+	{
+		XLogFlush(lsn);
+		if (!dv_shmem_wait_decoded(lsn, 60 * 1000L))
+		{
+			*full_code = "CAPTURE_NOT_READY";
+			*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
+			return false;
+		}
+	}
+
+	foreach(lc, plan->sources)
+	{
+		DvPlanSource *src = lfirst(lc);
+		Oid			buffer = buffer_of(src->relid);
+		ListCell   *lc2;
+		int64		n;
+
+		if (!OidIsValid(buffer))
+		{
+			*full_code = "SOURCE_NOT_TRACKED";
+			*full_reason = psprintf("Changes of \"%s\" are not captured.", get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		foreach(lc2, src->columns)
+		{
+			if (get_attnum(buffer, strVal(lfirst(lc2))) == InvalidAttrNumber)
+			{
+				*full_code = "SOURCE_NOT_TRACKED";
+				*full_reason = psprintf("Column \"%s\" of \"%s\" is not captured.",
+										strVal(lfirst(lc2)), get_rel_name(src->relid));
+				ok = false;
+			}
+		}
+		if (!ok)
+			break;
+		n = read_window(dt, src, buffer, snapshot);
+		if (n < 0)
+		{
+			*full_code = "SOURCE_TRUNCATED";
+			*full_reason = psprintf("\"%s\" was truncated (or changed without its old rows logged) since the last refresh.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		registered = lappend(registered, psprintf("dv_delta_%d", src->rtindex));
+		total += n;
+	}
+
+	if (ok && total == 0)
+		res->refresh_mode = "NO_DATA";
+	else if (ok)
+	{
+		res->refresh_mode = "INCREMENTAL";
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		if (plan->kind == DV_PLAN_SPJ)
+			ok = apply_spj(dt, plan, snapshot, res, &seq);
+		else
+			apply_grouped(dt, plan, snapshot, res, &seq);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		if (!ok)
+		{
+			*full_code = "INCREMENTAL_MISMATCH";
+			*full_reason = pstrdup("The table did not hold a row that the changes remove; it was recomputed in full.");
+		}
+	}
+	foreach(lc, registered)
+		SPI_unregister_relation((const char *) lfirst(lc));
+	return ok;
+}
