@@ -38,6 +38,8 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_lsn.h"
@@ -469,7 +471,28 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	}
 
 	foreach(lc, plan->sources)
-		need_decoder |= !dv_is_dynamic_table(((DvPlanSource *) lfirst(lc))->relid);
+	{
+		Oid			relid = ((DvPlanSource *) lfirst(lc))->relid;
+		LOCKTAG		tag;
+
+		if (dv_is_dynamic_table(relid))
+			continue;
+		need_decoder = true;
+
+		/*
+		 * This transaction wrote the source: S_new sees those rows, but the
+		 * decoder captures them only after commit.
+		 */
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+		if (LockHeldByMe(&tag, RowExclusiveLock) || LockHeldByMe(&tag, AccessExclusiveLock) ||
+			LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock))
+		{
+			*full_code = "SOURCE_CHANGED_IN_TRANSACTION";
+			*full_reason = psprintf("This transaction changed \"%s\"; its changes are captured only once it commits.",
+									get_rel_name(relid));
+			return false;
+		}
+	}
 	if (need_decoder)
 	{
 		XLogFlush(lsn);
