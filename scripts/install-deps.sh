@@ -11,6 +11,7 @@ PACKAGES=(
 	postgresql-server-dev-15
 	postgresql-15-cron
 	postgresql-15-pgtap
+	python3-psycopg2
 	libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl
 	build-essential

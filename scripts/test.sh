@@ -11,6 +11,7 @@
 #              make installcheck REGRESS= TAP_TESTS=      (pg_isolation_regress only: test/specs)
 #   pgtap      pg_prove on test/pgtap/*.sql in a fresh database dv_pgtap
 #   tap        prove on test/t/*.pl (PostgreSQL::Test::Cluster; as user postgres when root)
+#   random     test/random/differential.py (seeded random DML, interleaved transactions, verify)
 #   cases      ../shared/tools/dv-cases ../shared/cases  (the case corpus)
 #
 # deps, build and cluster are prerequisites: if one fails, nothing after it runs.  The test suites
@@ -258,6 +259,12 @@ step_tap() {
 	rm -rf -- "$tmp"
 }
 
+step_random() {
+	have_files 'test/random/*.py' || skip "no test/random/*.py"
+	# seeded: the seeds are printed; a failure names its seed (rerun with --first-seed S --seeds 1)
+	/usr/bin/python3 test/random/differential.py --seeds "${DV_RANDOM_SEEDS:-8}" --steps "${DV_RANDOM_STEPS:-1000}"
+}
+
 step_cases() {
 	local top shared out last rc
 	top=$(git -C "$REPO" rev-parse --show-toplevel 2>/dev/null || echo "$REPO")
@@ -300,5 +307,6 @@ suite regress "pg_regress: make installcheck" step_regress
 suite isolation "isolation tests" step_isolation
 suite pgtap "pgTAP: pg_prove" step_pgtap
 suite tap "Perl TAP tests: prove test/t" step_tap
+suite random "seeded random differential test" step_random
 suite cases "case corpus: dv-cases" step_cases
 finish

@@ -192,8 +192,15 @@ create_key_index(const char *qualified, List *key_columns)
  * grouped queries a unique index (NULLS NOT DISTINCT) on the group keys,
  * else an index on the first column.  Skipped for types without btree.
  */
+/* the name of dynview's own apply index of a table */
+static char *
+apply_index_name(const char *relname)
+{
+	return psprintf("%.*s_dv_apply", NAMEDATALEN - 10, relname);
+}
+
 static void
-create_apply_index(const char *qualified, DvAnalyzedQuery *aq)
+create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *aq)
 {
 	DvPlan	   *plan = dv_plan_query(aq->query);
 	List	   *cols = NIL;
@@ -205,7 +212,8 @@ create_apply_index(const char *qualified, DvAnalyzedQuery *aq)
 	else
 		cols = list_make1(strVal(linitial(aq->column_names)));
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "CREATE %sINDEX ON %s (", plan->kind == DV_PLAN_GROUPED ? "UNIQUE " : "", qualified);
+	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (", plan->kind == DV_PLAN_GROUPED ? "UNIQUE " : "",
+					 quote_identifier(apply_index_name(relname)), qualified);
 	foreach(lc, cols)
 	{
 		const char *col = lfirst(lc);
@@ -249,7 +257,7 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 		elog(ERROR, "could not create dynamic table %s", qualified);
 	create_key_index(qualified, args->key_columns);
 	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
-		create_apply_index(qualified, aq);
+		create_apply_index(qualified, rv->relname, aq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	CommandCounterIncrement();
 
@@ -351,6 +359,19 @@ replace_existing(CreateArgs *args, Oid relid)
 			elog(ERROR, "could not add columns to %s", qualified);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
+	/* dynview's apply index follows the definition (user indexes stay) */
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+		if (SPI_execute(psprintf("DROP INDEX IF EXISTS %s",
+								 quote_qualified_identifier(nspname, apply_index_name(relname))),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not drop the apply index of %s", qualified);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+	}
 	dv_catalog_replace_definition(relid, args->query, aq, args->schedule, args->refresh_mode,
 								  effective, args->primary_key);
 	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
@@ -360,6 +381,17 @@ replace_existing(CreateArgs *args, Oid relid)
 		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
 	else
 		dv_refresh_empty(relid);	/* the old rows do not fit the new definition */
+	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		/* after the refill: the new keys hold for the new contents */
+		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+		create_apply_index(qualified, relname, aq);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+	}
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "commands/dbcommands.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "replication/message.h"
 #include "replication/slot.h"
 #include "utils/builtins.h"
 #include "utils/pg_lsn.h"
@@ -51,10 +52,22 @@ dynview_register_database(PG_FUNCTION_ARGS)
 bool
 dv_capture_sync(long timeout_ms)
 {
-	XLogRecPtr	lsn = GetXLogInsertRecPtr();
+	XLogRecPtr	lsn = dv_capture_position();
 
 	XLogFlush(lsn);
 	return dv_shmem_wait_decoded(lsn, timeout_ms);
+}
+
+/*
+ * dv_capture_position - a WAL position after every commit that has
+ * happened so far.  The raw insert position may point past a page header
+ * that no record follows yet (it cannot be flushed then), so a tiny
+ * non-transactional logical message is written and its end is returned.
+ */
+XLogRecPtr
+dv_capture_position(void)
+{
+	return LogLogicalMessage("dynview", "", 0, false);
 }
 
 /*

@@ -77,6 +77,21 @@ own_xid8(void)
 	return U64FromFullTransactionId(FullTransactionIdFromEpochAndXid(epoch, xid));
 }
 
+/* is xid an element of the xid8[] text "{a,b,c}"? */
+static bool
+xid_in_list(const char *list, uint64 xid)
+{
+	char	   *item = psprintf(UINT64_FORMAT, xid);
+	size_t		len = strlen(item);
+
+	for (const char *p = strstr(list, item); p != NULL; p = strstr(p + 1, item))
+	{
+		if ((p[-1] == '{' || p[-1] == ',') && (p[len] == '}' || p[len] == ','))
+			return true;
+	}
+	return false;
+}
+
 /*
  * register_tuples - the rows of SPI_tuptable as the ephemeral named relation
  * `name` of the current SPI connection.
@@ -202,6 +217,20 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		return -1;
 	register_tuples(psprintf("dv_delta_%d", src->rtindex));
 	return (int64) SPI_processed;
+}
+
+/* does the buffer hold rows of the current transaction? */
+static bool
+buffer_has_own_rows(Oid buffer)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1];
+
+	values[0] = CStringGetTextDatum(psprintf(UINT64_FORMAT, own_xid8()));
+	dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE dv_xid = $1::pg_catalog.xid8 LIMIT 1",
+							 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
+					1, types, values, NULL, -1);
+	return SPI_processed > 0;
 }
 
 /* run a statement at the snapshot as a dynview write, rows kept in SPI_tuptable */
@@ -370,6 +399,15 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		int			nvals = 0;
 
 		initStringInfo(&arr);
+		if (type_is_array(type) ||
+			!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
+		{
+			/* no usable "= ANY": this column does not narrow the groups */
+			appendStringInfo(&restrict_q, "%strue", k ? " AND " : "");
+			appendStringInfo(&restrict_t, "%strue", k ? " AND " : "");
+			k++;
+			continue;
+		}
 		for (uint64 i = 0; i < nkeys; i++)
 		{
 			char	   *v = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k + 1);
@@ -530,6 +568,18 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		}
 		if (!ok)
 			break;
+		/*
+		 * Refreshed before in this very transaction: rows this transaction
+		 * buffered since then carry the same xid as those it consumed then.
+		 */
+		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
+		{
+			*full_code = "REFRESHED_IN_TRANSACTION";
+			*full_reason = psprintf("The table was refreshed before in this transaction, which has since changed \"%s\"; it was recomputed in full.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
 		n = read_window(dt, src, buffer, snapshot);
 		if (n < 0)
 		{

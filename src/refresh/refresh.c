@@ -356,8 +356,17 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 
 			if (find_missing_sources(dt, &recreated) == NULL && recreated)
 			{
+				DvAnalyzedQuery *aq;
+				int			save_nestlevel;
+				Oid			save_userid;
+				int			save_sec;
+
 				dv_catalog_set_next_full(dt->relid, "UPSTREAM_RECREATED");
-				dv_tracking_start(dt->sources, strcmp(dt->refresh_mode, "incremental") == 0);
+				/* the sources with the columns the query reads, for their buffers */
+				dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+				aq = dv_analyze_query(dt->definition, dt->relid);
+				dv_restore_user(save_nestlevel, save_userid, save_sec);
+				dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
 				changed = true;
 			}
 		}
@@ -372,7 +381,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
 	taken_at = GetCurrentTimestamp();
-	lsn = GetXLogInsertRecPtr();
+	lsn = dv_capture_position();	/* L: after every commit visible in S_new */
 	foreach(lc, order)
 	{
 		Oid			oid = lfirst_oid(lc);

@@ -44,20 +44,20 @@ SELECT results_eq(
              suspend_reason, upstreams, last_refresh_state, consecutive_failures
         FROM dynview.dynamic_tables WHERE name = 'dvt_by_customer'::regclass$$,
     $$VALUES ('SELECT customer, count(*) AS n, sum(amount) AS total FROM dvt_orders GROUP BY customer'::text,
-              '1 minute'::text, 'auto'::text, 'FULL'::text, 'INCREMENTAL_NOT_AVAILABLE'::text,
+              '1 minute'::text, 'auto'::text, 'INCREMENTAL'::text, NULL::text,
               'ACTIVE'::text, NULL::text, '{}'::regclass[], 'SUCCEED'::text, 0)$$,
-    'dynamic_tables: query as written, default schedule and mode, FULL with its reason, ACTIVE');
-SELECT ok((SELECT mode_reason IS NOT NULL AND data_snapshot IS NOT NULL AND data_timestamp IS NOT NULL
+    'dynamic_tables: query as written, default schedule and mode, GROUP BY is INCREMENTAL (no reason), ACTIVE');
+SELECT ok((SELECT mode_reason IS NULL AND data_snapshot IS NOT NULL AND data_timestamp IS NOT NULL
              FROM dynview.dynamic_tables WHERE name = 'dvt_by_customer'::regclass),
-          'dynamic_tables: mode_reason, data_snapshot and data_timestamp are set after creation');
+          'dynamic_tables: no mode_reason (INCREMENTAL); data_snapshot and data_timestamp are set after creation');
 
 SELECT results_eq(
     $$SELECT schema_name, table_name, state, refresh_mode, refresh_trigger, rows_inserted, rows_deleted,
              mode_reason_code, error_message
         FROM dynview.refresh_history('dvt_by_customer')$$,
     $$VALUES ('public'::text, 'dvt_by_customer'::text, 'SUCCEED'::text, 'FULL'::text, 'CREATION'::text,
-              3::bigint, 0::bigint, 'INCREMENTAL_NOT_AVAILABLE'::text, NULL::text)$$,
-    'creation is recorded as one SUCCEED FULL refresh with trigger CREATION, 3 rows inserted');
+              3::bigint, 0::bigint, 'INITIAL_BUILD'::text, NULL::text)$$,
+    'creation is recorded as one SUCCEED FULL (INITIAL_BUILD) refresh with trigger CREATION, 3 rows inserted');
 SELECT ok((SELECT end_time >= start_time AND duration_ms >= 0 AND data_snapshot IS NOT NULL
                   AND data_lsn IS NOT NULL AND mode_reason IS NOT NULL
              FROM dynview.refresh_history('dvt_by_customer')),
