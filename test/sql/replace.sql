@@ -11,7 +11,7 @@ SELECT 'r_totals'::regclass::oid AS oid_before \gset
 SELECT dynview.create_or_replace_dynamic_table('r_totals',
   $$SELECT customer, sum(amount) AS total, count(*) AS orders FROM r_orders GROUP BY customer$$, schedule => 'manual');
 SELECT 'r_totals'::regclass::oid = :oid_before AS same_table;
-SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'r_totals'::regclass;
+SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'r_totals'::regclass ORDER BY indexrelid::regclass::text;
 SELECT relacl IS NOT NULL AS has_grants FROM pg_class WHERE oid = 'r_totals'::regclass;
 SELECT * FROM r_totals ORDER BY customer;
 SELECT dynview.verify('r_totals');
