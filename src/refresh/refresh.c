@@ -152,6 +152,20 @@ run_write(DvTable *dt, const char *sql, Snapshot snapshot, int expected_rc)
 	return processed;
 }
 
+/* does the table hold no row at the snapshot? */
+static bool
+table_is_empty(DvTable *dt, Snapshot snapshot)
+{
+	SPIPlanPtr	plan = SPI_prepare(psprintf("SELECT 1 FROM %s LIMIT 1",
+										   quote_qualified_identifier(dt->schema_name, dt->table_name)),
+								  0, NULL);
+
+	if (plan == NULL || SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, true, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read dynamic table \"%s\"", dt->table_name);
+	SPI_freeplan(plan);
+	return SPI_processed == 0;
+}
+
 /*
  * find_missing_sources - bring the source list up to date: a missing source
  * whose name resolves again is recorded with its new OID (*recreated set);
@@ -272,9 +286,18 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 												  get_namespace_oid("dynview_buffer", false)));
 		full_refresh_sql(dt, &delete_sql, &insert_sql, own_buffer);
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		res.rows_deleted = (int64) run_write(dt, delete_sql, snapshot,
-											 own_buffer ? SPI_OK_DELETE_RETURNING : SPI_OK_DELETE);
-		if (own_buffer)
+		if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
+		{
+			/* the first build of an empty table: nothing to compare with */
+			delete_sql = NULL;
+			insert_sql = psprintf("INSERT INTO %s %s%s",
+								  quote_qualified_identifier(dt->schema_name, dt->table_name),
+								  dt->definition, own_buffer ? " RETURNING *" : "");
+		}
+		if (delete_sql)
+			res.rows_deleted = (int64) run_write(dt, delete_sql, snapshot,
+												 own_buffer ? SPI_OK_DELETE_RETURNING : SPI_OK_DELETE);
+		if (own_buffer && delete_sql)
 			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
 		res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot,
 											  own_buffer ? SPI_OK_INSERT_RETURNING : SPI_OK_INSERT);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# bench/pipeline.sh — the sales-dashboard pipeline (design section 9) on generated data (issue 4):
+#   10k products in 50 categories, N orders; a change of 1,000 new orders + 100 updated + 100 deleted.
+#   Measured in one run, as ratios:
+#     - dynview pipeline refresh (refresh of the rank layer, upstreams first) vs
+#       REFRESH MATERIALIZED VIEW of the same three queries as materialized views
+#     - the same change at two data sizes (e.g. 1M and 10M orders)
+#     - a NO_DATA refresh (nothing changed)
+# Usage: eval "$(scripts/cluster.sh env)"; bench/pipeline.sh [orders...]   (default: 1000000)
+# Needs a running cluster with dynview preloaded. Uses database dv_bench_pipeline. Not a test.
+set -euo pipefail
+SIZES=("${@:-1000000}")
+DB=dv_bench_pipeline
+export PATH="/usr/lib/postgresql/15/bin:$PATH"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+now_ms() { date +%s%3N; }
+timed() { local t0 t1; t0=$(now_ms); q -c "$1" >/dev/null; t1=$(now_ms); echo $((t1 - t0)); }
+
+for N in "${SIZES[@]}"; do
+	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
+	q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
+	q <<SQL
+SET client_min_messages = warning;
+CREATE TABLE doc_products (product_id text PRIMARY KEY, product_name text, category text, brand text);
+INSERT INTO doc_products SELECT 'P' || g, 'product ' || g, 'category ' || (g % 50), 'brand ' || (g % 300)
+  FROM generate_series(1, 10000) g;
+CREATE TABLE doc_orders (order_id text PRIMARY KEY, user_id text, product_id text, quantity int,
+                         unit_price numeric(10,2), amount numeric(10,2), order_time timestamp, status text);
+INSERT INTO doc_orders SELECT 'O' || g, 'U' || (g % 100000), 'P' || (1 + g % 10000), 1 + g % 5,
+       (10 + g % 490)::numeric(10,2), ((1 + g % 5) * (10 + g % 490))::numeric(10,2),
+       timestamp '2026-01-01' + g * interval '1 second', CASE WHEN g % 10 = 0 THEN 'cancelled' ELSE 'completed' END
+  FROM generate_series(1, $N) g;
+VACUUM ANALYZE doc_orders, doc_products;
+SQL
+	DWD="SELECT o.order_id, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status FROM doc_orders o JOIN doc_products p ON o.product_id = p.product_id WHERE o.status = 'completed'"
+	GMV="SELECT category, count(DISTINCT order_id) AS order_cnt, sum(quantity) AS total_qty, sum(amount) AS gmv, CAST(sum(amount) / sum(quantity) AS numeric(10,2)) AS avg_price FROM doc_dwd_order_detail GROUP BY category"
+	RANK="SELECT rank() OVER (ORDER BY gmv DESC) AS gmv_rank, category, order_cnt, total_qty, gmv, avg_price FROM doc_ads_category_gmv"
+	t_create=$(timed "SET client_min_messages = warning;
+		SELECT dynview.create_dynamic_table('doc_dwd_order_detail', \$q\$$DWD\$q\$, schedule => 'manual');
+		SELECT dynview.create_dynamic_table('doc_ads_category_gmv', \$q\$$GMV\$q\$, schedule => 'manual');
+		SELECT dynview.create_dynamic_table('doc_ads_category_rank', \$q\$$RANK\$q\$, schedule => 'manual');")
+	q -c "CREATE SCHEMA mv" -c "CREATE MATERIALIZED VIEW mv.doc_dwd_order_detail AS ${DWD/doc_orders o/public.doc_orders o}" >/dev/null
+	q -c "CREATE MATERIALIZED VIEW mv.doc_ads_category_gmv AS ${GMV/FROM doc_dwd_order_detail/FROM mv.doc_dwd_order_detail}" >/dev/null
+	q -c "CREATE MATERIALIZED VIEW mv.doc_ads_category_rank AS ${RANK/FROM doc_ads_category_gmv/FROM mv.doc_ads_category_gmv}" >/dev/null
+	q -c "VACUUM ANALYZE" >/dev/null
+
+	t_nodata=$(timed "SELECT dynview.refresh('doc_ads_category_rank')")
+	# the change: 1,000 new orders, 100 updated, 100 deleted
+	q <<SQL
+INSERT INTO doc_orders SELECT 'N' || g, 'U' || g, 'P' || (1 + g * 7 % 10000), 2, 50.00, 100.00, now(), 'completed'
+  FROM generate_series(1, 1000) g;
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 1) FROM generate_series(1, 100) g);
+SQL
+	t_incr=$(timed "SELECT dynview.refresh('doc_ads_category_rank')")
+	modes=$(q -c "SELECT string_agg(table_name || '=' || refresh_mode, ' ' ORDER BY refresh_id) FROM (SELECT * FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 3) h")
+	layer_ms=$(q -c "SELECT string_agg(table_name || '=' || round(duration_ms::numeric, 1) || 'ms', ' ' ORDER BY refresh_id) FROM (SELECT * FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 3) h")
+	ok=$(q -c "SELECT bool_and(dynview.verify(t)) FROM unnest(ARRAY['doc_dwd_order_detail','doc_ads_category_gmv','doc_ads_category_rank']) t")
+	t_mv=$(timed "REFRESH MATERIALIZED VIEW mv.doc_dwd_order_detail; REFRESH MATERIALIZED VIEW mv.doc_ads_category_gmv; REFRESH MATERIALIZED VIEW mv.doc_ads_category_rank;")
+	echo "orders=$N create_ms=$t_create nodata_ms=$t_nodata pipeline_ms=$t_incr mv_refresh_ms=$t_mv verify=$ok"
+	echo "  modes: $modes"
+	echo "  per layer: $layer_ms"
+	awk -v a="$t_mv" -v b="$t_incr" 'BEGIN { printf "  full (REFRESH MATERIALIZED VIEW) / dynview pipeline refresh: %.1fx\n", a / (b > 0 ? b : 1) }'
+done
+psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
