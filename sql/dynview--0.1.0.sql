@@ -249,6 +249,26 @@ $$The newest MAX_ROWS (default 100) refresh history rows of the dynamic table NA
 Errors: unknown name (42P01).
 Example: SELECT state, refresh_mode, refresh_trigger, rows_inserted, rows_deleted, duration_ms FROM dynview.refresh_history('public.order_totals', 5);$$;
 
+CREATE FUNCTION dynview.explain(query text, OUT property text, OUT value text)
+RETURNS SETOF record
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_explain';
+
+COMMENT ON FUNCTION dynview.explain(text) IS
+$$Shows how dynview would maintain QUERY, without creating anything: one row per property: mode (what refresh_mode 'auto' resolves to: INCREMENTAL or FULL), reason_code and reason (why FULL), operator (the delta rule), sources, key, definition (the schema-qualified SQL refreshes run) and delta (the SQL of the input's delta, reading dv_delta_<n>, the window of each source's change buffer).
+Errors: those of create_dynamic_table for a bad query.
+Example: SELECT * FROM dynview.explain('SELECT customer, sum(amount) FROM orders GROUP BY customer');$$;
+
+CREATE FUNCTION dynview.explain_dynamic_table(name text, OUT property text, OUT value text)
+RETURNS SETOF record
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_explain_dynamic_table';
+
+COMMENT ON FUNCTION dynview.explain_dynamic_table(text) IS
+$$dynview.explain() for the current definition of the dynamic table NAME.
+Errors: unknown name (42P01), not a dynamic table (42809).
+Example: SELECT * FROM dynview.explain_dynamic_table('public.order_totals');$$;
+
 -------------------------------------------------------------------------------
 -- Bookkeeping when tables are dropped with plain DROP TABLE / DROP SCHEMA
 -------------------------------------------------------------------------------

@@ -243,6 +243,7 @@ dv_plan_query(Query *query)
 		src->qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(rte->relid)),
 													get_rel_name(rte->relid));
 		src->marker = psprintf("dv_src_%d", rti);
+		src->delta_rows = -1;
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);
 		rte->alias = makeAlias(src->marker, NIL);
 		plan->sources = lappend(plan->sources, src);
@@ -340,6 +341,10 @@ dv_delta_sql(DvPlan *plan)
 		ListCell   *lcj;
 		bool		after = false;
 
+		/* a term whose delta is empty adds nothing (and would scan the others) */
+		if (delta->delta_rows == 0)
+			continue;
+
 		initStringInfo(&weight);
 		foreach(lcj, plan->sources)
 		{
@@ -367,7 +372,9 @@ dv_delta_sql(DvPlan *plan)
 			}
 		}
 		term = replace_once(term, "'" WEIGHT_MARKER "'::text", psprintf("(%s)::int8", weight.data));
-		appendStringInfo(&sql, "%s(%s)", foreach_current_index(lci) ? " UNION ALL " : "", term);
+		appendStringInfo(&sql, "%s(%s)", sql.len > 0 ? " UNION ALL " : "", term);
 	}
+	if (sql.len == 0)
+		elog(ERROR, "dynview: delta requested with every source's delta empty");
 	return sql.data;
 }

@@ -26,6 +26,7 @@ typedef struct DvPlanSource
 	char	   *qualified;		/* schema.name as deparsed */
 	char	   *marker;			/* alias in the template: dv_src_<rtindex> */
 	List	   *columns;		/* String names of the columns read */
+	int64		delta_rows;		/* rows in its window (-1: not read yet) */
 } DvPlanSource;
 
 typedef struct DvPlan

@@ -28,7 +28,9 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/regproc.h"
+#include "utils/tuplestore.h"
 #include "utils/typcache.h"
+#include "utils/memutils.h"
 #include "utils/varlena.h"
 
 #include "dynview.h"
@@ -553,4 +555,91 @@ dynview_verify(PG_FUNCTION_ARGS)
 	ok = dv_verify(relid);
 	SPI_finish();
 	PG_RETURN_BOOL(ok);
+}
+
+/*
+ * explain_rows - the rows of dynview.explain(): what AUTO resolves to, why,
+ * the sources, the key, and the delta statement.
+ */
+static void
+explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	DvAnalyzedQuery *aq;
+	DvPlan	   *plan;
+	StringInfoData sources;
+	ListCell   *lc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	aq = dv_analyze_query(query_text, self_relid);
+	plan = dv_plan_query(aq->query);
+
+	initStringInfo(&sources);
+	foreach(lc, aq->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		appendStringInfo(&sources, "%s%s (%s)", foreach_current_index(lc) ? ", " : "",
+						 quote_qualified_identifier(src->schema_name, src->table_name),
+						 dv_is_dynamic_table(src->relid) ? "dynamic table" : "table");
+	}
+
+#define EXPLAIN_ROW(k, v) \
+	do { \
+		values[0] = CStringGetTextDatum(k); \
+		nulls[1] = (v) == NULL; \
+		values[1] = (v) ? CStringGetTextDatum(v) : (Datum) 0; \
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls); \
+	} while (0)
+
+	EXPLAIN_ROW("mode", aq->full_reason_code ? "FULL" : "INCREMENTAL");
+	EXPLAIN_ROW("reason_code", aq->full_reason_code);
+	EXPLAIN_ROW("reason", aq->full_reason);
+	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ ? "scan/filter/project/inner join (delta rule)" :
+				plan->kind == DV_PLAN_GROUPED ? "GROUP BY/DISTINCT (affected groups recomputed)" : "full recompute");
+	EXPLAIN_ROW("sources", sources.data);
+	if (plan->kind == DV_PLAN_GROUPED)
+	{
+		StringInfoData keys;
+
+		initStringInfo(&keys);
+		foreach(lc, plan->key_columns)
+			appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 quote_identifier(lfirst(lc)));
+		EXPLAIN_ROW("key", keys.data);
+	}
+	else if (plan->kind == DV_PLAN_SPJ)
+		EXPLAIN_ROW("key", "(none: rows are matched as a multiset, found through the first column)");
+	EXPLAIN_ROW("definition", aq->definition);
+	if (plan->kind != DV_PLAN_FULL)
+		EXPLAIN_ROW("delta", dv_delta_sql(plan));
+	SPI_finish();
+}
+
+PG_FUNCTION_INFO_V1(dynview_explain);
+PG_FUNCTION_INFO_V1(dynview_explain_dynamic_table);
+
+Datum
+dynview_explain(PG_FUNCTION_ARGS)
+{
+	explain_rows(fcinfo, text_arg(fcinfo, 0, "query"), InvalidOid);
+	return (Datum) 0;
+}
+
+Datum
+dynview_explain_dynamic_table(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+	Oid			relid;
+	char	   *query;
+
+	SPI_connect();
+	relid = dv_resolve_dynamic_table(name, false, false);
+	query = MemoryContextStrdup(TopTransactionContext, dv_catalog_load(relid)->query);
+	SPI_finish();
+	explain_rows(fcinfo, query, relid);
+	return (Datum) 0;
 }

@@ -590,6 +590,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			break;
 		}
 		registered = lappend(registered, psprintf("dv_delta_%d", src->rtindex));
+		src->delta_rows = n;
 		total += n;
 	}
 
