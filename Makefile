@@ -15,6 +15,7 @@ OBJS = \
 	src/refresh/incremental.o \
 	src/hooks/guard.o \
 	src/scheduler/launcher.o \
+	src/scheduler/scheduler.o \
 	src/cdc/shmem.o \
 	src/cdc/plugin.o \
 	src/cdc/decoder.o \

@@ -186,4 +186,8 @@ extern void dv_guard_invalidate(Oid relid);
 /* scheduler/launcher.c */
 extern void dv_launcher_register(void);
 
+/* scheduler/scheduler.c */
+struct BackgroundWorkerHandle;
+extern void dv_scheduler_start(Oid dboid, struct BackgroundWorkerHandle **handle);
+
 #endif							/* DYNVIEW_H */

@@ -114,6 +114,7 @@ extension_present(void)
 {
 	bool		present;
 
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	present = dv_extension_present();
 	CommitTransactionCommand();
@@ -131,6 +132,7 @@ ensure_slot(const char *name)
 
 	if (SearchNamedReplicationSlot(name, true) != NULL)
 		return false;
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	CheckLogicalDecodingRequirements();
 	ReplicationSlotCreate(name, true, RS_EPHEMERAL, false);
@@ -157,6 +159,7 @@ load_state(Oid dboid, bool slot_created)
 {
 	XLogRecPtr	decoded = InvalidXLogRecPtr;
 
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -359,6 +362,7 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	BatchTarget *targets;
 	int			ntargets = 0;
 
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	cid = GetCurrentCommandId(true);
@@ -424,6 +428,7 @@ prune_buffers(void)
 	ListCell   *lc1,
 			   *lc2;
 
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -528,7 +533,8 @@ dynview_decoder_main(Datum main_arg)
 
 		if (TransactionIdIsValid(creating))
 		{
-			StartTransactionCommand();
+			SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
 			XactLockTableWait(creating, NULL, NULL, XLTW_None);
 			CommitTransactionCommand();
 		}
@@ -548,6 +554,7 @@ dynview_decoder_main(Datum main_arg)
 
 	decoded = load_state(dboid, ensure_slot(slot));
 
+	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	ReplicationSlotAcquire(slot, true);
 	/* the context lives as long as the worker, not the transaction */
@@ -599,7 +606,8 @@ dynview_decoder_main(Datum main_arg)
 		}
 
 		end_of_wal = GetFlushRecPtr(NULL);
-		StartTransactionCommand();
+		SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
 
 		while (ctx->reader->EndRecPtr < end_of_wal &&
 			   state->bytes < BATCH_BYTES && nrecords < BATCH_RECORDS)

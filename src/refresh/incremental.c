@@ -42,6 +42,7 @@
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/queryenvironment.h"
 #include "utils/rel.h"
@@ -192,17 +193,40 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	char	   *own_new = psprintf("{" UINT64_FORMAT "}", own_xid8());
 	bool		has_marker = false;
 	bool		isnull;
+	bool		consolidate = true;
 
+	/*
+	 * Consolidated (weights summed per row, zeros dropped), so that the
+	 * query's expressions see only rows that are really added or removed: an
+	 * intermediate row that a later change undid must not be evaluated (it
+	 * may, say, divide by zero).  Grouping needs equality on every column.
+	 */
+	foreach(lc, src->columns)
+	{
+		AttrNumber	att = get_attnum(buffer, strVal(lfirst(lc)));
+
+		if (!OidIsValid(lookup_type_cache(get_atttype(buffer, att), TYPECACHE_EQ_OPR)->eq_opr))
+			consolidate = false;
+	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	foreach(lc, src->columns)
 		appendStringInfo(&sql, "%s, ", quote_identifier(strVal(lfirst(lc))));
-	appendStringInfo(&sql, "dv_weight::pg_catalog.int8 AS dv_weight FROM %s.%s "
+	appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s "
 					 "WHERE (pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) "
 					 "       OR dv_xid = ANY ($1::pg_catalog.xid8[])) "
 					 "AND NOT (pg_catalog.pg_visible_in_snapshot(dv_xid, $2::pg_catalog.pg_snapshot) "
 					 "         OR dv_xid = ANY ($3::pg_catalog.xid8[]))",
+					 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
 					 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
+	if (consolidate)
+	{
+		/* a marker (weight 0) must survive: it is counted separately */
+		appendStringInfoString(&sql, " GROUP BY ");
+		for (int i = 1; i <= list_length(src->columns); i++)
+			appendStringInfo(&sql, "%d, ", i);
+		appendStringInfoString(&sql, "dv_weight = 0 HAVING pg_catalog.sum(dv_weight) <> 0 OR bool_or(dv_weight = 0)");
+	}
 
 	/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
 	values[0] = CStringGetTextDatum(own_new);
@@ -234,11 +258,14 @@ buffer_has_own_rows(Oid buffer)
 }
 
 /* run a statement at the snapshot as a dynview write, rows kept in SPI_tuptable */
+static const char *current_table = "";
+
 static uint64
 exec_at(const char *sql, Snapshot snapshot, bool read_only)
 {
+	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
-	int			rc;
+	int			rc = 0;
 
 	if (plan == NULL)
 		elog(ERROR, "could not prepare incremental refresh statement: %s",
@@ -248,11 +275,20 @@ exec_at(const char *sql, Snapshot snapshot, bool read_only)
 	{
 		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, false, 0);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
+		/* name the table instead of showing the generated statement */
+		ErrorData  *edata;
+
 		dv_write_depth--;
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		edata->context = psprintf("incremental refresh of dynamic table \"%s\"", current_table);
+		ReThrowError(edata);
 	}
 	PG_END_TRY();
+	dv_write_depth--;
 	if (rc < 0)
 		elog(ERROR, "incremental refresh statement failed: %s", SPI_result_code_string(rc));
 	return SPI_processed;
@@ -594,6 +630,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		total += n;
 	}
 
+	current_table = quote_qualified_identifier(dt->schema_name, dt->table_name);
 	if (ok && total == 0)
 		res->refresh_mode = "NO_DATA";
 	else if (ok)

@@ -51,9 +51,12 @@ PGDLLEXPORT void dynview_launcher_main(Datum main_arg);
 typedef struct WorkerSlot
 {
 	Oid			dboid;
-	BackgroundWorkerHandle *handle;
+	BackgroundWorkerHandle *handle;	/* the decoder */
 	TimestampTz next_start;		/* earliest restart */
 	int			backoff_ms;
+	BackgroundWorkerHandle *scheduler;	/* the scheduler */
+	TimestampTz scheduler_next_start;
+	int			scheduler_backoff_ms;
 } WorkerSlot;
 
 static WorkerSlot workers[MAX_TRACKED_WORKERS];
@@ -95,6 +98,7 @@ worker_for(Oid dboid, bool create)
 		memset(free_slot, 0, sizeof(WorkerSlot));
 		free_slot->dboid = dboid;
 		free_slot->backoff_ms = 1000;
+		free_slot->scheduler_backoff_ms = 1000;
 	}
 	return create ? free_slot : NULL;
 }
@@ -135,7 +139,36 @@ probe_databases(void)
 	list_free(dbs);
 }
 
-/* keep one decoder per registered database; returns ms until next restart */
+/* start or restart (after its backoff) one worker of a database */
+static void
+keep_running(Oid dboid, BackgroundWorkerHandle **handle, TimestampTz *next_start, int *backoff_ms,
+			 TimestampTz now, long *sleep_ms,
+			 void (*start) (Oid, BackgroundWorkerHandle **))
+{
+	pid_t		pid;
+
+	if (*handle != NULL && GetBackgroundWorkerPid(*handle, &pid) != BGWH_STOPPED)
+		return;
+	if (*handle != NULL)
+	{
+		pfree(*handle);
+		*handle = NULL;
+		*next_start = TimestampTzPlusMilliseconds(now, *backoff_ms);
+		*backoff_ms = Min(*backoff_ms * 2, 60000);
+	}
+	if (now >= *next_start)
+		start(dboid, handle);
+	else
+	{
+		long		secs;
+		int			usecs;
+
+		TimestampDifference(now, *next_start, &secs, &usecs);
+		*sleep_ms = Min(*sleep_ms, secs * 1000 + usecs / 1000 + 1);
+	}
+}
+
+/* keep a decoder and a scheduler per registered database; returns ms until next restart */
 static long
 supervise(void)
 {
@@ -151,6 +184,8 @@ supervise(void)
 
 		if (w == NULL)
 			continue;
+		keep_running(w->dboid, &w->scheduler, &w->scheduler_next_start, &w->scheduler_backoff_ms,
+					 now, &sleep_ms, dv_scheduler_start);
 		if (w->handle != NULL &&
 			GetBackgroundWorkerPid(w->handle, &pid) != BGWH_STOPPED)
 			continue;
@@ -195,8 +230,13 @@ supervise(void)
 		if (workers[i].handle != NULL &&
 			GetBackgroundWorkerPid(workers[i].handle, &pid) != BGWH_STOPPED)
 			continue;			/* a probe still running, or leaving */
+		if (workers[i].scheduler != NULL &&
+			GetBackgroundWorkerPid(workers[i].scheduler, &pid) != BGWH_STOPPED)
+			continue;
 		if (workers[i].handle)
 			pfree(workers[i].handle);
+		if (workers[i].scheduler)
+			pfree(workers[i].scheduler);
 		memset(&workers[i], 0, sizeof(WorkerSlot));
 	}
 	pfree(dbs);

@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * scheduler.c
+ *	  The scheduler worker: one per database with the extension (started by
+ *	  the launcher beside the decoder).  It refreshes the dynamic tables
+ *	  whose schedule is due, as pipelines (design section 7).
+ *
+ * First version (issue 5 is not finished): a table is due when it is ACTIVE,
+ * its schedule is an interval and its data is older than that interval (or
+ * it has no data yet).  Due tables none of whose downstreams is due are
+ * refreshed with their stale upstreams as one pipeline, trigger
+ * SYSTEM_SCHEDULED (upstreams: UPSTREAM), each pipeline in its own
+ * transaction.  A pipeline that fails is rolled back and a FAILED history row
+ * is written for its table in a new transaction; after
+ * dynview.max_consecutive_failures failures in a row the table is SUSPENDED
+ * with reason SUSPENDED_DUE_TO_ERRORS.  A success resets the counter (in
+ * dv_catalog_record_success).  The worker sleeps dynview.naptime between
+ * looks; dynview.enabled = off makes it refresh nothing.
+ *
+ * Not yet: per-table subtransactions inside one pipeline, UPSTREAM_FAILED,
+ * retry backoff, 'downstream' schedules driven by downstream due times,
+ * wait_fresh().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "dynview.h"
+#include "cdc/cdc.h"
+
+PGDLLEXPORT void dynview_scheduler_main(Datum main_arg);
+
+/*
+ * dv_scheduler_start - start the scheduler worker of dboid (launcher).
+ */
+void
+dv_scheduler_start(Oid dboid, BackgroundWorkerHandle **handle)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "dynview_scheduler_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "dynview scheduler %u", dboid);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "dynview scheduler");
+	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+	worker.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&worker, handle))
+		*handle = NULL;
+}
+
+/* the due tables that no due table reads (their pipelines cover the rest) */
+static List *
+due_tables(void)
+{
+	List	   *due = NIL;
+	List	   *roots = NIL;
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	if (SPI_execute("SELECT relid::oid FROM dynview.dynamic_table_catalog "
+					"WHERE scheduling_state = 'ACTIVE' AND schedule NOT IN ('manual', 'downstream') "
+					"AND (data_timestamp IS NULL OR data_timestamp + schedule::interval <= now()) "
+					"ORDER BY data_timestamp NULLS FIRST", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read dynview.dynamic_table_catalog");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		due = lappend_oid(due, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															  SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, due)
+	{
+		Oid			t = lfirst_oid(lc);
+		bool		covered = false;
+
+		foreach(lc2, due)
+		{
+			if (lfirst_oid(lc2) != t &&
+				list_member_oid(dv_catalog_upstream_closure(lfirst_oid(lc2)), t))
+				covered = true;
+		}
+		if (!covered)
+			roots = lappend_oid(roots, t);
+	}
+	return roots;
+}
+
+/* a pipeline failed: record it for its table, and suspend after too many */
+static void
+record_failure(Oid relid, const char *message)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, INT4OID};
+	Datum		values[3];
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(message);
+	values[2] = Int32GetDatum(dv_max_consecutive_failures);
+	if (SPI_execute_with_args("WITH c AS (UPDATE dynview.dynamic_table_catalog "
+							  "  SET consecutive_failures = consecutive_failures + 1, last_refresh_state = 'FAILED', "
+							  "      scheduling_state = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
+							  "                              THEN 'SUSPENDED' ELSE scheduling_state END, "
+							  "      suspend_reason = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
+							  "                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
+							  "  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
+							  "INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, refresh_mode, "
+							  "  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, error_message) "
+							  "SELECT relid, schema_name, table_name, 'FAILED', NULL, 'SYSTEM_SCHEDULED', now(), "
+							  "  clock_timestamp(), extract(epoch FROM clock_timestamp() - now()) * 1000, 0, 0, $2 FROM c",
+							  3, types, values, NULL, false, 0) < 0)
+		elog(ERROR, "could not record a failed refresh");
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+}
+
+/* refresh one due pipeline in its own transaction; errors are recorded */
+static void
+refresh_due(Oid relid)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pgstat_report_activity(STATE_RUNNING, "refreshing a dynamic table pipeline");
+		if (dv_is_dynamic_table(relid))
+			(void) dv_refresh_pipeline(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
+		PopActiveSnapshot();
+		SPI_finish();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcontext);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		ereport(LOG,
+				(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message)));
+		record_failure(relid, edata->message);
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+void
+dynview_scheduler_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	MemoryContext loop_context;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("dynview scheduler");
+	loop_context = AllocSetContextCreate(TopMemoryContext, "dynview scheduler loop",
+										 ALLOCSET_DEFAULT_SIZES);
+
+	for (;;)
+	{
+		List	   *due = NIL;
+		ListCell   *lc;
+		bool		present;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (!dv_shmem_database_registered(dboid))
+			proc_exit(0);		/* extension dropped or database going away */
+
+		MemoryContextReset(loop_context);
+		MemoryContextSwitchTo(loop_context);
+		SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+		present = dv_extension_present();
+		if (present && dv_enabled)
+		{
+			List	   *found;
+
+			SPI_connect();
+			PushActiveSnapshot(GetTransactionSnapshot());
+			found = due_tables();
+			MemoryContextSwitchTo(loop_context);
+			due = list_copy(found);		/* SPI's memory goes with SPI_finish */
+			PopActiveSnapshot();
+			SPI_finish();
+		}
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(loop_context);
+		if (!present)
+			proc_exit(0);
+
+		foreach(lc, due)
+			refresh_due(lfirst_oid(lc));
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 dv_naptime, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
