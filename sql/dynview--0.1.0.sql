@@ -269,6 +269,54 @@ $$dynview.explain() for the current definition of the dynamic table NAME.
 Errors: unknown name (42P01), not a dynamic table (42809).
 Example: SELECT * FROM dynview.explain_dynamic_table('public.order_totals');$$;
 
+CREATE FUNCTION dynview.wait_fresh(name text, timeout interval DEFAULT '1 minute')
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+AS $$
+-- names resolve with the caller's search_path (pg_catalog is searched first)
+DECLARE
+    call_snapshot pg_snapshot := pg_catalog.pg_current_snapshot();
+    deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
+    t regclass;
+    data pg_snapshot;
+BEGIN
+    IF timeout IS NULL OR timeout < interval '0' THEN
+        RAISE EXCEPTION 'timeout must be a non-negative interval' USING ERRCODE = '22023',
+            HINT = 'Pass an interval such as ''10 seconds''.';
+    END IF;
+    t := pg_catalog.to_regclass(wait_fresh.name);
+    IF t IS NULL OR NOT EXISTS (SELECT 1 FROM dynview.dynamic_tables d WHERE d.name = t) THEN
+        RAISE EXCEPTION 'dynamic table "%" does not exist', wait_fresh.name USING ERRCODE = '42P01',
+            HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
+    END IF;
+    LOOP
+        SELECT d.data_snapshot INTO data FROM dynview.dynamic_tables d WHERE d.name = t;
+        -- fresh: every transaction committed before the call is visible in the data snapshot
+        IF data IS NOT NULL AND pg_catalog.pg_snapshot_xmax(data) >= pg_catalog.pg_snapshot_xmax(call_snapshot)
+           AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_snapshot_xip(data) x
+                            WHERE pg_catalog.pg_visible_in_snapshot(x, call_snapshot)) THEN
+            RETURN true;
+        END IF;
+        -- not fresh yet: refresh now if allowed (the owner), else wait for the scheduler
+        BEGIN
+            PERFORM dynview.refresh(t::text);
+            RETURN true;
+        EXCEPTION WHEN insufficient_privilege THEN
+            NULL;
+        END;
+        IF pg_catalog.clock_timestamp() >= deadline THEN
+            RETURN false;
+        END IF;
+        PERFORM pg_catalog.pg_sleep(0.05);
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION dynview.wait_fresh(text, interval) IS
+$$Read-your-writes: returns true once the dynamic table NAME reflects every change committed before the call. If it does not yet, the table's owner refreshes it at once (refresh trigger MANUAL); anyone else waits for the scheduler, at most TIMEOUT (default 1 minute), and gets false on timeout.
+Errors: unknown name (42P01), negative timeout (22023). In a REPEATABLE READ transaction later refreshes are not seen: call it in READ COMMITTED.
+Example: SELECT dynview.wait_fresh('public.order_totals', '10 seconds');$$;
+
 -------------------------------------------------------------------------------
 -- Bookkeeping when tables are dropped with plain DROP TABLE / DROP SCHEMA
 -------------------------------------------------------------------------------

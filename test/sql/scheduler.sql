@@ -38,6 +38,14 @@ SELECT dynview.resume('s_bad');
 SELECT s_wait($$SELECT last_refresh_state = 'SUCCEED' AND consecutive_failures = 0 FROM dynview.dynamic_tables WHERE name = 's_bad'::regclass$$) AS recovered;
 SELECT (dynview.refresh('s_bad')).state AS manual_refresh, dynview.verify('s_bad');
 
+-- wait_fresh: read-your-writes (the owner refreshes at once when needed)
+INSERT INTO s_src VALUES (4, 2, 5);
+SELECT dynview.wait_fresh('s_dt', '30 seconds') AS fresh;
+SELECT * FROM s_dt ORDER BY grp;
+SELECT dynview.verify('s_dt');
+SELECT dynview.wait_fresh('s_dt', '-1 second');
+SELECT dynview.wait_fresh('s_nope');
+
 -- manual tables are not refreshed by the scheduler
 SELECT dynview.alter_dynamic_table('s_dt', schedule => 'manual');
 SELECT dynview.alter_dynamic_table('s_bad', schedule => 'manual');
