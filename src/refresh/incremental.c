@@ -365,20 +365,26 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	}
 	relation_close(rel, AccessShareLock);
 
+	/*
+	 * Arrays instead of joins, so that the planner finds the victims through
+	 * the index on the first column and deletes them by TID, whatever it
+	 * estimates for the ephemeral relation.
+	 */
 	initStringInfo(&del);
 	appendStringInfo(&del,
 					 "WITH dv_neg AS (SELECT dv_key, dv_row, -dv_weight AS dv_n FROM dv_net WHERE dv_weight < 0), "
-					 "dv_victims AS (SELECT t.ctid AS dv_ctid, t::text AS dv_key, "
+					 "dv_victims AS MATERIALIZED (SELECT t.ctid AS dv_ctid, t::text AS dv_key, "
 					 "  pg_catalog.row_number() OVER (PARTITION BY t::text) AS dv_rn FROM %s t WHERE ",
 					 target);
 	if (first && first[0])
-		appendStringInfo(&del, "(t.%s IN (SELECT (dv_row).%s FROM dv_neg) OR "
+		appendStringInfo(&del, "(t.%s = ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
 						 "(t.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))) AND ",
 						 first, first, first, first);
 	appendStringInfo(&del,
-					 "t::text IN (SELECT dv_key FROM dv_neg)) "
-					 "DELETE FROM %s t USING dv_victims v, dv_neg n "
-					 "WHERE t.ctid = v.dv_ctid AND v.dv_key = n.dv_key AND v.dv_rn <= n.dv_n RETURNING t.*",
+					 "t::text = ANY (ARRAY(SELECT dv_key FROM dv_neg))), "
+					 "dv_gone AS (SELECT v.dv_ctid FROM dv_victims v JOIN dv_neg n ON v.dv_key = n.dv_key "
+					 "  WHERE v.dv_rn <= n.dv_n) "
+					 "DELETE FROM %s t WHERE t.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING t.*",
 					 target);
 	deleted = exec_at(del.data, snapshot, false);
 	if (deleted != expected)
