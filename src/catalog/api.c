@@ -508,7 +508,7 @@ dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
 	if (mode != NULL)
 	{
 		DvTable    *dt = dv_catalog_load(relid);
-		DvAnalyzedQuery *aq = dv_analyze_query(dt->query, relid);
+		DvAnalyzedQuery *aq = dv_analyze_query(dt->definition, relid);	/* qualified */
 		const char *effective = resolve_mode(mode, aq);
 
 		dv_catalog_set_effective_mode(relid, effective,
@@ -638,7 +638,8 @@ dynview_explain_dynamic_table(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	relid = dv_resolve_dynamic_table(name, false, false);
-	query = MemoryContextStrdup(TopTransactionContext, dv_catalog_load(relid)->query);
+	/* the stored definition: schema-qualified, whatever the caller's search_path */
+	query = MemoryContextStrdup(TopTransactionContext, dv_catalog_load(relid)->definition);
 	SPI_finish();
 	explain_rows(fcinfo, query, relid);
 	return (Datum) 0;

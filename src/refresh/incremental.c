@@ -387,9 +387,10 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "DELETE FROM %s t WHERE t.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING t.*",
 					 target);
 	deleted = exec_at(del.data, snapshot, false);
+	/* what was deleted goes to the own buffer even if a FULL refresh follows */
+	dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
 	if (deleted != expected)
 		return false;
-	dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
 	res->rows_deleted = (int64) deleted;
 
 	res->rows_inserted = (int64) exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n, "

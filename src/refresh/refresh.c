@@ -324,11 +324,15 @@ dv_refresh_empty(Oid relid)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+	int32		seq = 0;
+	uint64		n;
 
 	LockRelationOid(relid, ExclusiveLock);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	(void) run_write(dt, psprintf("DELETE FROM %s", quote_qualified_identifier(dt->schema_name, dt->table_name)),
-					 GetTransactionSnapshot(), SPI_OK_DELETE);
+	n = run_write(dt, psprintf("DELETE FROM %s RETURNING *", quote_qualified_identifier(dt->schema_name, dt->table_name)),
+				  GetTransactionSnapshot(), SPI_OK_DELETE_RETURNING);
+	/* downstreams see the rows go */
+	dv_write_own_buffer(dt, SPI_tuptable, n, -1, &seq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	dv_catalog_clear_data(relid);
 }
