@@ -150,6 +150,7 @@ extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshR
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
 extern char *dv_snapshot_to_text(Snapshot snapshot);
+extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);
 
 /* analyze/analyze.c */
@@ -184,10 +185,12 @@ extern void dv_guard_init(void);
 extern void dv_guard_invalidate(Oid relid);
 
 /* scheduler/launcher.c */
+struct BackgroundWorkerHandle;
 extern void dv_launcher_register(void);
+extern void dv_start_database_worker(Oid dboid, const char *function, const char *type,
+									 struct BackgroundWorkerHandle **handle);
 
 /* scheduler/scheduler.c */
-struct BackgroundWorkerHandle;
 extern void dv_scheduler_start(Oid dboid, struct BackgroundWorkerHandle **handle);
 
 #endif							/* DYNVIEW_H */

@@ -42,6 +42,8 @@
 
 #include "dynview.h"
 
+static uint64 widen_xid(TransactionId xid, FullTransactionId next);
+
 static const char *trigger_names[] = {
 	[DV_TRIGGER_SYSTEM_SCHEDULED] = "SYSTEM_SCHEDULED",
 	[DV_TRIGGER_MANUAL] = "MANUAL",
@@ -462,6 +464,16 @@ dv_catalog_clear_data(Oid relid)
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET data_snapshot = NULL, "
 					"data_subxids = NULL, data_own_xids = NULL, data_timestamp = NULL, data_lsn = NULL "
 					"WHERE relid = $1::regclass", 1, types, values, NULL, 1);
+}
+
+/*
+ * dv_widen_xid - a recent 32-bit xid as an xid8 (the epoch taken from the
+ * next xid: the xid must not be older than 2^31 transactions).
+ */
+uint64
+dv_widen_xid(TransactionId xid)
+{
+	return widen_xid(xid, ReadNextFullTransactionId());
 }
 
 /* widen a 32-bit xid of a live snapshot to an xid8, relative to next xid */

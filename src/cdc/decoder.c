@@ -92,20 +92,7 @@ dv_slot_name(Oid dboid)
 void
 dv_decoder_start(Oid dboid, BackgroundWorkerHandle **handle)
 {
-	BackgroundWorker worker;
-
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "dynview_decoder_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "dynview decoder %u", dboid);
-	snprintf(worker.bgw_type, BGW_MAXLEN, "dynview decoder");
-	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
-	worker.bgw_notify_pid = MyProcPid;
-	if (!RegisterDynamicBackgroundWorker(&worker, handle))
-		*handle = NULL;
+	dv_start_database_worker(dboid, "dynview_decoder_main", "dynview decoder", handle);
 }
 
 /* does the extension exist in this database?  (own transaction) */

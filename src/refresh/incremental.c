@@ -66,16 +66,11 @@ buffer_of(Oid relid)
 	return get_relname_relid(psprintf("changes_%u", relid), nsp);
 }
 
+/* the current top-level transaction as an xid8 (assigning its xid) */
 static uint64
 own_xid8(void)
 {
-	FullTransactionId next = ReadNextFullTransactionId();
-	TransactionId xid = GetTopTransactionId();
-	uint32		epoch = EpochFromFullTransactionId(next);
-
-	if (xid > XidFromFullTransactionId(next))
-		epoch--;
-	return U64FromFullTransactionId(FullTransactionIdFromEpochAndXid(epoch, xid));
+	return dv_widen_xid(GetTopTransactionId());
 }
 
 /* is xid an element of the xid8[] text "{a,b,c}"? */

@@ -81,6 +81,31 @@ dv_launcher_register(void)
 	RegisterBackgroundWorker(&worker);
 }
 
+/*
+ * dv_start_database_worker - start a dynamic per-database worker (decoder or
+ * scheduler) that reports to the calling launcher; *handle is NULL if no
+ * background worker slot was free.
+ */
+void
+dv_start_database_worker(Oid dboid, const char *function, const char *type,
+						 BackgroundWorkerHandle **handle)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "%s", function);
+	snprintf(worker.bgw_name, BGW_MAXLEN, "%s %u", type, dboid);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "%s", type);
+	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+	worker.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&worker, handle))
+		*handle = NULL;
+}
+
 static WorkerSlot *
 worker_for(Oid dboid, bool create)
 {
