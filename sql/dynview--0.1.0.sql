@@ -46,9 +46,24 @@ CREATE TABLE dynview.source_catalog (
     source_relid   oid NOT NULL,               -- the source (0 while it is missing)
     source_schema  name NOT NULL,
     source_name    name NOT NULL,
+    source_signature text,                     -- columns and storage when last refreshed (DDL check)
     PRIMARY KEY (relid, source_schema, source_name)
 );
 CREATE INDEX ON dynview.source_catalog (source_relid);
+
+-- A source's shape: its storage and its columns.  A change (ALTER ... TYPE, a column dropped and
+-- added again, a rewrite) is invisible to change capture, so a refresh that sees one is FULL.
+CREATE FUNCTION dynview._source_signature(relid oid)
+RETURNS text
+LANGUAGE sql STABLE
+AS $$
+    SELECT pg_catalog.md5(c.relfilenode::text || ':' ||
+           pg_catalog.string_agg(a.attnum || ' ' || a.attname || ' ' || a.atttypid || ' ' || a.atttypmod,
+                                 ',' ORDER BY a.attnum))
+      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid
+     WHERE c.oid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+     GROUP BY c.relfilenode
+$$;
 
 -- One row per refresh attempt.
 CREATE TABLE dynview.refresh_history (

@@ -137,6 +137,7 @@ extern void dv_catalog_set_sources(Oid relid, List *sources);
 extern void dv_catalog_update_source(Oid relid, DvSource *source);
 extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
+extern char *dv_catalog_source_altered(Oid relid);
 extern void dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code,
 										  const char *reason);
 extern void dv_catalog_clear_data(Oid relid);

@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "catalog/catalog.h"
 #include "catalog/namespace.h"
 #include "access/htup_details.h"
 #include "access/sysattr.h"
@@ -281,7 +282,8 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 				char		kind = get_rel_relkind(src->relid);
 
 				if (kind == RELKIND_RELATION &&
-					get_rel_persistence(src->relid) == RELPERSISTENCE_PERMANENT)
+					get_rel_persistence(src->relid) == RELPERSISTENCE_PERMANENT &&
+					!IsCatalogRelationOid(src->relid))
 					continue;
 				if (kind == RELKIND_RELATION && dv_is_dynamic_table(src->relid))
 					continue;

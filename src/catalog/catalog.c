@@ -340,8 +340,8 @@ dv_catalog_set_sources(Oid relid, List *sources)
 		values[2] = CStringGetTextDatum(src->schema_name);
 		values[3] = CStringGetTextDatum(src->table_name);
 		dv_catalog_exec("INSERT INTO dynview.source_catalog "
-						"(relid, source_relid, source_schema, source_name) "
-						"VALUES ($1::regclass, $2, $3, $4)",
+						"(relid, source_relid, source_schema, source_name, source_signature) "
+						"VALUES ($1::regclass, $2, $3, $4, dynview._source_signature($2))",
 						4, types, values, NULL, 1);
 	}
 }
@@ -434,6 +434,26 @@ dv_catalog_set_state(Oid relid, const char *state, const char *reason)
 					"consecutive_failures = CASE WHEN $2 = 'ACTIVE' THEN 0 ELSE consecutive_failures END "
 					"WHERE relid = $1::regclass",
 					3, types, values, nulls, 1);
+}
+
+/*
+ * dv_catalog_source_altered - the name of a source of relid whose columns or
+ * storage changed since relid's last refresh (DDL, which change capture
+ * cannot see), or NULL.
+ */
+char *
+dv_catalog_source_altered(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("SELECT source_relid::regclass::text FROM dynview.source_catalog "
+					"WHERE relid = $1::regclass AND source_relid <> 0 "
+					"AND source_signature IS DISTINCT FROM dynview._source_signature(source_relid) LIMIT 1",
+					1, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return NULL;
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 }
 
 /*
@@ -561,6 +581,9 @@ dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 					"data_command_id = $9, "
 					"consecutive_failures = 0, next_refresh_full = NULL WHERE relid = $1::regclass",
 					9, types, values, nulls, 1);
+	dv_catalog_exec("UPDATE dynview.source_catalog SET source_signature = dynview._source_signature(source_relid) "
+					"WHERE relid = $1::regclass AND source_relid <> 0",
+					1, types, values, NULL, -1);
 }
 
 /*

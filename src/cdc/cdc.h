@@ -93,6 +93,7 @@ extern bool dv_capture_before_dropdb(const char *dbname);
 extern void dv_tracking_start(List *sources, bool identity_required);
 extern void dv_tracking_release_unused(void);
 extern void dv_tracking_wait_for_decoder(void);
+extern void dv_tracking_sync_buffers(List *sources);
 extern Oid	dv_buffer_relid(Oid source_relid);
 
 #endif							/* DYNVIEW_CDC_H */

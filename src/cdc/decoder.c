@@ -239,10 +239,10 @@ column_map(TupleDesc buffer_desc, TupleDesc source_desc)
 		{
 			Form_pg_attribute satt = TupleDescAttr(source_desc, j);
 
-			if (!satt->attisdropped && namestrcmp(&satt->attname, NameStr(batt->attname)) == 0 &&
-				satt->atttypid == batt->atttypid)
+			if (!satt->attisdropped && namestrcmp(&satt->attname, NameStr(batt->attname)) == 0)
 			{
-				map[i] = j;
+				/* -2: the column's type changed (ALTER ... TYPE): the value cannot be kept */
+				map[i] = satt->atttypid == batt->atttypid ? j : -2;
 				break;
 			}
 		}
@@ -312,9 +312,15 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 		values[4] = Int16GetDatum(c->weight);
 		if (c->tuple)
 			heap_deform_tuple(c->tuple, c->desc, svalues, snulls);
+		for (int i = DV_BUFFER_META_COLS; i < bdesc->natts && c->tuple; i++)
+		{
+			/* a value of a retyped column cannot be buffered: a marker forces FULL */
+			if (map[i] == -2)
+				values[4] = Int16GetDatum(0);
+		}
 		for (int i = DV_BUFFER_META_COLS; i < bdesc->natts; i++)
 		{
-			if (c->tuple == NULL || map[i] < 0)
+			if (c->tuple == NULL || map[i] < 0 || DatumGetInt16(values[4]) == 0)
 				nulls[i] = true;
 			else
 			{

@@ -30,6 +30,7 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
@@ -57,7 +58,8 @@ static bool
 capturable(Oid relid)
 {
 	return get_rel_relkind(relid) == RELKIND_RELATION &&
-		get_rel_persistence(relid) == RELPERSISTENCE_PERMANENT;
+		get_rel_persistence(relid) == RELPERSISTENCE_PERMANENT &&
+		!IsCatalogRelationOid(relid);	/* system catalogs: read in full */
 }
 
 static bool
@@ -400,6 +402,57 @@ dv_tracking_release_unused(void)
 						1, types, values, NULL, 1);
 		if (captured)
 			dv_shmem_untrack_source(source);
+	}
+}
+
+/*
+ * dv_tracking_sync_buffers - after DDL on sources: a buffer column whose
+ * source column now has another type takes the new type, its old values
+ * dropped (they belong to transactions before the DDL, which every consumer
+ * recomputes in full: its SOURCE_ALTERED check).  Until then the decoder
+ * writes markers for such rows.
+ */
+void
+dv_tracking_sync_buffers(List *sources)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Oid			buffer;
+		StringInfoData sql;
+		int			changed = 0;
+
+		if (!OidIsValid(src->relid) || !OidIsValid(buffer = dv_buffer_relid(src->relid)))
+			continue;
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "ALTER TABLE %s.%s ", DV_BUFFER_SCHEMA,
+						 quote_identifier(get_rel_name(buffer)));
+		for (AttrNumber att = DV_BUFFER_META_COLS + 1;; att++)
+		{
+			char	   *name = get_attname(buffer, att, true);
+			AttrNumber	satt;
+			Oid			btype,
+						stype;
+			int32		btypmod,
+						stypmod;
+			Oid			coll;
+
+			if (name == NULL)
+				break;
+			satt = get_attnum(src->relid, name);
+			if (satt == InvalidAttrNumber)
+				continue;
+			get_atttypetypmodcoll(buffer, att, &btype, &btypmod, &coll);
+			get_atttypetypmodcoll(src->relid, satt, &stype, &stypmod, &coll);
+			if (btype == stype && btypmod == stypmod)
+				continue;
+			appendStringInfo(&sql, "%sALTER COLUMN %s TYPE %s USING NULL", changed++ ? ", " : "",
+							 quote_identifier(name), format_type_with_typemod(stype, stypmod));
+		}
+		if (changed > 0)
+			dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
 	}
 }
 

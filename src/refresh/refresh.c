@@ -226,6 +226,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	int			save_sec;
 	bool		done = false;
 	bool		own_buffer;
+	char	   *altered;
 	int32		seq = 0;
 
 	res.start_time = GetCurrentTimestamp();
@@ -258,6 +259,14 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	{
 		res.mode_reason_code = "INITIAL_BUILD";
 		res.mode_reason = pstrdup("The table had no contents yet; it was built in full.");
+	}
+	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 &&
+			 (altered = dv_catalog_source_altered(relid)) != NULL)
+	{
+		res.mode_reason_code = "SOURCE_ALTERED";
+		res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh; it was recomputed in full.",
+								   altered);
+		dv_tracking_sync_buffers(dt->sources);
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
 	{
