@@ -286,7 +286,7 @@ Example: SELECT * FROM dynview.explain_dynamic_table('public.order_totals');$$;
 
 CREATE FUNCTION dynview.wait_fresh(name text, timeout interval DEFAULT '1 minute')
 RETURNS boolean
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE STRICT
 AS $$
 -- names resolve with the caller's search_path (pg_catalog is searched first)
 DECLARE

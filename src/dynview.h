@@ -178,6 +178,10 @@ extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uin
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 
+/* refresh/txnwatch.c */
+extern void dv_watch_refreshed(Oid relid);
+extern void dv_watch_written(Oid relid);
+
 /* refresh/verify.c */
 extern bool dv_verify(Oid relid);
 

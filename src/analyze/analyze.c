@@ -153,6 +153,21 @@ check_permissions_walker(Node *node, void *ctx)
 	return expression_tree_walker(node, check_permissions_walker, ctx);
 }
 
+/* FOR UPDATE/SHARE anywhere in the query tree (subqueries and CTEs too)? */
+static bool
+has_row_marks(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		if (((Query *) node)->rowMarks != NIL)
+			return true;
+		return query_tree_walker((Query *) node, has_row_marks, ctx, 0);
+	}
+	return expression_tree_walker(node, has_row_marks, ctx);
+}
+
 /*
  * parse_select - parse and analyse query_text, which must be one SELECT
  * that writes nothing.  Returns the analysed (not rewritten) Query.
@@ -187,7 +202,7 @@ parse_select(const char *query_text)
 				 errmsg("the query of a dynamic table must not write"),
 				 errdetail("It contains a data-modifying WITH clause."),
 				 errhint("Pass a query that only reads.")));
-	if (q->rowMarks != NIL)
+	if (has_row_marks((Node *) q, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the query of a dynamic table must not lock rows"),

@@ -86,6 +86,37 @@ window_without_partition(Query *q)
 	return false;
 }
 
+/*
+ * window_partition_keys - the output columns that every window of the query
+ * partitions by: recomputing the partitions whose key values the input's
+ * delta touches is exact (a window function only sees its partition).
+ */
+static List *
+window_partition_keys(Query *q)
+{
+	List	   *keys = NIL;
+	ListCell   *lc;
+	bool		first = true;
+
+	foreach(lc, q->windowClause)
+	{
+		WindowClause *wc = lfirst_node(WindowClause, lc);
+		List	   *these = NIL;
+		ListCell   *lp;
+
+		foreach(lp, wc->partitionClause)
+		{
+			TargetEntry *te = get_sortgroupclause_tle(lfirst_node(SortGroupClause, lp), q->targetList);
+
+			if (!te->resjunk)
+				these = lappend(these, te);
+		}
+		keys = first ? these : list_intersection(keys, these);
+		first = false;
+	}
+	return keys;
+}
+
 /* check the join tree: only inner joins over plain relations */
 static const char *
 check_jointree(Query *q, Node *node)
@@ -156,10 +187,17 @@ dv_plan_query(Query *query)
 	if (query->setOperations)
 		return full_plan("SET_OPERATION", "UNION, INTERSECT and EXCEPT are not incremental yet.");
 	if (query->hasWindowFuncs)
-		return window_without_partition(query)
-			? full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
-						"A window function without PARTITION BY depends on every row.")
-			: full_plan("WINDOW_FUNCTION", "Window functions are not incremental yet.");
+	{
+		if (window_without_partition(query))
+			return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+							 "A window function without PARTITION BY depends on every row.");
+		if (query->hasAggs || query->groupClause || query->distinctClause)
+			return full_plan("WINDOW_FUNCTION", "Window functions over grouped or DISTINCT rows are not incremental yet.");
+		keys = window_partition_keys(query);
+		if (keys == NIL)
+			return full_plan("WINDOW_FUNCTION",
+							 "The window functions share no PARTITION BY column that is a column of the result.");
+	}
 	if (query->limitCount || query->limitOffset)
 		return full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET depend on every row.");
 	if (contain_mutable_functions((Node *) query))
@@ -183,8 +221,10 @@ dv_plan_query(Query *query)
 	if (query->jointree->fromlist == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
 
-	/* the group keys, by output column name */
-	if (query->groupClause != NIL)
+	/* the group keys, by output column name (windows: their common partition keys) */
+	if (keys != NIL)
+		;
+	else if (query->groupClause != NIL)
 	{
 		foreach(lc, query->groupClause)
 		{
@@ -222,6 +262,7 @@ dv_plan_query(Query *query)
 
 	plan = palloc0(sizeof(DvPlan));
 	plan->kind = keys != NIL ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->keys_unique = !query->hasWindowFuncs;
 	q = copyObject(query);
 
 	/* the sources: every relation of the (one-level) range table */
@@ -266,6 +307,8 @@ dv_plan_query(Query *query)
 		}
 		q->targetList = tl;
 		q->groupClause = NIL;
+		q->windowClause = NIL;
+		q->hasWindowFuncs = false;
 		q->distinctClause = NIL;
 		q->sortClause = NIL;
 		q->havingQual = NULL;

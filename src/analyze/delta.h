@@ -36,6 +36,7 @@ typedef struct DvPlan
 	char	   *reason;
 	List	   *sources;		/* of DvPlanSource * */
 	List	   *key_columns;	/* GROUPED: output column names of the keys */
+	bool		keys_unique;	/* GROUPED: one row per key (GROUP BY, DISTINCT); not for windows */
 	char	   *template_sql;	/* the input query with markers */
 } DvPlan;
 

@@ -214,7 +214,8 @@ create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *
 	else
 		cols = list_make1(strVal(linitial(aq->column_names)));
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (", plan->kind == DV_PLAN_GROUPED ? "UNIQUE " : "",
+	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
+					 plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "UNIQUE " : "",
 					 quote_identifier(apply_index_name(relname)), qualified);
 	foreach(lc, cols)
 	{
@@ -230,7 +231,7 @@ create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *
 		}
 		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "", quote_identifier(col));
 	}
-	appendStringInfo(&sql, ")%s", plan->kind == DV_PLAN_GROUPED ? " NULLS NOT DISTINCT" : "");
+	appendStringInfo(&sql, ")%s", plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? " NULLS NOT DISTINCT" : "");
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create index: %s", sql.data);
 }
@@ -599,7 +600,9 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	EXPLAIN_ROW("reason_code", aq->full_reason_code);
 	EXPLAIN_ROW("reason", aq->full_reason);
 	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ ? "scan/filter/project/inner join (delta rule)" :
-				plan->kind == DV_PLAN_GROUPED ? "GROUP BY/DISTINCT (affected groups recomputed)" : "full recompute");
+				plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "GROUP BY/DISTINCT (affected groups recomputed)" :
+				plan->kind == DV_PLAN_GROUPED ? "window with PARTITION BY (affected partitions recomputed)" :
+				"full recompute");
 	EXPLAIN_ROW("sources", sources.data);
 	if (plan->kind == DV_PLAN_GROUPED)
 	{

@@ -168,6 +168,7 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 			if (is_guarded(rte->relid))
 				refuse_write(rte->relid);
+			dv_watch_written(rte->relid);
 		}
 	}
 	if (prev_ExecutorStart)
@@ -204,6 +205,7 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 
 			if (is_guarded(relid))
 				refuse_write(relid);
+			dv_watch_written(relid);
 		}
 	}
 	/* a database with dynview: its decoder and slot must go first */

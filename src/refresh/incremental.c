@@ -356,7 +356,9 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 		if (att->attisdropped)
 			continue;
 		tc = lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR);
-		first = OidIsValid(tc->eq_opr) ? pstrdup(quote_identifier(NameStr(att->attname))) : pstrdup("");
+		/* arrays: "= ANY (ARRAY(...))" would compare an element with an array */
+		first = OidIsValid(tc->eq_opr) && !type_is_array(att->atttypid)
+			? pstrdup(quote_identifier(NameStr(att->attname))) : pstrdup("");
 	}
 	relation_close(rel, AccessShareLock);
 

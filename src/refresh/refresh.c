@@ -319,6 +319,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
 	*refreshed = true;
+	dv_watch_refreshed(relid);
 	return dv_history_insert(dt, trigger, &res);
 }
 

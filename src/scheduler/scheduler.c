@@ -65,7 +65,7 @@ due_tables(void)
 
 	if (SPI_execute("SELECT relid::oid FROM dynview.dynamic_table_catalog "
 					"WHERE scheduling_state = 'ACTIVE' AND schedule NOT IN ('manual', 'downstream') "
-					"AND (data_timestamp IS NULL OR data_timestamp + schedule::interval <= now()) "
+					"AND (data_timestamp IS NULL OR now() - data_timestamp >= schedule::interval) "
 					"ORDER BY data_timestamp NULLS FIRST", false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read dynview.dynamic_table_catalog");
 	for (uint64 i = 0; i < SPI_processed; i++)

@@ -1,0 +1,35 @@
+-- A source written after a refresh in the same transaction: the next refresh is FULL
+-- (SOURCE_CHANGED_AFTER_REFRESH), never missing those changes.  And a window function with
+-- PARTITION BY refreshes incrementally by recomputing the affected partitions.
+SET client_min_messages = warning;
+CREATE TABLE tx_src (id int PRIMARY KEY, grp int, v int);
+INSERT INTO tx_src VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30);
+SELECT dynview.create_dynamic_table('tx_dt', 'SELECT id, v FROM tx_src', schedule => 'manual');
+SELECT dynview.create_dynamic_table('tx_grp', 'SELECT grp, count(*) AS n FROM tx_src GROUP BY grp', schedule => 'manual');
+BEGIN;
+SELECT refresh_mode FROM dynview.refresh('tx_dt');
+SELECT refresh_mode FROM dynview.refresh('tx_grp');
+INSERT INTO tx_src VALUES (4, 2, 40);
+UPDATE tx_src SET v = 11 WHERE id = 1;
+COMMIT;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('tx_dt');
+SELECT dynview.verify('tx_dt');
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('tx_grp');
+SELECT dynview.verify('tx_grp');
+-- and incremental again afterwards
+INSERT INTO tx_src VALUES (5, 3, 50);
+SELECT refresh_mode, rows_inserted, rows_deleted FROM dynview.refresh('tx_dt');
+SELECT dynview.verify('tx_dt');
+
+-- window with PARTITION BY: affected partitions
+SELECT dynview.create_dynamic_table('tx_rank',
+  'SELECT id, grp, v, rank() OVER (PARTITION BY grp ORDER BY v DESC) AS rk FROM tx_src', schedule => 'manual');
+SELECT effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name = 'tx_rank'::regclass;
+UPDATE tx_src SET v = 100 WHERE id = 1;
+SELECT refresh_mode, rows_inserted, rows_deleted FROM dynview.refresh('tx_rank');
+SELECT dynview.verify('tx_rank');
+SELECT * FROM tx_rank ORDER BY grp, rk, id;
+SELECT dynview.drop_dynamic_table('tx_rank');
+SELECT dynview.drop_dynamic_table('tx_grp');
+SELECT dynview.drop_dynamic_table('tx_dt');
+DROP TABLE tx_src;
