@@ -173,8 +173,74 @@ reason_text(const char *code)
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  */
+static DvPlan *plan_level(Query *query, int branch);
+
+/* collect the leaf queries of a tree of UNION ALL; false if another set operation */
+static bool
+union_all_leaves(Query *q, Node *node, List **leaves)
+{
+	if (IsA(node, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, q->rtable);
+
+		*leaves = lappend(*leaves, rte->subquery);
+		return true;
+	}
+	if (IsA(node, SetOperationStmt))
+	{
+		SetOperationStmt *op = (SetOperationStmt *) node;
+
+		return op->op == SETOP_UNION && op->all &&
+			union_all_leaves(q, op->larg, leaves) && union_all_leaves(q, op->rarg, leaves);
+	}
+	return false;
+}
+
+/*
+ * dv_plan_query - classify a rewritten query and prepare its delta SQL.
+ * Result in the current memory context.  Needs a transaction.
+ *
+ * A UNION ALL of SPJ branches is SPJ too: its delta is the UNION ALL of the
+ * branches' deltas.
+ */
 DvPlan *
 dv_plan_query(Query *query)
+{
+	List	   *leaves = NIL;
+	DvPlan	   *plan;
+	ListCell   *lc;
+	int			branch = 0;
+
+	if (query->setOperations == NULL)
+		return plan_level(query, 0);
+	if (!union_all_leaves(query, query->setOperations, &leaves) ||
+		query->limitCount || query->limitOffset || query->hasWindowFuncs || query->hasAggs ||
+		query->groupClause || query->distinctClause)
+		return full_plan("SET_OPERATION", "UNION, INTERSECT and EXCEPT are not incremental yet (UNION ALL of simple queries is).");
+	plan = palloc0(sizeof(DvPlan));
+	plan->kind = DV_PLAN_SPJ;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			plan->output_names = lappend(plan->output_names, pstrdup(te->resname));
+	}
+	foreach(lc, leaves)
+	{
+		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch);
+
+		if (b->kind != DV_PLAN_SPJ)
+			return full_plan("SET_OPERATION",
+							 "A branch of the UNION ALL is not a simple query (%s).", b->reason_code ? b->reason_code : "GROUP BY");
+		plan->branches = lappend(plan->branches, b);
+		plan->sources = list_concat(plan->sources, b->sources);
+	}
+	return plan;
+}
+
+static DvPlan *
+plan_level(Query *query, int branch)
 {
 	DvPlan	   *plan;
 	Query	   *q;
@@ -185,7 +251,7 @@ dv_plan_query(Query *query)
 	List	   *keys = NIL;
 
 	if (query->setOperations)
-		return full_plan("SET_OPERATION", "UNION, INTERSECT and EXCEPT are not incremental yet.");
+		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
 	if (query->hasWindowFuncs)
 	{
 		if (window_without_partition(query))
@@ -284,6 +350,7 @@ dv_plan_query(Query *query)
 		src->qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(rte->relid)),
 													get_rel_name(rte->relid));
 		src->marker = psprintf("dv_src_%d", rti);
+		src->enr_name = psprintf("dv_delta_%d_%d", branch, rti);
 		src->delta_rows = -1;
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);
 		rte->alias = makeAlias(src->marker, NIL);
@@ -376,6 +443,34 @@ dv_delta_sql(DvPlan *plan)
 	ListCell   *lci;
 
 	initStringInfo(&sql);
+	if (plan->branches != NIL)
+	{
+		/* UNION ALL: the branches' deltas, each with its own columns' names */
+		foreach(lci, plan->branches)
+		{
+			DvPlan	   *b = lfirst(lci);
+			bool		any = false;
+			ListCell   *lcs;
+
+			foreach(lcs, b->sources)
+				any |= ((DvPlanSource *) lfirst(lcs))->delta_rows != 0;
+			if (any)
+			{
+				/* named as the result, whichever branch comes first */
+				StringInfoData names;
+				ListCell   *lcn;
+
+				initStringInfo(&names);
+				foreach(lcn, plan->output_names)
+					appendStringInfo(&names, "%s, ", quote_identifier(lfirst(lcn)));
+				appendStringInfo(&sql, "%sSELECT * FROM (%s) dv_b(%sdv_weight)",
+								 sql.len > 0 ? " UNION ALL " : "", dv_delta_sql(b), names.data);
+			}
+		}
+		if (sql.len == 0)
+			elog(ERROR, "dynview: delta requested with every source's delta empty");
+		return sql.data;
+	}
 	foreach(lci, plan->sources)
 	{
 		DvPlanSource *delta = lfirst(lci);
@@ -398,8 +493,8 @@ dv_delta_sql(DvPlan *plan)
 			if (src == delta)
 			{
 				term = replace_once(term, find,
-									psprintf("(SELECT %s, dv_weight FROM dv_delta_%d) %s",
-											 cols, src->rtindex, src->marker));
+									psprintf("(SELECT %s, dv_weight FROM %s) %s",
+											 cols, src->enr_name, src->marker));
 				appendStringInfo(&weight, "%s.dv_weight", src->marker);
 				after = true;
 			}
@@ -408,9 +503,9 @@ dv_delta_sql(DvPlan *plan)
 				/* old(j) = new(j) + (-delta(j)) */
 				term = replace_once(term, find,
 									psprintf("(SELECT %s, 1::int8 AS dv_weight FROM %s%s "
-											 "UNION ALL SELECT %s, -dv_weight FROM dv_delta_%d) %s",
+											 "UNION ALL SELECT %s, -dv_weight FROM %s) %s",
 											 cols, src->only ? "ONLY " : "", src->qualified,
-											 cols, src->rtindex, src->marker));
+											 cols, src->enr_name, src->marker));
 				appendStringInfo(&weight, " * %s.dv_weight", src->marker);
 			}
 		}

@@ -25,6 +25,7 @@ typedef struct DvPlanSource
 	bool		only;			/* FROM ONLY */
 	char	   *qualified;		/* schema.name as deparsed */
 	char	   *marker;			/* alias in the template: dv_src_<rtindex> */
+	char	   *enr_name;		/* its window's relation: dv_delta_<branch>_<rtindex> */
 	List	   *columns;		/* String names of the columns read */
 	int64		delta_rows;		/* rows in its window (-1: not read yet) */
 } DvPlanSource;
@@ -38,6 +39,8 @@ typedef struct DvPlan
 	List	   *key_columns;	/* GROUPED: output column names of the keys */
 	bool		keys_unique;	/* GROUPED: one row per key (GROUP BY, DISTINCT); not for windows */
 	char	   *template_sql;	/* the input query with markers */
+	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
+	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 } DvPlan;
 
 extern DvPlan *dv_plan_query(Query *query);

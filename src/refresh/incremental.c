@@ -234,7 +234,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 												 SPI_tuptable->tupdesc->natts, &isnull)) == 0;
 	if (has_marker)
 		return -1;
-	register_tuples(psprintf("dv_delta_%d", src->rtindex));
+	register_tuples(src->enr_name);
 	return (int64) SPI_processed;
 }
 
@@ -629,7 +629,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			ok = false;
 			break;
 		}
-		registered = lappend(registered, psprintf("dv_delta_%d", src->rtindex));
+		registered = lappend(registered, src->enr_name);
 		src->delta_rows = n;
 		total += n;
 	}

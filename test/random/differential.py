@@ -5,7 +5,8 @@ For each seed: a small random schema (two or three primary-key tables with
 nullable columns), a set of dynamic tables drawn from a grammar of the
 supported constructs (filters, projections with expressions, inner joins
 incl. self-joins, GROUP BY with count/sum/avg/min/max/count(DISTINCT),
-DISTINCT, HAVING; a dynamic table over a dynamic table) plus some that refresh
+DISTINCT, HAVING, UNION ALL, window functions with PARTITION BY; a dynamic
+table over a dynamic table) plus some that refresh
 in full, then many steps of random DML (inserts with NULLs and duplicates of
 non-key values, updates of keys and of group columns, deletes) spread over
 several connections whose transactions interleave, commit out of order, stay
@@ -46,6 +47,8 @@ def make_queries(rng):
         "SELECT DISTINCT g, w FROM a",
         "SELECT a.g, sum(b.x) AS sx, count(*) AS n FROM a JOIN b ON b.a_id = a.id GROUP BY a.g",
         "SELECT b.a_id, max(b.x) AS mx FROM b GROUP BY b.a_id",
+        "SELECT id, v FROM a WHERE v > 20 UNION ALL SELECT a_id, x FROM b UNION ALL SELECT a.id, c.y FROM a JOIN c ON c.a_id = a.id",
+        "SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v) AS rk FROM a",
         # refreshed in full (not incremental yet), still exact
         "SELECT count(*) AS n, sum(v) AS s FROM a",
         "SELECT a.id, b.x FROM a LEFT JOIN b ON b.a_id = a.id",
