@@ -174,6 +174,7 @@ reason_text(const char *code)
  * Result in the current memory context.  Needs a transaction.
  */
 static DvPlan *plan_level(Query *query, int branch);
+static DvPlan *plan_over_subquery(Query *query, int branch);
 
 /* collect the leaf queries of a tree of UNION ALL; false if another set operation */
 static bool
@@ -239,6 +240,67 @@ dv_plan_query(Query *query)
 	return plan;
 }
 
+/*
+ * plan_over_subquery - a filter/projection over one grouped (or windowed)
+ * subquery in FROM: the outer rows of a group depend on that group only, so
+ * the subquery's affected groups, traced to the outer columns that pass its
+ * keys through, are recomputed (GROUPED).  Anything else is FULL.
+ */
+static DvPlan *
+plan_over_subquery(Query *query, int branch)
+{
+	RangeTblRef *rtr;
+	RangeTblEntry *rte;
+	DvPlan	   *inner;
+	ListCell   *lk;
+
+	if (list_length(query->jointree->fromlist) != 1 ||
+		!IsA(linitial(query->jointree->fromlist), RangeTblRef) ||
+		query->hasAggs || query->groupClause || query->hasWindowFuncs ||
+		query->distinctClause || query->setOperations)
+		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
+	rtr = linitial_node(RangeTblRef, query->jointree->fromlist);
+	rte = rt_fetch(rtr->rtindex, query->rtable);
+	if (rte->rtekind != RTE_SUBQUERY || rte->lateral)
+		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
+	inner = plan_level(rte->subquery, branch);
+	if (inner->kind != DV_PLAN_GROUPED)
+		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
+
+	/* every key of the subquery must reach the result as a plain column */
+	inner->key_delta_names = inner->key_columns;
+	inner->key_columns = NIL;
+	foreach(lk, inner->key_delta_names)
+	{
+		const char *key = lfirst(lk);
+		AttrNumber	attno = 0;
+		ListCell   *lc;
+		char	   *outer_name = NULL;
+
+		foreach(lc, rte->subquery->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+			if (!te->resjunk && te->resname && strcmp(te->resname, key) == 0)
+				attno = te->resno;
+		}
+		foreach(lc, query->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+			if (!te->resjunk && IsA(te->expr, Var) &&
+				((Var *) te->expr)->varno == rtr->rtindex &&
+				((Var *) te->expr)->varattno == attno && ((Var *) te->expr)->varlevelsup == 0)
+				outer_name = pstrdup(te->resname);
+		}
+		if (attno == 0 || outer_name == NULL)
+			return full_plan("SUBQUERY_IN_FROM",
+							 "The grouping columns of the subquery in FROM are not all columns of the result.");
+		inner->key_columns = lappend(inner->key_columns, outer_name);
+	}
+	return inner;
+}
+
 static DvPlan *
 plan_level(Query *query, int branch)
 {
@@ -282,6 +344,8 @@ plan_level(Query *query, int branch)
 	if (query->rowMarks)
 		return full_plan("LOCKING_CLAUSE", "Locking clauses are not supported.");
 	r = check_jointree(query, (Node *) query->jointree);
+	if (r && strcmp(r, "SUBQUERY_IN_FROM") == 0)
+		return plan_over_subquery(query, branch);
 	if (r)
 		return full_plan(r, "%s", reason_text(r));
 	if (query->jointree->fromlist == NIL)

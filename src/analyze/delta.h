@@ -38,6 +38,7 @@ typedef struct DvPlan
 	List	   *sources;		/* of DvPlanSource * */
 	List	   *key_columns;	/* GROUPED: output column names of the keys */
 	bool		keys_unique;	/* GROUPED: one row per key (GROUP BY, DISTINCT); not for windows */
+	List	   *key_delta_names;	/* GROUPED: the key columns' names in the delta (NIL: key_columns) */
 	char	   *template_sql;	/* the input query with markers */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */

@@ -419,7 +419,7 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 
 	initStringInfo(&keys_sql);
 	appendStringInfoString(&keys_sql, "SELECT DISTINCT ");
-	foreach(lc, plan->key_columns)
+	foreach(lc, plan->key_delta_names ? plan->key_delta_names : plan->key_columns)
 		appendStringInfo(&keys_sql, "%sd.%s", foreach_current_index(lc) ? ", " : "",
 						 quote_identifier(lfirst(lc)));
 	appendStringInfo(&keys_sql, " FROM (%s) d", dv_delta_sql(plan));

@@ -49,6 +49,8 @@ def make_queries(rng):
         "SELECT b.a_id, max(b.x) AS mx FROM b GROUP BY b.a_id",
         "SELECT id, v FROM a WHERE v > 20 UNION ALL SELECT a_id, x FROM b UNION ALL SELECT a.id, c.y FROM a JOIN c ON c.a_id = a.id",
         "SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v) AS rk FROM a",
+        "SELECT g, s, s * 2 AS s2 FROM (SELECT g, sum(v) AS s FROM a GROUP BY g) q WHERE s > 20",
+        "SELECT id, g, v FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC, id) AS rk FROM a) q WHERE rk <= 2",
         # refreshed in full (not incremental yet), still exact
         "SELECT count(*) AS n, sum(v) AS s FROM a",
         "SELECT a.id, b.x FROM a LEFT JOIN b ON b.a_id = a.id",
