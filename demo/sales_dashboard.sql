@@ -44,8 +44,18 @@ INSERT INTO doc_orders VALUES
   ('O013','U113','P001',1,299.00,299.00,'2026-05-28 17:05:00','completed'), ('O014','U114','P004',1,128.00,128.00,'2026-05-28 17:08:00','completed'),
   ('O015','U115','P002',2,459.00,918.00,'2026-05-28 17:10:00','completed');
 
-\echo '== Refresh the ranking (its upstream layers are refreshed first, in the same transaction)'
-SELECT state, refresh_mode, refresh_trigger FROM dynview.refresh('doc_ads_category_rank');
+\echo '== No manual refresh: dynview''s scheduler refreshes the pipeline within its 1-minute schedule'
+\echo '   (waiting for it, at most 2 minutes)'
+SELECT set_config('dynview_demo.after', pg_current_snapshot()::text, false) \g /dev/null
+DO $$
+BEGIN
+  FOR i IN 1..1200 LOOP
+    EXIT WHEN EXISTS (SELECT 1 FROM dynview.refresh_history
+                       WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED'
+                         AND pg_snapshot_xmax(data_snapshot) >= pg_snapshot_xmax(current_setting('dynview_demo.after')::pg_snapshot));
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
 
 \echo '== The ranking after the second batch'
 SELECT * FROM doc_ads_category_rank ORDER BY gmv_rank;
