@@ -168,6 +168,8 @@ extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapsh
 							XLogRecPtr lsn, bool *refreshed);
 extern int	dv_write_depth;
 extern void dv_refresh_empty(Oid relid);
+extern void dv_full_refresh_sql(DvTable *dt, const char *restrict_q, const char *restrict_t,
+								char **delete_sql, char **insert_sql, bool returning);
 
 /* refresh/incremental.c */
 struct SPITupleTable;

@@ -409,13 +409,14 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 static void
 apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
 {
-	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 	StringInfoData keys_sql;
 	StringInfoData restrict_q;
 	StringInfoData restrict_t;
 	ListCell   *lc;
 	int			k;
 	uint64		nkeys;
+	char	   *delete_sql;
+	char	   *insert_sql;
 
 	initStringInfo(&keys_sql);
 	appendStringInfoString(&keys_sql, "SELECT DISTINCT ");
@@ -481,36 +482,10 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		k++;
 	}
 
-	res->rows_deleted = (int64) exec_at(psprintf(
-												 "WITH dv_new AS MATERIALIZED ("
-												 "  SELECT dv_q::text AS dv_key,"
-												 "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
-												 "  FROM (%s) dv_q WHERE %s), "
-												 "dv_old AS MATERIALIZED ("
-												 "  SELECT dv_t.ctid AS dv_ctid, dv_t::text AS dv_key,"
-												 "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
-												 "  FROM %s dv_t WHERE %s) "
-												 "DELETE FROM %s dv_t USING dv_old o"
-												 "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
-												 "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n) "
-												 "RETURNING dv_t.*",
-												 dt->definition, restrict_q.data, target, restrict_t.data, target),
-										snapshot, false);
+	dv_full_refresh_sql(dt, restrict_q.data, restrict_t.data, &delete_sql, &insert_sql, true);
+	res->rows_deleted = (int64) exec_at(delete_sql, snapshot, false);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-	res->rows_inserted = (int64) exec_at(psprintf(
-												  "WITH dv_new AS MATERIALIZED ("
-												  "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
-												  "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
-												  "  FROM (%s) dv_q WHERE %s), "
-												  "dv_old AS MATERIALIZED ("
-												  "  SELECT dv_t::text AS dv_key,"
-												  "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
-												  "  FROM %s dv_t WHERE %s) "
-												  "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
-												  "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n) "
-												  "RETURNING *",
-												  dt->definition, restrict_q.data, target, restrict_t.data, target),
-										 snapshot, false);
+	res->rows_inserted = (int64) exec_at(insert_sql, snapshot, false);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 }
 

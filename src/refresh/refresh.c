@@ -72,42 +72,49 @@ dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec)
 }
 
 /*
- * full_refresh_sql - the two statements of a FULL refresh, run in this order
+ * dv_full_refresh_sql - the two statements of a FULL refresh, run in this order
  * at the same snapshot: delete the rows of the table that the query's
  * result does not have, then insert the result's rows that the table does
  * not have.  Rows are matched as a multiset by their text form (the form
  * verify() compares), so unchanged rows are not rewritten, counts are
  * honest, every column type works, and a unique index on the table never
- * sees a row twice (deletes come first).
+ * sees a row twice (deletes come first).  restrict_q / restrict_t (on
+ * aliases dv_q and dv_t), when given, limit both sides alike to some rows
+ * (the affected groups of an incremental refresh).
  */
-static void
-full_refresh_sql(DvTable *dt, char **delete_sql, char **insert_sql, bool returning)
+void
+dv_full_refresh_sql(DvTable *dt, const char *restrict_q, const char *restrict_t,
+					char **delete_sql, char **insert_sql, bool returning)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	char	   *where_q = restrict_q ? psprintf(" WHERE %s", restrict_q) : "";
+	char	   *where_t = restrict_t ? psprintf(" WHERE %s", restrict_t) : "";
 
 	*delete_sql = psprintf("WITH dv_new AS MATERIALIZED ("
 						   "  SELECT dv_q::text AS dv_key,"
 						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
-						   "  FROM (%s) dv_q), "
+						   "  FROM (%s) dv_q%s), "
 						   "dv_old AS MATERIALIZED ("
 						   "  SELECT dv_t.ctid AS dv_ctid, dv_t::text AS dv_key,"
 						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
-						   "  FROM %s dv_t) "
+						   "  FROM %s dv_t%s) "
 						   "DELETE FROM %s dv_t USING dv_old o"
 						   "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
 						   "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n)%s",
-						   dt->definition, target, target, returning ? " RETURNING dv_t.*" : "");
+						   dt->definition, where_q, target, where_t, target,
+						   returning ? " RETURNING dv_t.*" : "");
 	*insert_sql = psprintf("WITH dv_new AS MATERIALIZED ("
 						   "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
 						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
-						   "  FROM (%s) dv_q), "
+						   "  FROM (%s) dv_q%s), "
 						   "dv_old AS MATERIALIZED ("
 						   "  SELECT dv_t::text AS dv_key,"
 						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
-						   "  FROM %s dv_t) "
+						   "  FROM %s dv_t%s) "
 						   "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
 						   "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n)%s",
-						   dt->definition, target, target, returning ? " RETURNING *" : "");
+						   dt->definition, where_q, target, where_t, target,
+						   returning ? " RETURNING *" : "");
 }
 
 /*
@@ -293,7 +300,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
 												  get_namespace_oid("dynview_buffer", false)));
-		full_refresh_sql(dt, &delete_sql, &insert_sql, own_buffer);
+		dv_full_refresh_sql(dt, NULL, NULL, &delete_sql, &insert_sql, own_buffer);
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
 		{
