@@ -148,6 +148,8 @@ extern void dv_catalog_forget_relations(List *relids);
 extern List *dv_catalog_upstream_closure(Oid relid);
 extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name);
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
+extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,
+							   const char *message);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
 extern char *dv_snapshot_to_text(Snapshot snapshot);

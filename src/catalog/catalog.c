@@ -781,6 +781,38 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
 }
 
 /*
+ * dv_history_failure - a scheduled refresh of relid failed (state FAILED,
+ * with the error) or was skipped because an upstream failed (state
+ * UPSTREAM_FAILED): write its history row and count the failure; after
+ * dynview.max_consecutive_failures failures in a row the table is
+ * SUSPENDED (SUSPENDED_DUE_TO_ERRORS).
+ */
+void
+dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const char *message)
+{
+	Oid			types[5] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID};
+	Datum		values[5];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(message);
+	values[2] = Int32GetDatum(dv_max_consecutive_failures);
+	values[3] = CStringGetTextDatum(state);
+	values[4] = CStringGetTextDatum(trigger_names[trigger]);
+	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog "
+					"  SET consecutive_failures = consecutive_failures + 1, last_refresh_state = $4, "
+					"      scheduling_state = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
+					"                              THEN 'SUSPENDED' ELSE scheduling_state END, "
+					"      suspend_reason = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
+					"                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
+					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
+					"INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, refresh_mode, "
+					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, error_message) "
+					"SELECT relid, schema_name, table_name, $4, NULL, $5, clock_timestamp(), "
+					"  clock_timestamp(), 0, 0, 0, $2 FROM c",
+					5, types, values, NULL, -1);
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
  * context that was current at SPI_connect (SPI_returntuple).

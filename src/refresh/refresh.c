@@ -27,6 +27,7 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "utils/resowner.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -354,6 +355,22 @@ dv_refresh_empty(Oid relid)
 	dv_catalog_clear_data(relid);
 }
 
+/* does the dynamic table read (directly or not) one of the tables in list? */
+static bool
+reads_any(Oid relid, List *list)
+{
+	ListCell   *lc;
+
+	if (list == NIL)
+		return false;
+	foreach(lc, dv_catalog_upstream_closure(relid))
+	{
+		if (lfirst_oid(lc) != relid && list_member_oid(list, lfirst_oid(lc)))
+			return true;
+	}
+	return false;
+}
+
 static int
 oid_cell_cmp(const ListCell *a, const ListCell *b)
 {
@@ -376,6 +393,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	List	   *order;
 	List	   *lockorder;
 	List	   *done = NIL;
+	List	   *failed = NIL;
 	ListCell   *lc;
 	Snapshot	snapshot;
 	TimestampTz taken_at;
@@ -430,12 +448,53 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	{
 		Oid			oid = lfirst_oid(lc);
 		bool		refreshed = false;
+		DvRefreshTrigger t = oid == relid ? trigger : DV_TRIGGER_UPSTREAM;
 
 		/* see what the upstream refreshes before it wrote */
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);
-		result = dv_refresh_one(oid, oid == relid ? trigger : DV_TRIGGER_UPSTREAM,
-								snapshot, lsn, &refreshed);
+		if (trigger != DV_TRIGGER_SYSTEM_SCHEDULED)
+		{
+			/* a manual refresh: any error is the caller's */
+			result = dv_refresh_one(oid, t, snapshot, lsn, &refreshed);
+		}
+		else if (reads_any(oid, failed))
+		{
+			/* scheduled: an upstream failed, this table waits for the next cycle */
+			dv_history_failure(oid, t, "UPSTREAM_FAILED", "An upstream dynamic table of this pipeline failed to refresh.");
+			failed = lappend_oid(failed, oid);
+		}
+		else
+		{
+			/* scheduled: each table in a subtransaction; a failure leaves the others */
+			MemoryContext oldcontext = CurrentMemoryContext;
+			ResourceOwner oldowner = CurrentResourceOwner;
+
+			BeginInternalSubTransaction(NULL);
+			MemoryContextSwitchTo(oldcontext);
+			PG_TRY();
+			{
+				result = dv_refresh_one(oid, t, snapshot, lsn, &refreshed);
+				ReleaseCurrentSubTransaction();
+				MemoryContextSwitchTo(oldcontext);
+				CurrentResourceOwner = oldowner;
+			}
+			PG_CATCH();
+			{
+				ErrorData  *edata;
+
+				MemoryContextSwitchTo(oldcontext);
+				edata = CopyErrorData();
+				FlushErrorState();
+				RollbackAndReleaseCurrentSubTransaction();
+				MemoryContextSwitchTo(oldcontext);
+				CurrentResourceOwner = oldowner;
+				dv_history_failure(oid, t, "FAILED", edata->message);
+				failed = lappend_oid(failed, oid);
+				refreshed = false;
+			}
+			PG_END_TRY();
+		}
 		if (refreshed)
 			done = lappend_oid(done, oid);
 	}

@@ -10,16 +10,16 @@
  * it has no data yet).  Due tables none of whose downstreams is due are
  * refreshed with their stale upstreams as one pipeline, trigger
  * SYSTEM_SCHEDULED (upstreams: UPSTREAM), each pipeline in its own
- * transaction.  A pipeline that fails is rolled back and a FAILED history row
- * is written for its table in a new transaction; after
+ * transaction and each table of it in a subtransaction: a table that fails
+ * gets a FAILED history row with the error, the tables that read it
+ * UPSTREAM_FAILED, and the rest of the pipeline commits; after
  * dynview.max_consecutive_failures failures in a row the table is SUSPENDED
  * with reason SUSPENDED_DUE_TO_ERRORS.  A success resets the counter (in
  * dv_catalog_record_success).  The worker sleeps dynview.naptime between
  * looks; dynview.enabled = off makes it refresh nothing.
  *
- * Not yet: per-table subtransactions inside one pipeline, UPSTREAM_FAILED,
- * retry backoff, 'downstream' schedules driven by downstream due times,
- * wait_fresh().
+ * Not yet: retry backoff, 'downstream' schedules driven by downstream due
+ * times, suspension cascading downstream, sleeping until the next due time.
  *
  *-------------------------------------------------------------------------
  */
@@ -92,33 +92,15 @@ due_tables(void)
 	return roots;
 }
 
-/* a pipeline failed: record it for its table, and suspend after too many */
+/* a pipeline failed outside its per-table subtransactions: record it for its table */
 static void
 record_failure(Oid relid, const char *message)
 {
-	Oid			types[3] = {OIDOID, TEXTOID, INT4OID};
-	Datum		values[3];
-
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(message);
-	values[2] = Int32GetDatum(dv_max_consecutive_failures);
-	if (SPI_execute_with_args("WITH c AS (UPDATE dynview.dynamic_table_catalog "
-							  "  SET consecutive_failures = consecutive_failures + 1, last_refresh_state = 'FAILED', "
-							  "      scheduling_state = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
-							  "                              THEN 'SUSPENDED' ELSE scheduling_state END, "
-							  "      suspend_reason = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
-							  "                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
-							  "  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
-							  "INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, refresh_mode, "
-							  "  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, error_message) "
-							  "SELECT relid, schema_name, table_name, 'FAILED', NULL, 'SYSTEM_SCHEDULED', now(), "
-							  "  clock_timestamp(), extract(epoch FROM clock_timestamp() - now()) * 1000, 0, 0, $2 FROM c",
-							  3, types, values, NULL, false, 0) < 0)
-		elog(ERROR, "could not record a failed refresh");
+	dv_history_failure(relid, DV_TRIGGER_SYSTEM_SCHEDULED, "FAILED", message);
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();

@@ -21,15 +21,18 @@ SELECT s_wait($$SELECT EXISTS (SELECT 1 FROM s_dt WHERE grp = 1 AND s = 40)$$) A
 SELECT refresh_trigger, state FROM dynview.refresh_history('s_dt', 1);
 SELECT dynview.verify('s_dt');
 
--- a refresh that fails from its data is recorded FAILED, and after
--- dynview.max_consecutive_failures (5) the table is suspended with the reason
+-- a refresh that fails from its data is recorded FAILED, the table that reads it
+-- UPSTREAM_FAILED, and after dynview.max_consecutive_failures (5) it is suspended with the reason
 SELECT dynview.create_dynamic_table('s_bad', 'SELECT id, 100 / v AS r FROM s_src', schedule => '1 second');
+SELECT dynview.create_dynamic_table('s_bad_down', 'SELECT count(*) AS n FROM s_bad', schedule => '1 second');
 UPDATE s_src SET v = 0 WHERE id = 2;
 SELECT s_wait($$SELECT scheduling_state = 'SUSPENDED' FROM dynview.dynamic_tables WHERE name = 's_bad'::regclass$$) AS suspended;
 SELECT scheduling_state, suspend_reason, consecutive_failures, last_refresh_state
   FROM dynview.dynamic_tables WHERE name = 's_bad'::regclass;
 SELECT count(*) AS failed_rows, min(error_message) AS error
   FROM dynview.refresh_history WHERE name = 's_bad'::regclass AND state = 'FAILED';
+SELECT count(*) > 0 AS downstream_upstream_failed
+  FROM dynview.refresh_history WHERE name = 's_bad_down'::regclass AND state = 'UPSTREAM_FAILED';
 -- the table kept its last good data
 SELECT * FROM s_bad ORDER BY id;
 -- fix the data and resume: the next scheduled refresh succeeds and resets the counter
@@ -49,6 +52,7 @@ SELECT dynview.wait_fresh('s_nope');
 -- manual tables are not refreshed by the scheduler
 SELECT dynview.alter_dynamic_table('s_dt', schedule => 'manual');
 SELECT dynview.alter_dynamic_table('s_bad', schedule => 'manual');
+SELECT dynview.drop_dynamic_table('s_bad_down');
 DROP FUNCTION s_wait(text);
 SELECT dynview.drop_dynamic_table('s_bad');
 SELECT dynview.drop_dynamic_table('s_dt');
