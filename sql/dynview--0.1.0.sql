@@ -223,7 +223,7 @@ LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_suspend';
 
 COMMENT ON FUNCTION dynview.suspend(text) IS
-$$Stops scheduled refreshes of the dynamic table NAME (scheduling_state SUSPENDED, suspend_reason USER_SUSPENDED); dynview.refresh() still works.
+$$Stops scheduled refreshes of the dynamic table NAME and of every dynamic table downstream of it (scheduling_state SUSPENDED, suspend_reason USER_SUSPENDED); dynview.refresh() still works.
 Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501).
 Example: SELECT dynview.suspend('public.order_totals');$$;
 
@@ -233,7 +233,7 @@ LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_resume';
 
 COMMENT ON FUNCTION dynview.resume(text) IS
-$$Restarts scheduled refreshes of the dynamic table NAME (scheduling_state ACTIVE) and resets its failure counter.
+$$Restarts scheduled refreshes of the dynamic table NAME and of every dynamic table downstream of it (scheduling_state ACTIVE) and resets their failure counters.
 Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501).
 Example: SELECT dynview.resume('public.order_totals');$$;
 

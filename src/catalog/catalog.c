@@ -415,7 +415,8 @@ dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code
 
 /*
  * dv_catalog_set_state - set scheduling_state (ACTIVE | SUSPENDED) with a
- * reason (NULL clears it).  Resuming resets the failure counter.
+ * reason (NULL clears it) of a table and of its downstream tables.  Resuming
+ * resets the failure counters.
  */
 void
 dv_catalog_set_state(Oid relid, const char *state, const char *reason)
@@ -429,11 +430,16 @@ dv_catalog_set_state(Oid relid, const char *state, const char *reason)
 	values[2] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
 	if (!reason)
 		nulls[2] = 'n';
-	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET scheduling_state = $2, "
+	/* the table and every dynamic table downstream of it (design section 7) */
+	dv_catalog_exec("WITH RECURSIVE down(relid) AS ("
+					"  SELECT $1::regclass "
+					"  UNION "
+					"  SELECT s.relid FROM dynview.source_catalog s JOIN down ON s.source_relid = down.relid::oid) "
+					"UPDATE dynview.dynamic_table_catalog c SET scheduling_state = $2, "
 					"suspend_reason = $3, "
 					"consecutive_failures = CASE WHEN $2 = 'ACTIVE' THEN 0 ELSE consecutive_failures END "
-					"WHERE relid = $1::regclass",
-					3, types, values, nulls, 1);
+					"FROM down WHERE c.relid = down.relid",
+					3, types, values, nulls, -1);
 }
 
 /*

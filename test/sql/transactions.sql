@@ -30,6 +30,18 @@ SELECT refresh_mode, rows_inserted, rows_deleted FROM dynview.refresh('tx_rank')
 SELECT dynview.verify('tx_rank');
 SELECT * FROM tx_rank ORDER BY grp, rk, id;
 SELECT dynview.drop_dynamic_table('tx_rank');
+
+-- suspend and resume cascade downstream
+SELECT dynview.create_dynamic_table('tx_up', 'SELECT id, v FROM tx_src', schedule => 'manual');
+SELECT dynview.create_dynamic_table('tx_down', 'SELECT count(*) AS n FROM tx_up', schedule => 'manual');
+SELECT dynview.suspend('tx_up');
+SELECT name, scheduling_state, suspend_reason FROM dynview.dynamic_tables
+ WHERE name IN ('tx_up'::regclass, 'tx_down'::regclass) ORDER BY name::text;
+SELECT dynview.resume('tx_up');
+SELECT name, scheduling_state FROM dynview.dynamic_tables
+ WHERE name IN ('tx_up'::regclass, 'tx_down'::regclass) ORDER BY name::text;
+SELECT dynview.drop_dynamic_table('tx_down');
+SELECT dynview.drop_dynamic_table('tx_up');
 SELECT dynview.drop_dynamic_table('tx_grp');
 SELECT dynview.drop_dynamic_table('tx_dt');
 DROP TABLE tx_src;
