@@ -18,8 +18,10 @@
  * dv_catalog_record_success).  The worker sleeps dynview.naptime between
  * looks; dynview.enabled = off makes it refresh nothing.
  *
- * Not yet: retry backoff, 'downstream' schedules driven by downstream due
- * times, suspension cascading downstream, sleeping until the next due time.
+ * Retries after failures back off (1 s doubling, at most 5 minutes).  A
+ * 'downstream' table is never a root: it is refreshed as an upstream of a
+ * due table.  Not yet: sleeping until the next due time (it looks every
+ * dynview.naptime).
  *
  *-------------------------------------------------------------------------
  */
@@ -63,10 +65,19 @@ due_tables(void)
 	ListCell   *lc;
 	ListCell   *lc2;
 
-	if (SPI_execute("SELECT relid::oid FROM dynview.dynamic_table_catalog "
-					"WHERE scheduling_state = 'ACTIVE' AND schedule NOT IN ('manual', 'downstream') "
-					"AND (data_timestamp IS NULL OR now() - data_timestamp >= schedule::interval) "
-					"ORDER BY data_timestamp NULLS FIRST", false, 0) != SPI_OK_SELECT)
+	/*
+	 * Due: the interval has passed since the data was taken; after failures,
+	 * retries back off (1 s, 2 s, 4 s, ... at most 5 minutes after the last).
+	 */
+	if (SPI_execute("SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
+					"WHERE c.scheduling_state = 'ACTIVE' AND c.schedule NOT IN ('manual', 'downstream') "
+					"AND (c.data_timestamp IS NULL OR now() - c.data_timestamp >= c.schedule::interval) "
+					"AND (c.consecutive_failures = 0 OR coalesce((SELECT max(h.end_time) "
+					"      FROM dynview.refresh_history h WHERE h.name = c.relid "
+					"      AND h.state IN ('FAILED', 'UPSTREAM_FAILED')), '-infinity') "
+					"    + least(interval '1 second' * power(2, least(c.consecutive_failures, 20) - 1), "
+					"            interval '5 minutes') <= now()) "
+					"ORDER BY c.data_timestamp NULLS FIRST", false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read dynview.dynamic_table_catalog");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
