@@ -442,6 +442,7 @@ create_or_replace(FunctionCallInfo fcinfo, bool replace)
 	else
 		existing = create_new(&args, rv, nspid);
 	SPI_finish();
+	dv_shmem_wake_scheduler_at_commit();
 	return existing;
 }
 
@@ -506,6 +507,7 @@ dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
 	relid = dv_resolve_dynamic_table(name, false, true);
 	LockRelationOid(relid, ExclusiveLock);
 	dv_catalog_set_schedule(relid, schedule, mode);
+	dv_shmem_wake_scheduler_at_commit();
 	if (mode != NULL)
 	{
 		DvTable    *dt = dv_catalog_load(relid);
@@ -538,6 +540,7 @@ dynview_resume(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	dv_catalog_set_state(dv_resolve_dynamic_table(name, false, true), "ACTIVE", NULL);
+	dv_shmem_wake_scheduler_at_commit();
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -127,7 +127,7 @@ dv_capture_before_dropdb(const char *dbname)
 	if (!dv_shmem_database_registered(dboid) && SearchNamedReplicationSlot(slot, true) == NULL)
 		return false;
 
-	dv_shmem_unregister_database(dboid);
+	dv_shmem_unregister_database(dboid);	/* wakes its workers, which leave */
 	dv_shmem_wake_decoder(dboid);
 	start = GetCurrentTimestamp();
 	while (SearchNamedReplicationSlot(slot, true) != NULL)

@@ -8,6 +8,7 @@
  *	  databases[]: one entry per database with the extension installed:
  *		dboid				the database (InvalidOid: free entry)
  *		decoder_latch		latch of its decoder worker, to wake it (NULL if none)
+ *		scheduler_latch		latch of its scheduler worker (NULL if none)
  *		decoded_lsn			every transaction whose commit record ends at or
  *							before this LSN is in the change buffers (committed)
  *		waiting_for_xid		the decoder waits for this creating transaction
@@ -49,6 +50,7 @@ typedef struct DvDatabaseState
 {
 	Oid			dboid;
 	Latch	   *decoder_latch;
+	Latch	   *scheduler_latch;
 	XLogRecPtr	decoded_lsn;
 	TransactionId waiting_for_xid;
 	TransactionId creating_xid;	/* CREATE EXTENSION that may still abort */
@@ -82,6 +84,7 @@ static List *pending_sources = NIL;
 /* tracking stopped by this backend's current transaction, done at commit */
 static List *pending_untrack = NIL;
 static bool xact_callback_registered = false;
+static bool wake_scheduler_pending = false;
 
 static Size
 shared_size(void)
@@ -181,6 +184,7 @@ dv_shmem_register_database(Oid dboid, TransactionId creating_xid)
 		}
 		db->dboid = dboid;
 		db->decoder_latch = NULL;
+		db->scheduler_latch = NULL;
 		db->decoded_lsn = InvalidXLogRecPtr;
 		db->waiting_for_xid = InvalidTransactionId;
 		db->creating_xid = InvalidTransactionId;
@@ -219,10 +223,18 @@ dv_shmem_unregister_database(Oid dboid)
 {
 	DvDatabaseState *db;
 
+	Latch	   *scheduler = NULL;
+	Latch	   *decoder = NULL;
+
 	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
 	db = find_database(dboid);
 	if (db)
+	{
+		/* its workers must notice that they have to leave */
+		scheduler = db->scheduler_latch;
+		decoder = db->decoder_latch;
 		db->dboid = InvalidOid;
+	}
 	for (int i = 0; i < dv_shared->nsources;)
 	{
 		if (dv_shared->sources[i].dboid == dboid)
@@ -231,6 +243,10 @@ dv_shmem_unregister_database(Oid dboid)
 			i++;
 	}
 	LWLockRelease(dv_shared->lock);
+	if (scheduler)
+		SetLatch(scheduler);
+	if (decoder)
+		SetLatch(decoder);
 }
 
 /*
@@ -270,6 +286,83 @@ dv_shmem_set_decoder(Oid dboid, Latch *latch)
 	if (db)
 		db->decoder_latch = latch;
 	LWLockRelease(dv_shared->lock);
+}
+
+/*
+ * dv_shmem_set_scheduler - the scheduler of dboid announces itself (latch)
+ * or leaves (NULL).
+ */
+void
+dv_shmem_set_scheduler(Oid dboid, Latch *latch)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+		db->scheduler_latch = latch;
+	LWLockRelease(dv_shared->lock);
+}
+
+/* wake the scheduler of dboid now (e.g. to make it notice that it must leave) */
+void
+dv_shmem_wake_scheduler(Oid dboid)
+{
+	DvDatabaseState *db;
+	Latch	   *latch = NULL;
+
+	if (dv_shared == NULL)
+		return;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(dboid);
+	if (db)
+		latch = db->scheduler_latch;
+	LWLockRelease(dv_shared->lock);
+	if (latch)
+		SetLatch(latch);
+}
+
+/* at commit: wake the scheduler of the current database (a schedule changed) */
+static void
+wake_scheduler(XactEvent event, void *arg)
+{
+	DvDatabaseState *db;
+	Latch	   *latch = NULL;
+
+	if (event != XACT_EVENT_COMMIT || !wake_scheduler_pending || dv_shared == NULL)
+	{
+		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT)
+			wake_scheduler_pending = false;
+		return;
+	}
+	wake_scheduler_pending = false;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(MyDatabaseId);
+	if (db)
+		latch = db->scheduler_latch;
+	LWLockRelease(dv_shared->lock);
+	if (latch)
+		SetLatch(latch);
+}
+
+/*
+ * dv_shmem_wake_scheduler_at_commit - a schedule or a table changed: the
+ * database's scheduler looks again once the current transaction commits
+ * (it sleeps until the next table is due).
+ */
+void
+dv_shmem_wake_scheduler_at_commit(void)
+{
+	static bool registered = false;
+
+	if (dv_shared == NULL)
+		return;
+	if (!registered)
+	{
+		RegisterXactCallback(wake_scheduler, NULL);
+		registered = true;
+	}
+	wake_scheduler_pending = true;
 }
 
 /* does dboid have a decoder process (it may still be building its slot)? */

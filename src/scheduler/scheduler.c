@@ -20,8 +20,9 @@
  *
  * Retries after failures back off (1 s doubling, at most 5 minutes).  A
  * 'downstream' table is never a root: it is refreshed as an upstream of a
- * due table.  Not yet: sleeping until the next due time (it looks every
- * dynview.naptime).
+ * due table.  Between looks the worker sleeps until the next table is due
+ * (at least dynview.naptime, at most a minute); committing a change of a
+ * schedule wakes it.
  *
  *-------------------------------------------------------------------------
  */
@@ -153,6 +154,44 @@ refresh_due(Oid relid)
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
+/*
+ * next_due_ms - milliseconds until the next ACTIVE interval table is due,
+ * between dynview.naptime (a table due but backing off, or one failing) and
+ * one minute.
+ */
+static long
+next_due_ms(void)
+{
+	long		ms = 60 * 1000L;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (SPI_execute("SELECT (extract(epoch FROM min(coalesce(data_timestamp "
+					"         + least(schedule::interval, interval '1 day'), now())) - now()) * 1000)::int8 "
+					"FROM dynview.dynamic_table_catalog "
+					"WHERE scheduling_state = 'ACTIVE' AND schedule NOT IN ('manual', 'downstream')",
+					true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			ms = (long) DatumGetInt64(d);
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	return Max(Min(ms, 60 * 1000L), (long) dv_naptime);
+}
+
+static void
+scheduler_shutdown(int code, Datum arg)
+{
+	dv_shmem_set_scheduler(DatumGetObjectId(arg), NULL);
+}
+
 void
 dynview_scheduler_main(Datum main_arg)
 {
@@ -164,6 +203,8 @@ dynview_scheduler_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("dynview scheduler");
+	before_shmem_exit(scheduler_shutdown, main_arg);
+	dv_shmem_set_scheduler(dboid, MyLatch);
 	loop_context = AllocSetContextCreate(TopMemoryContext, "dynview scheduler loop",
 										 ALLOCSET_DEFAULT_SIZES);
 
@@ -207,8 +248,9 @@ dynview_scheduler_main(Datum main_arg)
 		foreach(lc, due)
 			refresh_due(lfirst_oid(lc));
 
+		/* sleep until the next table is due (a schedule change sets the latch) */
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 dv_naptime, PG_WAIT_EXTENSION);
+						 present && dv_enabled ? next_due_ms() : 60 * 1000L, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }
