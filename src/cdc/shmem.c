@@ -272,77 +272,74 @@ dv_shmem_set_launcher_latch(Latch *latch)
 	dv_shared->launcher_latch = latch;
 }
 
-/*
- * dv_shmem_set_decoder - the calling decoder of dboid announces itself
- * (latch non-NULL) or leaves (NULL).
- */
-void
-dv_shmem_set_decoder(Oid dboid, Latch *latch)
-{
-	DvDatabaseState *db;
-
-	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
-	db = find_database(dboid);
-	if (db)
-		db->decoder_latch = latch;
-	LWLockRelease(dv_shared->lock);
-}
-
-/*
- * dv_shmem_set_scheduler - the scheduler of dboid announces itself (latch)
- * or leaves (NULL).
- */
-void
-dv_shmem_set_scheduler(Oid dboid, Latch *latch)
-{
-	DvDatabaseState *db;
-
-	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
-	db = find_database(dboid);
-	if (db)
-		db->scheduler_latch = latch;
-	LWLockRelease(dv_shared->lock);
-}
-
-/* wake the scheduler of dboid now (e.g. to make it notice that it must leave) */
-void
-dv_shmem_wake_scheduler(Oid dboid)
+/* the decoder's or the scheduler's latch of dboid, or NULL */
+static Latch *
+worker_latch(Oid dboid, bool scheduler)
 {
 	DvDatabaseState *db;
 	Latch	   *latch = NULL;
 
 	if (dv_shared == NULL)
-		return;
+		return NULL;
 	LWLockAcquire(dv_shared->lock, LW_SHARED);
 	db = find_database(dboid);
 	if (db)
-		latch = db->scheduler_latch;
+		latch = scheduler ? db->scheduler_latch : db->decoder_latch;
 	LWLockRelease(dv_shared->lock);
+	return latch;
+}
+
+/* a worker of dboid announces itself (latch non-NULL) or leaves (NULL) */
+static void
+set_worker_latch(Oid dboid, bool scheduler, Latch *latch)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db && scheduler)
+		db->scheduler_latch = latch;
+	else if (db)
+		db->decoder_latch = latch;
+	LWLockRelease(dv_shared->lock);
+}
+
+static void
+wake_worker(Oid dboid, bool scheduler)
+{
+	Latch	   *latch = worker_latch(dboid, scheduler);
+
 	if (latch)
 		SetLatch(latch);
+}
+
+void
+dv_shmem_set_decoder(Oid dboid, Latch *latch)
+{
+	set_worker_latch(dboid, false, latch);
+}
+
+void
+dv_shmem_set_scheduler(Oid dboid, Latch *latch)
+{
+	set_worker_latch(dboid, true, latch);
+}
+
+/* wake the scheduler of dboid now */
+void
+dv_shmem_wake_scheduler(Oid dboid)
+{
+	wake_worker(dboid, true);
 }
 
 /* at commit: wake the scheduler of the current database (a schedule changed) */
 static void
 wake_scheduler(XactEvent event, void *arg)
 {
-	DvDatabaseState *db;
-	Latch	   *latch = NULL;
-
-	if (event != XACT_EVENT_COMMIT || !wake_scheduler_pending || dv_shared == NULL)
-	{
-		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT)
-			wake_scheduler_pending = false;
-		return;
-	}
-	wake_scheduler_pending = false;
-	LWLockAcquire(dv_shared->lock, LW_SHARED);
-	db = find_database(MyDatabaseId);
-	if (db)
-		latch = db->scheduler_latch;
-	LWLockRelease(dv_shared->lock);
-	if (latch)
-		SetLatch(latch);
+	if (event == XACT_EVENT_COMMIT && wake_scheduler_pending)
+		wake_worker(MyDatabaseId, true);
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT)
+		wake_scheduler_pending = false;
 }
 
 /*
@@ -369,32 +366,13 @@ dv_shmem_wake_scheduler_at_commit(void)
 bool
 dv_shmem_decoder_running(Oid dboid)
 {
-	DvDatabaseState *db;
-	bool		running = false;
-
-	LWLockAcquire(dv_shared->lock, LW_SHARED);
-	db = find_database(dboid);
-	if (db)
-		running = db->decoder_latch != NULL;
-	LWLockRelease(dv_shared->lock);
-	return running;
+	return worker_latch(dboid, false) != NULL;
 }
 
 void
 dv_shmem_wake_decoder(Oid dboid)
 {
-	DvDatabaseState *db;
-	Latch	   *latch = NULL;
-
-	if (dv_shared == NULL)
-		return;
-	LWLockAcquire(dv_shared->lock, LW_SHARED);
-	db = find_database(dboid);
-	if (db)
-		latch = db->decoder_latch;
-	LWLockRelease(dv_shared->lock);
-	if (latch)
-		SetLatch(latch);
+	wake_worker(dboid, false);
 }
 
 /*
