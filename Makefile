@@ -13,6 +13,7 @@ OBJS = \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
 	src/refresh/incremental.o \
+	src/refresh/aggstate.o \
 	src/refresh/txnwatch.o \
 	src/hooks/guard.o \
 	src/scheduler/launcher.o \

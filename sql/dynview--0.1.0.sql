@@ -355,6 +355,14 @@ REVOKE ALL ON FUNCTION dynview.on_sql_drop() FROM PUBLIC;
 CREATE SCHEMA dynview_buffer;
 REVOKE ALL ON SCHEMA dynview_buffer FROM PUBLIC;
 
+-- Aggregate state of dynamic tables whose aggregates are kept in place (design section 6):
+-- dynview_state.agg_<oid> (one row per group) and dynview_state.dist_<oid>_<n> (multiplicities
+-- of a count(DISTINCT)).  Each is owned by its dynamic table's owner, as whom refreshes read
+-- and write it; it is rebuilt by every full refresh and dropped with its table.
+CREATE SCHEMA dynview_state;
+REVOKE ALL ON SCHEMA dynview_state FROM PUBLIC;
+GRANT USAGE ON SCHEMA dynview_state TO PUBLIC;
+
 -- One row per source whose changes are captured.
 CREATE TABLE dynview.source_tracking (
     source_relid              oid PRIMARY KEY,

@@ -170,8 +170,9 @@ extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapsh
 							XLogRecPtr lsn, bool *refreshed);
 extern int	dv_write_depth;
 extern void dv_refresh_empty(Oid relid);
-extern void dv_full_refresh_sql(DvTable *dt, const char *restrict_q, const char *restrict_t,
-								char **delete_sql, char **insert_sql, bool returning);
+extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q,
+								const char *restrict_t, char **delete_sql, char **insert_sql,
+								bool returning);
 
 /* refresh/incremental.c */
 struct SPITupleTable;
@@ -179,8 +180,20 @@ extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr ls
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
+extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
+extern void dv_register_tuples(const char *name);
+extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
+								uint64 n);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
+
+/* refresh/aggstate.c: aggregate state tables (dynview_state) */
+struct DvPlan;
+extern Oid	dv_agg_state_relid(Oid relid);
+extern void dv_agg_state_drop(Oid relid);
+extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
+extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
+							   DvRefreshResult *res, int32 *seq);
 
 /* refresh/txnwatch.c */
 extern void dv_watch_refreshed(Oid relid);

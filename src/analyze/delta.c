@@ -33,7 +33,11 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
+#include "access/relation.h"
 #include "catalog/pg_type.h"
+#include "utils/rel.h"
+#include "utils/typcache.h"
+#include "catalog/pg_aggregate.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -169,11 +173,294 @@ reason_text(const char *code)
 	return "A FROM item other than a table is not incremental.";
 }
 
+/* collect the distinct Aggrefs of an expression tree */
+static bool
+collect_aggrefs(Node *node, List **aggrefs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		*aggrefs = list_append_unique(*aggrefs, node);
+		return false;
+	}
+	return expression_tree_walker(node, collect_aggrefs, (void *) aggrefs);
+}
+
+/* SQL of a type, schema-qualified, with its typmod */
+static char *
+type_sql(Oid type, int32 typmod)
+{
+	if (typmod >= 0)
+		return format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+	return format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY);
+}
+
+static char *
+collate_sql(Oid collation)
+{
+	return OidIsValid(collation) ? psprintf(" COLLATE %s", generate_collation_name(collation)) : "";
+}
+
+/*
+ * classify_aggref - the in-place rule of an aggregate, or NULL if its groups
+ * must be recomputed: count(*), count(x), sum/avg of exact numbers (integers,
+ * and numeric of a declared scale: float sums depend on the order of
+ * additions, and the display scale of a numeric sum would keep the largest
+ * scale ever added even after those rows are gone), min/max of a type
+ * with a btree ordering, count(DISTINCT x) of a type with btree equality.
+ * No FILTER, ORDER BY, ordered-set or other aggregates.
+ */
+static DvAgg *
+classify_aggref(Aggref *a)
+{
+	DvAgg	   *agg;
+	char	   *name;
+	Node	   *arg = NULL;
+	Oid			argtype = InvalidOid;
+	TypeCacheEntry *tc = NULL;
+
+	if (a->agglevelsup != 0 || a->aggfilter != NULL || a->aggkind != AGGKIND_NORMAL ||
+		a->aggvariadic || a->aggorder != NIL ||
+		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return NULL;
+	name = get_func_name(a->aggfnoid);
+	agg = palloc0(sizeof(DvAgg));
+	agg->aggref = (Node *) a;
+	agg->value_type = type_sql(a->aggtype, -1);
+	agg->arg_collate = "";
+	if (a->aggstar)
+	{
+		if (strcmp(name, "count") != 0 || a->aggdistinct != NIL)
+			return NULL;
+		agg->kind = DV_AGG_COUNT_STAR;
+		return agg;
+	}
+	if (list_length(a->args) != 1)
+		return NULL;
+	arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+	argtype = exprType(arg);
+	agg->arg_type = type_sql(argtype, -1);
+	agg->arg_collate = collate_sql(a->inputcollid);
+	tc = lookup_type_cache(argtype, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
+	if (a->aggdistinct != NIL)
+	{
+		if (strcmp(name, "count") != 0 || !OidIsValid(tc->eq_opr) || !OidIsValid(tc->btree_opf))
+			return NULL;
+		agg->kind = DV_AGG_COUNT_DISTINCT;
+	}
+	else if (strcmp(name, "count") == 0)
+	{
+		/* "x IS NOT NULL" would test a row's fields */
+		if (type_is_rowtype(argtype))
+			return NULL;
+		agg->kind = DV_AGG_COUNT;
+		agg->arg_type = "boolean";
+		agg->arg_collate = "";
+	}
+	else if ((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
+			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID ||
+			  (argtype == NUMERICOID && exprTypmod(arg) >= 0)))
+		agg->kind = strcmp(name, "sum") == 0 ? DV_AGG_SUM : DV_AGG_AVG;
+	else if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
+			 OidIsValid(tc->btree_opf) && OidIsValid(tc->eq_opr) && a->aggtype == argtype)
+		agg->kind = strcmp(name, "min") == 0 ? DV_AGG_MIN : DV_AGG_MAX;
+	else
+		return NULL;
+	return agg;
+}
+
+/* maps group key expressions and aggregates to the state table's columns */
+typedef struct StateMap
+{
+	List	   *group_exprs;	/* Expr of each group key, in order */
+	List	   *aggs;			/* DvAgg * */
+	bool		failed;			/* an input column outside keys and aggregates */
+} StateMap;
+
+/* state columns: g1..gn, dv_count, dv_recompute, a1..am, then the others */
+static Node *
+to_state_mutator(Node *node, StateMap *m)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	foreach(lc, m->group_exprs)
+	{
+		if (equal(node, lfirst(lc)))
+			return (Node *) makeVar(1, foreach_current_index(lc) + 1, exprType(node),
+									exprTypmod(node), exprCollation(node), 0);
+	}
+	if (IsA(node, Aggref))
+	{
+		foreach(lc, m->aggs)
+		{
+			DvAgg	   *agg = lfirst(lc);
+
+			if (equal(node, agg->aggref))
+				return (Node *) makeVar(1, list_length(m->group_exprs) + 3 + foreach_current_index(lc),
+										((Aggref *) node)->aggtype, -1, ((Aggref *) node)->aggcollid, 0);
+		}
+		m->failed = true;
+		return node;
+	}
+	if (IsA(node, Var))
+	{
+		m->failed = true;
+		return node;
+	}
+	return expression_tree_mutator(node, to_state_mutator, (void *) m);
+}
+
+/* the query level over the state table (rtable not yet set), or NULL */
+static Query *
+state_query(Query *query, List *keys, List *aggs)
+{
+	Query	   *p = copyObject(query);
+	StateMap	m;
+	List	   *tl = NIL;
+	ListCell   *lc;
+
+	m.group_exprs = NIL;
+	m.aggs = aggs;
+	m.failed = false;
+	foreach(lc, keys)
+		m.group_exprs = lappend(m.group_exprs, ((TargetEntry *) lfirst(lc))->expr);
+	foreach(lc, p->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		te->expr = (Expr *) to_state_mutator((Node *) te->expr, &m);
+		te->ressortgroupref = 0;
+		te->resorigtbl = InvalidOid;
+		te->resorigcol = 0;
+		tl = lappend(tl, te);
+	}
+	if (m.failed)
+		return NULL;
+	p->targetList = tl;
+	p->groupClause = NIL;
+	p->groupDistinct = false;
+	p->hasAggs = false;
+	p->havingQual = NULL;
+	p->sortClause = NIL;
+	p->distinctClause = NIL;
+	return p;
+}
+
+/*
+ * agg_state_eligible - can the aggregates of this (GROUP BY or global)
+ * query level be kept in a state table?  Fills plan's aggregate fields when
+ * plan is given.  No HAVING, DISTINCT, grouping sets or windows; every
+ * aggregate has an in-place rule; every output is an expression of group
+ * keys and aggregates.
+ */
+static bool
+agg_state_eligible(Query *query, List *keys, DvPlan *plan)
+{
+	List	   *aggrefs = NIL;
+	List	   *aggs = NIL;
+	ListCell   *lc;
+	Query	   *sq;
+
+	if (query->havingQual || query->distinctClause || query->groupingSets ||
+		query->hasWindowFuncs || query->groupDistinct || query->hasSubLinks)
+		return false;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			collect_aggrefs((Node *) te->expr, &aggrefs);
+	}
+	foreach(lc, aggrefs)
+	{
+		DvAgg	   *agg = classify_aggref(lfirst_node(Aggref, lc));
+
+		if (agg == NULL)
+			return false;
+		aggs = lappend(aggs, agg);
+	}
+	sq = state_query(query, keys, aggs);
+	if (sq == NULL)
+		return false;
+	if (plan)
+	{
+		plan->aggs = aggs;
+		plan->state_query = sq;
+		foreach(lc, keys)
+		{
+			Node	   *e = (Node *) ((TargetEntry *) lfirst(lc))->expr;
+			TypeCacheEntry *tc = lookup_type_cache(exprType(e), TYPECACHE_BTREE_OPFAMILY);
+
+			plan->key_types = lappend(plan->key_types,
+									  psprintf("%s%s", type_sql(exprType(e), exprTypmod(e)),
+											   collate_sql(exprCollation(e))));
+			plan->key_btree = lappend_int(plan->key_btree, OidIsValid(tc->btree_opf));
+		}
+	}
+	return true;
+}
+
+/*
+ * agg_state_input - the template's target list for aggregate state: the
+ * group keys g1..gn, then the input x<j> of each aggregate j.
+ */
+static void
+agg_state_input(DvPlan *plan, Query *q, List *keys)
+{
+	List	   *tl = NIL;
+	ListCell   *lc;
+	int			resno = 1;
+
+	foreach(lc, keys)
+	{
+		TargetEntry *te = copyObject((TargetEntry *) lfirst(lc));
+
+		te->resno = resno;
+		te->resname = psprintf("g%d", resno++);
+		te->ressortgroupref = 0;
+		te->resjunk = false;
+		plan->key_columns = lappend(plan->key_columns, pstrdup(((TargetEntry *) lfirst(lc))->resname));
+		tl = lappend(tl, te);
+	}
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		Aggref	   *a = (Aggref *) agg->aggref;
+		Expr	   *arg;
+
+		if (agg->kind == DV_AGG_COUNT_STAR)
+			continue;
+		arg = copyObject(linitial_node(TargetEntry, a->args)->expr);
+		if (agg->kind == DV_AGG_COUNT)
+		{
+			NullTest   *nt = makeNode(NullTest);
+
+			nt->arg = arg;
+			nt->nulltesttype = IS_NOT_NULL;
+			nt->argisrow = false;
+			nt->location = -1;
+			arg = (Expr *) nt;
+		}
+		tl = lappend(tl, makeTargetEntry(arg, resno++,
+										 psprintf("x%d", foreach_current_index(lc) + 1), false));
+	}
+	q->targetList = tl;
+	q->groupClause = NIL;
+	q->groupDistinct = false;
+	q->sortClause = NIL;
+	q->hasAggs = false;
+}
+
 /*
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  */
-static DvPlan *plan_level(Query *query, int branch);
+static DvPlan *plan_level(Query *query, int branch, bool allow_state);
 static DvPlan *plan_over_subquery(Query *query, int branch);
 
 /* collect the leaf queries of a tree of UNION ALL; false if another set operation */
@@ -213,7 +500,7 @@ dv_plan_query(Query *query)
 	int			branch = 0;
 
 	if (query->setOperations == NULL)
-		return plan_level(query, 0);
+		return plan_level(query, 0, true);
 	if (!union_all_leaves(query, query->setOperations, &leaves) ||
 		query->limitCount || query->limitOffset || query->hasWindowFuncs || query->hasAggs ||
 		query->groupClause || query->distinctClause)
@@ -229,7 +516,7 @@ dv_plan_query(Query *query)
 	}
 	foreach(lc, leaves)
 	{
-		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch);
+		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch, false);
 
 		if (b->kind != DV_PLAN_SPJ)
 			return full_plan("SET_OPERATION",
@@ -263,7 +550,7 @@ plan_over_subquery(Query *query, int branch)
 	rte = rt_fetch(rtr->rtindex, query->rtable);
 	if (rte->rtekind != RTE_SUBQUERY || rte->lateral)
 		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
-	inner = plan_level(rte->subquery, branch);
+	inner = plan_level(rte->subquery, branch, false);
 	if (inner->kind != DV_PLAN_GROUPED)
 		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
 
@@ -302,7 +589,7 @@ plan_over_subquery(Query *query, int branch)
 }
 
 static DvPlan *
-plan_level(Query *query, int branch)
+plan_level(Query *query, int branch, bool allow_state)
 {
 	DvPlan	   *plan;
 	Query	   *q;
@@ -367,9 +654,9 @@ plan_level(Query *query, int branch)
 			keys = lappend(keys, te);
 		}
 	}
-	else if (query->hasAggs)
+	else if (query->hasAggs && !(allow_state && agg_state_eligible(query, NIL, NULL)))
 		return full_plan("GLOBAL_AGGREGATE",
-						 "An aggregate without GROUP BY is recomputed whole.");
+						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or numeric, min, max and count(DISTINCT), without HAVING.");
 	else if (query->distinctClause != NIL)
 	{
 		foreach(lc, query->targetList)
@@ -391,8 +678,9 @@ plan_level(Query *query, int branch)
 	}
 
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = keys != NIL ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
+	plan->agg_state = allow_state && query->hasAggs && agg_state_eligible(query, keys, plan);
 	q = copyObject(query);
 
 	/* the sources: every relation of the (one-level) range table */
@@ -422,7 +710,9 @@ plan_level(Query *query, int branch)
 	}
 
 	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */
-	if (plan->kind == DV_PLAN_GROUPED)
+	if (plan->agg_state)
+		agg_state_input(plan, q, keys);
+	else if (plan->kind == DV_PLAN_GROUPED)
 	{
 		List	   *tl = NIL;
 		int			resno = 1;
@@ -579,4 +869,56 @@ dv_delta_sql(DvPlan *plan)
 	if (sql.len == 0)
 		elog(ERROR, "dynview: delta requested with every source's delta empty");
 	return sql.data;
+}
+
+/*
+ * dv_input_sql - the input of an aggregate-state plan over the sources as
+ * they are at the statement's snapshot: the template with weight 1.
+ */
+char *
+dv_input_sql(DvPlan *plan)
+{
+	return replace_once(plan->template_sql, "'" WEIGHT_MARKER "'::text", "1::pg_catalog.int8");
+}
+
+/*
+ * dv_state_projection_sql - the result's rows computed from the state table
+ * state_relid: the query level with its group keys and aggregates replaced
+ * by the state's columns (deparsed, names qualified).
+ */
+char *
+dv_state_projection_sql(DvPlan *plan, Oid state_relid)
+{
+	Query	   *p = copyObject(plan->state_query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	Relation	rel = relation_open(state_relid, AccessShareLock);
+	List	   *colnames = NIL;
+	char	   *sql;
+	int			nestlevel;
+
+	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+		colnames = lappend(colnames, makeString(pstrdup(NameStr(TupleDescAttr(RelationGetDescr(rel), i)->attname))));
+	relation_close(rel, AccessShareLock);
+	rte->rtekind = RTE_RELATION;
+	rte->relid = state_relid;
+	rte->relkind = RELKIND_RELATION;
+	rte->rellockmode = AccessShareLock;
+	rte->alias = makeAlias("dv_s", NIL);
+	rte->eref = makeAlias("dv_s", colnames);
+	rte->inh = false;
+	rte->inFromCl = true;
+	rte->requiredPerms = ACL_SELECT;
+	rtr->rtindex = 1;
+	p->rtable = list_make1(rte);
+	p->jointree = makeFromExpr(list_make1(rtr), NULL);
+	p->cteList = NIL;
+	p->rowMarks = NIL;
+
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	sql = pg_get_querydef(p, false);
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
 }

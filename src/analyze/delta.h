@@ -17,6 +17,30 @@ typedef enum DvPlanKind
 	DV_PLAN_GROUPED				/* the same under GROUP BY / DISTINCT: affected groups */
 } DvPlanKind;
 
+/*
+ * An aggregate that a GROUPED plan maintains in place in the table's state
+ * table (design section 6), instead of recomputing its groups.
+ */
+typedef enum DvAggKind
+{
+	DV_AGG_COUNT_STAR,			/* count(*) */
+	DV_AGG_COUNT,				/* count(x): input x IS NOT NULL */
+	DV_AGG_SUM,					/* sum(x), x integer or numeric */
+	DV_AGG_AVG,					/* avg(x), x integer or numeric */
+	DV_AGG_MIN,					/* min(x), x with a btree ordering */
+	DV_AGG_MAX,					/* max(x) */
+	DV_AGG_COUNT_DISTINCT		/* count(DISTINCT x): multiplicities in a table */
+} DvAggKind;
+
+typedef struct DvAgg
+{
+	DvAggKind	kind;
+	Node	   *aggref;			/* the Aggref, to match in the target list */
+	char	   *value_type;		/* the aggregate's result type (SQL, qualified) */
+	char	   *arg_type;		/* its input column's type (NULL: count(*)) */
+	char	   *arg_collate;	/* " COLLATE ..." for comparisons of the input, or "" */
+} DvAgg;
+
 /* One source occurrence (range table entry) of the query */
 typedef struct DvPlanSource
 {
@@ -42,9 +66,23 @@ typedef struct DvPlan
 	char	   *template_sql;	/* the input query with markers */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
+
+	/*
+	 * GROUPED with aggregate state (aggs != NIL, or a global aggregate): the
+	 * template's columns are the group keys g1..gn and one input x<j> per
+	 * aggregate j (1-based, none for count(*)); state_query is the query
+	 * level whose group keys and aggregates map to the state table's columns.
+	 */
+	bool		agg_state;
+	List	   *aggs;			/* of DvAgg * */
+	List	   *key_types;		/* SQL type (with COLLATE) of each group key */
+	List	   *key_btree;		/* int: has the key type a btree ordering? */
+	Query	   *state_query;
 } DvPlan;
 
 extern DvPlan *dv_plan_query(Query *query);
 extern char *dv_delta_sql(DvPlan *plan);
+extern char *dv_input_sql(DvPlan *plan);
+extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
 
 #endif							/* DYNVIEW_DELTA_H */

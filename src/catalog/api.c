@@ -213,6 +213,8 @@ create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *
 		cols = plan->key_columns;
 	else
 		cols = list_make1(strVal(linitial(aq->column_names)));
+	if (cols == NIL)
+		return;					/* a global aggregate: one row */
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
 					 plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "UNIQUE " : "",
@@ -603,6 +605,8 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	EXPLAIN_ROW("reason_code", aq->full_reason_code);
 	EXPLAIN_ROW("reason", aq->full_reason);
 	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ ? "scan/filter/project/inner join (delta rule)" :
+				plan->agg_state && plan->key_columns == NIL ? "global aggregate (state kept in place)" :
+				plan->agg_state ? "GROUP BY (aggregate state kept in place per group)" :
 				plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "GROUP BY/DISTINCT (affected groups recomputed)" :
 				plan->kind == DV_PLAN_GROUPED ? "window with PARTITION BY (affected partitions recomputed)" :
 				"full recompute");
@@ -619,6 +623,41 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	}
 	else if (plan->kind == DV_PLAN_SPJ)
 		EXPLAIN_ROW("key", "(none: rows are matched as a multiset, found through the first column)");
+	if (plan->agg_state)
+	{
+		StringInfoData rules;
+
+		initStringInfo(&rules);
+		foreach(lc, plan->aggs)
+		{
+			DvAgg	   *agg = lfirst(lc);
+			static const char *const rule[] = {
+				[DV_AGG_COUNT_STAR] = "count added in place",
+				[DV_AGG_COUNT] = "non-null count added in place",
+				[DV_AGG_SUM] = "sum and non-null count added in place",
+				[DV_AGG_AVG] = "sum and non-null count added in place, divided",
+				[DV_AGG_MIN] = "least of inserted values; group recomputed when its minimum is removed",
+				[DV_AGG_MAX] = "greatest of inserted values; group recomputed when its maximum is removed",
+				[DV_AGG_COUNT_DISTINCT] = "multiplicity per value in a state table; counted at 0 -> n, uncounted at n -> 0",
+			};
+
+			static const char *const call[] = {
+				[DV_AGG_COUNT_STAR] = "count(*)",
+				[DV_AGG_COUNT] = "count(x%d)",
+				[DV_AGG_SUM] = "sum(x%d)",
+				[DV_AGG_AVG] = "avg(x%d)",
+				[DV_AGG_MIN] = "min(x%d)",
+				[DV_AGG_MAX] = "max(x%d)",
+				[DV_AGG_COUNT_DISTINCT] = "count(DISTINCT x%d)",
+			};
+			int			j = foreach_current_index(lc) + 1;
+
+			appendStringInfo(&rules, "%sa%d = ", j > 1 ? "; " : "", j);
+			appendStringInfo(&rules, call[agg->kind], j);
+			appendStringInfo(&rules, ": %s", rule[agg->kind]);
+		}
+		EXPLAIN_ROW("aggregates", rules.data);
+	}
 	EXPLAIN_ROW("definition", aq->definition);
 	if (plan->kind != DV_PLAN_FULL)
 		EXPLAIN_ROW("delta", dv_delta_sql(plan));

@@ -724,7 +724,10 @@ dv_catalog_forget_relations(List *relids)
 	dv_catalog_exec("DELETE FROM dynview.dynamic_table_catalog WHERE relid::oid = ANY ($1)",
 					1, types, values, NULL, -1);
 	foreach(lc, relids)
+	{
 		dv_guard_invalidate(lfirst_oid(lc));
+		dv_agg_state_drop(lfirst_oid(lc));
+	}
 }
 
 static void

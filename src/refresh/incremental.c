@@ -41,6 +41,7 @@
 #include "storage/lock.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
@@ -89,11 +90,11 @@ xid_in_list(const char *list, uint64 xid)
 }
 
 /*
- * register_tuples - the rows of SPI_tuptable as the ephemeral named relation
+ * dv_register_tuples - the rows of SPI_tuptable as the ephemeral named relation
  * `name` of the current SPI connection.
  */
-static void
-register_tuples(const char *name)
+void
+dv_register_tuples(const char *name)
 {
 	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
@@ -234,7 +235,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 												 SPI_tuptable->tupdesc->natts, &isnull)) == 0;
 	if (has_marker)
 		return -1;
-	register_tuples(src->enr_name);
+	dv_register_tuples(src->enr_name);
 	return (int64) SPI_processed;
 }
 
@@ -255,8 +256,8 @@ buffer_has_own_rows(Oid buffer)
 /* run a statement at the snapshot as a dynview write, rows kept in SPI_tuptable */
 static const char *current_table = "";
 
-static uint64
-exec_at(const char *sql, Snapshot snapshot, bool read_only)
+uint64
+dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
@@ -330,7 +331,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	TypeCacheEntry *tc;
 
 	/* the consolidated delta of the result: one row per distinct row, net weight */
-	exec_at(psprintf("WITH dv_d AS (%s), "
+	dv_exec_at(psprintf("WITH dv_d AS (%s), "
 					 "dv_x AS (SELECT ROW(%s)::%s AS dv_row, d.dv_weight FROM dv_d d) "
 					 "SELECT (pg_catalog.array_agg(dv_row))[1] AS dv_row, dv_row::text AS dv_key, "
 					 "       pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_weight "
@@ -345,7 +346,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 		if (w < 0)
 			expected += (uint64) -w;
 	}
-	register_tuples("dv_net");
+	dv_register_tuples("dv_net");
 
 	/* find victims through the first column (indexed at creation) when it has equality */
 	rel = relation_open(dt->relid, AccessShareLock);
@@ -383,20 +384,75 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "  WHERE v.dv_rn <= n.dv_n) "
 					 "DELETE FROM %s t WHERE t.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING t.*",
 					 target);
-	deleted = exec_at(del.data, snapshot, false);
+	deleted = dv_exec_at(del.data, snapshot, false);
 	/* what was deleted goes to the own buffer even if a FULL refresh follows */
 	dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
 	if (deleted != expected)
 		return false;
 	res->rows_deleted = (int64) deleted;
 
-	res->rows_inserted = (int64) exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n, "
+	res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n, "
 												  "pg_catalog.generate_series(1, n.dv_weight) WHERE n.dv_weight > 0 "
 												  "RETURNING *", target),
 										 snapshot, false);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 	SPI_unregister_relation("dv_net");
 	return true;
+}
+
+/*
+ * dv_key_restriction - a condition on alias's key columns that holds for
+ * the key values in the first columns of the n rows of tt (superset filter
+ * per column: key = ANY(array) [OR key IS NULL]), which the planner pushes
+ * down to an index.  A column whose type has no equality does not narrow.
+ */
+char *
+dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	if (columns == NIL)
+		return "true";
+	foreach(lc, columns)
+	{
+		int			k = foreach_current_index(lc);
+		const char *col = quote_identifier(lfirst(lc));
+		Oid			type = SPI_gettypeid(tt->tupdesc, k + 1);
+		StringInfoData arr;
+		bool		has_null = false;
+		int			nvals = 0;
+
+		if (k > 0)
+			appendStringInfoString(&buf, " AND ");
+		if (type_is_array(type) ||
+			!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
+		{
+			appendStringInfoString(&buf, "true");
+			continue;
+		}
+		initStringInfo(&arr);
+		for (uint64 i = 0; i < n; i++)
+		{
+			char	   *v = SPI_getvalue(tt->vals[i], tt->tupdesc, k + 1);
+
+			if (v == NULL)
+				has_null = true;
+			else
+				appendStringInfo(&arr, "%s%s", nvals++ ? ", " : "", quote_literal_cstr(v));
+		}
+		appendStringInfoChar(&buf, '(');
+		if (nvals > 0)
+			appendStringInfo(&buf, "%s.%s = ANY (ARRAY[%s]::%s[])", alias, col, arr.data,
+							 format_type_be_qualified(type));
+		else
+			appendStringInfoString(&buf, "false");
+		if (has_null)
+			appendStringInfo(&buf, " OR %s.%s IS NULL", alias, col);
+		appendStringInfoChar(&buf, ')');
+	}
+	return buf.data;
 }
 
 /*
@@ -410,10 +466,9 @@ static void
 apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
 {
 	StringInfoData keys_sql;
-	StringInfoData restrict_q;
-	StringInfoData restrict_t;
+	char	   *restrict_q;
+	char	   *restrict_t;
 	ListCell   *lc;
-	int			k;
 	uint64		nkeys;
 	char	   *delete_sql;
 	char	   *insert_sql;
@@ -424,68 +479,16 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		appendStringInfo(&keys_sql, "%sd.%s", foreach_current_index(lc) ? ", " : "",
 						 quote_identifier(lfirst(lc)));
 	appendStringInfo(&keys_sql, " FROM (%s) d", dv_delta_sql(plan));
-	nkeys = exec_at(keys_sql.data, snapshot, true);
+	nkeys = dv_exec_at(keys_sql.data, snapshot, true);
 	if (nkeys == 0)
 		return;					/* the changes touch no group */
 
-	initStringInfo(&restrict_q);
-	initStringInfo(&restrict_t);
-	k = 0;
-	foreach(lc, plan->key_columns)
-	{
-		const char *col = quote_identifier(lfirst(lc));
-		Oid			type = SPI_gettypeid(SPI_tuptable->tupdesc, k + 1);
-		StringInfoData arr;
-		bool		has_null = false;
-		int			nvals = 0;
-
-		initStringInfo(&arr);
-		if (type_is_array(type) ||
-			!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
-		{
-			/* no usable "= ANY": this column does not narrow the groups */
-			appendStringInfo(&restrict_q, "%strue", k ? " AND " : "");
-			appendStringInfo(&restrict_t, "%strue", k ? " AND " : "");
-			k++;
-			continue;
-		}
-		for (uint64 i = 0; i < nkeys; i++)
-		{
-			char	   *v = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k + 1);
-
-			if (v == NULL)
-				has_null = true;
-			else
-				appendStringInfo(&arr, "%s%s", nvals++ ? ", " : "", quote_literal_cstr(v));
-		}
-		appendStringInfo(&restrict_q, "%s(", k ? " AND " : "");
-		appendStringInfo(&restrict_t, "%s(", k ? " AND " : "");
-		if (nvals > 0)
-		{
-			appendStringInfo(&restrict_q, "dv_q.%s = ANY (ARRAY[%s]::%s[])", col, arr.data,
-							 format_type_be_qualified(type));
-			appendStringInfo(&restrict_t, "dv_t.%s = ANY (ARRAY[%s]::%s[])", col, arr.data,
-							 format_type_be_qualified(type));
-		}
-		else
-		{
-			appendStringInfoString(&restrict_q, "false");
-			appendStringInfoString(&restrict_t, "false");
-		}
-		if (has_null)
-		{
-			appendStringInfo(&restrict_q, " OR dv_q.%s IS NULL", col);
-			appendStringInfo(&restrict_t, " OR dv_t.%s IS NULL", col);
-		}
-		appendStringInfoChar(&restrict_q, ')');
-		appendStringInfoChar(&restrict_t, ')');
-		k++;
-	}
-
-	dv_full_refresh_sql(dt, restrict_q.data, restrict_t.data, &delete_sql, &insert_sql, true);
-	res->rows_deleted = (int64) exec_at(delete_sql, snapshot, false);
+	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys);
+	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys);
+	dv_full_refresh_sql(dt, NULL, restrict_q, restrict_t, &delete_sql, &insert_sql, true);
+	res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-	res->rows_inserted = (int64) exec_at(insert_sql, snapshot, false);
+	res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 }
 
@@ -520,6 +523,13 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		*full_code = plan->reason_code;
 		*full_reason = plan->reason;
+		return false;
+	}
+
+	if (plan->agg_state && !OidIsValid(dv_agg_state_relid(dt->relid)))
+	{
+		*full_code = "STATE_MISSING";
+		*full_reason = pstrdup("The table's aggregate state was missing (dropped, or not restored); it was rebuilt with a full refresh.");
 		return false;
 	}
 
@@ -616,13 +626,19 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		res->refresh_mode = "INCREMENTAL";
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		/* small deltas: compiling expressions would cost more than it saves */
+		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 		if (plan->kind == DV_PLAN_SPJ)
 			ok = apply_spj(dt, plan, snapshot, res, &seq);
+		else if (plan->agg_state)
+			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq);
 		else
 			apply_grouped(dt, plan, snapshot, res, &seq);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		if (!ok)
 		{
+			/* and the state is rebuilt by the FULL refresh that follows */
 			*full_code = "INCREMENTAL_MISMATCH";
 			*full_reason = pstrdup("The table did not hold a row that the changes remove; it was recomputed in full.");
 		}

@@ -81,10 +81,11 @@ dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec)
  * honest, every column type works, and a unique index on the table never
  * sees a row twice (deletes come first).  restrict_q / restrict_t (on
  * aliases dv_q and dv_t), when given, limit both sides alike to some rows
- * (the affected groups of an incremental refresh).
+ * (the affected groups of an incremental refresh).  query is the result's
+ * SQL (NULL: the table's definition).
  */
 void
-dv_full_refresh_sql(DvTable *dt, const char *restrict_q, const char *restrict_t,
+dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, const char *restrict_t,
 					char **delete_sql, char **insert_sql, bool returning)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
@@ -102,7 +103,7 @@ dv_full_refresh_sql(DvTable *dt, const char *restrict_q, const char *restrict_t,
 						   "DELETE FROM %s dv_t USING dv_old o"
 						   "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
 						   "    SELECT 1 FROM dv_new n WHERE n.dv_key = o.dv_key AND n.dv_n = o.dv_n)%s",
-						   dt->definition, where_q, target, where_t, target,
+						   query ? query : dt->definition, where_q, target, where_t, target,
 						   returning ? " RETURNING dv_t.*" : "");
 	*insert_sql = psprintf("WITH dv_new AS MATERIALIZED ("
 						   "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
@@ -114,7 +115,7 @@ dv_full_refresh_sql(DvTable *dt, const char *restrict_q, const char *restrict_t,
 						   "  FROM %s dv_t%s) "
 						   "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
 						   "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n)%s",
-						   dt->definition, where_q, target, where_t, target,
+						   query ? query : dt->definition, where_q, target, where_t, target,
 						   returning ? " RETURNING *" : "");
 }
 
@@ -301,7 +302,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
 												  get_namespace_oid("dynview_buffer", false)));
-		dv_full_refresh_sql(dt, NULL, NULL, &delete_sql, &insert_sql, own_buffer);
+		dv_full_refresh_sql(dt, NULL, NULL, NULL, &delete_sql, &insert_sql, own_buffer);
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
 		{
@@ -321,6 +322,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		if (own_buffer)
 			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_inserted, +1, &seq);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		/* aggregate state at the same snapshot, for the next incremental refresh */
+		dv_agg_state_rebuild(dt, snapshot);
 	}
 
 	res.state = "SUCCEED";
@@ -352,6 +355,7 @@ dv_refresh_empty(Oid relid)
 	/* downstreams see the rows go */
 	dv_write_own_buffer(dt, SPI_tuptable, n, -1, &seq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	dv_agg_state_drop(relid);
 	dv_catalog_clear_data(relid);
 }
 

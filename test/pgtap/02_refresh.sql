@@ -197,7 +197,7 @@ SELECT results_eq(
              ('dvt_c', 'SUCCEED', 'MANUAL', 'FULL', 1::bigint, 1::bigint)$$,
     'upstreams refreshed first, in topological order, with trigger UPSTREAM (dvt_a FULL: source written in '
     'this transaction; dvt_b FULL: created, so refreshed, earlier in this transaction, which has since '
-    'written dvt_a''s change buffer (REFRESHED_IN_TRANSACTION); dvt_c a global aggregate, FULL)');
+    'written dvt_a''s change buffer (REFRESHED_IN_TRANSACTION); dvt_c FULL likewise: created earlier in this transaction)');
 SELECT is((SELECT count(DISTINCT h.data_snapshot::text)::int FROM dynview.refresh_history h, mark
             WHERE h.refresh_id > mark.id), 1,
           'the whole pipeline is refreshed at one data snapshot');

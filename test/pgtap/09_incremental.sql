@@ -15,7 +15,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dynview;
 
-SELECT plan(96);
+SELECT plan(97);
 
 CREATE TABLE dvt_orders (id int PRIMARY KEY, customer text, amount numeric(10,2), qty int, doc json);
 CREATE TABLE dvt_customers (customer text PRIMARY KEY, region text);
@@ -95,7 +95,9 @@ SELECT is(pg_temp.create_mode('dvt_down', 'SELECT customer, total FROM dvt_grp W
 SELECT ok(dynview.verify('dvt_down'), 'verify dvt_down after creation');
 
 SELECT is(pg_temp.create_mode('dvt_global', 'SELECT count(*) AS n, sum(amount) AS total FROM dvt_orders'),
-          'FULL/GLOBAL_AGGREGATE', 'an aggregate without GROUP BY: FULL, GLOBAL_AGGREGATE');
+          'INCREMENTAL/', 'count and sum without GROUP BY: INCREMENTAL (one state row)');
+SELECT is(pg_temp.create_mode('dvt_global_full', 'SELECT string_agg(customer, '','' ORDER BY customer) AS cs FROM dvt_orders'),
+          'FULL/GLOBAL_AGGREGATE', 'string_agg without GROUP BY: FULL, GLOBAL_AGGREGATE');
 SELECT ok(dynview.verify('dvt_global'), 'verify dvt_global after creation');
 SELECT is(pg_temp.create_mode('dvt_hidden_key', 'SELECT count(*) AS n FROM dvt_orders GROUP BY customer'),
           'FULL/GROUP_KEY_NOT_IN_OUTPUT', 'a GROUP BY key missing from the output: FULL, GROUP_KEY_NOT_IN_OUTPUT');

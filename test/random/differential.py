@@ -51,8 +51,14 @@ def make_queries(rng):
         "SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v) AS rk FROM a",
         "SELECT g, s, s * 2 AS s2 FROM (SELECT g, sum(v) AS s FROM a GROUP BY g) q WHERE s > 20",
         "SELECT id, g, v FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC, id) AS rk FROM a) q WHERE rk <= 2",
+        # aggregate state kept in place (count, sum, avg, min, max, count(DISTINCT)), global too
+        "SELECT g, count(DISTINCT v) AS nd, count(v) AS nv, count(w) AS cw FROM a GROUP BY g",
+        "SELECT count(*) AS n, sum(v) AS s, min(v) AS mn, max(w) AS mw, count(DISTINCT g) AS dg FROM a",
+        "SELECT w, g, min(v) AS mn, max(v) AS mx, avg(v) AS av FROM a GROUP BY w, g",
+        "SELECT a.g, sum(b.x::numeric(8,2)) AS sx, avg(b.x::numeric(8,2)) AS ax, count(*) AS n "
+        "FROM a JOIN b ON b.a_id = a.id GROUP BY a.g",
+        "SELECT g, sum(v) * 2 + count(v) AS e, max(v) - min(v) AS spread FROM a WHERE v <> 7 GROUP BY g",
         # refreshed in full (not incremental yet), still exact
-        "SELECT count(*) AS n, sum(v) AS s FROM a",
         "SELECT a.id, b.x FROM a LEFT JOIN b ON b.a_id = a.id",
         "SELECT id, g FROM a WHERE EXISTS (SELECT 1 FROM c WHERE c.a_id = a.id)",
     ]

@@ -1,0 +1,762 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggstate.c
+ *	  Aggregates kept in place (design section 6): the per-group state of a
+ *	  GROUP BY (or global) aggregate query lives in a state table
+ *	  dynview_state.agg_<relid>, never in the user-visible table, and an
+ *	  incremental refresh adds the weighted delta of the aggregation's input
+ *	  to it instead of recomputing the groups.
+ *
+ * The state table has one row per group (exactly one for a global
+ * aggregate, also over empty input):
+ *	g1..gn		  the group keys
+ *	dv_count	  rows in the group (a group whose count reaches 0 disappears)
+ *	dv_recompute  set while the group must be recomputed from the sources
+ *	a1..am		  the value of each aggregate, as the query would compute it
+ *	n<j>, s<j>	  non-null count (sum, avg, min, max) and exact sum (avg)
+ * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>
+ * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
+ * stops at n -> 0.  min/max take least/greatest of inserted values; a
+ * change that removes the current extreme flags the group for recompute,
+ * which reads only that group's input at the refresh's snapshot.
+ *
+ * The state is built by every FULL refresh of an incremental table (at the
+ * same snapshot, so it always matches the data snapshot) and dropped with
+ * the table.  State tables are members of the extension and owned by the
+ * dynamic table's owner, as whom refreshes read and write them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "dynview.h"
+#include "analyze/delta.h"
+
+#define DV_STATE_SCHEMA "dynview_state"
+
+static char *
+state_name(Oid relid)
+{
+	return psprintf("agg_%u", relid);
+}
+
+static char *
+dist_name(Oid relid, int j)
+{
+	return psprintf("dist_%u_%d", relid, j);
+}
+
+static char *
+qualified_state(const char *name)
+{
+	return psprintf("%s.%s", DV_STATE_SCHEMA, quote_identifier(name));
+}
+
+/* the state table of dynamic table relid, InvalidOid if it has none */
+Oid
+dv_agg_state_relid(Oid relid)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	return get_relname_relid(state_name(relid), nsp);
+}
+
+/* drop the state tables of dynamic table relid (a FULL refresh rebuilds them) */
+void
+dv_agg_state_drop(Oid relid)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+	Oid			types[3] = {OIDOID, NAMEOID, TEXTOID};
+	Datum		values[3];
+	List	   *victims = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(nsp))
+		return;
+	values[0] = ObjectIdGetDatum(nsp);
+	values[1] = CStringGetDatum(state_name(relid));
+	values[2] = CStringGetTextDatum(psprintf("dist\\_%u\\_%%", relid));
+	dv_catalog_exec("SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = $1 AND relkind = 'r' "
+					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3)",
+					3, types, values, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		victims = lappend_oid(victims, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	  SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, victims)
+	{
+		ObjectAddress obj;
+
+		/* no longer a member of the extension, so that it can go alone */
+		deleteDependencyRecordsForClass(RelationRelationId, lfirst_oid(lc),
+										ExtensionRelationId, DEPENDENCY_EXTENSION);
+		CommandCounterIncrement();
+		ObjectAddressSet(obj, RelationRelationId, lfirst_oid(lc));
+		performDeletion(&obj, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+	}
+	if (victims != NIL)
+		CommandCounterIncrement();
+}
+
+/* "p.g1, p.g2, " (with trailing separator when any) */
+static char *
+key_list(int nkeys, const char *prefix)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int k = 1; k <= nkeys; k++)
+		appendStringInfo(&buf, "%sg%d, ", prefix, k);
+	return buf.data;
+}
+
+/* "p.g1, p.g2" without separator, "1" when no keys */
+static char *
+key_cols(int nkeys, const char *prefix)
+{
+	char	   *l = key_list(nkeys, prefix);
+
+	if (nkeys == 0)
+		return "1";
+	l[strlen(l) - 2] = '\0';
+	return l;
+}
+
+/* " GROUP BY g1, g2" or "" */
+static char *
+group_by_p(int nkeys, const char *prefix, const char *extra)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	if (nkeys == 0 && extra == NULL)
+		return "";
+	appendStringInfoString(&buf, " GROUP BY ");
+	for (int k = 1; k <= nkeys; k++)
+		appendStringInfo(&buf, "%s%sg%d", k > 1 ? ", " : "", prefix, k);
+	if (extra)
+		appendStringInfo(&buf, "%s%s", nkeys > 0 ? ", " : "", extra);
+	return buf.data;
+}
+
+static char *
+group_by(int nkeys, const char *extra)
+{
+	return group_by_p(nkeys, "", extra);
+}
+
+/* group keys of l and r equal, NULL matching NULL (index-usable form) */
+static char *
+key_match(int nkeys, const char *l, const char *r)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "true");
+	for (int k = 1; k <= nkeys; k++)
+		appendStringInfo(&buf, " AND (%s.g%d = %s.g%d OR (%s.g%d IS NULL AND %s.g%d IS NULL))",
+						 l, k, r, k, l, k, r, k);
+	return buf.data;
+}
+
+static bool
+has_arg(DvAgg *agg)
+{
+	return agg->kind != DV_AGG_COUNT_STAR;
+}
+
+static bool
+has_n(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG ||
+		agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX;
+}
+
+static bool
+is_extreme(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX;
+}
+
+/*
+ * the aggregation of the input that gives a state row from scratch:
+ * "count(*) AS dv_count, a1, ..., aux" over input columns x<j>
+ */
+static char *
+state_from_input(DvPlan *plan)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "pg_catalog.count(*) AS dv_count, false AS dv_recompute");
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		switch (agg->kind)
+		{
+			case DV_AGG_COUNT_STAR:
+				appendStringInfo(&buf, ", pg_catalog.count(*) AS a%d", j);
+				break;
+			case DV_AGG_COUNT:
+				appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_SUM:
+				appendStringInfo(&buf, ", pg_catalog.sum(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_AVG:
+				appendStringInfo(&buf, ", pg_catalog.avg(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_MIN:
+				appendStringInfo(&buf, ", pg_catalog.min(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_MAX:
+				appendStringInfo(&buf, ", pg_catalog.max(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_COUNT_DISTINCT:
+				appendStringInfo(&buf, ", pg_catalog.count(DISTINCT x%d) AS a%d", j, j);
+				break;
+		}
+	}
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if (has_n(agg))
+			appendStringInfo(&buf, ", pg_catalog.count(x%d) AS n%d", j, j);
+		if (agg->kind == DV_AGG_AVG)
+			appendStringInfo(&buf, ", pg_catalog.sum(x%d)::pg_catalog.numeric AS s%d", j, j);
+	}
+	return buf.data;
+}
+
+/* the names of the state columns after the keys, in order */
+static List *
+state_value_columns(DvPlan *plan)
+{
+	List	   *cols = list_make2(pstrdup("dv_count"), pstrdup("dv_recompute"));
+	ListCell   *lc;
+
+	foreach(lc, plan->aggs)
+		cols = lappend(cols, psprintf("a%d", foreach_current_index(lc) + 1));
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if (has_n(agg))
+			cols = lappend(cols, psprintf("n%d", j));
+		if (agg->kind == DV_AGG_AVG)
+			cols = lappend(cols, psprintf("s%d", j));
+	}
+	return cols;
+}
+
+/* create a state table as the extension's, owned by the table's owner */
+static void
+create_state_table(DvTable *dt, const char *name, const char *columns)
+{
+	ObjectAddress obj;
+	ObjectAddress ext;
+	Oid			relid;
+
+	dv_catalog_exec(psprintf("CREATE TABLE %s (%s)", qualified_state(name), columns),
+					0, NULL, NULL, NULL, -1);
+	CommandCounterIncrement();
+	relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
+	ObjectAddressSet(obj, RelationRelationId, relid);
+	ObjectAddressSet(ext, ExtensionRelationId, get_extension_oid("dynview", false));
+	recordDependencyOn(&obj, &ext, DEPENDENCY_EXTENSION);
+	dv_catalog_exec(psprintf("ALTER TABLE %s OWNER TO %s", qualified_state(name),
+							 quote_identifier(GetUserNameFromId(dt->owner, false))),
+					0, NULL, NULL, NULL, -1);
+	CommandCounterIncrement();
+}
+
+/* unique index (NULLS NOT DISTINCT) on cols when every key type has btree */
+static void
+create_state_index(DvPlan *plan, const char *name, const char *lead)
+{
+	ListCell   *lc;
+	StringInfoData cols;
+
+	initStringInfo(&cols);
+	if (lead)
+		appendStringInfoString(&cols, lead);
+	foreach(lc, plan->key_btree)
+	{
+		if (!lfirst_int(lc))
+			return;
+		appendStringInfo(&cols, "%sg%d", cols.len > 0 ? ", " : "", foreach_current_index(lc) + 1);
+	}
+	if (cols.len == 0)
+		return;
+	dv_catalog_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s) NULLS NOT DISTINCT",
+							 qualified_state(name), cols.data),
+					0, NULL, NULL, NULL, -1);
+}
+
+/*
+ * dv_agg_state_rebuild - after a FULL refresh at snapshot: drop the table's
+ * state and, if its plan keeps aggregates in place, build it from the
+ * sources at the same snapshot.  Needs SPI.
+ */
+void
+dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
+{
+	DvPlan	   *plan;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	int			nkeys;
+	StringInfoData cols;
+	ListCell   *lc;
+	char	   *input;
+
+	dv_agg_state_drop(dt->relid);
+	if (strcmp(dt->effective_mode, "INCREMENTAL") != 0)
+		return;
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	plan = dv_plan_query(dv_parse_definition(dt->definition));
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (!plan->agg_state)
+		return;
+	nkeys = list_length(plan->key_columns);
+
+	/* the state table */
+	initStringInfo(&cols);
+	foreach(lc, plan->key_types)
+		appendStringInfo(&cols, "g%d %s, ", foreach_current_index(lc) + 1, (char *) lfirst(lc));
+	appendStringInfoString(&cols, "dv_count pg_catalog.int8 NOT NULL, dv_recompute boolean NOT NULL");
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+
+		appendStringInfo(&cols, ", a%d %s%s", foreach_current_index(lc) + 1, agg->value_type,
+						 is_extreme(agg) ? agg->arg_collate : "");
+	}
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if (has_n(agg))
+			appendStringInfo(&cols, ", n%d pg_catalog.int8 NOT NULL", j);
+		if (agg->kind == DV_AGG_AVG)
+			appendStringInfo(&cols, ", s%d pg_catalog.numeric", j);
+	}
+	appendStringInfoString(&cols, ") WITH (autovacuum_vacuum_scale_factor = 0.01");
+	create_state_table(dt, state_name(dt->relid), cols.data);
+
+	/* the multiplicity tables of count(DISTINCT) */
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		ListCell   *lk;
+
+		if (agg->kind != DV_AGG_COUNT_DISTINCT)
+			continue;
+		resetStringInfo(&cols);
+		foreach(lk, plan->key_types)
+			appendStringInfo(&cols, "g%d %s, ", foreach_current_index(lk) + 1, (char *) lfirst(lk));
+		appendStringInfo(&cols, "v %s%s NOT NULL, dv_mult pg_catalog.int8 NOT NULL"
+						 ") WITH (autovacuum_vacuum_scale_factor = 0.01",
+						 agg->arg_type, agg->arg_collate);
+		create_state_table(dt, dist_name(dt->relid, foreach_current_index(lc) + 1), cols.data);
+	}
+
+	/* filled as the owner (it reads the sources) at the refresh's snapshot */
+	input = dv_input_sql(plan);
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	dv_exec_at(psprintf("INSERT INTO %s SELECT %s%s FROM (%s) dv_i%s",
+						qualified_state(state_name(dt->relid)), key_list(nkeys, ""),
+						state_from_input(plan), input, group_by(nkeys, NULL)),
+			   snapshot, false);
+	foreach(lc, plan->aggs)
+	{
+		int			j = foreach_current_index(lc) + 1;
+
+		if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
+			continue;
+		dv_exec_at(psprintf("INSERT INTO %s SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i "
+							"WHERE x%d IS NOT NULL%s",
+							qualified_state(dist_name(dt->relid, j)), key_list(nkeys, ""), j,
+							input, j, group_by(nkeys, psprintf("x%d", j))),
+				   snapshot, false);
+	}
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+
+	/* indexes last: faster than maintaining them while filling */
+	create_state_index(plan, state_name(dt->relid), NULL);
+	foreach(lc, plan->aggs)
+	{
+		if (((DvAgg *) lfirst(lc))->kind == DV_AGG_COUNT_DISTINCT)
+			create_state_index(plan, dist_name(dt->relid, foreach_current_index(lc) + 1), "v");
+	}
+	CommandCounterIncrement();
+}
+
+/* the columns of the group delta dv_gd after its keys and dv_dcount */
+static char *
+group_delta_columns(DvPlan *plan)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		const char *ext = agg->kind == DV_AGG_MAX ? "max" : "min";
+
+		switch (agg->kind)
+		{
+			case DV_AGG_COUNT_STAR:
+				break;
+			case DV_AGG_COUNT:
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_n", j, j);
+				break;
+			case DV_AGG_SUM:
+			case DV_AGG_AVG:
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
+								 ", pg_catalog.bool_or(x%d::pg_catalog.numeric IN ('NaN', 'Infinity', '-Infinity')) AS d%d_special",
+								 j, j, j, j, j, j);
+				break;
+			case DV_AGG_MIN:
+			case DV_AGG_MAX:
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.%s(x%d) FILTER (WHERE dv_w > 0) AS d%d_p"
+								 ", pg_catalog.%s(x%d) FILTER (WHERE dv_w < 0) AS d%d_m",
+								 j, j, ext, j, j, ext, j, j);
+				break;
+			case DV_AGG_COUNT_DISTINCT:
+				appendStringInfo(&buf, ", pg_catalog.sum(c%d)::pg_catalog.int8 AS d%d_c", j, j);
+				break;
+		}
+	}
+	return buf.data;
+}
+
+/* does applying the group delta d to state row s need a recompute? (SQL) */
+static char *
+recompute_condition(DvPlan *plan, bool matched)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, matched ? "COALESCE(s.dv_recompute" : "COALESCE(false");
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if (agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG)
+			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
+		else if (is_extreme(agg) && matched)
+			appendStringInfo(&buf, " OR (d.d%d_m%s %s s.a%d)", j, agg->arg_collate,
+							 agg->kind == DV_AGG_MIN ? "<=" : ">=", j);
+		else if (is_extreme(agg))
+			appendStringInfo(&buf, " OR d.d%d_m IS NOT NULL", j);
+	}
+	appendStringInfoString(&buf, ", false)");
+	return buf.data;
+}
+
+/* SET list of the MERGE's update (matched) or its VALUES (not matched) */
+static char *
+merge_values(DvPlan *plan, int nkeys, bool matched)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+	const char *count = matched ? "(s.dv_count + d.dv_dcount)" : "d.dv_dcount";
+
+	initStringInfo(&buf);
+	if (!matched)
+		appendStringInfoString(&buf, key_list(nkeys, "d."));
+	appendStringInfo(&buf, matched ? "dv_count = %s, dv_recompute = %s" : "%s, %s",
+					 count, recompute_condition(plan, matched));
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		char	   *n = matched ? psprintf("(s.n%d + COALESCE(d.d%d_n, 0))", j, j)
+			: psprintf("COALESCE(d.d%d_n, 0)", j);
+		char	   *set = matched ? psprintf(", a%d = ", j) : ", ";
+		const char *ext = agg->kind == DV_AGG_MAX ? "GREATEST" : "LEAST";
+
+		switch (agg->kind)
+		{
+			case DV_AGG_COUNT_STAR:
+				appendStringInfo(&buf, "%s%s", set, count);
+				break;
+			case DV_AGG_COUNT:
+				appendStringInfo(&buf, "%s%s", set, matched ? psprintf("s.a%d + COALESCE(d.d%d_n, 0)", j, j) : n);
+				break;
+			case DV_AGG_SUM:
+				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0))::%s END",
+								 set, n, matched ? psprintf("COALESCE(s.a%d::pg_catalog.numeric, 0) + ", j) : "",
+								 j, agg->value_type);
+				break;
+			case DV_AGG_AVG:
+				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0)) / %s::pg_catalog.numeric END",
+								 set, n, matched ? psprintf("COALESCE(s.s%d, 0) + ", j) : "", j, n);
+				break;
+			case DV_AGG_MIN:
+			case DV_AGG_MAX:
+				if (matched)
+					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE %s(s.a%d, d.d%d_p%s) END",
+									 set, n, ext, j, j, agg->arg_collate);
+				else
+					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE d.d%d_p END", set, n, j);
+				break;
+			case DV_AGG_COUNT_DISTINCT:
+				appendStringInfo(&buf, "%s%sCOALESCE(d.d%d_c, 0)", set,
+								 matched ? psprintf("s.a%d + ", j) : "", j);
+				break;
+		}
+	}
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		char	   *n = matched ? psprintf("(s.n%d + COALESCE(d.d%d_n, 0))", j, j)
+			: psprintf("COALESCE(d.d%d_n, 0)", j);
+
+		if (has_n(agg) && matched)
+			appendStringInfo(&buf, ", n%d = %s", j, n);
+		else if (has_n(agg))
+			appendStringInfo(&buf, ", %s", n);
+		if (agg->kind == DV_AGG_AVG)
+		{
+			char	   *s = psprintf("CASE WHEN %s = 0 THEN NULL ELSE %sCOALESCE(d.d%d_s, 0) END", n,
+									 matched ? psprintf("COALESCE(s.s%d, 0) + ", j) : "", j);
+
+			if (matched)
+				appendStringInfo(&buf, ", s%d = %s", j, s);
+			else
+				appendStringInfo(&buf, ", %s", s);
+		}
+	}
+	return buf.data;
+}
+
+/*
+ * dv_agg_state_apply - apply the delta of the aggregation's input (the
+ * plan's sources' windows, registered by the caller) to the state and write
+ * the affected groups' rows of the table.  Returns false if the state does
+ * not agree with the changes (a row removed that was never counted): the
+ * caller then refreshes in full, which rebuilds the state.  Runs as the
+ * table's owner.
+ *
+ * Statements that read the state tables run with read_only false, so that
+ * SPI advances the snapshot's command id and they see this refresh's (and
+ * this transaction's) earlier writes; with read_only true the refresh's
+ * snapshot would be used exactly as taken, before them.
+ */
+bool
+dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
+{
+	Oid			state = dv_agg_state_relid(dt->relid);
+	char	   *st = qualified_state(state_name(dt->relid));
+	int			nkeys = list_length(plan->key_columns);
+	char	   *keys = key_list(nkeys, "");
+	StringInfoData cols;
+	StringInfoData sql;
+	StringInfoData uni;
+	ListCell   *lc;
+	List	   *enrs = NIL;
+	uint64		ngroups;
+	uint64		n;
+	bool		may_recompute = false;
+	char	   *restrict_q;
+	char	   *restrict_t;
+	char	   *delete_sql;
+	char	   *insert_sql;
+	bool		ok = true;
+
+	/* 1. the consolidated delta of the input: dv_in(g.., x.., dv_weight) */
+	initStringInfo(&cols);
+	appendStringInfoString(&cols, keys);
+	foreach(lc, plan->aggs)
+	{
+		if (has_arg(lfirst(lc)))
+			appendStringInfo(&cols, "x%d, ", foreach_current_index(lc) + 1);
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT %spg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_weight FROM (%s) dv_d",
+					 cols.data, dv_delta_sql(plan));
+	if (cols.len > 0)
+		appendStringInfo(&sql, " GROUP BY %.*s", cols.len - 2, cols.data);
+	appendStringInfoString(&sql, " HAVING pg_catalog.sum(dv_weight) <> 0");
+	if (dv_exec_at(sql.data, snapshot, true) == 0)
+		return true;			/* the changes cancel out before the aggregation */
+	dv_register_tuples("dv_in");
+	enrs = lappend(enrs, "dv_in");
+
+	/* 2. count(DISTINCT): multiplicities, and the values that appear or go */
+	initStringInfo(&uni);
+	appendStringInfo(&uni, "SELECT %sdv_weight AS dv_w", keys);
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if (has_arg(agg))
+			appendStringInfo(&uni, ", x%d", j);
+		if (agg->kind == DV_AGG_COUNT_DISTINCT)
+			appendStringInfo(&uni, ", NULL::pg_catalog.int8 AS c%d", j);
+	}
+	appendStringInfoString(&uni, " FROM dv_in");
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		char	   *dist = qualified_state(dist_name(dt->relid, j));
+		char	   *dd = psprintf("dv_dd%d", j);
+		char	   *dtr = psprintf("dv_dt%d", j);
+		ListCell   *lc2;
+
+		if (agg->kind != DV_AGG_COUNT_DISTINCT)
+			continue;
+		dv_exec_at(psprintf("SELECT %sx%d AS v, pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_w "
+							"FROM dv_in WHERE x%d IS NOT NULL%s HAVING pg_catalog.sum(dv_weight) <> 0",
+							keys, j, j, group_by(nkeys, psprintf("x%d", j))),
+				   snapshot, true);
+		dv_register_tuples(dd);
+		enrs = lappend(enrs, dd);
+		dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN s.dv_mult IS NULL THEN 1 "
+							"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
+							"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
+							"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
+							key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
+							group_by_p(nkeys, "d.", NULL)),
+				   snapshot, false);
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		bad = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+											SPI_tuptable->tupdesc->natts, &isnull);
+
+			if (!isnull && DatumGetBool(bad))
+				ok = false;
+		}
+		if (!ok)
+			break;
+		dv_register_tuples(dtr);
+		enrs = lappend(enrs, dtr);
+		dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON s.v = d.v AND %s "
+							"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
+							"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
+							"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
+							dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
+				   snapshot, false);
+
+		/* its transitions join the union the group delta is taken from */
+		appendStringInfo(&uni, " UNION ALL SELECT %s0::pg_catalog.int8", keys);
+		foreach(lc2, plan->aggs)
+		{
+			DvAgg	   *other = lfirst(lc2);
+			int			k = foreach_current_index(lc2) + 1;
+
+			if (has_arg(other))
+				appendStringInfo(&uni, ", NULL::%s", other->arg_type);
+			if (other->kind == DV_AGG_COUNT_DISTINCT)
+				appendStringInfo(&uni, k == j ? ", dv_c" : ", NULL::pg_catalog.int8");
+		}
+		appendStringInfo(&uni, " FROM %s", dtr);
+	}
+
+	if (ok)
+	{
+		/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
+		ngroups = dv_exec_at(psprintf("SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
+									  "FROM (%s) dv_u%s",
+									  keys, group_delta_columns(plan), uni.data, group_by(nkeys, NULL)),
+							 snapshot, true);
+		dv_register_tuples("dv_gd");
+		enrs = lappend(enrs, "dv_gd");
+
+		/* 4. the state: groups appear, change, disappear */
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "MERGE INTO %s s USING dv_gd d ON %s ", st, key_match(nkeys, "s", "d"));
+		if (nkeys > 0)
+			appendStringInfoString(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount = 0 THEN DELETE ");
+		appendStringInfo(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount >= %d THEN UPDATE SET %s ",
+						 nkeys > 0 ? 1 : 0, merge_values(plan, nkeys, true));
+		appendStringInfo(&sql, "WHEN NOT MATCHED AND d.dv_dcount > 0 THEN INSERT VALUES (%s)",
+						 merge_values(plan, nkeys, false));
+		n = dv_exec_at(sql.data, snapshot, false);
+		/* a group the delta removes more rows from than it had */
+		ok = n == ngroups;
+	}
+
+	foreach(lc, plan->aggs)
+	{
+		if (is_extreme(lfirst(lc)) || ((DvAgg *) lfirst(lc))->kind == DV_AGG_SUM ||
+			((DvAgg *) lfirst(lc))->kind == DV_AGG_AVG)
+			may_recompute = true;
+	}
+	if (ok && may_recompute &&
+		dv_exec_at(psprintf("SELECT %s FROM %s s JOIN dv_gd d ON %s WHERE s.dv_recompute",
+							key_cols(nkeys, "s."), st, key_match(nkeys, "s", "d")),
+				   snapshot, false) > 0)
+	{
+		/* 5. groups whose extreme went (or with NaN/Infinity): recomputed */
+		List	   *gcols = NIL;
+		char	   *colsets = "";
+
+		for (int k = 1; k <= nkeys; k++)
+			gcols = lappend(gcols, psprintf("g%d", k));
+		foreach(lc, state_value_columns(plan))
+			colsets = psprintf("%s%s%s = r.%s", colsets, colsets[0] ? ", " : "",
+							   (char *) lfirst(lc), (char *) lfirst(lc));
+		dv_exec_at(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
+							"WHERE s.dv_recompute AND %s",
+							st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
+							dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed),
+							group_by(nkeys, NULL), key_match(nkeys, "s", "r")),
+				   snapshot, false);
+	}
+
+	if (ok)
+	{
+		/* 6. the table's rows of the affected groups, from the state */
+		dv_exec_at(psprintf("SELECT %s FROM dv_gd", key_cols(nkeys, "")), snapshot, true);
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed);
+		dv_full_refresh_sql(dt, dv_state_projection_sql(plan, state), restrict_q, restrict_t,
+							&delete_sql, &insert_sql, true);
+		res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+		res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	}
+	foreach(lc, enrs)
+		SPI_unregister_relation((const char *) lfirst(lc));
+	return ok;
+}
