@@ -13,6 +13,7 @@
 #   tap        prove on test/t/*.pl (PostgreSQL::Test::Cluster; as user postgres when root)
 #   random     test/random/differential.py (seeded random DML, interleaved transactions, verify)
 #   cases      ../shared/tools/dv-cases ../shared/cases  (the case corpus)
+#   docs       scripts/doc-examples.sh  (every SQL example of README.md and doc/*.md)
 #
 # deps, build and cluster are prerequisites: if one fails, nothing after it runs.  The test suites
 # all run (set DV_FAIL_FAST=1 to stop at the first failing one); a suite whose files do not exist
@@ -289,6 +290,10 @@ step_cases() {
 	fi
 }
 
+step_docs() {
+	bash scripts/doc-examples.sh
+}
+
 # ---- run ------------------------------------------------------------------------------------
 
 prerequisite deps "install dependencies" step_deps
@@ -309,4 +314,5 @@ suite pgtap "pgTAP: pg_prove" step_pgtap
 suite tap "Perl TAP tests: prove test/t" step_tap
 suite random "seeded random differential test" step_random
 suite cases "case corpus: dv-cases" step_cases
+suite docs "documentation examples: scripts/doc-examples.sh" step_docs
 finish
