@@ -463,9 +463,12 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 static DvPlan *plan_level(Query *query, int branch, bool allow_state);
 static DvPlan *plan_over_subquery(Query *query, int branch);
 
-/* collect the leaf queries of a tree of UNION ALL; false if another set operation */
+/*
+ * collect the leaf queries of a tree of UNION [ALL]; false if another set
+ * operation, or (with all_only) a UNION without ALL
+ */
 static bool
-union_all_leaves(Query *q, Node *node, List **leaves)
+union_leaves(Query *q, Node *node, List **leaves, bool all_only)
 {
 	if (IsA(node, RangeTblRef))
 	{
@@ -478,8 +481,8 @@ union_all_leaves(Query *q, Node *node, List **leaves)
 	{
 		SetOperationStmt *op = (SetOperationStmt *) node;
 
-		return op->op == SETOP_UNION && op->all &&
-			union_all_leaves(q, op->larg, leaves) && union_all_leaves(q, op->rarg, leaves);
+		return op->op == SETOP_UNION && (op->all || !all_only) &&
+			union_leaves(q, op->larg, leaves, all_only) && union_leaves(q, op->rarg, leaves, all_only);
 	}
 	return false;
 }
@@ -489,7 +492,10 @@ union_all_leaves(Query *q, Node *node, List **leaves)
  * Result in the current memory context.  Needs a transaction.
  *
  * A UNION ALL of SPJ branches is SPJ too: its delta is the UNION ALL of the
- * branches' deltas.
+ * branches' deltas.  A UNION (without ALL at its top) of SPJ branches is the
+ * DISTINCT of their UNION ALL (whatever the ALL of the operations below it):
+ * GROUPED, every column a key, the rows whose values the branches' deltas
+ * touch recomputed.
  */
 DvPlan *
 dv_plan_query(Query *query)
@@ -498,15 +504,19 @@ dv_plan_query(Query *query)
 	DvPlan	   *plan;
 	ListCell   *lc;
 	int			branch = 0;
+	bool		distinct;
 
 	if (query->setOperations == NULL)
 		return plan_level(query, 0, true);
-	if (!union_all_leaves(query, query->setOperations, &leaves) ||
+	distinct = IsA(query->setOperations, SetOperationStmt) &&
+		!((SetOperationStmt *) query->setOperations)->all;
+	if (!union_leaves(query, query->setOperations, &leaves, !distinct) ||
 		query->limitCount || query->limitOffset || query->hasWindowFuncs || query->hasAggs ||
 		query->groupClause || query->distinctClause)
-		return full_plan("SET_OPERATION", "UNION, INTERSECT and EXCEPT are not incremental yet (UNION ALL of simple queries is).");
+		return full_plan("SET_OPERATION", "INTERSECT and EXCEPT are not incremental yet (UNION and UNION ALL of simple queries are).");
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = DV_PLAN_SPJ;
+	plan->kind = distinct ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->keys_unique = distinct;
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -514,13 +524,15 @@ dv_plan_query(Query *query)
 		if (!te->resjunk)
 			plan->output_names = lappend(plan->output_names, pstrdup(te->resname));
 	}
+	if (distinct)
+		plan->key_columns = plan->output_names;
 	foreach(lc, leaves)
 	{
 		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch, false);
 
 		if (b->kind != DV_PLAN_SPJ)
 			return full_plan("SET_OPERATION",
-							 "A branch of the UNION ALL is not a simple query (%s).", b->reason_code ? b->reason_code : "GROUP BY");
+							 "A branch of the UNION is not a simple query (%s).", b->reason_code ? b->reason_code : "GROUP BY");
 		plan->branches = lappend(plan->branches, b);
 		plan->sources = list_concat(plan->sources, b->sources);
 	}

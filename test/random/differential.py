@@ -51,6 +51,7 @@ def make_queries(rng):
         "SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v) AS rk FROM a",
         "SELECT g, s, s * 2 AS s2 FROM (SELECT g, sum(v) AS s FROM a GROUP BY g) q WHERE s > 20",
         "SELECT id, g, v FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC, id) AS rk FROM a) q WHERE rk <= 2",
+        "SELECT g, v FROM a WHERE v > 20 UNION ALL SELECT a_id, x FROM b UNION SELECT a.g, c.y FROM a JOIN c ON c.a_id = a.id",
         # aggregate state kept in place (count, sum, avg, min, max, count(DISTINCT)), global too
         "SELECT g, count(DISTINCT v) AS nd, count(v) AS nv, count(w) AS cw FROM a GROUP BY g",
         "SELECT count(*) AS n, sum(v) AS s, min(v) AS mn, max(w) AS mw, count(DISTINCT g) AS dg FROM a",
