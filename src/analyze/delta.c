@@ -43,6 +43,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "catalog/pg_collation.h"
 #include "optimizer/tlist.h"
 #include "utils/builtins.h"
@@ -457,6 +458,260 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 }
 
 /*
+ * Subqueries, views and WITH queries in FROM that are themselves simple
+ * (scans, filters, projections, inner joins) are pulled up into the query
+ * that reads them, as PostgreSQL's planner does, so that the one-level delta
+ * rules apply to the result.
+ */
+
+/* is this FROM item a simple query that can be pulled up? */
+static bool
+pullable_subquery(RangeTblEntry *rte)
+{
+	Query	   *s = rte->subquery;
+	ListCell   *lc;
+
+	if (rte->rtekind != RTE_SUBQUERY || rte->lateral || rte->security_barrier || s == NULL)
+		return false;
+	if (s->commandType != CMD_SELECT || s->setOperations || s->hasAggs || s->groupClause ||
+		s->groupingSets || s->havingQual || s->hasWindowFuncs || s->distinctClause ||
+		s->limitCount || s->limitOffset || s->hasTargetSRFs || s->hasSubLinks || s->cteList ||
+		s->rowMarks || s->hasRecursive || s->hasModifyingCTE || s->hasForUpdate ||
+		s->jointree == NULL || s->jointree->fromlist == NIL)
+		return false;
+	foreach(lc, s->rtable)
+	{
+		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
+
+		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT)
+			return false;
+		if (r->rtekind == RTE_JOIN && r->jointype != JOIN_INNER)
+			return false;
+	}
+	return true;
+}
+
+/* a range table entry that nothing references any more */
+static void
+retire_rte(RangeTblEntry *rte)
+{
+	rte->rtekind = RTE_RESULT;
+	rte->subquery = NULL;
+	rte->joinaliasvars = NIL;
+	rte->joinleftcols = rte->joinrightcols = NIL;
+	rte->joinmergedcols = 0;
+	rte->eref = makeAlias(rte->eref->aliasname, NIL);
+}
+
+/*
+ * flatten_inner_joins - the leaves (RangeTblRefs) of a tree of inner joins
+ * and the AND of their conditions: "a JOIN b ON x" read as "a, b WHERE x".
+ * The join entries are retired (callers checked that nothing reads a join's
+ * own columns).  False if the tree has another kind of join.
+ */
+static bool
+flatten_inner_joins(Query *q, Node *node, List **leaves, Node **quals)
+{
+	if (IsA(node, RangeTblRef))
+	{
+		*leaves = lappend(*leaves, node);
+		return true;
+	}
+	if (IsA(node, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) node)->fromlist)
+		{
+			if (!flatten_inner_joins(q, lfirst(lc), leaves, quals))
+				return false;
+		}
+		if (((FromExpr *) node)->quals)
+			*quals = make_and_qual(*quals, ((FromExpr *) node)->quals);
+		return true;
+	}
+	if (IsA(node, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) node;
+
+		if (j->jointype != JOIN_INNER || j->alias || j->join_using_alias)
+			return false;
+		if (!flatten_inner_joins(q, j->larg, leaves, quals) ||
+			!flatten_inner_joins(q, j->rarg, leaves, quals))
+			return false;
+		if (j->quals)
+			*quals = make_and_qual(*quals, j->quals);
+		retire_rte(rt_fetch(j->rtindex, q->rtable));
+		return true;
+	}
+	return false;
+}
+
+/* pull up the simple subquery at rtindex into q, whose join tree is flat (in place) */
+static void
+pull_up_subquery(Query *q, int rtindex)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+	Query	   *s = copyObject(rte->subquery);
+	int			offset = list_length(q->rtable);
+	List	   *leaves = NIL;
+	List	   *fromlist = NIL;
+	Node	   *quals = NULL;
+	ListCell   *lc;
+
+	OffsetVarNodes((Node *) s, offset, 0);
+	q->targetList = (List *) ReplaceVarsFromTargetList((Node *) q->targetList, rtindex, 0, rte,
+													   s->targetList, REPLACEVARS_REPORT_ERROR, 0, NULL);
+	q->jointree = (FromExpr *) ReplaceVarsFromTargetList((Node *) q->jointree, rtindex, 0, rte,
+														 s->targetList, REPLACEVARS_REPORT_ERROR, 0, NULL);
+	q->havingQual = ReplaceVarsFromTargetList(q->havingQual, rtindex, 0, rte,
+											  s->targetList, REPLACEVARS_REPORT_ERROR, 0, NULL);
+	q->rtable = list_concat(q->rtable, s->rtable);
+	if (!flatten_inner_joins(q, (Node *) s->jointree, &leaves, &quals))
+		elog(ERROR, "dynview: a pulled-up subquery has a join that is not inner");
+	foreach(lc, q->jointree->fromlist)
+	{
+		if (IsA(lfirst(lc), RangeTblRef) && ((RangeTblRef *) lfirst(lc))->rtindex == rtindex)
+			fromlist = list_concat(fromlist, leaves);
+		else
+			fromlist = lappend(fromlist, lfirst(lc));
+	}
+	q->jointree->fromlist = fromlist;
+	if (quals)
+		q->jointree->quals = make_and_qual(q->jointree->quals, quals);
+	/* the entry stays (range table indexes must not move), unreferenced */
+	retire_rte(rte);
+}
+
+/*
+ * inline_ctes - a WITH query of this level that is a plain SELECT reading no
+ * other WITH query becomes a subquery in FROM where it is referenced.
+ */
+static void
+inline_ctes(Query *q)
+{
+	ListCell   *lc;
+	bool		all = true;
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		ListCell   *lcte;
+
+		if (rte->rtekind != RTE_CTE)
+			continue;
+		if (rte->ctelevelsup != 0 || rte->self_reference)
+		{
+			all = false;
+			continue;
+		}
+		foreach(lcte, q->cteList)
+		{
+			CommonTableExpr *cte = lfirst_node(CommonTableExpr, lcte);
+			Query	   *cq = (Query *) cte->ctequery;
+			ListCell   *lr;
+			bool		ok = strcmp(cte->ctename, rte->ctename) == 0 && !cte->cterecursive &&
+				cte->ctematerialized != CTEMaterializeAlways && IsA(cq, Query) &&
+				cq->commandType == CMD_SELECT && !cq->hasSubLinks && cq->cteList == NIL;
+
+			if (strcmp(cte->ctename, rte->ctename) != 0)
+				continue;
+			foreach(lr, ok ? cq->rtable : NIL)
+			{
+				if (lfirst_node(RangeTblEntry, lr)->rtekind == RTE_CTE)
+					ok = false;
+			}
+			if (!ok)
+			{
+				all = false;
+				break;
+			}
+			rte->rtekind = RTE_SUBQUERY;
+			rte->subquery = copyObject(cq);
+			rte->security_barrier = false;
+			rte->ctename = NULL;
+			rte->ctelevelsup = 0;
+			rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+			break;
+		}
+	}
+	if (all)
+		q->cteList = NIL;
+}
+
+/* does the query level read a join's own columns (USING, NATURAL, join aliases)? */
+static bool
+reads_join_columns_walker(Node *node, Query *q)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup == 0 &&
+			rt_fetch(((Var *) node)->varno, q->rtable)->rtekind == RTE_JOIN;
+	if (IsA(node, JoinExpr) && (((JoinExpr *) node)->usingClause || ((JoinExpr *) node)->isNatural))
+		return true;
+	return expression_tree_walker(node, reads_join_columns_walker, (void *) q);
+}
+
+/* q with its simple subqueries, views and WITH queries in FROM pulled up */
+static Query *
+pull_up_simple_subqueries(Query *q)
+{
+	bool		again = true;
+
+	List	   *leaves = NIL;
+	Node	   *quals = NULL;
+	ListCell   *lc;
+	bool		any = false;
+
+	if (q->cteList)
+		inline_ctes(q);
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_SUBQUERY && rte->subquery)
+		{
+			rte->subquery = pull_up_simple_subqueries(rte->subquery);
+			any |= pullable_subquery(rte);
+		}
+	}
+	/* only when there is something to pull up: the join tree is flattened first */
+	if (!any ||
+		reads_join_columns_walker((Node *) q->targetList, q) ||
+		reads_join_columns_walker((Node *) q->jointree, q) ||
+		reads_join_columns_walker(q->havingQual, q))
+		return q;
+	{
+		Query	   *copy = copyObject(q);
+
+		if (!flatten_inner_joins(copy, (Node *) copy->jointree, &leaves, &quals))
+			return q;
+		copy->jointree = makeFromExpr(leaves, quals);
+		q = copy;
+	}
+
+	while (again)
+	{
+		again = false;
+		foreach(lc, q->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL)
+				continue;
+			if (pullable_subquery(rte))
+			{
+				pull_up_subquery(q, foreach_current_index(lc) + 1);
+				again = true;
+				break;
+			}
+		}
+	}
+	return q;
+}
+
+/*
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  */
@@ -613,6 +868,7 @@ plan_level(Query *query, int branch, bool allow_state)
 
 	if (query->setOperations)
 		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
+	query = pull_up_simple_subqueries(copyObject(query));
 	if (query->hasWindowFuncs)
 	{
 		if (window_without_partition(query))
@@ -703,7 +959,8 @@ plan_level(Query *query, int branch, bool allow_state)
 		DvPlanSource *src;
 
 		rti++;
-		if (rte->rtekind != RTE_RELATION)
+		/* (a pulled-up view's range table keeps its unreferenced OLD/NEW entries) */
+		if (rte->rtekind != RTE_RELATION || rte->relkind == RELKIND_VIEW)
 			continue;
 		if (get_rel_namespace(rte->relid) == PG_CATALOG_NAMESPACE)
 			return full_plan("SYSTEM_CATALOG_SOURCE", "System catalogs are not captured.");

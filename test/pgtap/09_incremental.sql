@@ -15,7 +15,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dynview;
 
-SELECT plan(97);
+SELECT plan(100);
 
 CREATE TABLE dvt_orders (id int PRIMARY KEY, customer text, amount numeric(10,2), qty int, doc json);
 CREATE TABLE dvt_customers (customer text PRIMARY KEY, region text);
@@ -112,14 +112,23 @@ SELECT is(pg_temp.create_mode('dvt_sublink',
 SELECT ok(dynview.verify('dvt_sublink'), 'verify dvt_sublink after creation');
 SELECT is(pg_temp.create_mode('dvt_from_sub',
               'SELECT s.id FROM (SELECT id, qty FROM dvt_orders WHERE qty > 1) s'),
-          'FULL/SUBQUERY_IN_FROM', 'a subquery in FROM: FULL, SUBQUERY_IN_FROM');
+          'INCREMENTAL/', 'a simple subquery in FROM: pulled up, INCREMENTAL');
+SELECT is(pg_temp.create_mode('dvt_from_sub_limit',
+              'SELECT s.id FROM (SELECT id FROM dvt_orders ORDER BY id LIMIT 3) s'),
+          'FULL/SUBQUERY_IN_FROM', 'a subquery in FROM with LIMIT: FULL, SUBQUERY_IN_FROM');
 SELECT ok(dynview.verify('dvt_from_sub'), 'verify dvt_from_sub after creation');
 SELECT is(pg_temp.create_mode('dvt_cte', 'WITH x AS (SELECT id FROM dvt_orders) SELECT id FROM x'),
-          'FULL/SUBQUERY_IN_FROM', 'a WITH query: FULL, SUBQUERY_IN_FROM');
+          'INCREMENTAL/', 'a simple WITH query: inlined, INCREMENTAL');
+SELECT is(pg_temp.create_mode('dvt_cte_rec',
+              'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT id, n FROM dvt_orders, r'),
+          'FULL/SUBQUERY_IN_FROM', 'a recursive WITH query: FULL, SUBQUERY_IN_FROM');
 SELECT ok(dynview.verify('dvt_cte'), 'verify dvt_cte after creation');
 SELECT is(pg_temp.create_mode('dvt_union',
               'SELECT customer FROM dvt_orders UNION SELECT customer FROM dvt_customers'),
-          'FULL/SET_OPERATION', 'UNION: FULL, SET_OPERATION');
+          'INCREMENTAL/', 'UNION: INCREMENTAL (DISTINCT of the branches)');
+SELECT is(pg_temp.create_mode('dvt_intersect',
+              'SELECT customer FROM dvt_orders INTERSECT SELECT customer FROM dvt_customers'),
+          'FULL/SET_OPERATION', 'INTERSECT: FULL, SET_OPERATION');
 SELECT ok(dynview.verify('dvt_union'), 'verify dvt_union after creation');
 SELECT is(pg_temp.create_mode('dvt_window',
               'SELECT id, row_number() OVER (PARTITION BY customer ORDER BY id) AS rn FROM dvt_orders'),

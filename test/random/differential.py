@@ -52,6 +52,11 @@ def make_queries(rng):
         "SELECT g, s, s * 2 AS s2 FROM (SELECT g, sum(v) AS s FROM a GROUP BY g) q WHERE s > 20",
         "SELECT id, g, v FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC, id) AS rk FROM a) q WHERE rk <= 2",
         "SELECT g, v FROM a WHERE v > 20 UNION ALL SELECT a_id, x FROM b UNION SELECT a.g, c.y FROM a JOIN c ON c.a_id = a.id",
+        # simple views, WITH queries and subqueries in FROM, pulled up
+        "SELECT av.g, b.x FROM av JOIN b ON b.a_id = av.id",
+        "WITH bx AS (SELECT a_id, x FROM b WHERE x > 1) "
+        "SELECT a.g, count(*) AS n, sum(bx.x) AS s FROM a JOIN bx ON bx.a_id = a.id GROUP BY a.g",
+        "SELECT q.id, q.s FROM (SELECT a.id, a.v + c.y AS s FROM a JOIN c ON c.a_id = a.id) q WHERE q.s > 5",
         # aggregate state kept in place (count, sum, avg, min, max, count(DISTINCT)), global too
         "SELECT g, count(DISTINCT v) AS nd, count(v) AS nv, count(w) AS cw FROM a GROUP BY g",
         "SELECT count(*) AS n, sum(v) AS s, min(v) AS mn, max(w) AS mw, count(DISTINCT g) AS dg FROM a",
@@ -113,6 +118,7 @@ def run_seed(seed, steps):
     cur.execute("CREATE TABLE a (id int PRIMARY KEY, g int, v int, w text)")
     cur.execute("CREATE TABLE b (id int PRIMARY KEY, a_id int, x int)")
     cur.execute("CREATE TABLE c (id int PRIMARY KEY, a_id int, y int)")
+    cur.execute("CREATE VIEW av AS SELECT id, g, v FROM a WHERE v IS NOT NULL")
     for i in range(1, 31):
         cur.execute("INSERT INTO a VALUES (%s, %s, %s, %s)",
                     (i, rand_val(rng, 1, 4), rand_val(rng, 0, 30), rng.choice([None, "X", "y"])))
