@@ -550,8 +550,10 @@ xid8_array_text(TransactionId *xids, int n, FullTransactionId next)
  * transaction itself wrote before (the upstream refreshes of its pipeline),
  * so its own xids are stored with the snapshot; so are the subtransactions
  * that were in progress at the snapshot, so that verify() can rebuild it
- * exactly.  Call at the top level of the transaction, after the pipeline's
- * subtransactions have ended.
+ * exactly.  Call at the level the pipeline ran at, after its
+ * subtransactions have ended.  (Called in a subtransaction, the xids of
+ * enclosing subtransactions other than the top are not known here: a
+ * refresh nested in two savepoints may verify false, not refresh wrongly.)
  */
 void
 dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
@@ -562,13 +564,17 @@ dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 	char		nulls[10] = "         ";
 	FullTransactionId next = ReadNextFullTransactionId();
 	TransactionId top = GetTopTransactionIdIfAny();
+	TransactionId current = GetCurrentTransactionIdIfAny();
 	TransactionId *children;
 	int			nchildren = xactGetCommittedChildren(&children);
-	TransactionId *own = palloc(sizeof(TransactionId) * (nchildren + 1));
+	TransactionId *own = palloc(sizeof(TransactionId) * (nchildren + 2));
 	int			nown = 0;
 
 	if (TransactionIdIsValid(top))
 		own[nown++] = top;
+	/* called inside a subtransaction (a savepoint, a PL/pgSQL exception block): its xid too */
+	if (TransactionIdIsValid(current) && current != top)
+		own[nown++] = current;
 	for (int i = 0; i < nchildren; i++)
 		own[nown++] = children[i];
 

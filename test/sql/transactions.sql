@@ -45,3 +45,24 @@ SELECT dynview.drop_dynamic_table('tx_up');
 SELECT dynview.drop_dynamic_table('tx_grp');
 SELECT dynview.drop_dynamic_table('tx_dt');
 DROP TABLE tx_src;
+
+-- a pipeline refreshed inside a subtransaction (wait_fresh's exception block, a savepoint):
+-- the data snapshot includes the subtransaction's own writes, so verify() agrees
+CREATE TABLE tx_acc (id int PRIMARY KEY, branch text, balance numeric(12,2));
+INSERT INTO tx_acc VALUES (1, 'paris', 100), (3, 'lyon', 70);
+SELECT dynview.create_dynamic_table('tx_bal', 'SELECT branch, sum(balance) AS balance FROM tx_acc GROUP BY branch', schedule => 'manual');
+SELECT dynview.create_dynamic_table('tx_list', 'SELECT branch, balance FROM tx_bal', schedule => 'manual');
+INSERT INTO tx_acc VALUES (4, 'lyon', 10);
+SELECT dynview.wait_fresh('tx_list');
+SELECT dynview.verify('tx_list') AS list_ok, dynview.verify('tx_bal') AS bal_ok;
+INSERT INTO tx_acc VALUES (5, 'paris', 1);
+BEGIN;
+SAVEPOINT s;
+SELECT state FROM dynview.refresh('tx_list');
+RELEASE SAVEPOINT s;
+COMMIT;
+SELECT dynview.verify('tx_list') AS list_ok, dynview.verify('tx_bal') AS bal_ok;
+SELECT * FROM tx_list ORDER BY branch;
+SELECT dynview.drop_dynamic_table('tx_list');
+SELECT dynview.drop_dynamic_table('tx_bal');
+DROP TABLE tx_acc;
