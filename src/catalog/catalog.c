@@ -825,6 +825,13 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 					"SELECT relid, schema_name, table_name, $4, NULL, $5, clock_timestamp(), "
 					"  clock_timestamp(), 0, 0, 0, $2 FROM c",
 					5, types, values, NULL, -1);
+	/* failures always reach the server log (successes only with dynview.log_refreshes) */
+	ereport(LOG,
+			(errmsg("dynview: %s refresh of dynamic table \"%s\" %s",
+					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?",
+					strcmp(state, "FAILED") == 0 ? "failed" : "skipped: an upstream failed"),
+			 errdetail_internal("%s", message),
+			 errhint("dynview.refresh_history has the row; dynview.dynamic_tables shows consecutive_failures and whether the table is suspended.")));
 }
 
 /*

@@ -280,8 +280,7 @@ dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
-		edata->context = psprintf("incremental refresh of dynamic table \"%s\"", current_table);
-		ReThrowError(edata);
+		dv_rethrow_refresh_error(edata, psprintf("incremental refresh of dynamic table \"%s\"", current_table));
 	}
 	PG_END_TRY();
 	dv_write_depth--;

@@ -120,6 +120,28 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
 }
 
 /*
+ * dv_rethrow_refresh_error - rethrow an error of a generated refresh
+ * statement under the given context line, without the statement itself (it
+ * is dynview's, not the user's); an error that says the definition no
+ * longer fits its sources gets a hint on what to do.
+ */
+void
+dv_rethrow_refresh_error(ErrorData *edata, const char *context)
+{
+	edata->context = pstrdup(context);
+	edata->internalquery = NULL;
+	edata->internalpos = 0;
+	edata->cursorpos = 0;
+	if (edata->hint == NULL &&
+		(edata->sqlerrcode == ERRCODE_UNDEFINED_COLUMN || edata->sqlerrcode == ERRCODE_UNDEFINED_TABLE ||
+		 edata->sqlerrcode == ERRCODE_UNDEFINED_FUNCTION || edata->sqlerrcode == ERRCODE_DATATYPE_MISMATCH))
+		edata->hint = pstrdup("A source of the dynamic table was altered so that its definition no longer fits; "
+							  "restore the source, or give the table a new definition with dynview.create_or_replace_dynamic_table(). "
+							  "The table keeps its last good data meanwhile.");
+	ReThrowError(edata);
+}
+
+/*
  * run_write - run one refresh statement at the snapshot as a dynview write;
  * an error names the dynamic table instead of showing the statement.
  * Returns the rows processed.
@@ -149,8 +171,8 @@ run_write(DvTable *dt, const char *sql, Snapshot snapshot, int expected_rc)
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
-		edata->context = psprintf("refresh of dynamic table \"%s.%s\"", dt->schema_name, dt->table_name);
-		ReThrowError(edata);
+		dv_rethrow_refresh_error(edata, psprintf("refresh of dynamic table \"%s.%s\"",
+												 dt->schema_name, dt->table_name));
 	}
 	PG_END_TRY();
 	dv_write_depth--;
@@ -194,7 +216,19 @@ find_missing_sources(DvTable *dt, bool *recreated)
 		Oid			relid = InvalidOid;
 
 		if (OidIsValid(src->relid) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(src->relid)))
+		{
+			char	   *name = get_rel_name(src->relid);
+			char	   *schema = get_namespace_name(get_rel_namespace(src->relid));
+
+			if (strcmp(name, src->table_name) == 0 && strcmp(schema, src->schema_name) == 0)
+				continue;
+			/* renamed or moved: the definition names it no more */
+			if (missing == NULL)
+				missing = psprintf("%s (renamed to %s)",
+								   quote_qualified_identifier(src->schema_name, src->table_name),
+								   quote_qualified_identifier(schema, name));
 			continue;
+		}
 		nsp = get_namespace_oid(src->schema_name, true);
 		if (OidIsValid(nsp))
 			relid = get_relname_relid(src->table_name, nsp);
@@ -247,7 +281,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.state = "SUCCEED";
 		res.refresh_mode = "NO_DATA";
 		res.mode_reason_code = "UPSTREAM_MISSING";
-		res.mode_reason = psprintf("Source %s does not exist; the table keeps its data until a table of that name appears again.", missing);
+		res.mode_reason = psprintf("Source %s does not exist; the table keeps its data until a table of that name exists again (or its definition is replaced).", missing);
 		res.data_lsn = InvalidXLogRecPtr;
 		res.end_time = GetCurrentTimestamp();
 		return dv_history_insert(dt, trigger, &res);
