@@ -192,6 +192,7 @@ extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 /* refresh/aggstate.c: aggregate state tables (dynview_state) */
 struct DvPlan;
 extern Oid	dv_agg_state_relid(Oid relid);
+extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,

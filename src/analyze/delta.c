@@ -34,6 +34,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "access/relation.h"
+#include "access/sysattr.h"
 #include "catalog/pg_type.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
@@ -246,7 +247,9 @@ classify_aggref(Aggref *a)
 	tc = lookup_type_cache(argtype, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
 	if (a->aggdistinct != NIL)
 	{
-		if (strcmp(name, "count") != 0 || !OidIsValid(tc->eq_opr) || !OidIsValid(tc->btree_opf))
+		/* a row value counts even with NULL fields, which "v IS NOT NULL" would drop */
+		if (strcmp(name, "count") != 0 || !OidIsValid(tc->eq_opr) || !OidIsValid(tc->btree_opf) ||
+			type_is_rowtype(argtype))
 			return NULL;
 		agg->kind = DV_AGG_COUNT_DISTINCT;
 	}
@@ -924,7 +927,7 @@ plan_level(Query *query, int branch, bool allow_state)
 	}
 	else if (query->hasAggs && !(allow_state && agg_state_eligible(query, NIL, NULL)))
 		return full_plan("GLOBAL_AGGREGATE",
-						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or numeric, min, max and count(DISTINCT), without HAVING.");
+						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT), without HAVING.");
 	else if (query->distinctClause != NIL)
 	{
 		foreach(lc, query->targetList)
@@ -973,6 +976,10 @@ plan_level(Query *query, int branch, bool allow_state)
 		src->marker = psprintf("dv_src_%d", rti);
 		src->enr_name = psprintf("dv_delta_%d_%d", branch, rti);
 		src->delta_rows = -1;
+		if (bms_is_member(InvalidAttrNumber - FirstLowInvalidHeapAttributeNumber, rte->selectedCols))
+			return full_plan("WHOLE_ROW_REFERENCE",
+							 "The query uses a whole row of \"%s\" as a value; only its columns are captured.",
+							 get_rel_name(rte->relid));
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);
 		rte->alias = makeAlias(src->marker, NIL);
 		plan->sources = lappend(plan->sources, src);
@@ -1111,12 +1118,13 @@ dv_delta_sql(DvPlan *plan)
 		{
 			DvPlanSource *src = lfirst(lcj);
 			char	   *find = psprintf("%s%s %s", src->only ? "ONLY " : "", src->qualified, src->marker);
-			char	   *cols = column_list(src->columns, "");
+			/* "c1, c2, " (nothing when the query reads no column of it, e.g. count(*)) */
+			char	   *cols = src->columns ? psprintf("%s, ", column_list(src->columns, "")) : "";
 
 			if (src == delta)
 			{
 				term = replace_once(term, find,
-									psprintf("(SELECT %s, dv_weight FROM %s) %s",
+									psprintf("(SELECT %sdv_weight FROM %s) %s",
 											 cols, src->enr_name, src->marker));
 				appendStringInfo(&weight, "%s.dv_weight", src->marker);
 				after = true;
@@ -1125,8 +1133,8 @@ dv_delta_sql(DvPlan *plan)
 			{
 				/* old(j) = new(j) + (-delta(j)) */
 				term = replace_once(term, find,
-									psprintf("(SELECT %s, 1::int8 AS dv_weight FROM %s%s "
-											 "UNION ALL SELECT %s, -dv_weight FROM %s) %s",
+									psprintf("(SELECT %s1::int8 AS dv_weight FROM %s%s "
+											 "UNION ALL SELECT %s-dv_weight FROM %s) %s",
 											 cols, src->only ? "ONLY " : "", src->qualified,
 											 cols, src->enr_name, src->marker));
 				appendStringInfo(&weight, " * %s.dv_weight", src->marker);

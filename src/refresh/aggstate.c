@@ -18,7 +18,10 @@
  * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
  * stops at n -> 0.  min/max take least/greatest of inserted values; a
  * change that removes the current extreme flags the group for recompute,
- * which reads only that group's input at the refresh's snapshot.
+ * which reads only that group's input at the refresh's snapshot.  (The
+ * comparisons use the state column's collation, which is the aggregate's
+ * input collation, as is the delta's: no explicit COLLATE, which PostgreSQL
+ * would resolve across the MERGE's SET list.)
  *
  * The state is built by every FULL refresh of an incremental table (at the
  * same snapshot, so it always matches the data snapshot) and dropped with
@@ -42,6 +45,8 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "access/htup_details.h"
 
 #include "dynview.h"
 #include "analyze/delta.h"
@@ -75,6 +80,49 @@ dv_agg_state_relid(Oid relid)
 	if (!OidIsValid(nsp))
 		return InvalidOid;
 	return get_relname_relid(state_name(relid), nsp);
+}
+
+/*
+ * dv_agg_state_usable - are the state tables of plan there and owned by the
+ * table's owner?  If not, *reason says why (the caller refreshes in full,
+ * which rebuilds them).
+ */
+bool
+dv_agg_state_usable(DvTable *dt, DvPlan *plan, char **reason)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+	ListCell   *lc;
+	List	   *names = list_make1(state_name(dt->relid));
+
+	foreach(lc, plan->aggs)
+	{
+		if (((DvAgg *) lfirst(lc))->kind == DV_AGG_COUNT_DISTINCT)
+			names = lappend(names, dist_name(dt->relid, foreach_current_index(lc) + 1));
+	}
+	foreach(lc, names)
+	{
+		Oid			relid = OidIsValid(nsp) ? get_relname_relid(lfirst(lc), nsp) : InvalidOid;
+		HeapTuple	tup;
+		Oid			owner;
+
+		if (!OidIsValid(relid))
+		{
+			*reason = psprintf("The table's aggregate state %s.%s was missing (dropped, or not restored); it was rebuilt with a full refresh.",
+							   DV_STATE_SCHEMA, (char *) lfirst(lc));
+			return false;
+		}
+		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for relation %u", relid);
+		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+		if (owner != dt->owner)
+		{
+			*reason = pstrdup("The table's owner changed; its aggregate state was rebuilt, owned by the new owner, with a full refresh.");
+			return false;
+		}
+	}
+	return true;
 }
 
 /* drop the state tables of dynamic table relid (a FULL refresh rebuilds them) */
@@ -478,7 +526,7 @@ recompute_condition(DvPlan *plan, bool matched)
 		if (agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG)
 			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
 		else if (is_extreme(agg) && matched)
-			appendStringInfo(&buf, " OR (d.d%d_m%s %s s.a%d)", j, agg->arg_collate,
+			appendStringInfo(&buf, " OR (d.d%d_m %s s.a%d)", j,
 							 agg->kind == DV_AGG_MIN ? "<=" : ">=", j);
 		else if (is_extreme(agg))
 			appendStringInfo(&buf, " OR d.d%d_m IS NOT NULL", j);
@@ -529,8 +577,8 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
 				if (matched)
-					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE %s(s.a%d, d.d%d_p%s) END",
-									 set, n, ext, j, j, agg->arg_collate);
+					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE %s(s.a%d, d.d%d_p) END",
+									 set, n, ext, j, j);
 				else
 					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE d.d%d_p END", set, n, j);
 				break;
@@ -700,6 +748,44 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 							 snapshot, true);
 		dv_register_tuples("dv_gd");
 		enrs = lappend(enrs, "dv_gd");
+
+		/*
+		 * The state must have a row for exactly the affected groups the table
+		 * has a row for (one row per group; a global aggregate's one row):
+		 * otherwise it was changed behind dynview's back.
+		 */
+		resetStringInfo(&sql);
+		if (nkeys == 0)
+			appendStringInfo(&sql, "SELECT pg_catalog.count(*) = 1 FROM %s", st);
+		else
+		{
+			StringInfoData tmatch;
+
+			initStringInfo(&tmatch);
+			appendStringInfoString(&tmatch, "true");
+			foreach(lc, plan->key_columns)
+			{
+				const char *col = quote_identifier(lfirst(lc));
+				int			k = foreach_current_index(lc) + 1;
+
+				appendStringInfo(&tmatch, " AND (t.%s = d.g%d OR (t.%s IS NULL AND d.g%d IS NULL))",
+								 col, k, col, k);
+			}
+			appendStringInfo(&sql, "SELECT pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
+							 "= pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s t WHERE %s)) FROM dv_gd d",
+							 st, key_match(nkeys, "s", "d"),
+							 quote_qualified_identifier(dt->schema_name, dt->table_name), tmatch.data);
+		}
+		dv_exec_at(sql.data, snapshot, false);
+		{
+			bool		isnull;
+
+			ok = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		}
+	}
+
+	if (ok)
+	{
 
 		/* 4. the state: groups appear, change, disappear */
 		resetStringInfo(&sql);

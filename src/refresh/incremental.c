@@ -525,10 +525,9 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		return false;
 	}
 
-	if (plan->agg_state && !OidIsValid(dv_agg_state_relid(dt->relid)))
+	if (plan->agg_state && !dv_agg_state_usable(dt, plan, full_reason))
 	{
 		*full_code = "STATE_MISSING";
-		*full_reason = pstrdup("The table's aggregate state was missing (dropped, or not restored); it was rebuilt with a full refresh.");
 		return false;
 	}
 

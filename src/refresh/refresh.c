@@ -63,6 +63,9 @@ dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec)
 	*save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/* values compared or passed as text must round-trip exactly, whatever the session says */
+	(void) set_config_option("extra_float_digits", "3",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
 void

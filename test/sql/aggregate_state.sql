@@ -1,0 +1,120 @@
+-- Aggregates kept in place (design section 6): per-group state in dynview_state, global
+-- aggregates, count(DISTINCT) multiplicities, min/max recompute, and the cases that must not
+-- be trusted (a state changed behind dynview's back, a new owner).  Every refresh is verified.
+SET client_min_messages = warning;
+
+CREATE TABLE ag_o (id int PRIMARY KEY, cat text, qty int, amt numeric(10,2), u text);
+INSERT INTO ag_o SELECT i, 'c' || (i % 4), i % 7, (i % 13) * 1.25, 'u' || (i % 5)
+  FROM generate_series(1, 60) i;
+INSERT INTO ag_o VALUES (61, NULL, 3, 1.00, NULL);
+SELECT dynview.create_dynamic_table('ag_cat',
+  $$SELECT cat, count(*) AS n, count(u) AS nu, sum(qty) AS sq, avg(amt) AS aa, min(qty) AS mn,
+           max(u) AS mx, count(DISTINCT u) AS du,
+           CAST(sum(amt) / nullif(sum(qty), 0) AS numeric(10,2)) AS ap
+      FROM ag_o GROUP BY cat$$, schedule => 'manual', refresh_mode => 'incremental');
+SELECT dynview.create_dynamic_table('ag_all',
+  'SELECT count(*) AS n, sum(amt) AS s, min(amt) AS mn, max(qty) AS mx, count(DISTINCT cat) AS dc FROM ag_o',
+  schedule => 'manual', refresh_mode => 'incremental');
+SELECT property, value FROM dynview.explain_dynamic_table('ag_all') WHERE property IN ('mode', 'operator');
+
+-- inserts, a NULL group, rows moving between groups, the minimum and maximum deleted
+INSERT INTO ag_o VALUES (100, 'c9', 3, 2.50, NULL), (101, 'c1', 100, 1.00, 'zz'), (102, NULL, 0, 0.25, 'u1');
+DELETE FROM ag_o WHERE id IN (5, 10, 15, 20, 25);
+UPDATE ag_o SET qty = 0, u = NULL WHERE id BETWEEN 30 AND 40;
+UPDATE ag_o SET cat = 'c2' WHERE id BETWEEN 41 AND 45;
+DELETE FROM ag_o WHERE qty = 0 AND cat = 'c1';
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_cat');
+SELECT dynview.verify('ag_cat');
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_all');
+SELECT dynview.verify('ag_all');
+SELECT * FROM ag_cat ORDER BY cat;
+
+-- everything deleted: the groups go, the global aggregate keeps its one row
+DELETE FROM ag_o;
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_cat');
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_all');
+SELECT dynview.verify('ag_cat'), dynview.verify('ag_all');
+SELECT count(*) FROM ag_cat;
+SELECT * FROM ag_all;
+INSERT INTO ag_o VALUES (1, 'c1', 2, 3.00, 'u1');
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_all');
+SELECT * FROM ag_all;
+
+-- count(*) reading no column; min and max under different collations
+CREATE TABLE ag_c (id int PRIMARY KEY, g int, s text COLLATE "C", t text);
+INSERT INTO ag_c VALUES (1, 1, 'a', 'a');
+SELECT dynview.create_dynamic_table('ag_count', 'SELECT count(*) AS n FROM ag_c', schedule => 'manual');
+SELECT dynview.create_dynamic_table('ag_coll', 'SELECT g, min(s) AS mn, max(t) AS mx FROM ag_c GROUP BY g', schedule => 'manual');
+INSERT INTO ag_c VALUES (2, 1, 'B', 'b'), (3, 1, 'b', 'B');
+DELETE FROM ag_c WHERE id = 1;
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_count');
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_coll');
+SELECT dynview.verify('ag_count'), dynview.verify('ag_coll');
+SELECT * FROM ag_count;
+SELECT * FROM ag_coll;
+
+-- a float group key, refreshed from a session that prints floats short
+CREATE TABLE ag_f (id int PRIMARY KEY, k float8, v int);
+INSERT INTO ag_f VALUES (1, 0.1::float8 + 0.2::float8, 1);
+SELECT dynview.create_dynamic_table('ag_float', 'SELECT k, count(*) AS c, sum(v) AS s FROM ag_f GROUP BY k', schedule => 'manual');
+INSERT INTO ag_f VALUES (2, 0.1::float8 + 0.2::float8, 5);
+SET extra_float_digits = 0;
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_float');
+RESET extra_float_digits;
+SELECT dynview.verify('ag_float');
+SELECT c, s FROM ag_float;
+
+-- count(DISTINCT) of a row value (NULL fields count) is recomputed per group, not kept;
+-- a whole-row reference is refreshed in full
+CREATE TABLE ag_r (id int PRIMARY KEY, g int, a int, b int);
+INSERT INTO ag_r VALUES (1, 1, 1, 2);
+SELECT dynview.create_dynamic_table('ag_rowd', 'SELECT g, count(DISTINCT ROW(a, b)) AS cd FROM ag_r GROUP BY g', schedule => 'manual');
+SELECT dynview.create_dynamic_table('ag_whole', 'SELECT g, count(DISTINCT ag_r) AS cd FROM ag_r GROUP BY g', schedule => 'manual');
+SELECT effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name = 'ag_whole'::regclass;
+INSERT INTO ag_r VALUES (2, 1, 5, NULL);
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_rowd');
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_whole');
+SELECT dynview.verify('ag_rowd'), dynview.verify('ag_whole');
+SELECT * FROM ag_rowd;
+
+-- a state emptied by hand is not trusted: the refresh notices and recomputes in full
+SELECT format('dynview_state.agg_%s', 'ag_float'::regclass::oid) AS ag_state \gset
+TRUNCATE :ag_state;
+INSERT INTO ag_f VALUES (3, 0.1::float8 + 0.2::float8, 7);
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_float');
+SELECT dynview.verify('ag_float');
+-- a dropped state: STATE_MISSING, rebuilt
+ALTER EXTENSION dynview DROP TABLE :ag_state;
+DROP TABLE :ag_state;
+INSERT INTO ag_f VALUES (4, 1.5, 1);
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_float');
+SELECT dynview.verify('ag_float');
+
+-- a new owner: the state is rebuilt for the new owner; the former owner cannot read it
+CREATE ROLE regress_dv_alice;
+CREATE ROLE regress_dv_bob;
+GRANT SELECT ON ag_f TO regress_dv_alice, regress_dv_bob;
+GRANT CREATE ON SCHEMA public TO regress_dv_alice;
+SET ROLE regress_dv_alice;
+SELECT dynview.create_dynamic_table('ag_owned', 'SELECT k, count(DISTINCT v) AS dv FROM ag_f GROUP BY k', schedule => 'manual');
+RESET ROLE;
+ALTER TABLE ag_owned OWNER TO regress_dv_bob;
+INSERT INTO ag_f VALUES (5, 1.5, 9);
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_owned');
+SELECT dynview.verify('ag_owned');
+SELECT c.relowner::regrole FROM pg_class c
+ WHERE c.relnamespace = 'dynview_state'::regnamespace AND c.relkind = 'r'
+   AND c.relname LIKE '%\_' || 'ag_owned'::regclass::oid || '%' GROUP BY 1;
+SELECT format('dynview_state.agg_%s', 'ag_owned'::regclass::oid) AS owned_state \gset
+SELECT has_table_privilege('regress_dv_alice', :'owned_state', 'SELECT') AS former_owner_reads,
+       has_table_privilege('regress_dv_bob', :'owned_state', 'SELECT') AS owner_reads;
+
+-- dropping a dynamic table drops its state
+SELECT count(*) > 0 AS has_state FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
+SELECT dynview.drop_dynamic_table(n)
+  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_rowd', 'ag_whole', 'ag_owned']) n;
+SELECT count(*) AS state_tables_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
+DROP TABLE ag_o, ag_c, ag_f, ag_r;
+REVOKE CREATE ON SCHEMA public FROM regress_dv_alice;
+DROP ROLE regress_dv_alice;
+DROP ROLE regress_dv_bob;
