@@ -310,7 +310,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			 (altered = dv_catalog_source_altered(relid)) != NULL)
 	{
 		res.mode_reason_code = "SOURCE_ALTERED";
-		res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh; it was recomputed in full.",
+		res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER); it was recomputed in full.",
 								   altered);
 		dv_tracking_sync_buffers(dt->sources);
 	}
@@ -394,6 +394,46 @@ dv_refresh_empty(Oid relid)
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	dv_agg_state_drop(relid);
 	dv_catalog_clear_data(relid);
+}
+
+/*
+ * check_no_concurrent_refresh - in a REPEATABLE READ or SERIALIZABLE
+ * transaction the snapshot was taken before the locks: if another
+ * transaction refreshed one of the tables since, this one cannot see that
+ * refresh's data snapshot and state, and must not build on them.
+ */
+static void
+check_no_concurrent_refresh(List *order, Snapshot snapshot)
+{
+	SPIPlanPtr	plan;
+	Oid			types[1] = {OIDOID};
+	ListCell   *lc;
+
+	plan = SPI_prepare("SELECT coalesce(data_snapshot::text, '') FROM dynview.dynamic_table_catalog "
+					   "WHERE relid = $1::regclass", 1, types);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the concurrent refresh check");
+	foreach(lc, order)
+	{
+		Datum		values[1] = {ObjectIdGetDatum(lfirst_oid(lc))};
+		char	   *seen = NULL;
+		char	   *latest = NULL;
+
+		if (SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, true, false, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+			seen = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		if (SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+			latest = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		if (seen && latest && strcmp(seen, latest) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent refresh of dynamic table \"%s\"",
+							get_rel_name(lfirst_oid(lc))),
+					 errdetail("This transaction's snapshot was taken before another transaction refreshed the table."),
+					 errhint("Retry the transaction, or refresh outside a REPEATABLE READ or SERIALIZABLE transaction.")));
+	}
+	SPI_freeplan(plan);
 }
 
 /* does the dynamic table read (directly or not) one of the tables in list? */
@@ -483,6 +523,8 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	if (IsolationUsesXactSnapshot())
+		check_no_concurrent_refresh(order, snapshot);
 	taken_at = GetCurrentTimestamp();
 	lsn = dv_capture_position();	/* L: after every commit visible in S_new */
 	foreach(lc, order)
