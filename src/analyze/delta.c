@@ -33,6 +33,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_constraint.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
 #include "catalog/pg_type.h"
@@ -715,6 +716,137 @@ pull_up_simple_subqueries(Query *q)
 }
 
 /*
+ * derived_key - the output columns of an SPJ query level that carry every
+ * source occurrence's primary key as plain columns: each result row comes
+ * from one combination of source rows, so these columns are unique in the
+ * result (design section 6: the combined source primary keys).  A key
+ * column joined by equality ("o.product_id = p.product_id") may be passed
+ * through by the column it equals.  NIL if a source has no primary key or
+ * one of its columns is not in the output.
+ */
+/* collect "Var = Var" conjuncts (the types' default equality) of the join tree's conditions */
+static void
+collect_equalities(Node *node, List **pairs)
+{
+	if (node == NULL)
+		return;
+	if (IsA(node, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) node)->fromlist)
+			collect_equalities(lfirst(lc), pairs);
+		collect_equalities(((FromExpr *) node)->quals, pairs);
+	}
+	else if (IsA(node, JoinExpr))
+	{
+		collect_equalities(((JoinExpr *) node)->larg, pairs);
+		collect_equalities(((JoinExpr *) node)->rarg, pairs);
+		collect_equalities(((JoinExpr *) node)->quals, pairs);
+	}
+	else if (is_andclause(node))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((BoolExpr *) node)->args)
+			collect_equalities(lfirst(lc), pairs);
+	}
+	else if (IsA(node, OpExpr) && list_length(((OpExpr *) node)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) node;
+		Node	   *l = linitial(op->args);
+		Node	   *r = lsecond(op->args);
+
+		if (IsA(l, Var) && IsA(r, Var) && exprType(l) == exprType(r) &&
+			op->opno == lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr)
+			*pairs = lappend(*pairs, list_make2(l, r));
+	}
+}
+
+/* the output column holding var, or one equal to it by a join condition */
+static char *
+output_of(Query *q, Var *var, List *pairs)
+{
+	ListCell   *lt;
+
+	foreach(lt, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lt);
+		Var		   *v = (Var *) te->expr;
+
+		if (te->resjunk || te->resname == NULL || !IsA(v, Var) || v->varlevelsup != 0)
+			continue;
+		if (v->varno == var->varno && v->varattno == var->varattno)
+			return te->resname;
+	}
+	foreach(lt, pairs)
+	{
+		Var		   *a = linitial(lfirst(lt));
+		Var		   *b = lsecond(lfirst(lt));
+		Var		   *other = NULL;
+
+		if (a->varno == var->varno && a->varattno == var->varattno && a->varlevelsup == 0)
+			other = b;
+		else if (b->varno == var->varno && b->varattno == var->varattno && b->varlevelsup == 0)
+			other = a;
+		if (other)
+		{
+			ListCell   *lo;
+
+			foreach(lo, q->targetList)
+			{
+				TargetEntry *te = lfirst_node(TargetEntry, lo);
+				Var		   *v = (Var *) te->expr;
+
+				if (!te->resjunk && te->resname && IsA(v, Var) && v->varlevelsup == 0 &&
+					v->varno == other->varno && v->varattno == other->varattno)
+					return te->resname;
+			}
+		}
+	}
+	return NULL;
+}
+
+static List *
+derived_key(Query *q, List *sources)
+{
+	List	   *key = NIL;
+	List	   *pairs = NIL;
+	ListCell   *lc;
+
+	collect_equalities((Node *) q->jointree, &pairs);
+
+	foreach(lc, sources)
+	{
+		DvPlanSource *src = lfirst(lc);
+		Oid			constraint;
+		Bitmapset  *pk = get_primary_key_attnos(src->relid, false, &constraint);
+		int			att = -1;
+
+		if (pk == NULL)
+			return NIL;
+		while ((att = bms_next_member(pk, att)) >= 0)
+		{
+			AttrNumber	attno = att + FirstLowInvalidHeapAttributeNumber;
+			Var		   *var = makeVar(src->rtindex, attno, InvalidOid, -1, InvalidOid, 0);
+			char	   *name = output_of(q, var, pairs);
+
+			if (name == NULL)
+				return NIL;
+			key = list_append_unique(key, makeString(pstrdup(name)));
+		}
+	}
+	/* as C strings, in output order of discovery */
+	{
+		List	   *names = NIL;
+
+		foreach(lc, key)
+			names = lappend(names, strVal(lfirst(lc)));
+		return names;
+	}
+}
+
+/*
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  */
@@ -984,6 +1116,9 @@ plan_level(Query *query, int branch, bool allow_state)
 		rte->alias = makeAlias(src->marker, NIL);
 		plan->sources = lappend(plan->sources, src);
 	}
+
+	if (plan->kind == DV_PLAN_SPJ)
+		plan->spj_key = derived_key(query, plan->sources);
 
 	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */
 	if (plan->agg_state)

@@ -66,6 +66,8 @@ typedef struct DvPlan
 	char	   *template_sql;	/* the input query with markers */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
+	List	   *spj_key;		/* SPJ: output columns passing every source's primary
+								 * key through (one row per key: a derived key), or NIL */
 
 	/*
 	 * GROUPED with aggregate state (aggs != NIL, or a global aggregate): the

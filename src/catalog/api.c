@@ -208,16 +208,20 @@ create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *
 	List	   *cols = NIL;
 	ListCell   *lc;
 	StringInfoData sql;
+	bool		unique;
 
 	if (plan->kind == DV_PLAN_GROUPED)
 		cols = plan->key_columns;
+	else if (plan->spj_key != NIL)
+		cols = plan->spj_key;
 	else
 		cols = list_make1(strVal(linitial(aq->column_names)));
 	if (cols == NIL)
 		return;					/* a global aggregate: one row */
 	initStringInfo(&sql);
+	unique = (plan->kind == DV_PLAN_GROUPED && plan->keys_unique) || plan->spj_key != NIL;
 	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
-					 plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "UNIQUE " : "",
+					 unique ? "UNIQUE " : "",
 					 quote_identifier(apply_index_name(relname)), qualified);
 	foreach(lc, cols)
 	{
@@ -233,7 +237,7 @@ create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *
 		}
 		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "", quote_identifier(col));
 	}
-	appendStringInfo(&sql, ")%s", plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? " NULLS NOT DISTINCT" : "");
+	appendStringInfo(&sql, ")%s", unique ? " NULLS NOT DISTINCT" : "");
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create index: %s", sql.data);
 }
@@ -619,6 +623,17 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 		foreach(lc, plan->key_columns)
 			appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
 							 quote_identifier(lfirst(lc)));
+		EXPLAIN_ROW("key", keys.data);
+	}
+	else if (plan->kind == DV_PLAN_SPJ && plan->spj_key != NIL)
+	{
+		StringInfoData keys;
+
+		initStringInfo(&keys);
+		foreach(lc, plan->spj_key)
+			appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 quote_identifier(lfirst(lc)));
+		appendStringInfoString(&keys, " (derived from the sources' primary keys; unique index)");
 		EXPLAIN_ROW("key", keys.data);
 	}
 	else if (plan->kind == DV_PLAN_SPJ)

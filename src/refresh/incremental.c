@@ -347,13 +347,19 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	}
 	dv_register_tuples("dv_net");
 
-	/* find victims through the first column (indexed at creation) when it has equality */
+	/*
+	 * Find victims through the first column of the apply index: the derived
+	 * key's first column, or the table's first column (indexed at creation)
+	 * when it has equality.
+	 */
 	rel = relation_open(dt->relid, AccessShareLock);
 	for (int i = 0; i < RelationGetDescr(rel)->natts && first == NULL; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), i);
 
 		if (att->attisdropped)
+			continue;
+		if (plan->spj_key != NIL && strcmp(NameStr(att->attname), linitial(plan->spj_key)) != 0)
 			continue;
 		tc = lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR);
 		/* arrays: "= ANY (ARRAY(...))" would compare an element with an array */

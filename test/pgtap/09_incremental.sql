@@ -9,13 +9,14 @@
 --     so INCREMENTAL refreshes of base-table sources cannot be shown here.
 --   * refresh_mode => 'incremental' is accepted for incremental queries and refused (0A000, the
 --     detail naming the reason code) for the others; 'full' gives FULL_REQUESTED.
---   * incremental tables get an index at creation: UNIQUE NULLS NOT DISTINCT on the group keys,
---     else a plain index on the first column (none for a type without btree, none for FULL tables).
+--   * incremental tables get an index at creation: UNIQUE NULLS NOT DISTINCT on the group keys or
+--     on the key derived from the sources' primary keys, else a plain index on the first column
+--     (none for a type without btree, none for FULL tables).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dynview;
 
-SELECT plan(100);
+SELECT plan(102);
 
 CREATE TABLE dvt_orders (id int PRIMARY KEY, customer text, amount numeric(10,2), qty int, doc json);
 CREATE TABLE dvt_customers (customer text PRIMARY KEY, region text);
@@ -275,9 +276,13 @@ SELECT is(pg_temp.indexes_of('dvt_grp2'), 'UNIQUE (region, qty) NULLS NOT DISTIN
           'GROUP BY two keys: a unique index on both keys');
 SELECT is(pg_temp.indexes_of('dvt_dist'), 'UNIQUE (customer, qty) NULLS NOT DISTINCT',
           'DISTINCT: a unique index on every output column');
-SELECT is(pg_temp.indexes_of('dvt_spj'), '(id)', 'SPJ: a plain index on the first column');
+SELECT is(pg_temp.indexes_of('dvt_spj'), 'UNIQUE (id) NULLS NOT DISTINCT',
+          'SPJ passing the source''s primary key through: a unique index on that derived key');
+SELECT lives_ok($$SELECT dynview.create_dynamic_table('dvt_nokey', 'SELECT customer, qty FROM dvt_orders')$$,
+                'create an SPJ table without the source''s key');
+SELECT is(pg_temp.indexes_of('dvt_nokey'), '(customer)', 'SPJ without a derived key: a plain index on the first column');
 SELECT is(pg_temp.indexes_of('dvt_limit'), '', 'a FULL table gets no index');
-SELECT lives_ok($$SELECT dynview.create_dynamic_table('dvt_json_first', 'SELECT doc, id FROM dvt_orders')$$,
+SELECT lives_ok($$SELECT dynview.create_dynamic_table('dvt_json_first', 'SELECT doc, qty FROM dvt_orders')$$,
                 'create an SPJ table whose first column is json');
 SELECT is(pg_temp.indexes_of('dvt_json_first'), '', 'no index when the first column has no btree operator class');
 SELECT is(pg_temp.mode_of('dvt_json_first'), 'INCREMENTAL/', 'and the table is still INCREMENTAL');

@@ -52,6 +52,8 @@ def make_queries(rng):
         "SELECT g, s, s * 2 AS s2 FROM (SELECT g, sum(v) AS s FROM a GROUP BY g) q WHERE s > 20",
         "SELECT id, g, v FROM (SELECT id, g, v, rank() OVER (PARTITION BY g ORDER BY v DESC, id) AS rk FROM a) q WHERE rk <= 2",
         "SELECT g, v FROM a WHERE v > 20 UNION ALL SELECT a_id, x FROM b UNION SELECT a.g, c.y FROM a JOIN c ON c.a_id = a.id",
+        # a derived key (the sources' primary keys, one through a join equality): unique index
+        "SELECT b.id, b.a_id, a.g, b.x FROM a JOIN b ON b.a_id = a.id WHERE a.v IS NOT NULL",
         # simple views, WITH queries and subqueries in FROM, pulled up
         "SELECT av.g, b.x FROM av JOIN b ON b.a_id = av.id",
         "WITH bx AS (SELECT a_id, x FROM b WHERE x > 1) "
