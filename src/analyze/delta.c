@@ -34,6 +34,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_inherits.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
 #include "catalog/pg_type.h"
@@ -823,7 +824,10 @@ derived_key(Query *q, List *sources)
 		Bitmapset  *pk = get_primary_key_attnos(src->relid, false, &constraint);
 		int			att = -1;
 
-		if (pk == NULL)
+		/* a parent's primary key says nothing of its inheritance children's rows */
+		if (pk == NULL ||
+			(!src->only && get_rel_relkind(src->relid) != RELKIND_PARTITIONED_TABLE &&
+			 has_subclass(src->relid)))
 			return NIL;
 		while ((att = bms_next_member(pk, att)) >= 0)
 		{
