@@ -36,6 +36,8 @@ CREATE TABLE dynview.dynamic_table_catalog (
     last_refresh_state   text,
     consecutive_failures int NOT NULL DEFAULT 0,
     next_refresh_full    text,                 -- reason code when the next refresh must be FULL
+    definition_signature text,                 -- md5 of the analysed, rewritten definition at the
+                                               -- last refresh: a replaced view changes it
     created_at           timestamptz NOT NULL DEFAULT now()
 );
 

@@ -155,6 +155,8 @@ extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *value
 extern char *dv_snapshot_to_text(Snapshot snapshot);
 extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);
+extern char *dv_catalog_get_signature(Oid relid);
+extern void dv_catalog_set_signature(Oid relid, const char *signature);
 
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);

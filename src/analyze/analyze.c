@@ -320,11 +320,36 @@ Query *
 dv_parse_definition(const char *sql)
 {
 	int			nestlevel = NewGUCNestLevel();
-	List	   *rewritten;
+	List	   *rewritten = NIL;
+	MemoryContext context = CurrentMemoryContext;
 
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	rewritten = QueryRewrite(parse_select(sql));
+	PG_TRY();
+	{
+		rewritten = QueryRewrite(parse_select(sql));
+	}
+	PG_CATCH();
+	{
+		/* point into the stored definition, not into the caller's statement */
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		edata->internalquery = pstrdup(sql);
+		edata->internalpos = edata->cursorpos;
+		edata->cursorpos = 0;
+		edata->context = pstrdup("the stored definition of a dynamic table");
+		if (edata->hint == NULL &&
+			(edata->sqlerrcode == ERRCODE_UNDEFINED_TABLE || edata->sqlerrcode == ERRCODE_UNDEFINED_COLUMN ||
+			 edata->sqlerrcode == ERRCODE_UNDEFINED_FUNCTION))
+			edata->hint = pstrdup("Something the definition names was dropped, renamed or changed; restore it, "
+								  "or give the table a new definition with dynview.create_or_replace_dynamic_table(). "
+								  "The table keeps its last good data meanwhile.");
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
 	AtEOXact_GUC(true, nestlevel);
 	if (list_length(rewritten) != 1)
 		elog(ERROR, "definition rewrote into %d queries", list_length(rewritten));

@@ -171,7 +171,7 @@ static const char *
 reason_text(const char *code)
 {
 	if (strcmp(code, "SUBQUERY_IN_FROM") == 0)
-		return "Subqueries, views and CTEs in FROM are not incremental yet.";
+		return "A subquery, view or WITH query in FROM that is neither a simple query nor a filter over one grouped query is not incremental yet.";
 	if (strcmp(code, "OUTER_JOIN") == 0)
 		return "Outer joins are not incremental yet.";
 	return "A FROM item other than a table is not incremental.";
@@ -907,7 +907,7 @@ dv_plan_query(Query *query)
 	if (!union_leaves(query, query->setOperations, &leaves, !distinct) ||
 		query->limitCount || query->limitOffset || query->hasWindowFuncs || query->hasAggs ||
 		query->groupClause || query->distinctClause)
-		return full_plan("SET_OPERATION", "INTERSECT and EXCEPT are not incremental yet (UNION and UNION ALL of simple queries are).");
+		return full_plan("SET_OPERATION", "INTERSECT, EXCEPT, and a UNION ALL over a UNION are not incremental yet (UNION and UNION ALL of simple queries are).");
 	plan = palloc0(sizeof(DvPlan));
 	plan->kind = distinct ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = distinct;
@@ -1028,7 +1028,7 @@ plan_level(Query *query, int branch, bool allow_state)
 	if (query->hasSubLinks)
 		return full_plan("SUBQUERY", "Subqueries in expressions (EXISTS, IN, scalar subqueries) are not incremental yet.");
 	if (query->cteList)
-		return full_plan("SUBQUERY_IN_FROM", "WITH queries are not incremental yet.");
+		return full_plan("SUBQUERY_IN_FROM", "Recursive WITH queries, and WITH queries that read other WITH queries or are MATERIALIZED, are not incremental yet.");
 	if (query->hasTargetSRFs)
 		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list are not incremental.");
 	if (query->groupingSets)

@@ -912,3 +912,29 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 						(long long) res->rows_inserted, (long long) res->rows_deleted)));
 	return PointerGetDatum(SPI_returntuple(tup, SPI_tuptable->tupdesc));
 }
+
+/* the definition signature of relid's last refresh, or NULL (see refresh.c) */
+char *
+dv_catalog_get_signature(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("SELECT definition_signature FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return NULL;
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+void
+dv_catalog_set_signature(Oid relid, const char *signature)
+{
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(signature);
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET definition_signature = $2 WHERE relid = $1::regclass",
+					2, types, values, NULL, 1);
+}

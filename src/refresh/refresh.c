@@ -25,6 +25,8 @@
  */
 #include "postgres.h"
 
+#include "common/md5.h"
+
 #include "access/relation.h"
 #include "access/xact.h"
 #include "utils/resowner.h"
@@ -225,7 +227,16 @@ find_missing_sources(DvTable *dt, bool *recreated)
 
 			if (strcmp(name, src->table_name) == 0 && strcmp(schema, src->schema_name) == 0)
 				continue;
-			/* renamed or moved: the definition names it no more */
+			/* renamed or moved: the definition names it no more; a table of that name may */
+			nsp = get_namespace_oid(src->schema_name, true);
+			relid = OidIsValid(nsp) ? get_relname_relid(src->table_name, nsp) : InvalidOid;
+			if (OidIsValid(relid))
+			{
+				src->relid = relid;
+				dv_catalog_update_source(dt->relid, src);
+				*recreated = true;
+				continue;
+			}
 			if (missing == NULL)
 				missing = psprintf("%s (renamed to %s)",
 								   quote_qualified_identifier(src->schema_name, src->table_name),
@@ -245,6 +256,23 @@ find_missing_sources(DvTable *dt, bool *recreated)
 			missing = quote_qualified_identifier(src->schema_name, src->table_name);
 	}
 	return missing;
+}
+
+/*
+ * definition_signature - md5 of the definition parsed, analysed and
+ * rewritten now: the views it reads are inlined, so replacing one of them
+ * changes it (the stored text does not change).
+ */
+static char *
+definition_signature(const char *definition)
+{
+	char	   *tree = nodeToString(dv_parse_definition(definition));
+	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
+	const char *errstr = NULL;
+
+	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
+		elog(ERROR, "could not compute the definition's signature: %s", errstr);
+	return hex;
 }
 
 /*
@@ -274,6 +302,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	bool		own_buffer;
 	char	   *altered;
 	int32		seq = 0;
+	char	   *signature = NULL;
+	bool		signature_changed = false;
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = lsn;
@@ -288,6 +318,17 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.data_lsn = InvalidXLogRecPtr;
 		res.end_time = GetCurrentTimestamp();
 		return dv_history_insert(dt, trigger, &res);
+	}
+
+	/* the definition as analysed now (views inlined) against the last refresh's */
+	if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
+	{
+		char	   *stored = dv_catalog_get_signature(relid);
+
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		signature = definition_signature(dt->definition);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		signature_changed = stored != NULL && strcmp(stored, signature) != 0;
 	}
 
 	res.refresh_mode = "FULL";
@@ -313,6 +354,11 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER); it was recomputed in full.",
 								   altered);
 		dv_tracking_sync_buffers(dt->sources);
+	}
+	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 && signature_changed)
+	{
+		res.mode_reason_code = "DEFINITION_CHANGED";
+		res.mode_reason = pstrdup("A view the definition reads was redefined since the last refresh; the table was recomputed in full.");
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
 	{
@@ -363,6 +409,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		dv_agg_state_rebuild(dt, snapshot);
 	}
 
+	if (signature)
+		dv_catalog_set_signature(relid, signature);
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
