@@ -358,8 +358,10 @@ state_query(Query *query, List *keys, List *aggs)
 }
 
 /*
- * agg_state_eligible - can the aggregates of this (GROUP BY or global)
- * query level be kept in a state table?  Fills plan's aggregate fields when
+ * agg_state_eligible - can the aggregates of this (GROUP BY, DISTINCT or
+ * global) query level be kept in a state table?  (DISTINCT and a GROUP BY
+ * without aggregates keep a row count per group: the multiplicities of
+ * design section 6.)  Fills plan's aggregate fields when
  * plan is given.  No HAVING, DISTINCT, grouping sets or windows; every
  * aggregate has an in-place rule; every output is an expression of group
  * keys and aggregates.
@@ -372,7 +374,10 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 	ListCell   *lc;
 	Query	   *sq;
 
-	if (query->havingQual || query->distinctClause || query->groupingSets ||
+	/* DISTINCT alone is a GROUP BY of every output column, with no aggregate */
+	if (query->distinctClause && (query->groupClause || query->hasAggs))
+		return false;
+	if (query->havingQual || query->groupingSets ||
 		query->hasWindowFuncs || query->groupDistinct || query->hasSubLinks)
 		return false;
 	foreach(lc, query->targetList)
@@ -458,6 +463,7 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 	q->targetList = tl;
 	q->groupClause = NIL;
 	q->groupDistinct = false;
+	q->distinctClause = NIL;
 	q->sortClause = NIL;
 	q->hasAggs = false;
 }
@@ -1087,7 +1093,9 @@ plan_level(Query *query, int branch, bool allow_state)
 	plan = palloc0(sizeof(DvPlan));
 	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
-	plan->agg_state = allow_state && query->hasAggs && agg_state_eligible(query, keys, plan);
+	plan->agg_state = allow_state && !query->hasWindowFuncs &&
+		(query->hasAggs || query->groupClause || query->distinctClause) &&
+		agg_state_eligible(query, keys, plan);
 	q = copyObject(query);
 
 	/* the sources: every relation of the (one-level) range table */

@@ -610,7 +610,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	EXPLAIN_ROW("reason", aq->full_reason);
 	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ ? "scan/filter/project/inner join (delta rule)" :
 				plan->agg_state && plan->key_columns == NIL ? "global aggregate (state kept in place)" :
-				plan->agg_state ? "GROUP BY (aggregate state kept in place per group)" :
+				plan->agg_state ? "GROUP BY/DISTINCT (aggregate state kept in place per group)" :
 				plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "GROUP BY/DISTINCT (affected groups recomputed)" :
 				plan->kind == DV_PLAN_GROUPED ? "window with PARTITION BY (affected partitions recomputed)" :
 				"full recompute");
