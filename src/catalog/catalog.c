@@ -34,6 +34,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -82,6 +83,56 @@ dv_catalog_relid(void)
  * expected >= 0 checks the number of rows processed (can't-happen if not).
  * The results stay in SPI_tuptable for the caller.
  */
+/*
+ * Parameterised catalog statements (the same text every refresh: window
+ * reads, catalog lookups and updates) keep their SPI plan for the life of
+ * the backend; PostgreSQL's plan cache revalidates a kept plan when what it
+ * reads changes.  Statements without parameters (DDL, names spelled into
+ * the text) are planned each time.
+ */
+typedef struct CachedStatement
+{
+	char	   *sql;
+	int			nargs;
+	SPIPlanPtr	plan;
+} CachedStatement;
+
+#define DV_STATEMENT_CACHE_SIZE 128
+static CachedStatement statement_cache[DV_STATEMENT_CACHE_SIZE];
+static int	statement_cache_next = 0;
+
+static SPIPlanPtr
+cached_plan(const char *sql, int nargs, Oid *types)
+{
+	CachedStatement *slot;
+	SPIPlanPtr	plan;
+
+	for (int i = 0; i < DV_STATEMENT_CACHE_SIZE; i++)
+	{
+		if (statement_cache[i].sql && statement_cache[i].nargs == nargs &&
+			strcmp(statement_cache[i].sql, sql) == 0)
+			return statement_cache[i].plan;
+	}
+	plan = SPI_prepare(sql, nargs, types);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare dynview catalog statement (%s): %s",
+			 SPI_result_code_string(SPI_result), sql);
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "could not keep the plan of a dynview catalog statement");
+	/* round robin: the oldest entry makes room */
+	slot = &statement_cache[statement_cache_next];
+	statement_cache_next = (statement_cache_next + 1) % DV_STATEMENT_CACHE_SIZE;
+	if (slot->sql)
+	{
+		SPI_freeplan(slot->plan);
+		pfree(slot->sql);
+	}
+	slot->sql = MemoryContextStrdup(TopMemoryContext, sql);
+	slot->nargs = nargs;
+	slot->plan = plan;
+	return plan;
+}
+
 void
 dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 				const char *nulls, int expected)
@@ -92,7 +143,10 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
-	rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	if (nargs > 0)
+		rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
+	else
+		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
 	SetUserIdAndSecContext(save_userid, save_sec);
 
 	if (rc < 0)
