@@ -14,8 +14,9 @@
 # Environment:
 #   DV_PORT     port (default 5499); the server listens on a unix socket only.
 #   DV_DATA     data directory (default <base>/data).
-#   DV_BASE     directory holding data/, sock/ and server.log (default <repo>/.cluster, or
-#               /var/tmp/dynview-<port> when the server user cannot reach the repository).
+#   DV_BASE     directory holding data/, sock/ and server.log (default <repo>/.cluster for port
+#               5499, <repo>/.cluster-<port> for another port, or /var/tmp/dynview-<port> when the
+#               server user cannot reach the repository).
 #   DV_PRELOAD  shared_preload_libraries (default 'dynview,pg_cron').
 #
 # PostgreSQL refuses to run as root, so when this script runs as root the server programs run as
@@ -67,8 +68,11 @@ server_can() {
 # Paths.  They depend only on the environment and the file system, so `env` and `start` agree.
 if [ -n "${DV_BASE:-}" ]; then
 	BASE=$DV_BASE
-elif server_can -x "$REPO" && { [ -w "$REPO" ] || server_can -w "$REPO/.cluster"; }; then
+elif [ "$PORT" = 5499 ] && server_can -x "$REPO" && { [ -w "$REPO" ] || server_can -w "$REPO/.cluster"; }; then
 	BASE=$REPO/.cluster
+elif server_can -x "$REPO" && { [ -w "$REPO" ] || server_can -w "$REPO/.cluster-$PORT"; }; then
+	# another port, another cluster: the tests on DV_PORT=5498 never touch the demo's cluster
+	BASE=$REPO/.cluster-$PORT
 else
 	# e.g. a CI clone under /root: user postgres cannot traverse it.
 	BASE=/var/tmp/dynview-$PORT

@@ -378,6 +378,14 @@ dv_validate_schedule(const char *schedule)
 	if (pg_strcasecmp(schedule, "manual") == 0)
 		return pstrdup("manual");
 
+	/* a cron expression (every 5 minutes: star-slash-5 and four stars) would parse as 5 seconds */
+	if (strpbrk(schedule, "*/,?#") != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid schedule \"%s\"", schedule),
+				 errdetail("A schedule is an interval, not a cron expression."),
+				 errhint("Use an interval such as '5 minutes', or 'manual' and a pg_cron job that calls dynview.refresh() (doc/pg-cron.md).")));
+
 	/* parse without throwing, so that the error can say what a schedule is */
 	dterr = ParseDateTime(schedule, workbuf, sizeof(workbuf), fields, ftype, MAXDATEFIELDS, &nf);
 	if (dterr == 0)

@@ -375,11 +375,20 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 	Query	   *sq;
 
 	/* DISTINCT alone is a GROUP BY of every output column, with no aggregate */
+#define NOT_ELIGIBLE(...) \
+	do { \
+		if (plan) \
+			plan->state_reason = psprintf(__VA_ARGS__); \
+		return false; \
+	} while (0)
 	if (query->distinctClause && (query->groupClause || query->hasAggs))
-		return false;
-	if (query->havingQual || query->groupingSets ||
-		query->hasWindowFuncs || query->groupDistinct || query->hasSubLinks)
-		return false;
+		NOT_ELIGIBLE("DISTINCT together with GROUP BY or aggregates");
+	if (query->havingQual)
+		NOT_ELIGIBLE("HAVING");
+	if (query->groupingSets || query->groupDistinct)
+		NOT_ELIGIBLE("GROUPING SETS");
+	if (query->hasWindowFuncs || query->hasSubLinks)
+		NOT_ELIGIBLE("window functions or subqueries");
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -389,15 +398,25 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 	}
 	foreach(lc, aggrefs)
 	{
-		DvAgg	   *agg = classify_aggref(lfirst_node(Aggref, lc));
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		DvAgg	   *agg = classify_aggref(a);
 
+		if (agg == NULL && a->args && !a->aggdistinct &&
+			exprType((Node *) linitial_node(TargetEntry, a->args)->expr) == NUMERICOID &&
+			(strcmp(get_func_name(a->aggfnoid), "sum") == 0 || strcmp(get_func_name(a->aggfnoid), "avg") == 0))
+			NOT_ELIGIBLE("%s of a numeric without a declared scale (cast its argument, e.g. to numeric(12,2), to keep it in place)",
+						 get_func_name(a->aggfnoid));
 		if (agg == NULL)
-			return false;
+			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT) have)",
+						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
+						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
+						 a->aggfilter ? " with FILTER" : a->aggorder ? " with ORDER BY" : "");
 		aggs = lappend(aggs, agg);
 	}
 	sq = state_query(query, keys, aggs);
 	if (sq == NULL)
-		return false;
+		NOT_ELIGIBLE("an output column is neither a group key nor computed from group keys and aggregates");
+#undef NOT_ELIGIBLE
 	if (plan)
 	{
 		plan->aggs = aggs;

@@ -80,6 +80,7 @@ typedef struct DvPlan
 	List	   *key_types;		/* SQL type (with COLLATE) of each group key */
 	List	   *key_btree;		/* int: has the key type a btree ordering? */
 	Query	   *state_query;
+	char	   *state_reason;	/* GROUPED without state: why not (for explain) */
 } DvPlan;
 
 extern DvPlan *dv_plan_query(Query *query);

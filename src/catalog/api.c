@@ -673,6 +673,9 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 		}
 		EXPLAIN_ROW("aggregates", rules.data);
 	}
+	else if (plan->kind == DV_PLAN_GROUPED && plan->state_reason)
+		EXPLAIN_ROW("aggregates", psprintf("affected groups recomputed from the sources, not kept in place: %s",
+										   plan->state_reason));
 	EXPLAIN_ROW("definition", aq->definition);
 	if (plan->kind != DV_PLAN_FULL)
 		EXPLAIN_ROW("delta", dv_delta_sql(plan));

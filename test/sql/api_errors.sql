@@ -26,6 +26,7 @@ SELECT dynview.create_dynamic_table('pg_temp.e_dt', 'SELECT * FROM e_src');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => 'often');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '500 milliseconds');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '-1 minute');
+SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '*/5 * * * *');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', refresh_mode => 'sometimes');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src ORDER BY id LIMIT 1', refresh_mode => 'incremental');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', primary_key => ARRAY['nope']);
