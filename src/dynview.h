@@ -135,6 +135,9 @@ extern void dv_catalog_replace_definition(Oid relid, const char *query, DvAnalyz
 										  const char *effective_mode, ArrayType *primary_key);
 extern void dv_catalog_set_sources(Oid relid, List *sources);
 extern void dv_catalog_update_source(Oid relid, DvSource *source);
+extern void dv_catalog_rename_source(Oid relid, DvSource *source, const char *schema_name,
+									 const char *table_name);
+extern bool dv_source_renamed_away(DvTable *dt, DvSource *src, char **new_name);
 extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
 extern char *dv_catalog_source_altered(Oid relid);
@@ -185,6 +188,7 @@ extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr ls
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
+extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n);

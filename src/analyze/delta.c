@@ -42,6 +42,7 @@
 #include "utils/typcache.h"
 #include "catalog/pg_aggregate.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -514,6 +515,13 @@ pullable_subquery(RangeTblEntry *rte)
 		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
 
 		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT)
+			return false;
+		/*
+		 * A view reads its tables with its owner's rights; the generated SQL
+		 * would read them with the caller's.  Pull up only views of the
+		 * current user (the dynamic table's owner, when refreshing).
+		 */
+		if (r->rtekind == RTE_RELATION && OidIsValid(r->checkAsUser) && r->checkAsUser != GetUserId())
 			return false;
 		if (r->rtekind == RTE_JOIN && r->jointype != JOIN_INNER)
 			return false;
@@ -1143,7 +1151,32 @@ plan_level(Query *query, int branch, bool allow_state)
 			return full_plan("WHOLE_ROW_REFERENCE",
 							 "The query uses a whole row of \"%s\" as a value; only its columns are captured.",
 							 get_rel_name(rte->relid));
+		{
+			int			first = bms_next_member(rte->selectedCols, -1);
+
+			if (first >= 0 && first < InvalidAttrNumber - FirstLowInvalidHeapAttributeNumber)
+				return full_plan("SYSTEM_COLUMN",
+								 "The query reads a system column (ctid, xmin, ...) of \"%s\", which change capture does not have.",
+								 get_rel_name(rte->relid));
+		}
+		if (rte->tablesample)
+			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);
+		{
+			ListCell   *lcol;
+
+			foreach(lcol, src->columns)
+			{
+				const char *col = strVal(lfirst(lcol));
+
+				if (strcmp(col, "dv_xid") == 0 || strcmp(col, "dv_commit_lsn") == 0 ||
+					strcmp(col, "dv_commit_time") == 0 || strcmp(col, "dv_seq") == 0 ||
+					strcmp(col, "dv_weight") == 0)
+					return full_plan("RESERVED_COLUMN_NAME",
+									 "Source column \"%s\" of \"%s\" has the name of a change buffer's own column, so it is not captured.",
+									 col, get_rel_name(rte->relid));
+			}
+		}
 		rte->alias = makeAlias(src->marker, NIL);
 		plan->sources = lappend(plan->sources, src);
 	}

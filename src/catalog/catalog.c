@@ -419,6 +419,25 @@ dv_catalog_update_source(Oid relid, DvSource *source)
 					4, types, values, NULL, 1);
 }
 
+/* the source was renamed (read through a view, which follows it): record its new name */
+void
+dv_catalog_rename_source(Oid relid, DvSource *source, const char *schema_name, const char *table_name)
+{
+	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[5];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(source->schema_name);
+	values[2] = CStringGetTextDatum(source->table_name);
+	values[3] = CStringGetTextDatum(schema_name);
+	values[4] = CStringGetTextDatum(table_name);
+	dv_catalog_exec("UPDATE dynview.source_catalog SET source_schema = $4, source_name = $5 "
+					"WHERE relid = $1::regclass AND source_schema = $2 AND source_name = $3",
+					5, types, values, NULL, -1);
+	source->schema_name = pstrdup(schema_name);
+	source->table_name = pstrdup(table_name);
+}
+
 /*
  * dv_catalog_set_schedule - change schedule and/or declared refresh mode;
  * NULL keeps the current value.

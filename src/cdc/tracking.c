@@ -172,6 +172,11 @@ append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
 
 		if (att->attisdropped)
 			continue;
+		/* a source column named like a buffer's own column is not captured (FULL refreshes) */
+		if (strcmp(NameStr(att->attname), "dv_xid") == 0 || strcmp(NameStr(att->attname), "dv_commit_lsn") == 0 ||
+			strcmp(NameStr(att->attname), "dv_commit_time") == 0 || strcmp(NameStr(att->attname), "dv_seq") == 0 ||
+			strcmp(NameStr(att->attname), "dv_weight") == 0)
+			continue;
 		foreach(lc, names)
 			wanted |= strcmp(strVal(lfirst(lc)), NameStr(att->attname)) == 0;
 		if (!wanted)

@@ -45,6 +45,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/syscache.h"
 #include "access/htup_details.h"
 
@@ -437,6 +438,7 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 
 	/* filled as the owner (it reads the sources) at the refresh's snapshot */
 	input = dv_input_sql(plan);
+	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	dv_exec_at(psprintf("INSERT INTO %s SELECT %s%s FROM (%s) dv_i%s",
 						qualified_state(state_name(dt->relid)), key_list(nkeys, ""),
@@ -768,11 +770,11 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 				const char *col = quote_identifier(lfirst(lc));
 				int			k = foreach_current_index(lc) + 1;
 
-				appendStringInfo(&tmatch, " AND (t.%s = d.g%d OR (t.%s IS NULL AND d.g%d IS NULL))",
+				appendStringInfo(&tmatch, " AND (dv_vt.%s = d.g%d OR (dv_vt.%s IS NULL AND d.g%d IS NULL))",
 								 col, k, col, k);
 			}
 			appendStringInfo(&sql, "SELECT pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
-							 "= pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s t WHERE %s)) FROM dv_gd d",
+							 "= pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s dv_vt WHERE %s)) FROM dv_gd d",
 							 st, key_match(nkeys, "s", "d"),
 							 quote_qualified_identifier(dt->schema_name, dt->table_name), tmatch.data);
 		}

@@ -254,21 +254,29 @@ buffer_has_own_rows(Oid buffer)
 }
 
 /* run a statement at the snapshot as a dynview write, rows kept in SPI_tuptable */
-static const char *current_table = "";
+static char current_table[2 * NAMEDATALEN + 8] = "";
+
+/* the table dv_exec_at's errors name */
+void
+dv_set_current_table(const char *qualified_name)
+{
+	strlcpy(current_table, qualified_name, sizeof(current_table));
+}
 
 uint64
 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
-	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
+	SPIPlanPtr	plan;
 	int			rc = 0;
 
-	if (plan == NULL)
-		elog(ERROR, "could not prepare incremental refresh statement: %s",
-			 SPI_result_code_string(SPI_result));
 	dv_write_depth++;
 	PG_TRY();
 	{
+		plan = SPI_prepare(sql, 0, NULL);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare incremental refresh statement: %s",
+				 SPI_result_code_string(SPI_result));
 		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, false, 0);
 	}
 	PG_CATCH();
@@ -376,18 +384,18 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	initStringInfo(&del);
 	appendStringInfo(&del,
 					 "WITH dv_neg AS (SELECT dv_key, dv_row, -dv_weight AS dv_n FROM dv_net WHERE dv_weight < 0), "
-					 "dv_victims AS MATERIALIZED (SELECT t.ctid AS dv_ctid, t::text AS dv_key, "
-					 "  pg_catalog.row_number() OVER (PARTITION BY t::text) AS dv_rn FROM %s t WHERE ",
+					 "dv_victims AS MATERIALIZED (SELECT dv_tt.ctid AS dv_ctid, ROW(dv_tt.*)::text AS dv_key, "
+					 "  pg_catalog.row_number() OVER (PARTITION BY ROW(dv_tt.*)::text) AS dv_rn FROM %s dv_tt WHERE ",
 					 target);
 	if (first && first[0])
-		appendStringInfo(&del, "(t.%s = ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
-						 "(t.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))) AND ",
+		appendStringInfo(&del, "(dv_tt.%s = ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
+						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))) AND ",
 						 first, first, first, first);
 	appendStringInfo(&del,
-					 "t::text = ANY (ARRAY(SELECT dv_key FROM dv_neg))), "
+					 "ROW(dv_tt.*)::text = ANY (ARRAY(SELECT dv_key FROM dv_neg))), "
 					 "dv_gone AS (SELECT v.dv_ctid FROM dv_victims v JOIN dv_neg n ON v.dv_key = n.dv_key "
 					 "  WHERE v.dv_rn <= n.dv_n) "
-					 "DELETE FROM %s t WHERE t.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING t.*",
+					 "DELETE FROM %s dv_tt WHERE dv_tt.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING dv_tt.*",
 					 target);
 	deleted = dv_exec_at(del.data, snapshot, false);
 	/* what was deleted goes to the own buffer even if a FULL refresh follows */
@@ -623,7 +631,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		total += n;
 	}
 
-	current_table = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	if (ok && total == 0)
 		res->refresh_mode = "NO_DATA";
 	else if (ok)

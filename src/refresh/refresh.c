@@ -82,7 +82,7 @@ dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec)
  * at the same snapshot: delete the rows of the table that the query's
  * result does not have, then insert the result's rows that the table does
  * not have.  Rows are matched as a multiset by their text form (the form
- * verify() compares), so unchanged rows are not rewritten, counts are
+ * verify() compares; ROW(alias.*), which a column of that name cannot shadow), so unchanged rows are not rewritten, counts are
  * honest, every column type works, and a unique index on the table never
  * sees a row twice (deletes come first).  restrict_q / restrict_t (on
  * aliases dv_q and dv_t), when given, limit both sides alike to some rows
@@ -98,12 +98,12 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
 	char	   *where_t = restrict_t ? psprintf(" WHERE %s", restrict_t) : "";
 
 	*delete_sql = psprintf("WITH dv_new AS MATERIALIZED ("
-						   "  SELECT dv_q::text AS dv_key,"
-						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
+						   "  SELECT ROW(dv_q.*)::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY ROW(dv_q.*)::text) AS dv_n"
 						   "  FROM (%s) dv_q%s), "
 						   "dv_old AS MATERIALIZED ("
-						   "  SELECT dv_t.ctid AS dv_ctid, dv_t::text AS dv_key,"
-						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
+						   "  SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY ROW(dv_t.*)::text) AS dv_n"
 						   "  FROM %s dv_t%s) "
 						   "DELETE FROM %s dv_t USING dv_old o"
 						   "  WHERE dv_t.ctid = o.dv_ctid AND NOT EXISTS ("
@@ -111,16 +111,16 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
 						   query ? query : dt->definition, where_q, target, where_t, target,
 						   returning ? " RETURNING dv_t.*" : "");
 	*insert_sql = psprintf("WITH dv_new AS MATERIALIZED ("
-						   "  SELECT dv_q AS dv_row, dv_q::text AS dv_key,"
-						   "         pg_catalog.row_number() OVER (PARTITION BY dv_q::text) AS dv_n"
+						   "  SELECT ROW(dv_q.*)::%s AS dv_row, ROW(dv_q.*)::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY ROW(dv_q.*)::text) AS dv_n"
 						   "  FROM (%s) dv_q%s), "
 						   "dv_old AS MATERIALIZED ("
-						   "  SELECT dv_t::text AS dv_key,"
-						   "         pg_catalog.row_number() OVER (PARTITION BY dv_t::text) AS dv_n"
+						   "  SELECT ROW(dv_t.*)::text AS dv_key,"
+						   "         pg_catalog.row_number() OVER (PARTITION BY ROW(dv_t.*)::text) AS dv_n"
 						   "  FROM %s dv_t%s) "
 						   "INSERT INTO %s SELECT (n.dv_row).* FROM dv_new n WHERE NOT EXISTS ("
 						   "    SELECT 1 FROM dv_old o WHERE o.dv_key = n.dv_key AND o.dv_n = n.dv_n)%s",
-						   query ? query : dt->definition, where_q, target, where_t, target,
+						   target, query ? query : dt->definition, where_q, target, where_t, target,
 						   returning ? " RETURNING *" : "");
 }
 
@@ -202,6 +202,50 @@ table_is_empty(DvTable *dt, Snapshot snapshot)
 	return SPI_processed == 0;
 }
 
+/* does the deparsed definition name the qualified relation (as a whole token)? */
+static bool
+names_relation(const char *definition, const char *qualified)
+{
+	size_t		len = strlen(qualified);
+
+	for (const char *p = strstr(definition, qualified); p != NULL; p = strstr(p + 1, qualified))
+	{
+		char		before = p == definition ? ' ' : p[-1];
+		char		after = p[len];
+
+		if (!(isalnum((unsigned char) before) || before == '_' || before == '"' || before == '.' ||
+			  (unsigned char) before >= 0x80) &&
+			!(isalnum((unsigned char) after) || after == '_' || after == '$' || after == '"' ||
+			  (unsigned char) after >= 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dv_source_renamed_away - has an existing source been renamed (or moved)
+ * so that the stored definition, which names it, no longer finds it?  Then
+ * *new_name is its new qualified name.  A source read only through a view
+ * (the view follows it) just gets its new name recorded: not renamed away.
+ */
+bool
+dv_source_renamed_away(DvTable *dt, DvSource *src, char **new_name)
+{
+	char	   *name = get_rel_name(src->relid);
+	char	   *schema = get_namespace_name(get_rel_namespace(src->relid));
+	char	   *stored = quote_qualified_identifier(src->schema_name, src->table_name);
+
+	if (strcmp(name, src->table_name) == 0 && strcmp(schema, src->schema_name) == 0)
+		return false;
+	*new_name = quote_qualified_identifier(schema, name);
+	if (!names_relation(dt->definition, stored))
+	{
+		dv_catalog_rename_source(dt->relid, src, schema, name);
+		return false;
+	}
+	return true;
+}
+
 /*
  * find_missing_sources - bring the source list up to date: a missing source
  * whose name resolves again is recorded with its new OID (*recreated set);
@@ -222,10 +266,9 @@ find_missing_sources(DvTable *dt, bool *recreated)
 
 		if (OidIsValid(src->relid) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(src->relid)))
 		{
-			char	   *name = get_rel_name(src->relid);
-			char	   *schema = get_namespace_name(get_rel_namespace(src->relid));
+			char	   *renamed;
 
-			if (strcmp(name, src->table_name) == 0 && strcmp(schema, src->schema_name) == 0)
+			if (!dv_source_renamed_away(dt, src, &renamed))
 				continue;
 			/* renamed or moved: the definition names it no more; a table of that name may */
 			nsp = get_namespace_oid(src->schema_name, true);
@@ -239,8 +282,7 @@ find_missing_sources(DvTable *dt, bool *recreated)
 			}
 			if (missing == NULL)
 				missing = psprintf("%s (renamed to %s)",
-								   quote_qualified_identifier(src->schema_name, src->table_name),
-								   quote_qualified_identifier(schema, name));
+								   quote_qualified_identifier(src->schema_name, src->table_name), renamed);
 			continue;
 		}
 		nsp = get_namespace_oid(src->schema_name, true);
@@ -276,6 +318,45 @@ definition_signature(const char *definition)
 }
 
 /*
+ * definition_changed - has the definition, analysed now (views inlined),
+ * changed since the table's last check (a view was redefined)?  Then the
+ * table's sources are analysed again, new ones tracked, and its next
+ * refresh is FULL (DEFINITION_CHANGED): all before the pipeline's snapshot.
+ * The first call for a table records the signature.
+ */
+static bool
+definition_changed(DvTable *dt)
+{
+	char	   *stored = dv_catalog_get_signature(dt->relid);
+	char	   *signature;
+	DvAnalyzedQuery *aq;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	signature = definition_signature(dt->definition);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (stored != NULL && strcmp(stored, signature) == 0)
+		return false;
+	dv_catalog_set_signature(dt->relid, signature);
+	/* first check, or a FULL refresh is due anyway (a replaced definition: its own reason) */
+	if (stored == NULL || dt->next_refresh_full != NULL)
+		return false;
+	/* a source's columns changed (ALTER TABLE): SOURCE_ALTERED says so, and syncs its buffer */
+	if (dv_catalog_source_altered(dt->relid) != NULL)
+		return false;
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	aq = dv_analyze_query(dt->definition, dt->relid);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	dv_catalog_set_sources(dt->relid, aq->sources);
+	dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
+	dv_tracking_release_unused();
+	dv_catalog_set_next_full(dt->relid, "DEFINITION_CHANGED");
+	return true;
+}
+
+/*
  * dv_refresh_one - refresh one dynamic table at the given snapshot, which
  * the caller registered (and whose command id it keeps current), and write
  * its history row.  The caller holds ExclusiveLock on the table.
@@ -302,8 +383,6 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	bool		own_buffer;
 	char	   *altered;
 	int32		seq = 0;
-	char	   *signature = NULL;
-	bool		signature_changed = false;
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = lsn;
@@ -320,22 +399,16 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		return dv_history_insert(dt, trigger, &res);
 	}
 
-	/* the definition as analysed now (views inlined) against the last refresh's */
-	if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
-	{
-		char	   *stored = dv_catalog_get_signature(relid);
-
-		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		signature = definition_signature(dt->definition);
-		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		signature_changed = stored != NULL && strcmp(stored, signature) != 0;
-	}
-
 	res.refresh_mode = "FULL";
 	if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
 	{
 		res.mode_reason_code = "UPSTREAM_RECREATED";
 		res.mode_reason = pstrdup("A source was dropped and created again; the table was recomputed in full.");
+	}
+	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0)
+	{
+		res.mode_reason_code = "DEFINITION_CHANGED";
+		res.mode_reason = pstrdup("A view the definition reads was redefined since the last refresh; the table was recomputed in full.");
 	}
 	else if (dt->next_refresh_full)
 	{
@@ -354,11 +427,6 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER); it was recomputed in full.",
 								   altered);
 		dv_tracking_sync_buffers(dt->sources);
-	}
-	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 && signature_changed)
-	{
-		res.mode_reason_code = "DEFINITION_CHANGED";
-		res.mode_reason = pstrdup("A view the definition reads was redefined since the last refresh; the table was recomputed in full.");
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
 	{
@@ -409,8 +477,6 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		dv_agg_state_rebuild(dt, snapshot);
 	}
 
-	if (signature)
-		dv_catalog_set_signature(relid, signature);
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
@@ -545,7 +611,12 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			DvTable    *dt = dv_catalog_load(lfirst_oid(lc));
 			bool		recreated;
 
-			if (find_missing_sources(dt, &recreated) == NULL && recreated)
+			char	   *missing = find_missing_sources(dt, &recreated);
+
+			/* (a table with a missing source refreshes NO_DATA: nothing to analyse) */
+			if (missing == NULL && strcmp(dt->effective_mode, "INCREMENTAL") == 0 && definition_changed(dt))
+				changed = true;
+			if (missing == NULL && recreated)
 			{
 				DvAnalyzedQuery *aq;
 				int			save_nestlevel;

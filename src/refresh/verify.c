@@ -94,7 +94,10 @@ dv_verify(Oid relid)
 	{
 		DvSource   *src = lfirst(lc);
 
-		if (!OidIsValid(src->relid) || get_rel_name(src->relid) == NULL)
+		char	   *renamed = NULL;
+
+		if (!OidIsValid(src->relid) || get_rel_name(src->relid) == NULL ||
+			dv_source_renamed_away(dt, src, &renamed))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot verify dynamic table \"%s.%s\": its source %s does not exist",
@@ -105,10 +108,10 @@ dv_verify(Oid relid)
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	if (data_snapshot != NULL)
-		query_rows = fetch_counts(psprintf("SELECT dv_q::text, pg_catalog.count(*) FROM (%s) dv_q GROUP BY 1",
+		query_rows = fetch_counts(psprintf("SELECT ROW(dv_q.*)::text, pg_catalog.count(*) FROM (%s) dv_q GROUP BY 1",
 										   dt->definition), data_snapshot, &nquery);
 	PushActiveSnapshot(GetTransactionSnapshot());
-	table_rows = fetch_counts(psprintf("SELECT dv_t::text, pg_catalog.count(*) FROM %s dv_t GROUP BY 1", target),
+	table_rows = fetch_counts(psprintf("SELECT ROW(dv_t.*)::text, pg_catalog.count(*) FROM %s dv_t GROUP BY 1", target),
 							  GetActiveSnapshot(), &ntable);
 	PopActiveSnapshot();
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
