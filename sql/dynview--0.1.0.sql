@@ -302,8 +302,13 @@ BEGIN
             HINT = 'Pass an interval such as ''10 seconds''.';
     END IF;
     t := pg_catalog.to_regclass(wait_fresh.name);
-    IF t IS NULL OR NOT EXISTS (SELECT 1 FROM dynview.dynamic_tables d WHERE d.name = t) THEN
+    IF t IS NULL THEN
         RAISE EXCEPTION 'dynamic table "%" does not exist', wait_fresh.name USING ERRCODE = '42P01',
+            HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM dynview.dynamic_tables d WHERE d.name = t) THEN
+        -- as dynview.refresh() says it
+        RAISE EXCEPTION '"%" is not a dynamic table', wait_fresh.name USING ERRCODE = '42809',
             HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
     END IF;
     LOOP
@@ -331,7 +336,7 @@ $$;
 
 COMMENT ON FUNCTION dynview.wait_fresh(text, interval) IS
 $$Read-your-writes: returns true once the dynamic table NAME reflects every change committed before the call. If it does not yet, the table's owner refreshes it at once (refresh trigger MANUAL); anyone else waits for the scheduler, at most TIMEOUT (default 1 minute), and gets false on timeout.
-Errors: unknown name (42P01), negative timeout (22023). In a REPEATABLE READ transaction later refreshes are not seen: call it in READ COMMITTED.
+Errors: unknown name (42P01), a relation that is not a dynamic table (42809), negative timeout (22023). In a REPEATABLE READ transaction later refreshes are not seen: call it in READ COMMITTED.
 Example: SELECT dynview.wait_fresh('public.order_totals', '10 seconds');$$;
 
 -------------------------------------------------------------------------------
