@@ -22,8 +22,14 @@ header "dependencies"
 bash scripts/install-deps.sh
 
 header "build and install"
-make
-make install
+# the compiler's lines go to a log; on failure it is shown
+BUILD_LOG=$(mktemp /tmp/dynview-build.XXXXXX)
+if ! { make && make install; } >"$BUILD_LOG" 2>&1; then
+	cat "$BUILD_LOG" >&2
+	echo "demo.sh: build failed (log above)" >&2
+	exit 1
+fi
+echo "built and installed (log: $BUILD_LOG)"
 
 header "cluster"
 # restart, so that a running server loads the library just installed (it is preloaded)
@@ -35,7 +41,7 @@ if [ ! -f "$DEMO_SQL" ]; then
 	echo "demo.sh: $DEMO_SQL not found" >&2
 	exit 1
 fi
-dropdb --if-exists --force "$DEMO_DB"
+psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $DEMO_DB WITH (FORCE)"
 createdb "$DEMO_DB"
 psql -X -v ON_ERROR_STOP=1 -d "$DEMO_DB" -f "$DEMO_SQL"
 

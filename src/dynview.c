@@ -32,6 +32,7 @@ int			dv_naptime = 1000;
 int			dv_max_consecutive_failures = 5;
 int			dv_change_retention = 1440;
 bool		dv_log_refreshes = false;
+int			dv_history_retention = 7 * 1440;
 
 static void
 define_gucs(void)
@@ -55,6 +56,11 @@ define_gucs(void)
 							"How long change buffers are kept for a suspended dynamic table.",
 							"Older buffers are dropped and the table is marked for a FULL refresh.",
 							&dv_change_retention, 1440, 1, INT_MAX / 60, PGC_SIGHUP,
+							GUC_UNIT_MIN, NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.history_retention",
+							"How long the scheduler keeps rows of dynview.refresh_history.",
+							"Older rows are deleted, except each dynamic table's latest; 0 keeps every row.",
+							&dv_history_retention, 7 * 1440, 0, INT_MAX / 60, PGC_SIGHUP,
 							GUC_UNIT_MIN, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dynview.log_refreshes",
 							 "Logs every refresh of a dynamic table to the server log.",

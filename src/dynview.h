@@ -40,6 +40,7 @@ extern int	dv_naptime;
 extern int	dv_max_consecutive_failures;
 extern int	dv_change_retention;
 extern bool dv_log_refreshes;
+extern int	dv_history_retention;
 
 /* Refresh triggers, as stored in refresh_history.refresh_trigger */
 typedef enum DvRefreshTrigger

@@ -168,7 +168,9 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 			if (is_guarded(rte->relid))
 				refuse_write(rte->relid);
-			dv_watch_written(rte->relid);
+			/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
+			if (dv_write_depth == 0)
+				dv_watch_written(rte->relid);
 		}
 	}
 	if (prev_ExecutorStart)

@@ -134,6 +134,8 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 
 	if (!OidIsValid(buffer) || ntuples == 0)
 		return;
+	/* downstreams refreshed earlier in this transaction must not skip these rows */
+	dv_watch_written(dt->relid);
 	rel = table_open(buffer, RowExclusiveLock);
 	bdesc = RelationGetDescr(rel);
 	map = palloc(sizeof(int) * bdesc->natts);

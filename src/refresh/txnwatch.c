@@ -8,8 +8,8 @@
  * refresh saw.  Rows the same transaction writes *after* the refresh carry
  * the same xid and would be skipped too.  So each backend keeps, for its
  * current transaction, when (a sequence number) each dynamic table was
- * refreshed and when each relation was written (DML, TRUNCATE, or a refresh
- * of an upstream dynamic table); at pre-commit, a table one of whose sources
+ * refreshed and when each relation was written (DML, TRUNCATE, or rows a
+ * refresh of an upstream dynamic table wrote to its buffer); at pre-commit, a table one of whose sources
  * was written after its last refresh is marked for a FULL refresh
  * (SOURCE_CHANGED_AFTER_REFRESH).  Nothing is kept, and the cost is one list
  * test per DML statement, when the transaction refreshed nothing.
@@ -124,12 +124,15 @@ ensure_callback(void)
 	}
 }
 
-/* a refresh of relid (which also writes relid, for its downstreams) */
+/*
+ * a refresh of relid; what it writes for its downstreams counts as a write
+ * of relid only when rows reach its buffer (dv_write_own_buffer), so a
+ * NO_DATA refresh of an upstream after its downstream changes nothing
+ */
 void
 dv_watch_refreshed(Oid relid)
 {
 	ensure_callback();
-	note(&written, relid);
 	note(&refreshed, relid);
 }
 

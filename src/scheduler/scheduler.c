@@ -5,7 +5,7 @@
  *	  the launcher beside the decoder).  It refreshes the dynamic tables
  *	  whose schedule is due, as pipelines (design section 7).
  *
- * First version (issue 5 is not finished): a table is due when it is ACTIVE,
+ * A table is due when it is ACTIVE,
  * its schedule is an interval and its data is older than that interval (or
  * it has no data yet).  Due tables none of whose downstreams is due are
  * refreshed with their stale upstreams as one pipeline, trigger
@@ -22,7 +22,8 @@
  * 'downstream' table is never a root: it is refreshed as an upstream of a
  * due table.  Between looks the worker sleeps until the next table is due
  * (at least dynview.naptime, at most a minute); committing a change of a
- * schedule wakes it.
+ * schedule wakes it.  About once a minute it deletes refresh_history rows
+ * older than dynview.history_retention (each table's latest row stays).
  *
  *-------------------------------------------------------------------------
  */
@@ -186,6 +187,34 @@ next_due_ms(void)
 	return Max(Min(ms, 60 * 1000L), (long) dv_naptime);
 }
 
+/* delete history rows older than dynview.history_retention, at most once a minute */
+static void
+prune_history(void)
+{
+	static TimestampTz last = 0;
+	TimestampTz now = GetCurrentTimestamp();
+	Oid			types[1] = {INT4OID};
+	Datum		values[1];
+
+	if (dv_history_retention <= 0 || !TimestampDifferenceExceeds(last, now, 60 * 1000))
+		return;
+	last = now;
+	values[0] = Int32GetDatum(dv_history_retention);
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_extension_present())
+		dv_catalog_exec("DELETE FROM dynview.refresh_history h "
+						"WHERE h.end_time < now() - $1 * interval '1 minute' "
+						"AND h.refresh_id < (SELECT max(h2.refresh_id) FROM dynview.refresh_history h2 "
+						"                    WHERE h2.name = h.name)",
+						1, types, values, NULL, -1);
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+}
+
 static void
 scheduler_shutdown(int code, Datum arg)
 {
@@ -247,6 +276,8 @@ dynview_scheduler_main(Datum main_arg)
 
 		foreach(lc, due)
 			refresh_due(lfirst_oid(lc));
+		if (present)
+			prune_history();
 
 		/* sleep until the next table is due (a schedule change sets the latch) */
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -66,3 +66,19 @@ SELECT * FROM tx_list ORDER BY branch;
 SELECT dynview.drop_dynamic_table('tx_list');
 SELECT dynview.drop_dynamic_table('tx_bal');
 DROP TABLE tx_acc;
+
+-- a downstream refreshed before its upstream in one transaction: the upstream's NO_DATA refresh
+-- writes nothing the downstream missed, so its next refresh is not forced FULL
+CREATE TABLE tx_pv (id int PRIMARY KEY, g int, val int);
+INSERT INTO tx_pv VALUES (1, 1, 1);
+SELECT dynview.create_dynamic_table('tx_p1', 'SELECT id, g, val FROM tx_pv', schedule => 'manual');
+SELECT dynview.create_dynamic_table('tx_p2', 'SELECT g, sum(val) AS s FROM tx_p1 GROUP BY g', schedule => 'manual');
+BEGIN;
+SELECT refresh_mode FROM dynview.refresh('tx_p2');
+SELECT refresh_mode FROM dynview.refresh('tx_p1');
+COMMIT;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('tx_p2');
+SELECT dynview.verify('tx_p2');
+SELECT dynview.drop_dynamic_table('tx_p2');
+SELECT dynview.drop_dynamic_table('tx_p1');
+DROP TABLE tx_pv;
