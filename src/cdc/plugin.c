@@ -33,6 +33,7 @@
 #include "access/tupdesc.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "replication/logical.h"
 #include "replication/output_plugin.h"
 #include "replication/reorderbuffer.h"
@@ -203,6 +204,21 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	MemoryContext old;
 	HeapTuple	oldtup;
 	HeapTuple	newtup;
+	static uint32 changes_seen = 0;
+
+	/*
+	 * Replaying one very large transaction takes long: DROP DATABASE and DROP
+	 * EXTENSION wait for the decoder to let go of its slot (30 s), so check
+	 * now and then whether the database is still registered.
+	 */
+	if ((++changes_seen & 0x3FFF) == 0 && MyBackendType == B_BG_WORKER &&
+		!dv_shmem_database_registered(MyDatabaseId))
+	{
+		ereport(LOG,
+				(errmsg("dynview: decoder of database %u stops inside a large transaction: the extension or the database is being dropped",
+						MyDatabaseId)));
+		proc_exit(0);
+	}
 
 	if (state->skipping || !tracked(relation))
 		return;
