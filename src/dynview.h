@@ -188,6 +188,8 @@ extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr ls
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
+extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only,
+								const char *what, const char *table, int *rc);
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);

@@ -57,6 +57,7 @@
 
 #include "dynview.h"
 #include "analyze/delta.h"
+#include "cdc/cdc.h"
 
 #define WEIGHT_MARKER "dv_weight_marker_5c1e"
 
@@ -176,6 +177,23 @@ reason_text(const char *code)
 	if (strcmp(code, "OUTER_JOIN") == 0)
 		return "Outer joins are not incremental yet.";
 	return "A FROM item other than a table is not incremental.";
+}
+
+/*
+ * strip_grouping - q without what makes rows of groups: GROUP BY, HAVING,
+ * DISTINCT, windows, aggregates; ORDER BY (it does not matter for a table)
+ */
+static void
+strip_grouping(Query *q)
+{
+	q->groupClause = NIL;
+	q->groupDistinct = false;
+	q->havingQual = NULL;
+	q->distinctClause = NIL;
+	q->windowClause = NIL;
+	q->hasWindowFuncs = false;
+	q->sortClause = NIL;
+	q->hasAggs = false;
 }
 
 /* collect the distinct Aggrefs of an expression tree */
@@ -349,12 +367,7 @@ state_query(Query *query, List *keys, List *aggs)
 	if (m.failed)
 		return NULL;
 	p->targetList = tl;
-	p->groupClause = NIL;
-	p->groupDistinct = false;
-	p->hasAggs = false;
-	p->havingQual = NULL;
-	p->sortClause = NIL;
-	p->distinctClause = NIL;
+	strip_grouping(p);
 	return p;
 }
 
@@ -481,11 +494,7 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 										 psprintf("x%d", foreach_current_index(lc) + 1), false));
 	}
 	q->targetList = tl;
-	q->groupClause = NIL;
-	q->groupDistinct = false;
-	q->distinctClause = NIL;
-	q->sortClause = NIL;
-	q->hasAggs = false;
+	strip_grouping(q);
 }
 
 /*
@@ -1169,9 +1178,7 @@ plan_level(Query *query, int branch, bool allow_state)
 			{
 				const char *col = strVal(lfirst(lcol));
 
-				if (strcmp(col, "dv_xid") == 0 || strcmp(col, "dv_commit_lsn") == 0 ||
-					strcmp(col, "dv_commit_time") == 0 || strcmp(col, "dv_seq") == 0 ||
-					strcmp(col, "dv_weight") == 0)
+				if (dv_buffer_meta_column(col))
 					return full_plan("RESERVED_COLUMN_NAME",
 									 "Source column \"%s\" of \"%s\" has the name of a change buffer's own column, so it is not captured.",
 									 col, get_rel_name(rte->relid));
@@ -1202,13 +1209,7 @@ plan_level(Query *query, int branch, bool allow_state)
 			tl = lappend(tl, te);
 		}
 		q->targetList = tl;
-		q->groupClause = NIL;
-		q->windowClause = NIL;
-		q->hasWindowFuncs = false;
-		q->distinctClause = NIL;
-		q->sortClause = NIL;
-		q->havingQual = NULL;
-		q->hasAggs = false;
+		strip_grouping(q);
 	}
 	else
 	{

@@ -30,6 +30,7 @@
 #define DV_BUFFER_META_COLS	5	/* dv_xid .. dv_weight */
 
 extern int	dv_max_sources;
+extern bool dv_buffer_meta_column(const char *name);
 
 /* shmem.c */
 extern void dv_shmem_init(void);

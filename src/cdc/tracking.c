@@ -157,6 +157,20 @@ set_replica_identity_full(Oid relid, char *previous, bool required)
 			 errdetail("Change capture needs whole old rows; the previous setting is restored when no dynamic table reads the table.")));
 }
 
+/* is name one of a change buffer's own columns (dv_xid .. dv_weight)? */
+bool
+dv_buffer_meta_column(const char *name)
+{
+	static const char *const meta[DV_BUFFER_META_COLS] = {
+		"dv_xid", "dv_commit_lsn", "dv_commit_time", "dv_seq", "dv_weight"
+	};
+
+	for (int i = 0; i < DV_BUFFER_META_COLS; i++)
+		if (strcmp(name, meta[i]) == 0)
+			return true;
+	return false;
+}
+
 /* ", name type" for each source column in names (all when names is NIL) */
 static void
 append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
@@ -173,9 +187,7 @@ append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
 		if (att->attisdropped)
 			continue;
 		/* a source column named like a buffer's own column is not captured (FULL refreshes) */
-		if (strcmp(NameStr(att->attname), "dv_xid") == 0 || strcmp(NameStr(att->attname), "dv_commit_lsn") == 0 ||
-			strcmp(NameStr(att->attname), "dv_commit_time") == 0 || strcmp(NameStr(att->attname), "dv_seq") == 0 ||
-			strcmp(NameStr(att->attname), "dv_weight") == 0)
+		if (dv_buffer_meta_column(NameStr(att->attname)))
 			continue;
 		foreach(lc, names)
 			wanted |= strcmp(strVal(lfirst(lc)), NameStr(att->attname)) == 0;

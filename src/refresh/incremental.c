@@ -265,38 +265,54 @@ dv_set_current_table(const char *qualified_name)
 	strlcpy(current_table, qualified_name, sizeof(current_table));
 }
 
+/*
+ * dv_exec_statement - run one generated refresh statement at the snapshot as
+ * a dynview write (the DML guard lets it through); its SPI result code goes
+ * to *rc.  An error names "<what> of dynamic table "<table>"" instead of
+ * showing the statement.  Rows stay in SPI_tuptable.
+ */
 uint64
-dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
+dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char *what,
+				  const char *table, int *rc)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan;
-	int			rc = 0;
 
 	dv_write_depth++;
 	PG_TRY();
 	{
 		plan = SPI_prepare(sql, 0, NULL);
 		if (plan == NULL)
-			elog(ERROR, "could not prepare incremental refresh statement: %s",
+			elog(ERROR, "could not prepare a refresh statement of \"%s\": %s", table,
 				 SPI_result_code_string(SPI_result));
-		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, false, 0);
+		*rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, false, 0);
 	}
 	PG_CATCH();
 	{
-		/* name the table instead of showing the generated statement */
 		ErrorData  *edata;
 
 		dv_write_depth--;
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
-		dv_rethrow_refresh_error(edata, psprintf("incremental refresh of dynamic table \"%s\"", current_table));
+		dv_rethrow_refresh_error(edata, psprintf("%s of dynamic table \"%s\"", what, table));
 	}
 	PG_END_TRY();
 	dv_write_depth--;
+	SPI_freeplan(plan);
+	return SPI_processed;
+}
+
+/* an incremental refresh statement of the current table; rows in SPI_tuptable */
+uint64
+dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
+{
+	int			rc;
+	uint64		n = dv_exec_statement(sql, snapshot, read_only, "incremental refresh", current_table, &rc);
+
 	if (rc < 0)
 		elog(ERROR, "incremental refresh statement failed: %s", SPI_result_code_string(rc));
-	return SPI_processed;
+	return n;
 }
 
 /* "c1, c2, ..." of the table's columns, each prefixed */

@@ -154,37 +154,12 @@ dv_rethrow_refresh_error(ErrorData *edata, const char *context)
 static uint64
 run_write(DvTable *dt, const char *sql, Snapshot snapshot, int expected_rc)
 {
-	MemoryContext caller_context = CurrentMemoryContext;
-	SPIPlanPtr	plan = NULL;
-	int			rc = 0;
-	uint64		processed;
+	int			rc;
+	uint64		processed = dv_exec_statement(sql, snapshot, false, "refresh",
+											  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
 
-	dv_write_depth++;
-	PG_TRY();
-	{
-		plan = SPI_prepare(sql, 0, NULL);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare refresh of \"%s\": %s", dt->table_name,
-				 SPI_result_code_string(SPI_result));
-		rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, false, false, 0);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		dv_write_depth--;
-		MemoryContextSwitchTo(caller_context);
-		edata = CopyErrorData();
-		FlushErrorState();
-		dv_rethrow_refresh_error(edata, psprintf("refresh of dynamic table \"%s.%s\"",
-												 dt->schema_name, dt->table_name));
-	}
-	PG_END_TRY();
-	dv_write_depth--;
 	if (rc != expected_rc)
 		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
-	processed = SPI_processed;
-	SPI_freeplan(plan);
 	return processed;
 }
 
