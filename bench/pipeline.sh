@@ -8,17 +8,27 @@
 #     - a NO_DATA refresh (nothing changed)
 # Usage: eval "$(scripts/cluster.sh env)"; bench/pipeline.sh [orders...]   (default: 1000000)
 #        DV_BENCH_ROUNDS (default 3): changes per size; the medians are reported.
-# Needs a running cluster with dynview preloaded. Uses database dv_bench_pipeline. Not a test.
+#        DV_BENCH_KEEP=1: keep the database (dv_bench_pipeline_<orders>) afterwards, and reuse it
+#        (skip the load and the build) when it exists already - for working on the refresh.
+# Needs a running cluster with dynview preloaded. Not a test.
 set -euo pipefail
 SIZES=("${@:-1000000}")
 ROUNDS=${DV_BENCH_ROUNDS:-3}
-DB=dv_bench_pipeline
+KEEP=${DV_BENCH_KEEP:-0}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 now_ms() { date +%s%3N; }
 timed() { local t0 t1; t0=$(now_ms); q -c "$1" >/dev/null; t1=$(now_ms); echo $((t1 - t0)); }
 
 for N in "${SIZES[@]}"; do
+	DB=dv_bench_pipeline_$N
+	DWD="SELECT o.order_id, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status FROM doc_orders o JOIN doc_products p ON o.product_id = p.product_id WHERE o.status = 'completed'"
+	GMV="SELECT category, count(DISTINCT order_id) AS order_cnt, sum(quantity) AS total_qty, sum(amount) AS gmv, CAST(sum(amount) / sum(quantity) AS numeric(10,2)) AS avg_price FROM doc_dwd_order_detail GROUP BY category"
+	RANK="SELECT rank() OVER (ORDER BY gmv DESC) AS gmv_rank, category, order_cnt, total_qty, gmv, avg_price FROM doc_ads_category_gmv"
+	if [ "$KEEP" = 1 ] && [ "$(psql -X -At -c "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 1 ]; then
+		echo "reusing database $DB"
+		t_create=reused
+	else
 	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
 	q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
 	q <<SQL
@@ -34,9 +44,6 @@ INSERT INTO doc_orders SELECT 'O' || g, 'U' || (g % 100000), 'P' || (1 + g % 100
   FROM generate_series(1, $N) g;
 VACUUM ANALYZE doc_orders, doc_products;
 SQL
-	DWD="SELECT o.order_id, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status FROM doc_orders o JOIN doc_products p ON o.product_id = p.product_id WHERE o.status = 'completed'"
-	GMV="SELECT category, count(DISTINCT order_id) AS order_cnt, sum(quantity) AS total_qty, sum(amount) AS gmv, CAST(sum(amount) / sum(quantity) AS numeric(10,2)) AS avg_price FROM doc_dwd_order_detail GROUP BY category"
-	RANK="SELECT rank() OVER (ORDER BY gmv DESC) AS gmv_rank, category, order_cnt, total_qty, gmv, avg_price FROM doc_ads_category_gmv"
 	t_create=$(timed "SET client_min_messages = warning;
 		SELECT dynview.create_dynamic_table('doc_dwd_order_detail', \$q\$$DWD\$q\$, schedule => 'manual');
 		SELECT dynview.create_dynamic_table('doc_ads_category_gmv', \$q\$$GMV\$q\$, schedule => 'manual');
@@ -45,6 +52,7 @@ SQL
 	q -c "CREATE MATERIALIZED VIEW mv.doc_ads_category_gmv AS ${GMV/FROM doc_dwd_order_detail/FROM mv.doc_dwd_order_detail}" >/dev/null
 	q -c "CREATE MATERIALIZED VIEW mv.doc_ads_category_rank AS ${RANK/FROM doc_ads_category_gmv/FROM mv.doc_ads_category_gmv}" >/dev/null
 	q -c "VACUUM ANALYZE" >/dev/null
+	fi
 
 	# let the decoder catch up with the bulk load first, and the checkpoint of the load finish
 	q -c "SELECT dynview.wait_for_capture('30 minutes')" >/dev/null
@@ -59,7 +67,9 @@ SQL
 	mv_all=()
 	layers_all=()
 	ok=t
-	for r in $(seq 1 "$ROUNDS"); do
+	base=$(q -c "SELECT count(*) FROM doc_orders WHERE order_id LIKE 'N%'")
+	for r0 in $(seq 1 "$ROUNDS"); do
+		r=$((r0 + base / 1000))
 		q <<SQL
 INSERT INTO doc_orders SELECT 'N$r-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed'
   FROM generate_series(1, 1000) g;
@@ -84,5 +94,5 @@ SQL
 	echo "  modes: $modes"
 	for l in "${layers_all[@]}"; do echo "  per layer: $l"; done
 	awk -v a="$t_mv" -v b="$t_incr" 'BEGIN { printf "  full (REFRESH MATERIALIZED VIEW) / dynview pipeline refresh: %.1fx\n", a / (b > 0 ? b : 1) }'
+	[ "$KEEP" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
 done
-psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"

@@ -186,6 +186,7 @@ extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *rest
 struct SPITupleTable;
 extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn,
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
+extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
 extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only,

@@ -38,6 +38,7 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "storage/lock.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
@@ -176,6 +177,42 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 }
 
 /*
+ * written_here - has the current transaction written relid (holds a lock
+ * that INSERT, UPDATE, DELETE, TRUNCATE or ALTER take)?  S_new then sees
+ * rows that the decoder captures only after commit.
+ */
+static bool
+written_here(Oid relid)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+	return LockHeldByMe(&tag, RowExclusiveLock) || LockHeldByMe(&tag, AccessExclusiveLock) ||
+		LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock);
+}
+
+/*
+ * The window of the data snapshot S_prev (with the xids it consumed as its
+ * own, $2 and $3) to S_new ($4, with the current transaction's xid as $1):
+ * buffer rows whose transaction S_new sees and S_prev did not.
+ */
+#define WINDOW_CONDITION \
+	"(pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) " \
+	"       OR dv_xid = ANY ($1::pg_catalog.xid8[])) " \
+	"AND NOT (pg_catalog.pg_visible_in_snapshot(dv_xid, $2::pg_catalog.pg_snapshot) " \
+	"         OR dv_xid = ANY ($3::pg_catalog.xid8[]))"
+
+/* the four parameters of WINDOW_CONDITION */
+static void
+window_parameters(DvTable *dt, Snapshot snapshot, Datum *values)
+{
+	values[0] = CStringGetTextDatum(psprintf("{" UINT64_FORMAT "}", own_xid8()));
+	values[1] = CStringGetTextDatum(dt->data_snapshot);
+	values[2] = CStringGetTextDatum(dt->data_own_xids);
+	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
+}
+
+/*
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
@@ -188,7 +225,6 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	ListCell   *lc;
 	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
 	Datum		values[4];
-	char	   *own_new = psprintf("{" UINT64_FORMAT "}", own_xid8());
 	bool		has_marker = false;
 	bool		isnull;
 	bool		consolidate = true;
@@ -210,11 +246,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	appendStringInfoString(&sql, "SELECT ");
 	foreach(lc, src->columns)
 		appendStringInfo(&sql, "%s, ", quote_identifier(strVal(lfirst(lc))));
-	appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s "
-					 "WHERE (pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) "
-					 "       OR dv_xid = ANY ($1::pg_catalog.xid8[])) "
-					 "AND NOT (pg_catalog.pg_visible_in_snapshot(dv_xid, $2::pg_catalog.pg_snapshot) "
-					 "         OR dv_xid = ANY ($3::pg_catalog.xid8[]))",
+	appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s WHERE " WINDOW_CONDITION,
 					 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
 					 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
 	if (consolidate)
@@ -227,10 +259,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	}
 
 	/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
-	values[0] = CStringGetTextDatum(own_new);
-	values[1] = CStringGetTextDatum(dt->data_snapshot);
-	values[2] = CStringGetTextDatum(dt->data_own_xids);
-	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
+	window_parameters(dt, snapshot, values);
 	dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
 		has_marker = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
@@ -566,7 +595,6 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	foreach(lc, plan->sources)
 	{
 		Oid			relid = ((DvPlanSource *) lfirst(lc))->relid;
-		LOCKTAG		tag;
 
 		if (dv_is_dynamic_table(relid))
 			continue;
@@ -576,9 +604,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		 * This transaction wrote the source: S_new sees those rows, but the
 		 * decoder captures them only after commit.
 		 */
-		SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
-		if (LockHeldByMe(&tag, RowExclusiveLock) || LockHeldByMe(&tag, AccessExclusiveLock) ||
-			LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock))
+		if (written_here(relid))
 		{
 			*full_code = "SOURCE_CHANGED_IN_TRANSACTION";
 			*full_reason = psprintf("This transaction changed \"%s\"; its changes are captured only once it commits.",
@@ -676,4 +702,75 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	foreach(lc, registered)
 		SPI_unregister_relation((const char *) lfirst(lc));
 	return ok;
+}
+
+/*
+ * dv_sources_unchanged - may a FULL-mode table skip its recompute (NO_DATA)?
+ *
+ * True when its result cannot differ from what it holds: the definition
+ * calls no volatile or stable function (now(), random(): the result changes
+ * without any source changing), every source is captured (a tracked table,
+ * or a dynamic table whose refreshes write its buffer), the decoder has
+ * caught up with lsn, and no buffer holds a row or a TRUNCATE marker in the
+ * window from the data snapshot to snapshot.  The caller has checked that
+ * no source was altered (DDL) and that no full refresh is due, holds
+ * ExclusiveLock on dt and has SPI open.  False whenever in doubt: the
+ * caller then recomputes, which is always right.
+ */
+bool
+dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
+{
+	Query	   *query;
+	ListCell   *lc;
+	List	   *buffers = NIL;
+	bool		need_decoder = false;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+
+	if (!dt->has_data_snapshot || dt->next_refresh_full != NULL || dt->sources == NIL)
+		return false;
+
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	query = dv_parse_definition(dt->definition);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (contain_mutable_functions((Node *) query))
+		return false;
+
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Oid			buffer = buffer_of(src->relid);
+
+		if (!OidIsValid(src->relid) || !OidIsValid(buffer))
+			return false;
+		if (!dv_is_dynamic_table(src->relid))
+		{
+			need_decoder = true;
+			if (written_here(src->relid))
+				return false;
+		}
+		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
+			return false;
+		buffers = lappend_oid(buffers, buffer);
+	}
+	if (need_decoder)
+	{
+		XLogFlush(lsn);
+		if (!dv_shmem_wait_decoded(lsn, 60 * 1000L))
+			return false;
+	}
+
+	window_parameters(dt, snapshot, values);
+	foreach(lc, buffers)
+	{
+		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
+								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(lfirst_oid(lc)))),
+						4, types, values, NULL, -1);
+		if (SPI_processed > 0)
+			return false;
+	}
+	return true;
 }

@@ -417,6 +417,13 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			res.mode_reason = reason;
 		}
 	}
+	else if (dv_catalog_source_altered(relid) == NULL &&
+			 dv_sources_unchanged(dt, snapshot, lsn))
+	{
+		/* a FULL-mode table whose sources did not change: nothing to recompute */
+		res.refresh_mode = "NO_DATA";
+		done = true;
+	}
 	else
 	{
 		res.mode_reason_code = dt->mode_reason_code;

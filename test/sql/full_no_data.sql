@@ -1,0 +1,68 @@
+-- A FULL-mode dynamic table whose sources did not change since its data snapshot refreshes
+-- NO_DATA: nothing is recomputed.  It recomputes (FULL) when a source changed, when this
+-- transaction wrote a source, after TRUNCATE or ALTER of a source, when the definition calls a
+-- volatile or stable function (now()), and when a source is not captured (an unlogged table).
+SET client_min_messages = warning;
+CREATE TABLE fnd_src (id int PRIMARY KEY, v int);
+INSERT INTO fnd_src SELECT g, g % 10 FROM generate_series(1, 100) g;
+CREATE UNLOGGED TABLE fnd_nokey (id int, v int);
+INSERT INTO fnd_nokey VALUES (1, 1);
+SELECT dynview.create_dynamic_table('fnd_inc', 'SELECT id, v FROM fnd_src WHERE v > 2', schedule => 'manual');
+-- window without PARTITION BY over a dynamic table: FULL
+SELECT dynview.create_dynamic_table('fnd_rank', 'SELECT id, rank() OVER (ORDER BY v, id) AS rk FROM fnd_inc',
+                                    schedule => 'manual');
+SELECT dynview.create_dynamic_table('fnd_full', 'SELECT v, count(*) AS n FROM fnd_src GROUP BY v',
+                                    schedule => 'manual', refresh_mode => 'full');
+SELECT dynview.create_dynamic_table('fnd_now', 'SELECT id, now() - now() AS zero FROM fnd_src WHERE id < 3',
+                                    schedule => 'manual');
+SELECT dynview.create_dynamic_table('fnd_nk', 'SELECT v, count(*) AS n FROM fnd_nokey GROUP BY v',
+                                    schedule => 'manual');
+SELECT name, effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name::text LIKE 'fnd%' ORDER BY 1;
+
+-- nothing changed: NO_DATA for the FULL-mode tables too, except now() and the uncaptured source
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rank');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_full');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_now');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_nk');
+SELECT table_name, refresh_mode FROM dynview.refresh_history WHERE table_name = 'fnd_inc' ORDER BY refresh_id DESC LIMIT 1;
+
+-- a change: the upstream refreshes INCREMENTAL and writes its buffer, the downstream recomputes
+UPDATE fnd_src SET v = 11 WHERE id = 5;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rank');
+SELECT dynview.verify('fnd_rank'), dynview.verify('fnd_inc');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+SELECT dynview.verify('fnd_full');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+
+-- a change that is undone before the refresh still recomputes (the window is not empty)
+UPDATE fnd_src SET v = 12 WHERE id = 6;
+UPDATE fnd_src SET v = 6 WHERE id = 6;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+SELECT dynview.verify('fnd_full');
+
+-- this transaction wrote the source: FULL; after commit its own change is not seen again
+BEGIN;
+UPDATE fnd_src SET v = 12 WHERE id = 6;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+SELECT dynview.verify('fnd_full');
+COMMIT;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+SELECT dynview.verify('fnd_full');
+
+-- TRUNCATE and ALTER of a source
+TRUNCATE fnd_src;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+SELECT dynview.verify('fnd_full');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+INSERT INTO fnd_src VALUES (1, 1);
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+ALTER TABLE fnd_src ALTER COLUMN v TYPE bigint;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+SELECT dynview.verify('fnd_full');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_full');
+
+-- the uncaptured source: its changes are seen because the table always recomputes
+INSERT INTO fnd_nokey VALUES (2, 1);
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_nk');
+SELECT * FROM fnd_nk;
+SELECT dynview.verify('fnd_nk');
