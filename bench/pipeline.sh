@@ -8,6 +8,9 @@
 #     - a NO_DATA refresh (nothing changed)
 # Usage: eval "$(scripts/cluster.sh env)"; bench/pipeline.sh [orders...]   (default: 1000000)
 #        DV_BENCH_ROUNDS (default 3): changes per size; the medians are reported.
+#        DV_BENCH_PREWARM (default 1): before each measurement read every relation of the database
+#        into the OS cache (pg_prewarm 'read'), as on a server whose data fits its memory and is
+#        in use; 0 measures with whatever the cache holds (after a bulk load: the load's leftovers).
 #        DV_BENCH_KEEP=1: keep the database (dv_bench_pipeline_<orders>) afterwards, and reuse it
 #        (skip the load and the build) when it exists already - for working on the refresh.
 # Needs a running cluster with dynview preloaded. Not a test.
@@ -15,10 +18,16 @@ set -euo pipefail
 SIZES=("${@:-1000000}")
 ROUNDS=${DV_BENCH_ROUNDS:-3}
 KEEP=${DV_BENCH_KEEP:-0}
+PREWARM=${DV_BENCH_PREWARM:-1}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 now_ms() { date +%s%3N; }
 timed() { local t0 t1; t0=$(now_ms); q -c "$1" >/dev/null; t1=$(now_ms); echo $((t1 - t0)); }
+prewarm() {
+	[ "$PREWARM" = 1 ] || return 0
+	q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "SELECT sum(pg_prewarm(c.oid, 'read')) FROM pg_class c
+		WHERE c.relkind IN ('r', 'i', 'm', 't') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0" >/dev/null
+}
 
 for N in "${SIZES[@]}"; do
 	DB=dv_bench_pipeline_$N
@@ -58,9 +67,15 @@ SQL
 	q -c "SELECT dynview.wait_for_capture('30 minutes')" >/dev/null
 	q -c "SELECT dynview.refresh('doc_ads_category_rank')" >/dev/null
 	q -c "CHECKPOINT" >/dev/null
+	prewarm
 	# a refresh with nothing to do
+	# a refresh with nothing to do: first in a new connection (cold caches, as psql -c is), then
+	# five more in one connection (warm, as the scheduler's worker is), timed by psql
 	t_nodata=$(timed "SELECT dynview.refresh('doc_ads_category_rank')")
 	nodata_layer=$(q -c "SELECT string_agg(table_name || '=' || refresh_mode || ':' || round(duration_ms::numeric, 2) || 'ms', ' ' ORDER BY refresh_id) FROM (SELECT * FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 3) h")
+	nodata_warm=$(for i in 1 2 3 4 5 6; do echo "SELECT dynview.refresh('doc_ads_category_rank');"; done |
+		psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" -c '\timing on' -f - | awk '/^Time:/ {print $2}' | tail -5 | sort -n | awk '{a[NR]=$1} END {print a[3] " ms (of " a[1] "-" a[5] ")"}')
+	nodata_warm_layer=$(q -c "SELECT string_agg(table_name || '=' || refresh_mode || ':' || round(duration_ms::numeric, 2) || 'ms', ' ' ORDER BY refresh_id) FROM (SELECT * FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 3) h")
 	# ROUNDS changes, each of 1,000 new orders, 100 updated, 100 deleted (other rows each round);
 	# after each, the pipeline refresh and the three REFRESH MATERIALIZED VIEW are timed
 	incr_all=()
@@ -76,11 +91,13 @@ INSERT INTO doc_orders SELECT 'N$r-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 
 UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + $r) FROM generate_series(1, 100) g);
 DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 1 + 3 * $r) FROM generate_series(1, 100) g);
 SQL
+		prewarm
 		incr_all+=("$(timed "SELECT dynview.refresh('doc_ads_category_rank')")")
 		modes=$(q -c "SELECT string_agg(table_name || '=' || refresh_mode, ' ' ORDER BY refresh_id) FROM (SELECT * FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 3) h")
 		layers_all+=("$(q -c "SELECT string_agg(table_name || '=' || round(duration_ms::numeric, 1) || 'ms', ' ' ORDER BY refresh_id) FROM (SELECT * FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 3) h")")
 		ok_r=$(q -c "SELECT bool_and(dynview.verify(t)) FROM unnest(ARRAY['doc_dwd_order_detail','doc_ads_category_gmv','doc_ads_category_rank']) t")
 		[ "$ok_r" = t ] || ok=f
+		prewarm
 		mv_all+=("$(timed "REFRESH MATERIALIZED VIEW mv.doc_dwd_order_detail; REFRESH MATERIALIZED VIEW mv.doc_ads_category_gmv; REFRESH MATERIALIZED VIEW mv.doc_ads_category_rank;")")
 		# the decoder reads all WAL, the materialized views' rewrite too: let it catch up before
 		# the next change, so that the next refresh is not charged for decoding the views
@@ -91,6 +108,7 @@ SQL
 	echo "orders=$N create_ms=$t_create nodata_ms=$t_nodata pipeline_ms(median of $ROUNDS)=$t_incr mv_refresh_ms(median)=$t_mv verify=$ok"
 	echo "  pipeline refreshes (ms): ${incr_all[*]}; REFRESH MATERIALIZED VIEW x3 (ms): ${mv_all[*]}"
 	echo "  no-change refresh per layer (server side): $nodata_layer"
+	echo "  no-change pipeline refresh in one connection (median of 5): $nodata_warm; last, per layer: $nodata_warm_layer"
 	echo "  modes: $modes"
 	for l in "${layers_all[@]}"; do echo "  per layer: $l"; done
 	awk -v a="$t_mv" -v b="$t_incr" 'BEGIN { printf "  full (REFRESH MATERIALIZED VIEW) / dynview pipeline refresh: %.1fx\n", a / (b > 0 ? b : 1) }'

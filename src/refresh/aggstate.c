@@ -367,6 +367,20 @@ create_state_index(DvPlan *plan, const char *name, const char *lead)
 					0, NULL, NULL, NULL, -1);
 }
 
+/* do the state tables have their unique indexes (every group key has a btree)? */
+static bool
+state_indexed(DvPlan *plan)
+{
+	ListCell   *lc;
+
+	foreach(lc, plan->key_btree)
+	{
+		if (!lfirst_int(lc))
+			return false;
+	}
+	return true;
+}
+
 /*
  * dv_agg_state_rebuild - after a FULL refresh at snapshot: drop the table's
  * state and, if its plan keeps aggregates in place, build it from the
@@ -699,13 +713,42 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 				   snapshot, true);
 		dv_register_tuples(dd);
 		enrs = lappend(enrs, dd);
-		dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN s.dv_mult IS NULL THEN 1 "
-							"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
-							"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
-							"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
-							key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
-							group_by_p(nkeys, "d.", NULL)),
-				   snapshot, false);
+		if (state_indexed(plan))
+		{
+			/*
+			 * One probe per changed value: add the delta by upsert (on the
+			 * unique index of (v, g..)) and compare each new multiplicity
+			 * with its delta.  A stored multiplicity is never 0, so new ==
+			 * delta means 0 -> n; new == 0 means n -> 0 (that row is then
+			 * deleted); new < 0 means the state was not what the data
+			 * snapshot says.
+			 */
+			char	   *up = psprintf("dv_up%d", j);
+
+			dv_exec_at(psprintf("WITH dv_u AS (INSERT INTO %s AS s SELECT %sd.v, d.dv_w FROM %s d "
+								"  ON CONFLICT (v%s%s) DO UPDATE SET dv_mult = s.dv_mult + excluded.dv_mult "
+								"  RETURNING s.*) "
+								"SELECT %su.v, u.dv_mult, d.dv_w FROM dv_u u JOIN %s d ON u.v = d.v AND %s",
+								dist, key_list(nkeys, "d."), dd, nkeys > 0 ? ", " : "",
+								nkeys > 0 ? key_cols(nkeys, "") : "",
+								key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d")),
+					   snapshot, false);
+			dv_register_tuples(up);
+			enrs = lappend(enrs, up);
+			dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN dv_mult = dv_w THEN 1 "
+								"  WHEN dv_mult = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
+								"  pg_catalog.bool_or(dv_mult < 0) AS dv_bad FROM %s%s",
+								keys, up, group_by(nkeys, NULL)),
+					   snapshot, true);
+		}
+		else
+			dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN s.dv_mult IS NULL THEN 1 "
+								"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
+								"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
+								"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
+								key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
+								group_by_p(nkeys, "d.", NULL)),
+					   snapshot, false);
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
 			bool		isnull;
@@ -719,12 +762,18 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			break;
 		dv_register_tuples(dtr);
 		enrs = lappend(enrs, dtr);
-		dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON s.v = d.v AND %s "
-							"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
-							"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
-							"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
-							dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
-				   snapshot, false);
+		if (state_indexed(plan))
+			/* the values that went: only they have multiplicity 0 */
+			dv_exec_at(psprintf("DELETE FROM %s s WHERE s.v = ANY (ARRAY(SELECT v FROM dv_up%d WHERE dv_mult = 0)) "
+								"AND s.dv_mult = 0", dist, j),
+					   snapshot, false);
+		else
+			dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON s.v = d.v AND %s "
+								"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
+								"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
+								"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
+								dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
+					   snapshot, false);
 
 		/* its transitions join the union the group delta is taken from */
 		appendStringInfo(&uni, " UNION ALL SELECT %s0::pg_catalog.int8", keys);

@@ -66,3 +66,7 @@ INSERT INTO fnd_nokey VALUES (2, 1);
 SELECT table_name, refresh_mode FROM dynview.refresh('fnd_nk');
 SELECT * FROM fnd_nk;
 SELECT dynview.verify('fnd_nk');
+
+-- downstream first
+SELECT dynview.drop_dynamic_table(n) FROM unnest(ARRAY['fnd_rank', 'fnd_inc', 'fnd_full', 'fnd_now', 'fnd_nk']) n;
+DROP TABLE fnd_src, fnd_nokey;
