@@ -23,9 +23,20 @@ export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 now_ms() { date +%s%3N; }
 timed() { local t0 t1; t0=$(now_ms); q -c "$1" >/dev/null; t1=$(now_ms); echo $((t1 - t0)); }
+# before a measurement: the decoder has caught up (it reads all WAL, the materialized views'
+# rewrite too), the rewritten views are vacuumed and analysed (else autovacuum does it during the
+# next measurement), no autovacuum worker is busy in the database, and a checkpoint is done
+quiesce() {
+	q -c "SELECT dynview.wait_for_capture('30 minutes')" -c "VACUUM ANALYZE mv.doc_dwd_order_detail, mv.doc_ads_category_gmv, mv.doc_ads_category_rank" >/dev/null
+	for _ in $(seq 1 600); do
+		[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND datname = current_database()")" = 0 ] && break
+		sleep 1
+	done
+	q -c "SELECT dynview.wait_for_capture('30 minutes')" -c "CHECKPOINT" >/dev/null
+}
 prewarm() {
 	[ "$PREWARM" = 1 ] || return 0
-	q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "SELECT sum(pg_prewarm(c.oid, 'read')) FROM pg_class c
+	q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "SELECT sum(pg_prewarm(c.oid, 'read')) FROM pg_class c
 		WHERE c.relkind IN ('r', 'i', 'm', 't') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0" >/dev/null
 }
 
@@ -66,7 +77,7 @@ SQL
 	# let the decoder catch up with the bulk load first, and the checkpoint of the load finish
 	q -c "SELECT dynview.wait_for_capture('30 minutes')" >/dev/null
 	q -c "SELECT dynview.refresh('doc_ads_category_rank')" >/dev/null
-	q -c "CHECKPOINT" >/dev/null
+	quiesce
 	prewarm
 	# a refresh with nothing to do
 	# a refresh with nothing to do: first in a new connection (cold caches, as psql -c is), then
@@ -101,7 +112,7 @@ SQL
 		mv_all+=("$(timed "REFRESH MATERIALIZED VIEW mv.doc_dwd_order_detail; REFRESH MATERIALIZED VIEW mv.doc_ads_category_gmv; REFRESH MATERIALIZED VIEW mv.doc_ads_category_rank;")")
 		# the decoder reads all WAL, the materialized views' rewrite too: let it catch up before
 		# the next change, so that the next refresh is not charged for decoding the views
-		q -c "SELECT dynview.wait_for_capture('30 minutes')" -c "CHECKPOINT" >/dev/null
+		quiesce
 	done
 	t_incr=$(printf '%s\n' "${incr_all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 	t_mv=$(printf '%s\n' "${mv_all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')

@@ -53,19 +53,13 @@ CREATE TABLE dynview.source_catalog (
 );
 CREATE INDEX ON dynview.source_catalog (source_relid);
 
--- A source's shape: its storage and its columns.  A change (ALTER ... TYPE, a column dropped and
+-- A source's shape: md5 of its relfilenode and of each live column's number, name, type and typmod
+-- (NULL for a relation that does not exist).  A change (ALTER ... TYPE, a column dropped and
 -- added again, a rewrite) is invisible to change capture, so a refresh that sees one is FULL.
 CREATE FUNCTION dynview._source_signature(relid oid)
 RETURNS text
-LANGUAGE sql STABLE
-AS $$
-    SELECT pg_catalog.md5(c.relfilenode::text || ':' ||
-           pg_catalog.string_agg(a.attnum || ' ' || a.attname || ' ' || a.atttypid || ' ' || a.atttypmod,
-                                 ',' ORDER BY a.attnum))
-      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid
-     WHERE c.oid = $1 AND a.attnum > 0 AND NOT a.attisdropped
-     GROUP BY c.relfilenode
-$$;
+AS 'MODULE_PATHNAME', 'dynview_source_signature'
+LANGUAGE C STRICT STABLE;
 
 -- One row per refresh attempt.
 CREATE TABLE dynview.refresh_history (

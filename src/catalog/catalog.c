@@ -23,10 +23,12 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "common/md5.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -1010,4 +1012,59 @@ dv_catalog_set_signature(Oid relid, const char *signature)
 	values[1] = CStringGetTextDatum(signature);
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET definition_signature = $2 WHERE relid = $1::regclass",
 					2, types, values, NULL, 1);
+}
+
+PG_FUNCTION_INFO_V1(dynview_source_signature);
+
+/*
+ * dynview._source_signature(relid oid) - a source's shape: the md5 of
+ * "<relfilenode>:<attnum> <attname> <atttypid> <atttypmod>,..." over its
+ * live columns in order, or NULL when the relation (or every column) is
+ * gone.  A change (ALTER ... TYPE, a column dropped and added again, a
+ * rewrite) is invisible to change capture, so a refresh that sees one is
+ * FULL.  Read from the system caches: a refresh asks for it for every
+ * source.
+ */
+Datum
+dynview_source_signature(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	HeapTuple	tuple;
+	int			natts;
+	StringInfoData buf;
+	bool		any = false;
+	char		hex[33];
+	const char *errstr = NULL;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		PG_RETURN_NULL();
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%u:", ((Form_pg_class) GETSTRUCT(tuple))->relfilenode);
+	natts = ((Form_pg_class) GETSTRUCT(tuple))->relnatts;
+	ReleaseSysCache(tuple);
+
+	for (int attnum = 1; attnum <= natts; attnum++)
+	{
+		Form_pg_attribute att;
+
+		tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+		if (!HeapTupleIsValid(tuple))
+			continue;
+		att = (Form_pg_attribute) GETSTRUCT(tuple);
+		if (!att->attisdropped)
+		{
+			appendStringInfo(&buf, "%s%d %s %u %d", any ? "," : "", attnum,
+							 NameStr(att->attname), att->atttypid, att->atttypmod);
+			any = true;
+		}
+		ReleaseSysCache(tuple);
+	}
+	if (!any)
+		PG_RETURN_NULL();
+	if (!pg_md5_hash(buf.data, buf.len, hex, &errstr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not compute the signature of relation %u: %s", relid, errstr)));
+	PG_RETURN_TEXT_P(cstring_to_text(hex));
 }
