@@ -1168,6 +1168,10 @@ plan_level(Query *query, int branch, bool allow_state)
 								 "The query reads a system column (ctid, xmin, ...) of \"%s\", which change capture does not have.",
 								 get_rel_name(rte->relid));
 		}
+		if (rte->inh && rte->relkind == RELKIND_RELATION && has_subclass(rte->relid))
+			return full_plan("INHERITANCE_CHILDREN",
+							 "\"%s\" has inheritance children, whose changes are not captured with it (read it with ONLY to use the parent's rows alone).",
+							 get_rel_name(rte->relid));
 		if (rte->tablesample)
 			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);

@@ -34,6 +34,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -744,7 +745,8 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 		DvSource   *src = lfirst(lc);
 		Oid			buffer = buffer_of(src->relid);
 
-		if (!OidIsValid(src->relid) || !OidIsValid(buffer))
+		/* (the changes of inheritance children go to their own buffers) */
+		if (!OidIsValid(src->relid) || !OidIsValid(buffer) || has_subclass(src->relid))
 			return false;
 		if (!dv_is_dynamic_table(src->relid))
 		{

@@ -595,8 +595,12 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 
 			char	   *missing = find_missing_sources(dt, &recreated);
 
-			/* (a table with a missing source refreshes NO_DATA: nothing to analyse) */
-			if (missing == NULL && strcmp(dt->effective_mode, "INCREMENTAL") == 0 && definition_changed(dt))
+			/*
+			 * (a table with a missing source refreshes NO_DATA: nothing to
+			 * analyse).  FULL-mode tables too: they skip the recompute when
+			 * no source changed, which a redefined view must prevent.
+			 */
+			if (missing == NULL && definition_changed(dt))
 				changed = true;
 			if (missing == NULL && recreated)
 			{
