@@ -209,7 +209,8 @@ extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapsh
 							   DvRefreshResult *res, int32 *seq);
 
 /* refresh/txnwatch.c */
-extern void dv_watch_refreshed(Oid relid);
+extern void dv_watch_refreshed(Oid relid, List *sources);
+extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
 
 /* refresh/verify.c */

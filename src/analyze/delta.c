@@ -380,6 +380,23 @@ state_query(Query *query, List *keys, List *aggs)
  * aggregate has an in-place rule; every output is an expression of group
  * keys and aggregates.
  */
+/*
+ * plain_equality - is equality of e's values what the state tables can
+ * keep: a built-in type (or a domain over one), and a deterministic
+ * collation?  Values equal under a nondeterministic collation, or under an
+ * extension type's own operators (citext), may arrive as several rows of one
+ * group in one delta.
+ */
+static bool
+plain_equality(Node *e)
+{
+	Oid			collation = exprCollation(e);
+
+	if (getBaseType(exprType(e)) >= FirstNormalObjectId)
+		return false;
+	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
+}
+
 static bool
 agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 {
@@ -425,7 +442,16 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
 						 a->aggfilter ? " with FILTER" : a->aggorder ? " with ORDER BY" : "");
+		if (a->args && !plain_equality((Node *) linitial_node(TargetEntry, a->args)->expr))
+			NOT_ELIGIBLE("%s(%s%s) of a type or collation whose equality is not plain (a nondeterministic collation, or a type of an extension)",
+						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
+						 format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)));
 		aggs = lappend(aggs, agg);
+	}
+	foreach(lc, keys)
+	{
+		if (!plain_equality((Node *) ((TargetEntry *) lfirst(lc))->expr))
+			NOT_ELIGIBLE("a group key of a type or collation whose equality is not plain (a nondeterministic collation, or a type of an extension)");
 	}
 	sq = state_query(query, keys, aggs);
 	if (sq == NULL)
@@ -1126,6 +1152,13 @@ plan_level(Query *query, int branch, bool allow_state)
 			return full_plan("RESERVED_COLUMN_NAME", "Output columns named dv_weight or dv_row are reserved by dynview.");
 	}
 
+	foreach(lc, keys)
+	{
+		if (!plain_equality((Node *) ((TargetEntry *) lfirst(lc))->expr))
+			return full_plan("GROUP_KEY_EQUALITY",
+							 "A group key (\"%s\") has a type or collation whose equality is not plain (a nondeterministic collation, or a type of an extension such as citext): values equal to it but written differently make the group's row change its spelling.",
+							 ((TargetEntry *) lfirst(lc))->resname);
+	}
 	plan = palloc0(sizeof(DvPlan));
 	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
@@ -1168,6 +1201,12 @@ plan_level(Query *query, int branch, bool allow_state)
 								 "The query reads a system column (ctid, xmin, ...) of \"%s\", which change capture does not have.",
 								 get_rel_name(rte->relid));
 		}
+		/* (dynamic tables are always permanent) */
+		if (rte->relkind == RELKIND_RELATION &&
+			get_rel_persistence(rte->relid) != RELPERSISTENCE_PERMANENT)
+			return full_plan("SOURCE_NOT_CAPTURED",
+							 "\"%s\" is not WAL-logged (unlogged or temporary): its changes are not captured.",
+							 get_rel_name(rte->relid));
 		if (rte->inh && rte->relkind == RELKIND_RELATION && has_subclass(rte->relid))
 			return full_plan("INHERITANCE_CHILDREN",
 							 "\"%s\" has inheritance children, whose changes are not captured with it (read it with ONLY to use the parent's rows alone).",

@@ -210,6 +210,18 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			dv_watch_written(relid);
 		}
 	}
+	/*
+	 * COPY FROM into a source is a write to watch.  (Into a dynamic table it
+	 * is allowed: pg_restore loads their rows so; see doc/upgrading.md.)
+	 */
+	if (IsA(pstmt->utilityStmt, CopyStmt) && ((CopyStmt *) pstmt->utilityStmt)->is_from &&
+		((CopyStmt *) pstmt->utilityStmt)->relation != NULL && IsTransactionState())
+	{
+		Oid			relid = RangeVarGetRelid(((CopyStmt *) pstmt->utilityStmt)->relation, NoLock, true);
+
+		if (OidIsValid(relid))
+			dv_watch_written(relid);
+	}
 	/* a database with dynview: its decoder and slot must go first */
 	if (IsA(pstmt->utilityStmt, DropdbStmt))
 	{

@@ -34,11 +34,14 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "storage/lock.h"
 #include "storage/lmgr.h"
@@ -50,6 +53,7 @@
 #include "utils/queryenvironment.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 #include "utils/xid8.h"
@@ -175,21 +179,6 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	}
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
-}
-
-/*
- * written_here - has the current transaction written relid (holds a lock
- * that INSERT, UPDATE, DELETE, TRUNCATE or ALTER take)?  S_new then sees
- * rows that the decoder captures only after commit.
- */
-static bool
-written_here(Oid relid)
-{
-	LOCKTAG		tag;
-
-	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
-	return LockHeldByMe(&tag, RowExclusiveLock) || LockHeldByMe(&tag, AccessExclusiveLock) ||
-		LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock);
 }
 
 /*
@@ -605,7 +594,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		 * This transaction wrote the source: S_new sees those rows, but the
 		 * decoder captures them only after commit.
 		 */
-		if (written_here(relid))
+		if (dv_holds_write_lock(relid))
 		{
 			*full_code = "SOURCE_CHANGED_IN_TRANSACTION";
 			*full_reason = psprintf("This transaction changed \"%s\"; its changes are captured only once it commits.",
@@ -706,6 +695,37 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 }
 
 /*
+ * calls_mutable_aggregate - does the tree call an aggregate whose transition
+ * or final function is volatile or stable?  (pg_proc marks every aggregate
+ * immutable; contain_mutable_functions looks no further.)
+ */
+static bool
+calls_mutable_aggregate(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(((Aggref *) node)->aggfnoid));
+		bool		mutable = true;
+
+		if (HeapTupleIsValid(tuple))
+		{
+			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+
+			mutable = func_volatile(agg->aggtransfn) != PROVOLATILE_IMMUTABLE ||
+				(OidIsValid(agg->aggfinalfn) && func_volatile(agg->aggfinalfn) != PROVOLATILE_IMMUTABLE);
+			ReleaseSysCache(tuple);
+		}
+		if (mutable)
+			return true;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, calls_mutable_aggregate, context, 0);
+	return expression_tree_walker(node, calls_mutable_aggregate, context);
+}
+
+/*
  * dv_sources_unchanged - may a FULL-mode table skip its recompute (NO_DATA)?
  *
  * True when its result cannot differ from what it holds: the definition
@@ -737,7 +757,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	query = dv_parse_definition(dt->definition);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
-	if (contain_mutable_functions((Node *) query))
+	if (contain_mutable_functions((Node *) query) || calls_mutable_aggregate((Node *) query, NULL))
 		return false;
 
 	foreach(lc, dt->sources)
@@ -750,8 +770,12 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 			return false;
 		if (!dv_is_dynamic_table(src->relid))
 		{
+			/* (an unlogged table's writes are not in the WAL) */
+			if (get_rel_relkind(src->relid) != RELKIND_RELATION ||
+				get_rel_persistence(src->relid) != RELPERSISTENCE_PERMANENT)
+				return false;
 			need_decoder = true;
-			if (written_here(src->relid))
+			if (dv_holds_write_lock(src->relid))
 				return false;
 		}
 		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))

@@ -304,6 +304,7 @@ definition_changed(DvTable *dt)
 {
 	char	   *stored = dv_catalog_get_signature(dt->relid);
 	char	   *signature;
+	char	   *altered;
 	DvAnalyzedQuery *aq;
 	int			save_nestlevel;
 	Oid			save_userid;
@@ -315,19 +316,26 @@ definition_changed(DvTable *dt)
 	if (stored != NULL && strcmp(stored, signature) == 0)
 		return false;
 	dv_catalog_set_signature(dt->relid, signature);
-	/* first check, or a FULL refresh is due anyway (a replaced definition: its own reason) */
-	if (stored == NULL || dt->next_refresh_full != NULL)
+	/* first check: nothing to compare with */
+	if (stored == NULL)
 		return false;
-	/* a source's columns changed (ALTER TABLE): SOURCE_ALTERED says so, and syncs its buffer */
-	if (dv_catalog_source_altered(dt->relid) != NULL)
-		return false;
+
+	/*
+	 * The sources may be others now: analyse them again and track the new
+	 * ones, also when a FULL refresh is due anyway (its own reason is kept)
+	 * or a source was altered too (its buffer is synced here, since the
+	 * new source list records the sources' current shape).
+	 */
+	if ((altered = dv_catalog_source_altered(dt->relid)) != NULL)
+		dv_tracking_sync_buffers(dt->sources);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	aq = dv_analyze_query(dt->definition, dt->relid);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	dv_catalog_set_sources(dt->relid, aq->sources);
 	dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
 	dv_tracking_release_unused();
-	dv_catalog_set_next_full(dt->relid, "DEFINITION_CHANGED");
+	if (dt->next_refresh_full == NULL)
+		dv_catalog_set_next_full(dt->relid, altered ? "SOURCE_ALTERED" : "DEFINITION_CHANGED");
 	return true;
 }
 
@@ -463,7 +471,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
 	*refreshed = true;
-	dv_watch_refreshed(relid);
+	dv_watch_refreshed(relid, dt->sources);
 	return dv_history_insert(dt, trigger, &res);
 }
 

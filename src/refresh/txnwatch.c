@@ -14,6 +14,13 @@
  * (SOURCE_CHANGED_AFTER_REFRESH).  Nothing is kept, and the cost is one list
  * test per DML statement, when the transaction refreshed nothing.
  *
+ * Some writes pass no hook that names the source: rows routed through a
+ * partitioned parent to a source partition, or written by a trigger or a
+ * rule.  So a refresh also notes which of its source tables the transaction
+ * then held a write lock on; a source write-locked at pre-commit that was
+ * not at the refresh was written after it.  PREPARE TRANSACTION is a commit
+ * here too.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -21,6 +28,9 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -31,6 +41,8 @@ typedef struct WatchEvent
 {
 	Oid			relid;
 	int			seq;
+	List	   *sources;		/* refreshed: its source tables (not dynamic) */
+	List	   *locked;			/* refreshed: those write-locked at its refresh */
 } WatchEvent;
 
 static List *refreshed = NIL;	/* of WatchEvent *: last refresh of each table */
@@ -38,7 +50,21 @@ static List *written = NIL;		/* of WatchEvent *: last write of each relation */
 static int	next_seq = 0;
 static bool callback_registered = false;
 
-static void
+/*
+ * dv_holds_write_lock - does the current transaction hold a lock on relid
+ * that INSERT, UPDATE, DELETE, COPY FROM, TRUNCATE or ALTER take?
+ */
+bool
+dv_holds_write_lock(Oid relid)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+	return LockHeldByMe(&tag, RowExclusiveLock) || LockHeldByMe(&tag, AccessExclusiveLock) ||
+		LockHeldByMe(&tag, ShareRowExclusiveLock) || LockHeldByMe(&tag, ExclusiveLock);
+}
+
+static WatchEvent *
 note(List **list, Oid relid)
 {
 	ListCell   *lc;
@@ -51,34 +77,57 @@ note(List **list, Oid relid)
 		if (e->relid == relid)
 		{
 			e->seq = ++next_seq;
-			return;
+			return e;
 		}
 	}
 	old = MemoryContextSwitchTo(TopMemoryContext);
-	e = palloc(sizeof(WatchEvent));
+	e = palloc0(sizeof(WatchEvent));
 	e->relid = relid;
 	e->seq = ++next_seq;
 	*list = lappend(*list, e);
 	MemoryContextSwitchTo(old);
+	return e;
 }
 
 static void
 forget(void)
 {
+	ListCell   *lc;
+
+	foreach(lc, refreshed)
+	{
+		list_free(((WatchEvent *) lfirst(lc))->sources);
+		list_free(((WatchEvent *) lfirst(lc))->locked);
+	}
 	list_free_deep(refreshed);
 	list_free_deep(written);
 	refreshed = written = NIL;
 	next_seq = 0;
 }
 
-/* at pre-commit: mark the tables whose sources were written after their refresh */
+/* mark relid for a FULL refresh if source is one of its sources */
+static void
+mark_changed_after(Oid relid, Oid source)
+{
+	Oid			types[2] = {OIDOID, OIDOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = ObjectIdGetDatum(source);
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog c SET next_refresh_full = 'SOURCE_CHANGED_AFTER_REFRESH' "
+					"WHERE c.relid = $1::regclass AND EXISTS (SELECT 1 FROM dynview.source_catalog s "
+					"  WHERE s.relid = c.relid AND s.source_relid = $2)",
+					2, types, values, NULL, -1);
+}
+
+/* at pre-commit (and pre-prepare): mark the tables whose sources were written after their refresh */
 static void
 watch_xact_callback(XactEvent event, void *arg)
 {
 	ListCell   *lr;
 	ListCell   *lw;
 
-	if (event != XACT_EVENT_PRE_COMMIT)
+	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
 	{
 		if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 			event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
@@ -86,7 +135,7 @@ watch_xact_callback(XactEvent event, void *arg)
 			forget();
 		return;
 	}
-	if (refreshed == NIL || written == NIL)
+	if (refreshed == NIL)
 		return;
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -97,17 +146,14 @@ watch_xact_callback(XactEvent event, void *arg)
 		foreach(lw, written)
 		{
 			WatchEvent *w = lfirst(lw);
-			Oid			types[2] = {OIDOID, OIDOID};
-			Datum		values[2];
 
-			if (w->seq <= r->seq)
-				continue;
-			values[0] = ObjectIdGetDatum(r->relid);
-			values[1] = ObjectIdGetDatum(w->relid);
-			dv_catalog_exec("UPDATE dynview.dynamic_table_catalog c SET next_refresh_full = 'SOURCE_CHANGED_AFTER_REFRESH' "
-							"WHERE c.relid = $1::regclass AND EXISTS (SELECT 1 FROM dynview.source_catalog s "
-							"  WHERE s.relid = c.relid AND s.source_relid = $2)",
-							2, types, values, NULL, -1);
+			if (w->seq > r->seq)
+				mark_changed_after(r->relid, w->relid);
+		}
+		foreach(lw, r->sources)
+		{
+			if (!list_member_oid(r->locked, lfirst_oid(lw)) && dv_holds_write_lock(lfirst_oid(lw)))
+				mark_changed_after(r->relid, lfirst_oid(lw));
 		}
 	}
 	PopActiveSnapshot();
@@ -125,15 +171,35 @@ ensure_callback(void)
 }
 
 /*
- * a refresh of relid; what it writes for its downstreams counts as a write
- * of relid only when rows reach its buffer (dv_write_own_buffer), so a
- * NO_DATA refresh of an upstream after its downstream changes nothing
+ * a refresh of relid (whose sources are the DvSource list sources); what it
+ * writes for its downstreams counts as a write of relid only when rows reach
+ * its buffer (dv_write_own_buffer), so a NO_DATA refresh of an upstream
+ * after its downstream changes nothing
  */
 void
-dv_watch_refreshed(Oid relid)
+dv_watch_refreshed(Oid relid, List *sources)
 {
+	WatchEvent *e;
+	ListCell   *lc;
+	MemoryContext old;
+
 	ensure_callback();
-	note(&refreshed, relid);
+	e = note(&refreshed, relid);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	list_free(e->sources);
+	list_free(e->locked);
+	e->sources = e->locked = NIL;
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (!OidIsValid(src->relid) || src->is_dynamic)
+			continue;
+		e->sources = lappend_oid(e->sources, src->relid);
+		if (dv_holds_write_lock(src->relid))
+			e->locked = lappend_oid(e->locked, src->relid);
+	}
+	MemoryContextSwitchTo(old);
 }
 
 /* a write to relid by the user (DML, TRUNCATE); cheap when nothing was refreshed */

@@ -105,8 +105,82 @@ SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_late
 SELECT * FROM fnd_late;
 SELECT dynview.verify('fnd_late');
 
+-- writes after a refresh in the same transaction that no statement hook names: COPY, and rows
+-- routed through a partitioned parent into a source partition (SOURCE_CHANGED_AFTER_REFRESH)
+CREATE TABLE fnd_cp (id int PRIMARY KEY, v int);
+INSERT INTO fnd_cp VALUES (1, 10);
+CREATE TABLE fnd_pp (id int, v int) PARTITION BY RANGE (id);
+CREATE TABLE fnd_pp1 PARTITION OF fnd_pp FOR VALUES FROM (0) TO (100);
+INSERT INTO fnd_pp1 VALUES (1, 10);
+SELECT dynview.create_dynamic_table('fnd_cpw', 'SELECT id, v, sum(v) OVER () AS tot FROM fnd_cp', schedule => 'manual');
+SELECT dynview.create_dynamic_table('fnd_cpi', 'SELECT id, v FROM fnd_cp', schedule => 'manual');
+SELECT dynview.create_dynamic_table('fnd_ppw', 'SELECT id, v, sum(v) OVER () AS tot FROM fnd_pp1', schedule => 'manual');
+BEGIN;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_cpw');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_cpi');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_ppw');
+COPY fnd_cp FROM stdin;
+2	20
+\.
+INSERT INTO fnd_pp VALUES (2, 20);
+COMMIT;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpw');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpi');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_ppw');
+SELECT dynview.verify('fnd_cpw'), dynview.verify('fnd_cpi'), dynview.verify('fnd_ppw');
+
+-- a source made UNLOGGED after creation is no longer captured: SOURCE_NOT_CAPTURED from then on
+ALTER TABLE fnd_cp SET UNLOGGED;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpi');
+INSERT INTO fnd_cp VALUES (3, 30);
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpi');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpw');
+SELECT dynview.verify('fnd_cpw'), dynview.verify('fnd_cpi');
+
+-- a view redefined to read another table, in the same window as an ALTER of its old table: the
+-- new table is tracked, and its changes are seen
+CREATE TABLE fnd_va (id int PRIMARY KEY, v int);
+CREATE TABLE fnd_vb2 (id int PRIMARY KEY, v int);
+INSERT INTO fnd_va VALUES (1, 10);
+INSERT INTO fnd_vb2 VALUES (2, 20);
+CREATE VIEW fnd_vw AS SELECT id, v FROM fnd_va;
+SELECT dynview.create_dynamic_table('fnd_vww', 'SELECT id, v, sum(v) OVER () AS tot FROM fnd_vw', schedule => 'manual');
+ALTER TABLE fnd_va ADD COLUMN z int;
+CREATE OR REPLACE VIEW fnd_vw AS SELECT id, v FROM fnd_vb2;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_vww');
+INSERT INTO fnd_vb2 VALUES (3, 30);
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_vww');
+SELECT dynview.verify('fnd_vww');
+
+-- an aggregate whose transition function is volatile: never skipped
+CREATE TABLE fnd_rate (r int);
+INSERT INTO fnd_rate VALUES (2);
+CREATE FUNCTION fnd_vsf(acc int, x int) RETURNS int LANGUAGE plpgsql VOLATILE
+  AS $$ BEGIN RETURN coalesce(acc, 0) + x * (SELECT r FROM public.fnd_rate); END $$;
+CREATE AGGREGATE fnd_rsum(int) (sfunc = fnd_vsf, stype = int);
+SELECT dynview.create_dynamic_table('fnd_agg', 'SELECT fnd_rsum(v) AS s FROM fnd_vb2', schedule => 'manual');
+UPDATE fnd_rate SET r = 3;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_agg');
+SELECT dynview.verify('fnd_agg');
+
+-- group keys whose equality is not plain (a nondeterministic collation): FULL, GROUP_KEY_EQUALITY
+CREATE COLLATION fnd_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE fnd_tag (id int PRIMARY KEY, tag text COLLATE fnd_ci);
+INSERT INTO fnd_tag VALUES (1, 'b');
+SELECT dynview.create_dynamic_table('fnd_tags', 'SELECT tag, count(*) AS n FROM fnd_tag GROUP BY tag', schedule => 'manual');
+SELECT effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name = 'fnd_tags'::regclass;
+INSERT INTO fnd_tag VALUES (2, 'B');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_tags');
+SELECT n FROM fnd_tags;
+SELECT dynview.verify('fnd_tags');
+
 -- downstream first
 SELECT dynview.drop_dynamic_table(n)
-  FROM unnest(ARRAY['fnd_rank', 'fnd_inc', 'fnd_full', 'fnd_now', 'fnd_nk', 'fnd_onview', 'fnd_inh', 'fnd_only', 'fnd_late']) n;
-DROP VIEW fnd_view;
-DROP TABLE fnd_src, fnd_nokey, fnd_vb, fnd_child, fnd_par, fnd_c2, fnd_p2;
+  FROM unnest(ARRAY['fnd_rank', 'fnd_inc', 'fnd_full', 'fnd_now', 'fnd_nk', 'fnd_onview', 'fnd_inh', 'fnd_only', 'fnd_late',
+                 'fnd_cpw', 'fnd_cpi', 'fnd_ppw', 'fnd_vww', 'fnd_agg', 'fnd_tags']) n;
+DROP VIEW fnd_view, fnd_vw;
+DROP TABLE fnd_src, fnd_nokey, fnd_vb, fnd_child, fnd_par, fnd_c2, fnd_p2, fnd_cp, fnd_pp, fnd_va, fnd_vb2,
+           fnd_rate, fnd_tag;
+DROP AGGREGATE fnd_rsum(int);
+DROP FUNCTION fnd_vsf(int, int);
+DROP COLLATION fnd_ci;
