@@ -212,6 +212,7 @@ extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapsh
 extern void dv_watch_refreshed(Oid relid, List *sources);
 extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
+extern bool dv_watch_active(void);
 
 /* refresh/verify.c */
 extern bool dv_verify(Oid relid);

@@ -382,8 +382,8 @@ state_query(Query *query, List *keys, List *aggs)
  */
 /*
  * plain_equality - is equality of e's values what the state tables can
- * keep: a built-in type (or a domain over one), and a deterministic
- * collation?  Values equal under a nondeterministic collation, or under an
+ * keep: a built-in type (or a domain over one) other than float, and a
+ * deterministic collation?  Values equal under a nondeterministic collation, or under an
  * extension type's own operators (citext), may arrive as several rows of one
  * group in one delta.
  */
@@ -394,7 +394,28 @@ plain_equality(Node *e)
 
 	if (getBaseType(exprType(e)) >= FirstNormalObjectId)
 		return false;
+	/* 0 and -0 are equal: a group of one keeps whichever spelling came first */
+	if (getBaseType(exprType(e)) == FLOAT4OID || getBaseType(exprType(e)) == FLOAT8OID)
+		return false;
 	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
+}
+
+/*
+ * one_spelling - do equal values of e's type print alike?  Not float (0 and
+ * -0) nor numeric without a declared scale (1.0 and 1.00): a group kept in
+ * place would keep the spelling of the value that created it, while a
+ * recompute shows one of the values present now.
+ */
+static bool
+one_spelling(Node *e)
+{
+	Oid			type = getBaseType(exprType(e));
+
+	if (type == FLOAT4OID || type == FLOAT8OID)
+		return false;
+	if (type == NUMERICOID && exprTypmod(e) < 0)
+		return false;
+	return true;
 }
 
 static bool
@@ -442,16 +463,19 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
 						 a->aggfilter ? " with FILTER" : a->aggorder ? " with ORDER BY" : "");
-		if (a->args && !plain_equality((Node *) linitial_node(TargetEntry, a->args)->expr))
-			NOT_ELIGIBLE("%s(%s%s) of a type or collation whose equality is not plain (a nondeterministic collation, or a type of an extension)",
+		if (a->args && (!plain_equality((Node *) linitial_node(TargetEntry, a->args)->expr) ||
+						!one_spelling((Node *) linitial_node(TargetEntry, a->args)->expr) ||
+						type_is_array(exprType((Node *) linitial_node(TargetEntry, a->args)->expr))))
+			NOT_ELIGIBLE("%s(%s%s): equal values of this type can be written differently (float, numeric without a declared scale, a nondeterministic collation, a type of an extension) or it is an array",
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)));
 		aggs = lappend(aggs, agg);
 	}
 	foreach(lc, keys)
 	{
-		if (!plain_equality((Node *) ((TargetEntry *) lfirst(lc))->expr))
-			NOT_ELIGIBLE("a group key of a type or collation whose equality is not plain (a nondeterministic collation, or a type of an extension)");
+		if (!one_spelling((Node *) ((TargetEntry *) lfirst(lc))->expr))
+			NOT_ELIGIBLE("group key \"%s\": equal values of its type can be written differently (float: 0 and -0; numeric without a declared scale: 1.0 and 1.00), and the kept row would keep the first spelling",
+						 ((TargetEntry *) lfirst(lc))->resname);
 	}
 	sq = state_query(query, keys, aggs);
 	if (sq == NULL)
@@ -1156,7 +1180,7 @@ plan_level(Query *query, int branch, bool allow_state)
 	{
 		if (!plain_equality((Node *) ((TargetEntry *) lfirst(lc))->expr))
 			return full_plan("GROUP_KEY_EQUALITY",
-							 "A group key (\"%s\") has a type or collation whose equality is not plain (a nondeterministic collation, or a type of an extension such as citext): values equal to it but written differently make the group's row change its spelling.",
+							 "A group key (\"%s\") has a type or collation whose equality is not plain (float, a nondeterministic collation, or a type of an extension such as citext): values equal to it but written differently make the group's row change its spelling.",
 							 ((TargetEntry *) lfirst(lc))->resname);
 	}
 	plan = palloc0(sizeof(DvPlan));

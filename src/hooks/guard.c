@@ -29,6 +29,7 @@
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "commands/dbcommands.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
@@ -169,8 +170,18 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 			if (is_guarded(rte->relid))
 				refuse_write(rte->relid);
 			/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
-			if (dv_write_depth == 0)
+			if (dv_write_depth == 0 && dv_watch_active())
+			{
 				dv_watch_written(rte->relid);
+				/* rows routed to partitions, or updated in inheritance children */
+				if (has_subclass(rte->relid))
+				{
+					ListCell   *lci;
+
+					foreach(lci, find_all_inheritors(rte->relid, NoLock, NULL))
+						dv_watch_written(lfirst_oid(lci));
+				}
+			}
 		}
 	}
 	if (prev_ExecutorStart)

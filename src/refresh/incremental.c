@@ -304,7 +304,8 @@ dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char
 		if (plan == NULL)
 			elog(ERROR, "could not prepare a refresh statement of \"%s\": %s", table,
 				 SPI_result_code_string(SPI_result));
-		*rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, false, 0);
+		/* (triggers fire: a dynamic table's own triggers and foreign keys see the refresh) */
+		*rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, true, 0);
 	}
 	PG_CATCH();
 	{
@@ -694,31 +695,47 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	return ok;
 }
 
+/* is the function (if any) anything but immutable? */
+static bool
+mutable_function(Oid fn)
+{
+	return OidIsValid(fn) && func_volatile(fn) != PROVOLATILE_IMMUTABLE;
+}
+
 /*
- * calls_mutable_aggregate - does the tree call an aggregate whose transition
- * or final function is volatile or stable?  (pg_proc marks every aggregate
- * immutable; contain_mutable_functions looks no further.)
+ * calls_mutable_aggregate - does the tree call an aggregate (plain, or as a
+ * window function) any of whose support functions is volatile or stable?
+ * (pg_proc marks every aggregate immutable; contain_mutable_functions looks
+ * no further.)
  */
 static bool
 calls_mutable_aggregate(Node *node, void *context)
 {
+	Oid			fn = InvalidOid;
+
 	if (node == NULL)
 		return false;
 	if (IsA(node, Aggref))
+		fn = ((Aggref *) node)->aggfnoid;
+	else if (IsA(node, WindowFunc))
+		fn = ((WindowFunc *) node)->winfnoid;
+	if (OidIsValid(fn))
 	{
-		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(((Aggref *) node)->aggfnoid));
-		bool		mutable = true;
+		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
 
 		if (HeapTupleIsValid(tuple))
 		{
 			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+			bool		mutable;
 
-			mutable = func_volatile(agg->aggtransfn) != PROVOLATILE_IMMUTABLE ||
-				(OidIsValid(agg->aggfinalfn) && func_volatile(agg->aggfinalfn) != PROVOLATILE_IMMUTABLE);
+			mutable = mutable_function(agg->aggtransfn) || mutable_function(agg->aggfinalfn) ||
+				mutable_function(agg->aggcombinefn) || mutable_function(agg->aggserialfn) ||
+				mutable_function(agg->aggdeserialfn) || mutable_function(agg->aggmtransfn) ||
+				mutable_function(agg->aggminvtransfn) || mutable_function(agg->aggmfinalfn);
 			ReleaseSysCache(tuple);
+			if (mutable)
+				return true;
 		}
-		if (mutable)
-			return true;
 	}
 	if (IsA(node, Query))
 		return query_tree_walker((Query *) node, calls_mutable_aggregate, context, 0);

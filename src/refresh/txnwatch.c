@@ -202,6 +202,13 @@ dv_watch_refreshed(Oid relid, List *sources)
 	MemoryContextSwitchTo(old);
 }
 
+/* has the current transaction refreshed a dynamic table (so that writes are watched)? */
+bool
+dv_watch_active(void)
+{
+	return refreshed != NIL;
+}
+
 /* a write to relid by the user (DML, TRUNCATE); cheap when nothing was refreshed */
 void
 dv_watch_written(Oid relid)

@@ -174,13 +174,69 @@ SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_tags
 SELECT n FROM fnd_tags;
 SELECT dynview.verify('fnd_tags');
 
+-- rows routed through the parent into a source partition that this transaction had written
+-- before the refresh
+CREATE TABLE fnd_rp (id int PRIMARY KEY, v int) PARTITION BY RANGE (id);
+CREATE TABLE fnd_rp1 PARTITION OF fnd_rp FOR VALUES FROM (0) TO (1000);
+INSERT INTO fnd_rp1 VALUES (1, 1);
+SELECT dynview.create_dynamic_table('fnd_rpd', 'SELECT id, v FROM fnd_rp1', schedule => 'manual');
+BEGIN;
+UPDATE fnd_rp1 SET v = 2 WHERE id = 1;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rpd');
+INSERT INTO fnd_rp VALUES (100, 100);
+COMMIT;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rpd');
+SELECT dynview.verify('fnd_rpd');
+
+-- a window aggregate whose moving-aggregate functions are volatile: never skipped
+CREATE FUNCTION fnd_imm_sf(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT coalesce($1, 0) + $2';
+CREATE FUNCTION fnd_vol_msf(int, int) RETURNS int LANGUAGE sql VOLATILE
+  AS 'SELECT coalesce($1, 0) + $2 * (SELECT max(r) FROM public.fnd_rate)';
+CREATE FUNCTION fnd_vol_minv(int, int) RETURNS int LANGUAGE sql VOLATILE
+  AS 'SELECT $1 - $2 * (SELECT max(r) FROM public.fnd_rate)';
+CREATE AGGREGATE fnd_mv(int) (sfunc = fnd_imm_sf, stype = int, msfunc = fnd_vol_msf, minvfunc = fnd_vol_minv, mstype = int);
+SELECT dynview.create_dynamic_table('fnd_mvw',
+  'SELECT id, fnd_mv(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS m FROM fnd_vb2', schedule => 'manual');
+UPDATE fnd_rate SET r = 4;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_mvw');
+SELECT dynview.verify('fnd_mvw');
+
+-- a trigger on a dynamic table fires for the rows a refresh writes
+CREATE TABLE fnd_audit (op text, id int);
+CREATE FUNCTION fnd_aud() RETURNS trigger LANGUAGE plpgsql
+  AS $$BEGIN INSERT INTO public.fnd_audit VALUES (TG_OP, coalesce(NEW.id, OLD.id)); RETURN NULL; END$$;
+CREATE TRIGGER fnd_a AFTER INSERT OR DELETE ON fnd_cpi FOR EACH ROW EXECUTE FUNCTION fnd_aud();
+ALTER TABLE fnd_cp SET LOGGED;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_cpi');
+DELETE FROM fnd_audit;
+INSERT INTO fnd_cp VALUES (4, 40);
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_cpi');
+SELECT * FROM fnd_audit ORDER BY id;
+SELECT dynview.verify('fnd_cpi');
+
+-- count(DISTINCT) of an array, and an unconstrained numeric key (1.0 and 1.00 are equal): not
+-- kept in place, the affected groups are recomputed
+CREATE TABLE fnd_arr (id int PRIMARY KEY, g int, a int[], n numeric);
+INSERT INTO fnd_arr VALUES (1, 1, '{1,2}', 1.0), (2, 1, '{3}', 1.00);
+SELECT dynview.create_dynamic_table('fnd_arrd', 'SELECT g, count(DISTINCT a) AS n FROM fnd_arr GROUP BY g', schedule => 'manual');
+SELECT dynview.create_dynamic_table('fnd_numk', 'SELECT n, count(*) AS c FROM fnd_arr GROUP BY n', schedule => 'manual');
+INSERT INTO fnd_arr VALUES (3, 1, '{4}', 2);
+DELETE FROM fnd_arr WHERE id = 1;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_arrd');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_numk');
+SELECT * FROM fnd_numk ORDER BY n;
+SELECT dynview.verify('fnd_arrd'), dynview.verify('fnd_numk');
+
 -- downstream first
 SELECT dynview.drop_dynamic_table(n)
   FROM unnest(ARRAY['fnd_rank', 'fnd_inc', 'fnd_full', 'fnd_now', 'fnd_nk', 'fnd_onview', 'fnd_inh', 'fnd_only', 'fnd_late',
-                 'fnd_cpw', 'fnd_cpi', 'fnd_ppw', 'fnd_vww', 'fnd_agg', 'fnd_tags']) n;
+                 'fnd_cpw', 'fnd_cpi', 'fnd_ppw', 'fnd_vww', 'fnd_agg', 'fnd_tags', 'fnd_rpd', 'fnd_mvw',
+                 'fnd_arrd', 'fnd_numk']) n;
 DROP VIEW fnd_view, fnd_vw;
 DROP TABLE fnd_src, fnd_nokey, fnd_vb, fnd_child, fnd_par, fnd_c2, fnd_p2, fnd_cp, fnd_pp, fnd_va, fnd_vb2,
-           fnd_rate, fnd_tag;
+           fnd_rate, fnd_tag, fnd_rp, fnd_audit, fnd_arr;
 DROP AGGREGATE fnd_rsum(int);
+DROP AGGREGATE fnd_mv(int);
+DROP FUNCTION fnd_imm_sf(int, int), fnd_vol_msf(int, int), fnd_vol_minv(int, int), fnd_aud();
 DROP FUNCTION fnd_vsf(int, int);
 DROP COLLATION fnd_ci;
