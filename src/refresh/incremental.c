@@ -742,6 +742,29 @@ calls_mutable_aggregate(Node *node, void *context)
 	return expression_tree_walker(node, calls_mutable_aggregate, context);
 }
 
+/* does the tree sample a table without REPEATABLE (a new random sample each time)? */
+static bool
+samples_randomly(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_RELATION && rte->tablesample != NULL &&
+				rte->tablesample->repeatable == NULL)
+				return true;
+		}
+		return query_tree_walker((Query *) node, samples_randomly, context, 0);
+	}
+	return expression_tree_walker(node, samples_randomly, context);
+}
+
 /*
  * dv_sources_unchanged - may a FULL-mode table skip its recompute (NO_DATA)?
  *
@@ -774,7 +797,8 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	query = dv_parse_definition(dt->definition);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
-	if (contain_mutable_functions((Node *) query) || calls_mutable_aggregate((Node *) query, NULL))
+	if (contain_mutable_functions((Node *) query) || calls_mutable_aggregate((Node *) query, NULL) ||
+		samples_randomly((Node *) query, NULL))
 		return false;
 
 	foreach(lc, dt->sources)

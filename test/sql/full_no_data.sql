@@ -227,11 +227,20 @@ SELECT table_name, refresh_mode FROM dynview.refresh('fnd_numk');
 SELECT * FROM fnd_numk ORDER BY n;
 SELECT dynview.verify('fnd_arrd'), dynview.verify('fnd_numk');
 
+-- TABLESAMPLE without REPEATABLE draws a new sample at every refresh: never skipped; with
+-- REPEATABLE the sample is a function of the rows, and a refresh without changes is NO_DATA
+SELECT dynview.create_dynamic_table('fnd_smp', 'SELECT count(*) AS c FROM fnd_arr TABLESAMPLE BERNOULLI (50)',
+                                    schedule => 'manual');
+SELECT dynview.create_dynamic_table('fnd_smr', 'SELECT count(*) AS c FROM fnd_arr TABLESAMPLE BERNOULLI (50) REPEATABLE (7)',
+                                    schedule => 'manual');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_smp');
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_smr');
+
 -- downstream first
 SELECT dynview.drop_dynamic_table(n)
   FROM unnest(ARRAY['fnd_rank', 'fnd_inc', 'fnd_full', 'fnd_now', 'fnd_nk', 'fnd_onview', 'fnd_inh', 'fnd_only', 'fnd_late',
                  'fnd_cpw', 'fnd_cpi', 'fnd_ppw', 'fnd_vww', 'fnd_agg', 'fnd_tags', 'fnd_rpd', 'fnd_mvw',
-                 'fnd_arrd', 'fnd_numk']) n;
+                 'fnd_arrd', 'fnd_numk', 'fnd_smp', 'fnd_smr']) n;
 DROP VIEW fnd_view, fnd_vw;
 DROP TABLE fnd_src, fnd_nokey, fnd_vb, fnd_child, fnd_par, fnd_c2, fnd_p2, fnd_cp, fnd_pp, fnd_va, fnd_vb2,
            fnd_rate, fnd_tag, fnd_rp, fnd_audit, fnd_arr;
