@@ -537,6 +537,19 @@ dv_catalog_source_altered(Oid relid)
 	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 }
 
+/* set a text column (a name written here, not user input) of relid's catalog row */
+static void
+set_text_column(Oid relid, const char *column, const char *value)
+{
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(value);
+	dv_catalog_exec(psprintf("UPDATE dynview.dynamic_table_catalog SET %s = $2 WHERE relid = $1::regclass", column),
+					2, types, values, NULL, 1);
+}
+
 /*
  * dv_catalog_set_next_full - the next refresh of relid must be FULL, for the
  * given reason code.
@@ -544,13 +557,7 @@ dv_catalog_source_altered(Oid relid)
 void
 dv_catalog_set_next_full(Oid relid, const char *reason_code)
 {
-	Oid			types[2] = {OIDOID, TEXTOID};
-	Datum		values[2];
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(reason_code);
-	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = $2 "
-					"WHERE relid = $1::regclass", 2, types, values, NULL, 1);
+	set_text_column(relid, "next_refresh_full", reason_code);
 }
 
 /*
@@ -1005,13 +1012,7 @@ dv_catalog_get_signature(Oid relid)
 void
 dv_catalog_set_signature(Oid relid, const char *signature)
 {
-	Oid			types[2] = {OIDOID, TEXTOID};
-	Datum		values[2];
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(signature);
-	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET definition_signature = $2 WHERE relid = $1::regclass",
-					2, types, values, NULL, 1);
+	set_text_column(relid, "definition_signature", signature);
 }
 
 PG_FUNCTION_INFO_V1(dynview_source_signature);

@@ -52,8 +52,18 @@ dynview_register_database(PG_FUNCTION_ARGS)
 bool
 dv_capture_sync(long timeout_ms)
 {
-	XLogRecPtr	lsn = dv_capture_position();
+	return dv_capture_wait(dv_capture_position(), timeout_ms);
+}
 
+/*
+ * dv_capture_wait - flush WAL up to lsn (a dv_capture_position) and wait
+ * until the decoder has committed every change of every transaction that
+ * committed before it.  Returns false on timeout, or at once when the
+ * decoder waits for the current transaction.
+ */
+bool
+dv_capture_wait(XLogRecPtr lsn, long timeout_ms)
+{
 	XLogFlush(lsn);
 	return dv_shmem_wait_decoded(lsn, timeout_ms);
 }

@@ -90,6 +90,7 @@ extern char *dv_slot_name(Oid dboid);
 
 /* capture.c */
 extern bool dv_capture_sync(long timeout_ms);
+extern bool dv_capture_wait(XLogRecPtr lsn, long timeout_ms);
 extern XLogRecPtr dv_capture_position(void);
 extern bool dv_capture_before_dropdb(const char *dbname);
 

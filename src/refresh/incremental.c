@@ -603,15 +603,11 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			return false;
 		}
 	}
-	if (need_decoder)
+	if (need_decoder && !dv_capture_wait(lsn, 60 * 1000L))
 	{
-		XLogFlush(lsn);
-		if (!dv_shmem_wait_decoded(lsn, 60 * 1000L))
-		{
-			*full_code = "CAPTURE_NOT_READY";
-			*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
-			return false;
-		}
+		*full_code = "CAPTURE_NOT_READY";
+		*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
+		return false;
 	}
 
 	foreach(lc, plan->sources)
@@ -703,18 +699,33 @@ mutable_function(Oid fn)
 }
 
 /*
- * calls_mutable_aggregate - does the tree call an aggregate (plain, or as a
- * window function) any of whose support functions is volatile or stable?
- * (pg_proc marks every aggregate immutable; contain_mutable_functions looks
- * no further.)
+ * changes_by_itself - can the tree's result change while its sources do not,
+ * beyond what contain_mutable_functions sees?  An aggregate (plain, or as a
+ * window function) with a volatile or stable support function (pg_proc marks
+ * every aggregate immutable), or TABLESAMPLE without REPEATABLE (a new random
+ * sample each time).
  */
 static bool
-calls_mutable_aggregate(Node *node, void *context)
+changes_by_itself(Node *node, void *context)
 {
 	Oid			fn = InvalidOid;
 
 	if (node == NULL)
 		return false;
+	if (IsA(node, Query))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_RELATION && rte->tablesample != NULL &&
+				rte->tablesample->repeatable == NULL)
+				return true;
+		}
+		return query_tree_walker((Query *) node, changes_by_itself, context, 0);
+	}
 	if (IsA(node, Aggref))
 		fn = ((Aggref *) node)->aggfnoid;
 	else if (IsA(node, WindowFunc))
@@ -737,32 +748,7 @@ calls_mutable_aggregate(Node *node, void *context)
 				return true;
 		}
 	}
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, calls_mutable_aggregate, context, 0);
-	return expression_tree_walker(node, calls_mutable_aggregate, context);
-}
-
-/* does the tree sample a table without REPEATABLE (a new random sample each time)? */
-static bool
-samples_randomly(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-	{
-		ListCell   *lc;
-
-		foreach(lc, ((Query *) node)->rtable)
-		{
-			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-
-			if (rte->rtekind == RTE_RELATION && rte->tablesample != NULL &&
-				rte->tablesample->repeatable == NULL)
-				return true;
-		}
-		return query_tree_walker((Query *) node, samples_randomly, context, 0);
-	}
-	return expression_tree_walker(node, samples_randomly, context);
+	return expression_tree_walker(node, changes_by_itself, context);
 }
 
 /*
@@ -797,8 +783,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	query = dv_parse_definition(dt->definition);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
-	if (contain_mutable_functions((Node *) query) || calls_mutable_aggregate((Node *) query, NULL) ||
-		samples_randomly((Node *) query, NULL))
+	if (contain_mutable_functions((Node *) query) || changes_by_itself((Node *) query, NULL))
 		return false;
 
 	foreach(lc, dt->sources)
@@ -823,12 +808,8 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 			return false;
 		buffers = lappend_oid(buffers, buffer);
 	}
-	if (need_decoder)
-	{
-		XLogFlush(lsn);
-		if (!dv_shmem_wait_decoded(lsn, 60 * 1000L))
-			return false;
-	}
+	if (need_decoder && !dv_capture_wait(lsn, 60 * 1000L))
+		return false;
 
 	window_parameters(dt, snapshot, values);
 	foreach(lc, buffers)

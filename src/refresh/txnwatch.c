@@ -126,6 +126,8 @@ watch_xact_callback(XactEvent event, void *arg)
 {
 	ListCell   *lr;
 	ListCell   *lw;
+	List	   *tables = NIL;
+	List	   *changed = NIL;
 
 	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
 	{
@@ -135,10 +137,7 @@ watch_xact_callback(XactEvent event, void *arg)
 			forget();
 		return;
 	}
-	if (refreshed == NIL)
-		return;
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
+	/* (table, written relation) pairs; SPI only when there is one */
 	foreach(lr, refreshed)
 	{
 		WatchEvent *r = lfirst(lr);
@@ -148,14 +147,26 @@ watch_xact_callback(XactEvent event, void *arg)
 			WatchEvent *w = lfirst(lw);
 
 			if (w->seq > r->seq)
-				mark_changed_after(r->relid, w->relid);
+			{
+				tables = lappend_oid(tables, r->relid);
+				changed = lappend_oid(changed, w->relid);
+			}
 		}
 		foreach(lw, r->sources)
 		{
 			if (!list_member_oid(r->locked, lfirst_oid(lw)) && dv_holds_write_lock(lfirst_oid(lw)))
-				mark_changed_after(r->relid, lfirst_oid(lw));
+			{
+				tables = lappend_oid(tables, r->relid);
+				changed = lappend_oid(changed, lfirst_oid(lw));
+			}
 		}
 	}
+	if (tables == NIL)
+		return;
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	forboth(lr, tables, lw, changed)
+		mark_changed_after(lfirst_oid(lr), lfirst_oid(lw));
 	PopActiveSnapshot();
 	SPI_finish();
 }
