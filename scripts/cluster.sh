@@ -18,6 +18,7 @@
 #               5499, <repo>/.cluster-<port> for another port, or /var/tmp/dynview-<port> when the
 #               server user cannot reach the repository).
 #   DV_PRELOAD  shared_preload_libraries (default 'dynview,pg_cron').
+#   DV_PGBIN    the PostgreSQL 15 binaries (default /usr/lib/postgresql/15/bin; scripts/private-pg.sh).
 #
 # PostgreSQL refuses to run as root, so when this script runs as root the server programs run as
 # user postgres (runuser).  The bootstrap superuser is always named postgres (initdb -U postgres),
@@ -25,7 +26,7 @@
 # <datadir>/../server.log.  Settings live in <datadir>/dynview.conf, rewritten at every start.
 set -euo pipefail
 
-PGBIN=/usr/lib/postgresql/15/bin
+PGBIN=${DV_PGBIN:-/usr/lib/postgresql/15/bin}
 umask 022
 # runuser lives in /usr/sbin, which minimal environments (env -i, cron, CI) may leave out.
 export PATH="$PATH:/usr/sbin:/sbin"

@@ -8,7 +8,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$REPO"
 umask 022
-export PATH="/usr/lib/postgresql/15/bin:$PATH:/usr/sbin:/sbin"
+export PATH="${DV_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH:/usr/sbin:/sbin"
 unset PGHOSTADDR PGSERVICE PGSERVICEFILE PGOPTIONS PGPASSWORD
 
 DEMO_SQL=demo/sales_dashboard.sql

@@ -28,5 +28,5 @@
 # any failure.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${DV_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 exec /usr/bin/python3 "$REPO/scripts/doc_examples.py" --repo "$REPO" "$@"

@@ -19,15 +19,16 @@
 # all run (set DV_FAIL_FAST=1 to stop at the first failing one); a suite whose files do not exist
 # is skipped.  Each step counts once in the closing line `N passed, N failed`; the exit status is
 # non-zero if anything failed.  The cluster is stopped at the end unless DV_KEEP_CLUSTER=1.
-# DV_PORT, DV_DATA, DV_BASE and DV_PRELOAD are passed on to scripts/cluster.sh.
+# DV_PORT, DV_DATA, DV_BASE and DV_PRELOAD are passed on to scripts/cluster.sh.  DV_PGBIN selects
+# another PostgreSQL 15 installation (default /usr/lib/postgresql/15/bin; see scripts/private-pg.sh).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$REPO"
 exec </dev/null
 
-PGBIN=/usr/lib/postgresql/15/bin
-PGXS_DIR=/usr/lib/postgresql/15/lib/pgxs
+PGBIN=${DV_PGBIN:-/usr/lib/postgresql/15/bin}
+PGXS_DIR=$(dirname "$PGBIN")/lib/pgxs
 SERVER_USER=postgres
 umask 022
 export PATH="$PGBIN:$PATH:/usr/sbin:/sbin"
