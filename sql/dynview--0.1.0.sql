@@ -95,13 +95,23 @@ SELECT pg_catalog.pg_extension_config_dump('dynview.refresh_history_refresh_id_s
 REVOKE ALL ON dynview.dynamic_table_catalog, dynview.source_catalog FROM PUBLIC;
 REVOKE ALL ON dynview.refresh_history FROM PUBLIC;
 GRANT SELECT ON dynview.refresh_history TO PUBLIC;
+-- A role sees the history of the dynamic tables it owns (or is a member of the owner of) or may
+-- SELECT, as pg_stat_statements shows other users' queries only to those allowed: error messages
+-- carry source values.  Superusers (and dynview's own writes, made as the bootstrap superuser) see all.
+ALTER TABLE dynview.refresh_history ENABLE ROW LEVEL SECURITY;
+CREATE POLICY refresh_history_visible ON dynview.refresh_history FOR SELECT TO PUBLIC
+    USING (pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                    WHERE c.oid OPERATOR(pg_catalog.=) name::pg_catalog.oid), 'USAGE')
+           OR pg_catalog.has_table_privilege(name::pg_catalog.oid, 'SELECT'));
 GRANT USAGE ON SCHEMA dynview TO PUBLIC;
 
 -------------------------------------------------------------------------------
 -- Monitoring views
 -------------------------------------------------------------------------------
 
-CREATE VIEW dynview.dynamic_tables AS
+-- The views show only the dynamic tables the caller owns (or is a member of the owner of) or may
+-- SELECT; security_barrier keeps a caller's functions from seeing the other rows.
+CREATE VIEW dynview.dynamic_tables WITH (security_barrier) AS
 SELECT c.relid AS name,
        c.query,
        c.schedule,
@@ -128,15 +138,19 @@ SELECT c.relid AS name,
                FROM dynview.source_catalog s
               WHERE s.relid = c.relid
               ORDER BY s.source_schema, s.source_name) AS sources
-  FROM dynview.dynamic_table_catalog c;
+  FROM dynview.dynamic_table_catalog c
+ WHERE pg_has_role((SELECT r.relowner FROM pg_class r WHERE r.oid = c.relid::oid), 'USAGE')
+    OR has_table_privilege(c.relid::oid, 'SELECT');
 
 COMMENT ON VIEW dynview.dynamic_tables IS
 'One row per dynamic table: definition, declared and effective refresh mode with its reason, scheduling state, upstream dynamic tables, data snapshot and lag.';
 
-CREATE VIEW dynview.dependencies AS
+CREATE VIEW dynview.dependencies WITH (security_barrier) AS
 SELECT s.source_relid::regclass AS upstream, s.relid AS downstream
   FROM dynview.source_catalog s
-  JOIN dynview.dynamic_table_catalog u ON u.relid = s.source_relid::regclass;
+  JOIN dynview.dynamic_table_catalog u ON u.relid = s.source_relid::regclass
+ WHERE pg_has_role((SELECT r.relowner FROM pg_class r WHERE r.oid = s.relid::oid), 'USAGE')
+    OR has_table_privilege(s.relid::oid, 'SELECT');
 
 COMMENT ON VIEW dynview.dependencies IS
 'Edges of the dynamic table graph: each downstream dynamic table and the upstream dynamic table it reads.';
@@ -247,10 +261,13 @@ Example: SELECT dynview.verify('public.order_totals');$$;
 CREATE FUNCTION dynview.refresh_history(name text, max_rows int DEFAULT 100)
 RETURNS SETOF dynview.refresh_history
 LANGUAGE sql STABLE
+-- No SET search_path: NAME resolves with the caller's search_path, as a table name in a query does.
+-- Everything else is schema-qualified, operators included, so nothing a role plants on that path
+-- is called; rows are those the row-level security policy of refresh_history shows the caller.
 AS $$
     SELECT h.*
       FROM dynview.refresh_history h
-     WHERE h.name = refresh_history.name::regclass
+     WHERE h.name::pg_catalog.oid OPERATOR(pg_catalog.=) refresh_history.name::pg_catalog.regclass::pg_catalog.oid
      ORDER BY h.refresh_id DESC
      LIMIT refresh_history.max_rows
 $$;
@@ -280,33 +297,33 @@ $$dynview.explain() for the current definition of the dynamic table NAME.
 Errors: unknown name (42P01), not a dynamic table (42809).
 Example: SELECT * FROM dynview.explain_dynamic_table('public.order_totals');$$;
 
-CREATE FUNCTION dynview.wait_fresh(name text, timeout interval DEFAULT '1 minute')
+-- The loop of wait_fresh(), for the dynamic table T (NAME as the caller wrote it, for messages).
+CREATE FUNCTION dynview._wait_fresh(t regclass, timeout interval, name text)
 RETURNS boolean
-LANGUAGE plpgsql VOLATILE STRICT
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
 AS $$
--- names resolve with the caller's search_path (pg_catalog is searched first)
 DECLARE
     call_snapshot pg_snapshot := pg_catalog.pg_current_snapshot();
-    deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
-    t regclass;
+    deadline timestamptz;
     data pg_snapshot;
 BEGIN
     IF timeout IS NULL OR timeout < interval '0' THEN
         RAISE EXCEPTION 'timeout must be a non-negative interval' USING ERRCODE = '22023',
             HINT = 'Pass an interval such as ''10 seconds''.';
     END IF;
-    t := pg_catalog.to_regclass(wait_fresh.name);
+    deadline := pg_catalog.clock_timestamp() + timeout;
     IF t IS NULL THEN
-        RAISE EXCEPTION 'dynamic table "%" does not exist', wait_fresh.name USING ERRCODE = '42P01',
+        RAISE EXCEPTION 'dynamic table "%" does not exist', name USING ERRCODE = '42P01',
             HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM dynview.dynamic_tables d WHERE d.name = t) THEN
+    IF NOT EXISTS (SELECT 1 FROM dynview.dynamic_tables d WHERE d.name::oid = t::oid) THEN
         -- as dynview.refresh() says it
-        RAISE EXCEPTION '"%" is not a dynamic table', wait_fresh.name USING ERRCODE = '42809',
-            HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
+        RAISE EXCEPTION '"%" is not a dynamic table', name USING ERRCODE = '42809',
+            HINT = 'The view dynview.dynamic_tables lists the dynamic tables you may read.';
     END IF;
     LOOP
-        SELECT d.data_snapshot INTO data FROM dynview.dynamic_tables d WHERE d.name = t;
+        SELECT d.data_snapshot INTO data FROM dynview.dynamic_tables d WHERE d.name::oid = t::oid;
         -- fresh: every transaction committed before the call is visible in the data snapshot
         IF data IS NOT NULL AND pg_catalog.pg_snapshot_xmax(data) >= pg_catalog.pg_snapshot_xmax(call_snapshot)
            AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_snapshot_xip(data) x
@@ -326,6 +343,16 @@ BEGIN
         PERFORM pg_catalog.pg_sleep(0.05);
     END LOOP;
 END
+$$;
+
+CREATE FUNCTION dynview.wait_fresh(name text, timeout interval DEFAULT '1 minute')
+RETURNS boolean
+LANGUAGE sql VOLATILE STRICT
+-- No SET search_path: NAME resolves with the caller's search_path; the body names only
+-- schema-qualified functions with exact argument types, and the work runs in _wait_fresh, which
+-- has its own fixed search_path.
+AS $$
+    SELECT dynview._wait_fresh(pg_catalog.to_regclass(wait_fresh.name), wait_fresh.timeout, wait_fresh.name)
 $$;
 
 COMMENT ON FUNCTION dynview.wait_fresh(text, interval) IS
@@ -440,7 +467,9 @@ BEGIN
 END
 $$;
 
-CREATE VIEW dynview.cdc_status AS SELECT * FROM dynview._cdc_status();
+CREATE VIEW dynview.cdc_status WITH (security_barrier) AS
+SELECT * FROM dynview._cdc_status() s
+ WHERE s.source IS NULL OR has_table_privilege(s.source::oid, 'SELECT');
 COMMENT ON VIEW dynview.cdc_status IS
 'Change capture: one row per tracked source (buffered changes, oldest buffered commit time, buffer size in bytes) and one row for the database (source NULL: slot, confirmed LSN, WAL retained by the slot in bytes, decoded-up-to LSN, decoder lag in bytes and seconds).';
 REVOKE ALL ON FUNCTION dynview._cdc_status() FROM PUBLIC;

@@ -154,6 +154,8 @@ extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const ch
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
 extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,
 							   const char *message);
+extern int	dv_safe_search_path_push(void);
+extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
 extern char *dv_snapshot_to_text(Snapshot snapshot);
@@ -169,6 +171,7 @@ extern char *dv_validate_refresh_mode(const char *mode);
 extern void dv_check_wal_level(void);
 extern List *dv_column_names(Oid relid, Bitmapset *cols);
 extern Query *dv_parse_definition(const char *sql);
+extern void dv_check_definition_permissions(Query *q);
 
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);

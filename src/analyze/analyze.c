@@ -153,6 +153,19 @@ check_permissions_walker(Node *node, void *ctx)
 	return expression_tree_walker(node, check_permissions_walker, ctx);
 }
 
+/*
+ * dv_check_definition_permissions - may the current user read everything the
+ * analysed, rewritten query q reads (tables behind views as the views'
+ * owners)?  ERROR 42501 if not.  Refreshes check this every time, as the
+ * table's owner: an incremental refresh reads only change buffers and
+ * deltas, so a REVOKE or an ALTER ... OWNER TO would otherwise go unnoticed.
+ */
+void
+dv_check_definition_permissions(Query *q)
+{
+	check_permissions_walker((Node *) q, NULL);
+}
+
 /* FOR UPDATE/SHARE anywhere in the query tree (subqueries and CTEs too)? */
 static bool
 has_row_marks(Node *node, void *ctx)

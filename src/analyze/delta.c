@@ -53,6 +53,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/ruleutils.h"
 
 #include "dynview.h"
@@ -1237,6 +1238,18 @@ plan_level(Query *query, int branch, bool allow_state)
 							 get_rel_name(rte->relid));
 		if (rte->tablesample)
 			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");
+
+		/*
+		 * Row-level security that applies to the role the source is read as
+		 * (the table's owner, or a view's owner): the change buffers hold
+		 * every row, and the policy cannot be proven to give the same rows
+		 * applied to a delta (it may read other tables, or the time).
+		 */
+		if (check_enable_rls(rte->relid, rte->checkAsUser, true) == RLS_ENABLED)
+			return full_plan("ROW_LEVEL_SECURITY",
+							 "Row-level security of \"%s\" applies to the role that reads it (%s): each refresh recomputes the query under the policy.",
+							 get_rel_name(rte->relid),
+							 GetUserNameFromId(OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId(), false));
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);
 		{
 			ListCell   *lcol;

@@ -35,6 +35,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
@@ -80,7 +81,8 @@ dv_catalog_relid(void)
 }
 
 /*
- * dv_catalog_exec - run one catalog statement as the bootstrap superuser.
+ * dv_catalog_exec - run one catalog statement as the bootstrap superuser,
+ * with search_path "pg_catalog, pg_temp" (dv_safe_search_path_push).
  *
  * expected >= 0 checks the number of rows processed (can't-happen if not).
  * The results stay in SPI_tuptable for the caller.
@@ -135,6 +137,32 @@ cached_plan(const char *sql, int nargs, Oid *types)
 	return plan;
 }
 
+/*
+ * dv_safe_search_path_push - make search_path "pg_catalog, pg_temp" until
+ * dv_safe_search_path_pop(the returned nest level); an error exit is undone
+ * by the (sub)transaction abort.  Every statement dynview runs with rights
+ * the caller may not have (as the bootstrap superuser, in a worker, in an
+ * event trigger) runs under it, so that no operator or function a role
+ * planted in a schema on the caller's search_path can be picked instead of
+ * the built-in one (the temporary schema is never searched for operators
+ * and functions).
+ */
+int
+dv_safe_search_path_push(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	return nestlevel;
+}
+
+void
+dv_safe_search_path_pop(int nestlevel)
+{
+	AtEOXact_GUC(true, nestlevel);
+}
+
 void
 dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 				const char *nulls, int expected)
@@ -142,13 +170,16 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	Oid			save_userid;
 	int			save_sec;
 	int			rc;
+	int			nestlevel;
 
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nestlevel = dv_safe_search_path_push();
 	if (nargs > 0)
 		rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
 	else
 		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	dv_safe_search_path_pop(nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec);
 
 	if (rc < 0)

@@ -100,5 +100,6 @@ extern void dv_tracking_release_unused(void);
 extern void dv_tracking_wait_for_decoder(void);
 extern void dv_tracking_sync_buffers(List *sources);
 extern Oid	dv_buffer_relid(Oid source_relid);
+extern Oid	dv_buffer_column_type(Oid type, int32 *typmod);
 
 #endif							/* DYNVIEW_CDC_H */

@@ -242,7 +242,9 @@ column_map(TupleDesc buffer_desc, TupleDesc source_desc)
 			if (!satt->attisdropped && namestrcmp(&satt->attname, NameStr(batt->attname)) == 0)
 			{
 				/* -2: the column's type changed (ALTER ... TYPE): the value cannot be kept */
-				map[i] = satt->atttypid == batt->atttypid ? j : -2;
+				int32		typmod = satt->atttypmod;
+
+				map[i] = dv_buffer_column_type(satt->atttypid, &typmod) == batt->atttypid ? j : -2;
 				break;
 			}
 		}
@@ -514,6 +516,8 @@ dynview_decoder_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("dynview decoder");
+	/* whatever the database or role settings say: no schema a role can write (dv_safe_search_path_push) */
+	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
 	slot = dv_slot_name(dboid);
 
 	/*

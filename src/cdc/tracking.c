@@ -171,6 +171,42 @@ dv_buffer_meta_column(const char *name)
 	return false;
 }
 
+/*
+ * dv_buffer_column_type - the type (and *typmod) a change buffer stores a
+ * source column of type/ *typmod in: a domain is stored as its base type, an
+ * array of a domain as an array of the base type (same datums, same text).
+ * A buffer's DDL runs as the bootstrap superuser; a domain there would run
+ * the CHECK constraints its owner wrote with those rights.
+ */
+Oid
+dv_buffer_column_type(Oid type, int32 *typmod)
+{
+	Oid			element;
+
+	type = getBaseTypeAndTypmod(type, typmod);
+	element = get_element_type(type);
+	if (OidIsValid(element) && get_typtype(element) == TYPTYPE_DOMAIN)
+	{
+		int32		element_typmod = *typmod;
+		Oid			array = get_array_type(getBaseTypeAndTypmod(element, &element_typmod));
+
+		if (OidIsValid(array))
+		{
+			type = array;
+			*typmod = element_typmod;
+		}
+	}
+	return type;
+}
+
+/* the SQL spelling of dv_buffer_column_type */
+static char *
+buffer_type_sql(Oid type, int32 typmod)
+{
+	type = dv_buffer_column_type(type, &typmod);
+	return format_type_with_typemod(type, typmod);
+}
+
 /* ", name type" for each source column in names (all when names is NIL) */
 static void
 append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
@@ -194,7 +230,7 @@ append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
 		if (!wanted)
 			continue;
 		appendStringInfo(sql, "%s%s %s", prefix, quote_identifier(NameStr(att->attname)),
-						 format_type_with_typemod(att->atttypid, att->atttypmod));
+						 buffer_type_sql(att->atttypid, att->atttypmod));
 	}
 	relation_close(rel, AccessShareLock);
 }
@@ -262,7 +298,7 @@ widen_buffer(Oid relid, List *columns)
 			continue;
 		get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
 		appendStringInfo(&sql, "%sADD COLUMN %s %s", added++ ? ", " : "",
-						 quote_identifier(name), format_type_with_typemod(type, typmod));
+						 quote_identifier(name), buffer_type_sql(type, typmod));
 	}
 	if (added > 0)
 		dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
@@ -463,6 +499,7 @@ dv_tracking_sync_buffers(List *sources)
 				continue;
 			get_atttypetypmodcoll(buffer, att, &btype, &btypmod, &coll);
 			get_atttypetypmodcoll(src->relid, satt, &stype, &stypmod, &coll);
+			stype = dv_buffer_column_type(stype, &stypmod);
 			if (btype == stype && btypmod == stypmod)
 				continue;
 			appendStringInfo(&sql, "%sALTER COLUMN %s TYPE %s USING NULL", changed++ ? ", " : "",

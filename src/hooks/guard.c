@@ -293,6 +293,7 @@ Datum
 dynview_on_sql_drop(PG_FUNCTION_ARGS)
 {
 	List	   *relids = NIL;
+	int			nestlevel;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -304,6 +305,8 @@ dynview_on_sql_drop(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 
 	SPI_connect();
+	/* an event trigger runs in whoever's session drops: a superuser's, too */
+	nestlevel = dv_safe_search_path_push();
 	if (SPI_execute("SELECT objid FROM pg_catalog.pg_event_trigger_dropped_objects() "
 					"WHERE classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND objsubid = 0 "
 					"AND object_type IN ('table', 'foreign table', 'materialized view')",
@@ -321,6 +324,7 @@ dynview_on_sql_drop(PG_FUNCTION_ARGS)
 		dv_catalog_forget_relations(relids);
 		dv_tracking_release_unused();
 	}
+	dv_safe_search_path_pop(nestlevel);
 	SPI_finish();
 	PG_RETURN_NULL();
 }

@@ -32,6 +32,7 @@
 #include "utils/resowner.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -382,6 +383,16 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		return dv_history_insert(dt, trigger, &res);
 	}
 
+	/*
+	 * The owner must still be allowed to read every source, whatever this
+	 * refresh reads (an incremental one reads change buffers): a REVOKE or an
+	 * ALTER ... OWNER TO fails the refresh (42501), and the table keeps its
+	 * data.
+	 */
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	dv_check_definition_permissions(dv_parse_definition(dt->definition));
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+
 	res.refresh_mode = "FULL";
 	if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
 	{
@@ -512,9 +523,16 @@ check_no_concurrent_refresh(List *order, Snapshot snapshot)
 	SPIPlanPtr	plan;
 	Oid			types[1] = {OIDOID};
 	ListCell   *lc;
+	Oid			save_userid;
+	int			save_sec;
+	int			nestlevel;
 
-	plan = SPI_prepare("SELECT coalesce(data_snapshot::text, '') FROM dynview.dynamic_table_catalog "
-					   "WHERE relid = $1::regclass", 1, types);
+	/* a catalog read (as dv_catalog_exec runs one), at this transaction's snapshot */
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nestlevel = dv_safe_search_path_push();
+	plan = SPI_prepare("SELECT coalesce(data_snapshot::pg_catalog.text, '') FROM dynview.dynamic_table_catalog "
+					   "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass", 1, types);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare the concurrent refresh check");
 	foreach(lc, order)
@@ -538,6 +556,8 @@ check_no_concurrent_refresh(List *order, Snapshot snapshot)
 					 errhint("Retry the transaction, or refresh outside a REPEATABLE READ or SERIALIZABLE transaction.")));
 	}
 	SPI_freeplan(plan);
+	dv_safe_search_path_pop(nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec);
 }
 
 /* does the dynamic table read (directly or not) one of the tables in list? */

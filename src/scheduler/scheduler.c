@@ -232,6 +232,8 @@ dynview_scheduler_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("dynview scheduler");
+	/* whatever the database or role settings say: no schema a role can write (dv_safe_search_path_push) */
+	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
 	before_shmem_exit(scheduler_shutdown, main_arg);
 	dv_shmem_set_scheduler(dboid, MyLatch);
 	loop_context = AllocSetContextCreate(TopMemoryContext, "dynview scheduler loop",
