@@ -66,7 +66,7 @@ SELECT is((SELECT h.data_snapshot::text FROM dynview.refresh_history('dvt_by_cus
           (SELECT d.data_snapshot::text FROM dynview.dynamic_tables d WHERE d.name = 'dvt_by_customer'::regclass),
           'the history row and dynamic_tables agree on the data snapshot');
 SELECT ok((SELECT source_tables @> jsonb_build_array(jsonb_build_object(
-                      'name', 'dvt_orders', 'oid', 'dvt_orders'::regclass::oid::bigint))
+                      'name', 'public.dvt_orders', 'oid', 'dvt_orders'::regclass::oid::bigint))
              FROM dynview.refresh_history('dvt_by_customer')),
           'history source_tables names the source with its oid');
 

@@ -106,13 +106,13 @@ SELECT is((SELECT count(DISTINCT refresh_id)::int FROM dynview.refresh_history),
 
 -- source_tables names each source; dynamic sources are marked
 SELECT ok((SELECT source_tables @> jsonb_build_array(
-                      jsonb_build_object('name', 'dvt_orders', 'oid', 'dvt_orders'::regclass::oid::bigint),
-                      jsonb_build_object('name', 'dvt_customers', 'oid', 'dvt_customers'::regclass::oid::bigint))
+                      jsonb_build_object('name', 'public.dvt_orders', 'oid', 'dvt_orders'::regclass::oid::bigint),
+                      jsonb_build_object('name', 'public.dvt_customers', 'oid', 'dvt_customers'::regclass::oid::bigint))
              FROM dynview.refresh_history('dvt_detail', 1)),
           'source_tables of a join names both sources with their oids');
 SELECT is((SELECT jsonb_array_length(source_tables) FROM dynview.refresh_history('dvt_total', 1)), 2,
           'source_tables of dvt_total has its two sources');
-SELECT ok((SELECT source_tables @> '[{"name": "dvt_detail"}, {"name": "dvt_by_region"}]'
+SELECT ok((SELECT source_tables @> '[{"name": "public.dvt_detail"}, {"name": "public.dvt_by_region"}]'
              FROM dynview.refresh_history('dvt_total', 1)),
           'source_tables of dvt_total names the dynamic tables it reads');
 
