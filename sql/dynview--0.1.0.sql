@@ -59,7 +59,8 @@ CREATE INDEX ON dynview.source_catalog (source_relid);
 CREATE FUNCTION dynview._source_signature(relid oid)
 RETURNS text
 AS 'MODULE_PATHNAME', 'dynview_source_signature'
-LANGUAGE C STRICT STABLE;
+LANGUAGE C STRICT STABLE
+SET search_path = pg_catalog, pg_temp;
 
 -- One row per refresh attempt.
 CREATE TABLE dynview.refresh_history (
@@ -367,6 +368,7 @@ Example: SELECT dynview.wait_fresh('public.order_totals', '10 seconds');$$;
 CREATE FUNCTION dynview.on_sql_drop()
 RETURNS event_trigger
 LANGUAGE C
+SET search_path = pg_catalog, pg_temp
 AS 'MODULE_PATHNAME', 'dynview_on_sql_drop';
 
 CREATE EVENT TRIGGER dynview_on_sql_drop ON sql_drop
@@ -416,17 +418,20 @@ REVOKE ALL ON dynview.decoder_state FROM PUBLIC;
 CREATE FUNCTION dynview._register_database()
 RETURNS void
 LANGUAGE C
+SET search_path = pg_catalog, pg_temp
 AS 'MODULE_PATHNAME', 'dynview_register_database';
 REVOKE ALL ON FUNCTION dynview._register_database() FROM PUBLIC;
 
 CREATE FUNCTION dynview._decoded_lsn()
 RETURNS pg_lsn
 LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp
 AS 'MODULE_PATHNAME', 'dynview_decoded_lsn';
 
 CREATE FUNCTION dynview.wait_for_capture(timeout interval DEFAULT '1 minute')
 RETURNS boolean
 LANGUAGE C VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
 AS 'MODULE_PATHNAME', 'dynview_wait_for_capture';
 
 COMMENT ON FUNCTION dynview.wait_for_capture(interval) IS

@@ -75,6 +75,15 @@ DROP TABLE sec_src;
 RESET search_path;
 -- no planted operator or function was called, by anyone
 SELECT count(*) AS planted_calls FROM dv_calls;
+-- the audit: every function of the extension fixes its search_path, except those that resolve a
+-- relation name argument with the caller's search_path (their SQL runs as described in doc/security.md)
+SELECT p.oid::regprocedure AS resolves_names_with_callers_search_path
+  FROM pg_proc p
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                  AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dynview'
+ WHERE NOT coalesce(p.proconfig @> '{"search_path=pg_catalog, pg_temp"}', false)
+ ORDER BY p.oid::regprocedure::text;
 
 -------------------------------------------------------------------------------
 -- 2. A domain's CHECK written by the source's owner: the change buffer stores the base type, so
