@@ -243,7 +243,8 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
 			consolidate = false;
 		else if (!dv_equality_is_identity(type, typmod, collation))
-			appendStringInfo(&spelled, "%s::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+			/* (the output function's text: a cast of bpchar to text drops trailing blanks) */
+			appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
 	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
