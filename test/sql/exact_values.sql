@@ -148,3 +148,10 @@ SELECT table_name, refresh_mode FROM dynview.refresh('ex_udt_dis');
 SELECT dynview.verify('ex_udt_dis');
 SELECT x::text AS x, n, s FROM ex_udt_grp ORDER BY 1;
 SELECT x::text AS x FROM ex_udt_dis ORDER BY 1;
+
+SELECT dynview.drop_dynamic_table(n)
+  FROM unnest(ARRAY['ex_q12', 'ex_bits', 'ex_codes', 'ex_tags', 'ex_maxu', 'ex_rows', 'ex_by_n', 'ex_by_f',
+                    'ex_by_ci', 'ex_distinct', 'ex_minmax', 'ex_udt_rows', 'ex_udt_grp', 'ex_udt_dis']) n;
+DROP TABLE ex_li, ex_tk, ex_eq, ex_udt;
+DROP TYPE ex_mytype CASCADE;
+DROP EXTENSION citext;
