@@ -300,7 +300,8 @@ dv_set_current_table(const char *qualified_name)
 }
 
 /*
- * dv_exec_statement - run one generated refresh statement at the snapshot as
+ * dv_exec_statement (exec_statement_params with parameters $1.., params
+ * NULL for none) - run one generated refresh statement at the snapshot as
  * a dynview write (the DML guard lets it through); its SPI result code goes
  * to *rc.  An error names "<what> of dynamic table "<table>"" instead of
  * showing the statement.  Rows stay in SPI_tuptable.
