@@ -254,7 +254,7 @@ LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_verify';
 
 COMMENT ON FUNCTION dynview.verify(text) IS
-$$Recomputes the query of the dynamic table NAME at its data snapshot and compares the result with the table as a multiset (values compared by their text form).
+$$Recomputes the query of the dynamic table NAME at its data snapshot and compares the result with the table as a multiset (values compared by their text form, then by equality).
 Returns true when they are equal; otherwise raises a WARNING listing up to 10 differing rows and returns false. A table never refreshed (initialize => false) verifies as empty.
 Errors: unknown name (42P01), not a dynamic table (42809).
 Example: SELECT dynview.verify('public.order_totals');$$;

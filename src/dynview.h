@@ -195,10 +195,22 @@ extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uin
 extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only,
 								const char *what, const char *table, int *rc);
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
+
+/* parameters $1..$nargs of a generated statement, as SPI takes them */
+typedef struct DvParams
+{
+	int			nargs;
+	Oid		   *types;
+	Datum	   *values;
+	char	   *nulls;			/* 'n' for NULL, ' ' otherwise */
+} DvParams;
+
+extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_only,
+								DvParams *params);
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
-								uint64 n);
+								uint64 n, DvParams *params);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 

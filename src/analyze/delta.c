@@ -41,6 +41,9 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_operator.h"
+#include "access/htup_details.h"
+#include "utils/syscache.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -211,13 +214,104 @@ collect_aggrefs(Node *node, List **aggrefs)
 	return expression_tree_walker(node, collect_aggrefs, (void *) aggrefs);
 }
 
-/* SQL of a type, schema-qualified, with its typmod */
+/*
+ * SQL of a type, schema-qualified, with its typmod.  The typmod always counts
+ * as given: without it format_type spells bpchar of no length "character",
+ * which CREATE TABLE reads as character(1) (with it, "bpchar").
+ */
 static char *
 type_sql(Oid type, int32 typmod)
 {
-	if (typmod >= 0)
-		return format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
-	return format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY);
+	return format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+}
+
+/*
+ * dv_equality_is_identity - are two values of this type (with this typmod
+ * and collation) that its default equality calls equal always the same
+ * value, printing alike?  Then a row kept per equal value (a group's key, a
+ * consolidated change) is the row the query shows.  Decided from a set of
+ * built-in types known to compare bit for bit, so that a type nobody
+ * checked (an extension's, interval, jsonb, float: 0 and -0, numeric
+ * without a declared scale: 1.0 and 1.00, bpchar without a length: 'a' and
+ * 'a ', a nondeterministic collation) counts as not identity.  Domains are
+ * judged by their base type.  Needs a transaction (catalog lookups).
+ */
+bool
+dv_equality_is_identity(Oid type, int32 typmod, Oid collation)
+{
+	Oid			base = getBaseTypeAndTypmod(type, &typmod);
+
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		return false;
+	switch (base)
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case CHAROID:
+		case NAMEOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case UUIDOID:
+		case MONEYOID:
+		case BITOID:
+		case VARBITOID:
+		case PG_LSNOID:
+		case XID8OID:
+			return true;
+		case BPCHAROID:
+			/* char(n) pads every value to n characters */
+			return typmod >= 0;
+		case NUMERICOID:
+			/* every value has the declared scale (and there is no -0) */
+			return typmod >= 0;
+		default:
+			break;
+	}
+	/* (enum values are compared by their OID) */
+	if (type_is_enum(base))
+		return true;
+
+	/*
+	 * Arrays compare dimensions, lower bounds and elements, a NULL element
+	 * equal only to NULL: identity when their elements' equality is.
+	 */
+	if (OidIsValid(get_element_type(base)) && !type_is_rowtype(get_element_type(base)))
+		return dv_equality_is_identity(get_element_type(base), -1, collation);
+	return false;
+}
+
+/*
+ * dv_equality_operator - "OPERATOR(schema.=)" of the type's default equality
+ * (its default btree or hash operator class), for generated SQL: written
+ * out by OID so that it is found whatever the search_path (the refresh's is
+ * pg_catalog only; a user-defined type's "=" may live elsewhere).  NULL if
+ * the type has none.  Result palloc'd in the current memory context.
+ */
+char *
+dv_equality_operator(Oid type)
+{
+	Oid			opr = lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr;
+	HeapTuple	tup;
+	char	   *sql;
+
+	if (!OidIsValid(opr))
+		return NULL;
+	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opr));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for operator %u", opr);
+	sql = psprintf("OPERATOR(%s.%s)",
+				   quote_identifier(get_namespace_name(((Form_pg_operator) GETSTRUCT(tup))->oprnamespace)),
+				   NameStr(((Form_pg_operator) GETSTRUCT(tup))->oprname));
+	ReleaseSysCache(tup);
+	return sql;
 }
 
 static char *
@@ -382,11 +476,11 @@ state_query(Query *query, List *keys, List *aggs)
  * keys and aggregates.
  */
 /*
- * plain_equality - is equality of e's values what the state tables can
- * keep: a built-in type (or a domain over one) other than float, and a
- * deterministic collation?  Values equal under a nondeterministic collation, or under an
- * extension type's own operators (citext), may arrive as several rows of one
- * group in one delta.
+ * plain_equality - is equality of e's values what a count(DISTINCT) state
+ * can keep: a built-in type (or a domain over one) other than float, and a
+ * deterministic collation?  Values equal under a nondeterministic
+ * collation, or under an extension type's own operators (citext), may
+ * arrive as several rows of one group in one delta.
  */
 static bool
 plain_equality(Node *e)
@@ -395,28 +489,16 @@ plain_equality(Node *e)
 
 	if (getBaseType(exprType(e)) >= FirstNormalObjectId)
 		return false;
-	/* 0 and -0 are equal: a group of one keeps whichever spelling came first */
 	if (getBaseType(exprType(e)) == FLOAT4OID || getBaseType(exprType(e)) == FLOAT8OID)
 		return false;
 	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
 }
 
-/*
- * one_spelling - do equal values of e's type print alike?  Not float (0 and
- * -0) nor numeric without a declared scale (1.0 and 1.00): a group kept in
- * place would keep the spelling of the value that created it, while a
- * recompute shows one of the values present now.
- */
+/* is e's equality identity (dv_equality_is_identity), with e's typmod and collation? */
 static bool
-one_spelling(Node *e)
+identity_equality(Node *e)
 {
-	Oid			type = getBaseType(exprType(e));
-
-	if (type == FLOAT4OID || type == FLOAT8OID)
-		return false;
-	if (type == NUMERICOID && exprTypmod(e) < 0)
-		return false;
-	return true;
+	return dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e));
 }
 
 static bool
@@ -464,18 +546,28 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
 						 a->aggfilter ? " with FILTER" : a->aggorder ? " with ORDER BY" : "");
-		if (a->args && (!plain_equality((Node *) linitial_node(TargetEntry, a->args)->expr) ||
-						!one_spelling((Node *) linitial_node(TargetEntry, a->args)->expr) ||
-						type_is_array(exprType((Node *) linitial_node(TargetEntry, a->args)->expr))))
-			NOT_ELIGIBLE("%s(%s%s): equal values of this type can be written differently (float, numeric without a declared scale, a nondeterministic collation, a type of an extension) or it is an array",
+		/*
+		 * min and max show one of the values: kept in place only when equal
+		 * values are identical.  count(DISTINCT) counts values by equality,
+		 * which its multiplicities keep whatever the spelling, but needs
+		 * plain operators and no arrays ("v = ANY (ARRAY(...))" would take
+		 * an array apart).  count, sum and avg (of integers and numeric of a
+		 * declared scale) show no input value.
+		 */
+		if (((agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX) &&
+			 !identity_equality((Node *) linitial_node(TargetEntry, a->args)->expr)) ||
+			(agg->kind == DV_AGG_COUNT_DISTINCT &&
+			 (!plain_equality((Node *) linitial_node(TargetEntry, a->args)->expr) ||
+			  type_is_array(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)))))
+			NOT_ELIGIBLE("%s(%s%s): equal values of this type are not always identical (float: 0 and -0, numeric without a declared scale: 1.0 and 1.00, interval, jsonb, a nondeterministic collation, a type of an extension) or it is an array",
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)));
 		aggs = lappend(aggs, agg);
 	}
 	foreach(lc, keys)
 	{
-		if (!one_spelling((Node *) ((TargetEntry *) lfirst(lc))->expr))
-			NOT_ELIGIBLE("group key \"%s\": equal values of its type can be written differently (float: 0 and -0; numeric without a declared scale: 1.0 and 1.00), and the kept row would keep the first spelling",
+		if (!identity_equality((Node *) ((TargetEntry *) lfirst(lc))->expr))
+			NOT_ELIGIBLE("group key \"%s\": equal values of its type are not always identical (float: 0 and -0; numeric without a declared scale: 1.0 and 1.00; interval, jsonb, bpchar without a length, a nondeterministic collation, a type of an extension), and a kept row would keep the first spelling",
 						 ((TargetEntry *) lfirst(lc))->resname);
 	}
 	sq = state_query(query, keys, aggs);
@@ -1177,13 +1269,12 @@ plan_level(Query *query, int branch, bool allow_state)
 			return full_plan("RESERVED_COLUMN_NAME", "Output columns named dv_weight or dv_row are reserved by dynview.");
 	}
 
-	foreach(lc, keys)
-	{
-		if (!plain_equality((Node *) ((TargetEntry *) lfirst(lc))->expr))
-			return full_plan("GROUP_KEY_EQUALITY",
-							 "A group key (\"%s\") has a type or collation whose equality is not plain (float, a nondeterministic collation, or a type of an extension such as citext): values equal to it but written differently make the group's row change its spelling.",
-							 ((TargetEntry *) lfirst(lc))->resname);
-	}
+	/*
+	 * (A group key whose equality is not identity, 0 and -0 say, is fine:
+	 * the affected groups are found by the type's equality and recomputed,
+	 * and rows are written when their text differs; only an aggregate state
+	 * would keep one spelling, see agg_state_eligible.)
+	 */
 	plan = palloc0(sizeof(DvPlan));
 	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;

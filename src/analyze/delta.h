@@ -87,5 +87,7 @@ extern DvPlan *dv_plan_query(Query *query);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
 extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
+extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
+extern char *dv_equality_operator(Oid type);
 
 #endif							/* DYNVIEW_DELTA_H */

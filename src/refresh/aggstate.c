@@ -662,6 +662,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	char	   *delete_sql;
 	char	   *insert_sql;
 	bool		ok = true;
+	DvParams	params;
 
 	/* 1. the consolidated delta of the input: dv_in(g.., x.., dv_weight) */
 	initStringInfo(&cols);
@@ -866,31 +867,32 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		/* 5. groups whose extreme went (or with NaN/Infinity): recomputed */
 		List	   *gcols = NIL;
 		char	   *colsets = "";
+		char	   *restrict_i;
 
 		for (int k = 1; k <= nkeys; k++)
 			gcols = lappend(gcols, psprintf("g%d", k));
 		foreach(lc, state_value_columns(plan))
 			colsets = psprintf("%s%s%s = r.%s", colsets, colsets[0] ? ", " : "",
 							   (char *) lfirst(lc), (char *) lfirst(lc));
-		dv_exec_at(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
-							"WHERE s.dv_recompute AND %s",
-							st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
-							dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed),
-							group_by(nkeys, NULL), key_match(nkeys, "s", "r")),
-				   snapshot, false);
+		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &params);
+		dv_exec_at_params(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
+								   "WHERE s.dv_recompute AND %s",
+								   st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
+								   restrict_i, group_by(nkeys, NULL), key_match(nkeys, "s", "r")),
+						  snapshot, false, &params);
 	}
 
 	if (ok)
 	{
 		/* 6. the table's rows of the affected groups, from the state */
 		dv_exec_at(psprintf("SELECT %s FROM dv_gd", key_cols(nkeys, "")), snapshot, true);
-		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed);
-		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed);
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, &params);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, &params);
 		dv_full_refresh_sql(dt, dv_state_projection_sql(plan, state), restrict_q, restrict_t,
 							&delete_sql, &insert_sql, true);
-		res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
+		res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-		res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
+		res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 	}
 	foreach(lc, enrs)

@@ -45,6 +45,7 @@
 #include "optimizer/optimizer.h"
 #include "storage/lock.h"
 #include "storage/lmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -218,19 +219,32 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	bool		has_marker = false;
 	bool		isnull;
 	bool		consolidate = true;
+	StringInfoData spelled;
 
 	/*
 	 * Consolidated (weights summed per row, zeros dropped), so that the
 	 * query's expressions see only rows that are really added or removed: an
 	 * intermediate row that a later change undid must not be evaluated (it
 	 * may, say, divide by zero).  Grouping needs equality on every column.
+	 * Two images are one row only when they are identical: a column whose
+	 * equality is not identity (1.0 = 1.00, 0 = -0, '1 day' = '24 hours')
+	 * is grouped by its text too, so that an UPDATE to an equal value
+	 * written differently is not dropped as no change.
 	 */
+	initStringInfo(&spelled);
 	foreach(lc, src->columns)
 	{
 		AttrNumber	att = get_attnum(buffer, strVal(lfirst(lc)));
+		Oid			type;
+		int32		typmod;
+		Oid			collation;
 
-		if (!OidIsValid(lookup_type_cache(get_atttype(buffer, att), TYPECACHE_EQ_OPR)->eq_opr))
+		get_atttypetypmodcoll(buffer, att, &type, &typmod, &collation);
+		if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
 			consolidate = false;
+		else if (!dv_equality_is_identity(type, typmod, collation))
+			/* (the output function's text: a cast of bpchar to text drops trailing blanks) */
+			appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
 	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
@@ -245,6 +259,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		appendStringInfoString(&sql, " GROUP BY ");
 		for (int i = 1; i <= list_length(src->columns); i++)
 			appendStringInfo(&sql, "%d, ", i);
+		appendStringInfoString(&sql, spelled.data);
 		appendStringInfoString(&sql, "dv_weight = 0 HAVING pg_catalog.sum(dv_weight) <> 0 OR bool_or(dv_weight = 0)");
 	}
 
@@ -285,14 +300,15 @@ dv_set_current_table(const char *qualified_name)
 }
 
 /*
- * dv_exec_statement - run one generated refresh statement at the snapshot as
+ * dv_exec_statement (exec_statement_params with parameters $1.., params
+ * NULL for none) - run one generated refresh statement at the snapshot as
  * a dynview write (the DML guard lets it through); its SPI result code goes
  * to *rc.  An error names "<what> of dynamic table "<table>"" instead of
  * showing the statement.  Rows stay in SPI_tuptable.
  */
-uint64
-dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char *what,
-				  const char *table, int *rc)
+static uint64
+exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const char *what,
+					  const char *table, DvParams *params, int *rc)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan;
@@ -300,12 +316,13 @@ dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char
 	dv_write_depth++;
 	PG_TRY();
 	{
-		plan = SPI_prepare(sql, 0, NULL);
+		plan = SPI_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare a refresh statement of \"%s\": %s", table,
 				 SPI_result_code_string(SPI_result));
 		/* (triggers fire: a dynamic table's own triggers and foreign keys see the refresh) */
-		*rc = SPI_execute_snapshot(plan, NULL, NULL, snapshot, InvalidSnapshot, read_only, true, 0);
+		*rc = SPI_execute_snapshot(plan, params ? params->values : NULL, params ? params->nulls : NULL,
+								   snapshot, InvalidSnapshot, read_only, true, 0);
 	}
 	PG_CATCH();
 	{
@@ -323,16 +340,34 @@ dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char
 	return SPI_processed;
 }
 
-/* an incremental refresh statement of the current table; rows in SPI_tuptable */
 uint64
-dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
+dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char *what,
+				  const char *table, int *rc)
+{
+	return exec_statement_params(sql, snapshot, read_only, what, table, NULL, rc);
+}
+
+/*
+ * dv_exec_at_params - an incremental refresh statement of the current
+ * table, with parameters $1.. (params may be NULL); rows in SPI_tuptable
+ */
+uint64
+dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_only, DvParams *params)
 {
 	int			rc;
-	uint64		n = dv_exec_statement(sql, snapshot, read_only, "incremental refresh", current_table, &rc);
+	uint64		n = exec_statement_params(sql, snapshot, read_only, "incremental refresh",
+										  current_table, params, &rc);
 
 	if (rc < 0)
 		elog(ERROR, "incremental refresh statement failed: %s", SPI_result_code_string(rc));
 	return n;
+}
+
+/* an incremental refresh statement of the current table; rows in SPI_tuptable */
+uint64
+dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
+{
+	return dv_exec_at_params(sql, snapshot, read_only, NULL);
 }
 
 /* "c1, c2, ..." of the table's columns, each prefixed */
@@ -369,6 +404,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 	char	   *cols = table_columns(dt->relid, "d.");
 	char	   *first = NULL;
+	char	   *first_eq = NULL;
 	uint64		expected = 0;
 	uint64		deleted;
 	StringInfoData del;
@@ -411,6 +447,8 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 		/* arrays: "= ANY (ARRAY(...))" would compare an element with an array */
 		first = OidIsValid(tc->eq_opr) && !type_is_array(att->atttypid)
 			? pstrdup(quote_identifier(NameStr(att->attname))) : pstrdup("");
+		if (first[0])
+			first_eq = dv_equality_operator(att->atttypid);
 	}
 	relation_close(rel, AccessShareLock);
 
@@ -426,9 +464,9 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "  pg_catalog.row_number() OVER (PARTITION BY ROW(dv_tt.*)::text) AS dv_rn FROM %s dv_tt WHERE ",
 					 target);
 	if (first && first[0])
-		appendStringInfo(&del, "(dv_tt.%s = ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
+		appendStringInfo(&del, "(dv_tt.%s %s ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
 						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))) AND ",
-						 first, first, first, first);
+						 first, first_eq, first, first, first);
 	appendStringInfo(&del,
 					 "ROW(dv_tt.*)::text = ANY (ARRAY(SELECT dv_key FROM dv_neg))), "
 					 "dv_gone AS (SELECT v.dv_ctid FROM dv_victims v JOIN dv_neg n ON v.dv_key = n.dv_key "
@@ -454,49 +492,74 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 /*
  * dv_key_restriction - a condition on alias's key columns that holds for
  * the key values in the first columns of the n rows of tt (superset filter
- * per column: key = ANY(array) [OR key IS NULL]), which the planner pushes
- * down to an index.  A column whose type has no equality does not narrow.
+ * per column: key = ANY ($k) [OR key IS NULL]), which the planner pushes
+ * down to an index.  The values of key column k are bound as parameter $k,
+ * an array of the key's own type, so that they keep their exact value and
+ * type modifier (a literal cast to "character[]" would be cut to one
+ * character); params (palloc'd in the current memory context) gets them,
+ * the same for every alias given the same tt.  "=" is the type's default
+ * equality written by OID (dv_equality_operator), found whatever the
+ * search_path.  A column whose type has no equality, or an array (= ANY
+ * would compare its elements), does not narrow.
  */
 char *
-dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n)
+dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params)
 {
 	StringInfoData buf;
 	ListCell   *lc;
+	int			ncols = list_length(columns);
 
-	initStringInfo(&buf);
+	params->nargs = ncols;
+	params->types = palloc(sizeof(Oid) * Max(ncols, 1));
+	params->values = palloc0(sizeof(Datum) * Max(ncols, 1));
+	params->nulls = palloc(sizeof(char) * Max(ncols, 1));
 	if (columns == NIL)
 		return "true";
+	initStringInfo(&buf);
 	foreach(lc, columns)
 	{
 		int			k = foreach_current_index(lc);
 		const char *col = quote_identifier(lfirst(lc));
-		Oid			type = SPI_gettypeid(tt->tupdesc, k + 1);
-		StringInfoData arr;
+		Oid			type = getBaseType(SPI_gettypeid(tt->tupdesc, k + 1));
+		Oid			array_type = get_array_type(type);
+		char	   *eq = dv_equality_operator(type);
+		Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
 		bool		has_null = false;
 		int			nvals = 0;
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
 
+		/* (an unused parameter still needs a type) */
+		params->types[k] = INT4OID;
+		params->nulls[k] = 'n';
 		if (k > 0)
 			appendStringInfoString(&buf, " AND ");
-		if (type_is_array(type) ||
-			!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
+		if (type_is_array(type) || eq == NULL || !OidIsValid(array_type))
 		{
 			appendStringInfoString(&buf, "true");
 			continue;
 		}
-		initStringInfo(&arr);
 		for (uint64 i = 0; i < n; i++)
 		{
-			char	   *v = SPI_getvalue(tt->vals[i], tt->tupdesc, k + 1);
+			bool		isnull;
+			Datum		v = SPI_getbinval(tt->vals[i], tt->tupdesc, k + 1, &isnull);
 
-			if (v == NULL)
+			if (isnull)
 				has_null = true;
 			else
-				appendStringInfo(&arr, "%s%s", nvals++ ? ", " : "", quote_literal_cstr(v));
+				elems[nvals++] = v;
 		}
 		appendStringInfoChar(&buf, '(');
 		if (nvals > 0)
-			appendStringInfo(&buf, "%s.%s = ANY (ARRAY[%s]::%s[])", alias, col, arr.data,
-							 format_type_be_qualified(type));
+		{
+			get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+			params->types[k] = array_type;
+			params->values[k] = PointerGetDatum(construct_array(elems, nvals, type, typlen,
+																typbyval, typalign));
+			params->nulls[k] = ' ';
+			appendStringInfo(&buf, "%s.%s %s ANY ($%d)", alias, col, eq, k + 1);
+		}
 		else
 			appendStringInfoString(&buf, "false");
 		if (has_null)
@@ -523,6 +586,7 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	uint64		nkeys;
 	char	   *delete_sql;
 	char	   *insert_sql;
+	DvParams	params;
 
 	initStringInfo(&keys_sql);
 	appendStringInfoString(&keys_sql, "SELECT DISTINCT ");
@@ -534,12 +598,12 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	if (nkeys == 0)
 		return;					/* the changes touch no group */
 
-	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys);
-	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys);
+	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys, &params);
+	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys, &params);
 	dv_full_refresh_sql(dt, NULL, restrict_q, restrict_t, &delete_sql, &insert_sql, true);
-	res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
+	res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-	res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
+	res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 }
 

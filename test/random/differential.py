@@ -7,11 +7,20 @@ supported constructs (filters, projections with expressions, inner joins
 incl. self-joins, GROUP BY with count/sum/avg/min/max/count(DISTINCT),
 DISTINCT, HAVING, UNION ALL, window functions with PARTITION BY; a dynamic
 table over a dynamic table) plus some that refresh
-in full, then many steps of random DML (inserts with NULLs and duplicates of
+in full, and tables over d, whose columns have types whose equality is not
+identity (numeric of mixed scale, float with -0, interval, jsonb, numeric[],
+citext when the extension is there; and char(4) with short values), used as
+keys, aggregate inputs and plain columns; then many steps of random DML (inserts with NULLs and duplicates of
 non-key values, updates of keys and of group columns, deletes) spread over
 several connections whose transactions interleave, commit out of order, stay
-open across a refresh, or roll back.  After every refresh, dynview.verify()
-must be true for every table.  The seed is printed on failure.
+open across a refresh, or roll back.  Now and then every row of d is
+rewritten to equal values spelled differently (1 -> 1.0, 0 -> -0, '2 days' ->
+'48 hours', 'bob' -> 'BOB'): a change that "=" cannot see.  (Inserts use the
+current spelling, so that no group holds two spellings of one value: the
+query would then show either.)  After every refresh, dynview.verify() must be
+true for every table; at the end of a seed each table is also compared with
+its query by the text of its rows and by "=" (EXCEPT ALL), independently of
+verify().  The seed is printed on failure.
 
 usage: differential.py [--seeds N] [--steps N] [--first-seed S]
 Connection: libpq environment (PGHOST, PGPORT, PGUSER).  Ends with the plain
@@ -19,6 +28,7 @@ line "N passed, N failed" (one count per seed).
 """
 import argparse
 import random
+from collections import Counter
 import sys
 import traceback
 
@@ -66,6 +76,18 @@ def make_queries(rng):
         "SELECT a.g, sum(b.x::numeric(8,2)) AS sx, avg(b.x::numeric(8,2)) AS ax, count(*) AS n "
         "FROM a JOIN b ON b.a_id = a.id GROUP BY a.g",
         "SELECT g, sum(v) * 2 + count(v) AS e, max(v) - min(v) AS spread FROM a WHERE v <> 7 GROUP BY g",
+        # types whose equality is not identity (table d): plain rows, group keys (recomputed),
+        # DISTINCT, aggregate inputs; char(4) keys kept in place
+        "SELECT id, k, f, ch, iv, j, arr, ci FROM d WHERE v > 1",
+        "SELECT k, count(*) AS n, sum(v) AS s FROM d GROUP BY k",
+        "SELECT f, ch, count(*) AS n FROM d GROUP BY f, ch",
+        "SELECT iv, j, count(*) AS n, min(v) AS mn FROM d GROUP BY iv, j",
+        "SELECT ci, arr, count(*) AS n FROM d GROUP BY ci, arr",
+        "SELECT DISTINCT k, iv FROM d",
+        "SELECT ch, sum(k) AS sk, min(k) AS mk, max(f) AS mf, max(iv) AS mi, count(DISTINCT j) AS dj "
+        "FROM d GROUP BY ch",
+        "SELECT ch, count(*) AS n, sum(v) AS s, count(DISTINCT k) AS dk, max(ch) AS mc FROM d GROUP BY ch",
+        "SELECT d.id, d.k, d.f, a.g FROM d JOIN a ON a.id = d.id",
         # refreshed in full (not incremental yet), still exact
         "SELECT a.id, b.x FROM a LEFT JOIN b ON b.a_id = a.id",
         "SELECT id, g FROM a WHERE EXISTS (SELECT 1 FROM c WHERE c.a_id = a.id)",
@@ -78,9 +100,66 @@ def rand_val(rng, lo, hi, null_p=0.15):
     return None if rng.random() < null_p else rng.randint(lo, hi)
 
 
-def random_dml(rng, cur):
-    t = rng.choice(["a", "a", "b", "c"])
+class Spelling:
+    """The current spelling of the values of table d (see respell)."""
+
+    def __init__(self):
+        self.epoch = 0
+
+    def row(self, rng):
+        """k, f, ch, iv, j, arr, ci of a random row, as SQL literals' text (None: NULL)."""
+        e = self.epoch
+        scale = e % 3
+
+        def num(n):
+            return f"{n:.{scale}f}"
+
+        def maybe(x, p=0.1):
+            return None if rng.random() < p else x
+        n = rng.randint(0, 3)
+        fz = rng.choice([0, 0, 1.5, 2.5])
+        days = rng.randint(1, 3)
+        return (
+            maybe(num(n)),
+            maybe(("-0" if e % 2 else "0") if fz == 0 else repr(fz)),
+            maybe(rng.choice(["a", "bb", "ccc", "dddd"])),
+            maybe(f"{days * 24} hours" if e % 2 else f"{days} days"),
+            maybe('{"a": %s}' % num(rng.randint(0, 2))),
+            maybe("{%s,%s}" % (num(n), num(n + 1))),
+            maybe(rng.choice(["bob", "eve"]) if e % 2 == 0 else rng.choice(["BOB", "EVE"])),
+        )
+
+    def respell_sql(self):
+        """Rewrite every row of d to the next epoch's spelling (equal values)."""
+        self.epoch += 1
+        e = self.epoch
+        scale = e % 3
+        return ("UPDATE d SET k = round(k, %d), "
+                "f = CASE WHEN f = 0 THEN '%s'::float8 ELSE f END, "
+                "iv = %s, "
+                "j = CASE WHEN j IS NULL THEN NULL ELSE jsonb_build_object('a', round((j->>'a')::numeric, %d)) END, "
+                "arr = CASE WHEN arr IS NULL THEN NULL ELSE ARRAY(SELECT round(x, %d) FROM unnest(arr) x) END, "
+                "ci = %s(ci)"
+                % (scale, "-0" if e % 2 else "0",
+                   "make_interval(hours => (extract(epoch FROM iv) / 3600)::int)" if e % 2 else "justify_hours(iv)",
+                   scale, scale, "upper" if e % 2 else "lower"))
+
+
+def random_dml(rng, cur, spelling):
+    t = rng.choice(["a", "a", "b", "c", "d"])
     op = rng.random()
+    if t == "d":
+        if op < 0.45:
+            cur.execute("INSERT INTO d VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+                        (rng.randint(1, 60),) + spelling.row(rng) + (rand_val(rng, 0, 5),))
+        elif op < 0.75:
+            k, f, ch, iv, j, arr, ci = spelling.row(rng)
+            col, val = rng.choice([("k", k), ("f", f), ("ch", ch), ("iv", iv), ("j", j), ("arr", arr),
+                                   ("ci", ci), ("v", rand_val(rng, 0, 5))])
+            cur.execute(f"UPDATE d SET {col} = %s WHERE id = %s", (val, rng.randint(1, 60)))
+        else:
+            cur.execute("DELETE FROM d WHERE id = %s", (rng.randint(1, 60),))
+        return
     if t == "a":
         if op < 0.45:
             cur.execute("INSERT INTO a VALUES (%s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
@@ -121,6 +200,18 @@ def run_seed(seed, steps):
     cur.execute("CREATE TABLE b (id int PRIMARY KEY, a_id int, x int)")
     cur.execute("CREATE TABLE c (id int PRIMARY KEY, a_id int, y int)")
     cur.execute("CREATE VIEW av AS SELECT id, g, v FROM a WHERE v IS NOT NULL")
+    # citext ships with the server (contrib); without it ci is plain text
+    try:
+        cur.execute("CREATE EXTENSION IF NOT EXISTS citext")
+        ci_type = "citext"
+    except psycopg2.Error:
+        ci_type = "text"
+    cur.execute("CREATE TABLE d (id int PRIMARY KEY, k numeric, f float8, ch char(4), iv interval, "
+                f"j jsonb, arr numeric[], ci {ci_type}, v int)")
+    spelling = Spelling()
+    for i in range(1, 31):
+        cur.execute("INSERT INTO d VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (i,) + spelling.row(rng) + (rand_val(rng, 0, 5),))
     for i in range(1, 31):
         cur.execute("INSERT INTO a VALUES (%s, %s, %s, %s)",
                     (i, rand_val(rng, 1, 4), rand_val(rng, 0, 30), rng.choice([None, "X", "y"])))
@@ -152,11 +243,20 @@ def run_seed(seed, steps):
         conn = writers[w]
         wcur = conn.cursor()
         try:
-            random_dml(rng, wcur)
+            random_dml(rng, wcur, spelling)
             open_txn[w] += 1
         except psycopg2.Error:
             conn.rollback()
             open_txn[w] = 0
+        if rng.random() < 0.02:
+            # every writer's transaction ends first: rows written later use the new spelling
+            for i, c in enumerate(writers):
+                try:
+                    c.commit()
+                except psycopg2.Error:
+                    c.rollback()
+                open_txn[i] = 0
+            cur.execute(spelling.respell_sql())
         # end some transactions: commit (out of order across writers) or roll back
         if open_txn[w] and rng.random() < 0.35:
             if rng.random() < 0.15:
@@ -193,6 +293,22 @@ def run_seed(seed, steps):
         cur.execute("SELECT dynview.verify(%s)", (n,))
         if not cur.fetchone()[0]:
             raise AssertionError(f"final verify({n}) false\n{''.join(setup.notices[-3:])}")
+    # nothing writes any more: each table must equal its query now, row by row as text
+    # (1.0 and 1.00, 0 and -0 differ) and as a multiset by "=" (EXCEPT ALL)
+    for n in names:
+        cur.execute("SELECT query FROM dynview.dynamic_tables WHERE name = %s::regclass", (n,))
+        query = cur.fetchone()[0]
+        cur.execute(f"SELECT dv_t::text FROM {n} dv_t")
+        in_table = Counter(r[0] for r in cur.fetchall())
+        cur.execute(f"SELECT dv_q::text FROM ({query}) dv_q")
+        in_query = Counter(r[0] for r in cur.fetchall())
+        if in_table != in_query:
+            raise AssertionError(f"{n} differs from its query by text: table has {in_table - in_query}, "
+                                 f"query has {in_query - in_table}")
+        cur.execute(f"SELECT count(*) FROM ((TABLE {n} EXCEPT ALL ({query})) "
+                    f"UNION ALL (({query}) EXCEPT ALL TABLE {n})) dv_x")
+        if cur.fetchone()[0] != 0:
+            raise AssertionError(f"{n} differs from its query by =")
     for c in writers:
         c.close()
     setup.close()

@@ -54,7 +54,7 @@ SELECT * FROM ag_count;
 SELECT * FROM ag_coll;
 
 -- a float group key, refreshed from a session that prints floats short: 0 and -0 are equal but
--- print differently, so the table is FULL (GROUP_KEY_EQUALITY)
+-- print differently, so the groups are recomputed (no state kept in place), INCREMENTAL
 CREATE TABLE ag_fl (id int PRIMARY KEY, k float8, v int);
 INSERT INTO ag_fl VALUES (1, 0.1::float8 + 0.2::float8, 1), (2, 0.0, 1);
 SELECT dynview.create_dynamic_table('ag_flt', 'SELECT k, count(*) AS c, sum(v) AS s FROM ag_fl GROUP BY k', schedule => 'manual');

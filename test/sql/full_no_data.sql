@@ -163,7 +163,8 @@ UPDATE fnd_rate SET r = 3;
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_agg');
 SELECT dynview.verify('fnd_agg');
 
--- group keys whose equality is not plain (a nondeterministic collation): FULL, GROUP_KEY_EQUALITY
+-- group keys whose equality is not identity (a nondeterministic collation): INCREMENTAL, the
+-- affected groups recomputed
 CREATE COLLATION fnd_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 CREATE TABLE fnd_tag (id int PRIMARY KEY, tag text COLLATE fnd_ci);
 INSERT INTO fnd_tag VALUES (1, 'b');
