@@ -279,26 +279,26 @@ END $$;
 
 -- round 1: new orders with their lineitems
 SELECT tpch_orders(1001, 1060, 60, 150, 10);
-SELECT refreshed, verified, failed FROM refresh_and_verify();
+SELECT refreshed, incremental, verified, failed FROM refresh_and_verify();
 -- round 2: orders deleted with their lineitems; lineitems of other orders deleted
 DELETE FROM lineitem WHERE l_orderkey IN (SELECT o_orderkey FROM orders WHERE o_orderkey % 7 = 3);
 DELETE FROM orders WHERE o_orderkey % 7 = 3;
 DELETE FROM lineitem WHERE l_linenumber = 2 AND l_orderkey % 5 = 1;
-SELECT refreshed, verified, failed FROM refresh_and_verify();
+SELECT refreshed, incremental, verified, failed FROM refresh_and_verify();
 -- round 3: lineitems and orders updated (keys, dates, flags, text of char(n) columns), more inserts
 UPDATE lineitem SET l_quantity = l_quantity + 30, l_shipmode = 'MAIL', l_discount = 0.06 WHERE l_orderkey % 6 = 0;
 UPDATE lineitem SET l_returnflag = 'R', l_shipdate = date '1994-06-01' WHERE l_orderkey % 11 = 4;
 UPDATE orders SET o_orderpriority = '1-URGENT', o_orderdate = date '1993-08-15' WHERE o_orderkey % 9 = 2;
 UPDATE customer SET c_mktsegment = 'BUILDING' WHERE c_custkey % 4 = 0;
 SELECT tpch_orders(1061, 1090, 60, 150, 10);
-SELECT refreshed, verified, failed FROM refresh_and_verify();
+SELECT refreshed, incremental, verified, failed FROM refresh_and_verify();
 -- round 4: a batch of deletes and inserts in one transaction
 BEGIN;
 DELETE FROM lineitem WHERE l_orderkey BETWEEN 1001 AND 1030;
 DELETE FROM orders WHERE o_orderkey BETWEEN 1001 AND 1030;
 SELECT tpch_orders(1091, 1120, 60, 150, 10);
 COMMIT;
-SELECT refreshed, verified, failed FROM refresh_and_verify();
+SELECT refreshed, incremental, verified, failed FROM refresh_and_verify();
 SELECT string_agg(q || ':' || n, ' ' ORDER BY q) AS row_counts FROM row_counts();
 
 RESET search_path;
