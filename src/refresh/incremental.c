@@ -286,7 +286,8 @@ dv_set_current_table(const char *qualified_name)
 
 /*
  * dv_exec_statement - run one generated refresh statement at the snapshot as
- * a dynview write (the DML guard lets it through); its SPI result code goes
+ * a dynview write (the DML guard lets it write the table being refreshed,
+ * dv_guard_set_refreshing, and nothing else); its SPI result code goes
  * to *rc.  An error names "<what> of dynamic table "<table>"" instead of
  * showing the statement.  Rows stay in SPI_tuptable.
  */
@@ -296,8 +297,11 @@ dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan;
+	Oid			save_target;
+	int			save_level;
 
-	dv_write_depth++;
+	/* this statement may write the table being refreshed; what it runs may not */
+	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
 		plan = SPI_prepare(sql, 0, NULL);
@@ -311,14 +315,14 @@ dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char
 	{
 		ErrorData  *edata;
 
-		dv_write_depth--;
+		dv_guard_end_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
 		dv_rethrow_refresh_error(edata, psprintf("%s of dynamic table \"%s\"", what, table));
 	}
 	PG_END_TRY();
-	dv_write_depth--;
+	dv_guard_end_write(save_target, save_level);
 	SPI_freeplan(plan);
 	return SPI_processed;
 }
