@@ -110,6 +110,25 @@ SELECT dynview.verify('sw_b');
 SELECT * FROM sw_b ORDER BY id;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sw_b');
 SELECT dynview.verify('sw_b');
+-- a table that a subscription writes (its apply worker passes no hook of dynview's) is FULL with
+-- the same reason at every refresh; this subscription, to the table's own database, never runs
+CREATE PUBLICATION sw_pub FOR TABLE sw_b WITH (publish = 'insert');
+-- (the generated statement names this cluster's socket: not echoed)
+\set ECHO none
+SELECT format('CREATE SUBSCRIPTION sw_sub CONNECTION %L PUBLICATION sw_pub '
+              'WITH (connect = true, enabled = false, create_slot = false, slot_name = NONE, copy_data = false)',
+              format('host=%s port=%s dbname=%s', split_part(current_setting('unix_socket_directories'), ',', 1),
+                     current_setting('port'), current_database())) \gexec
+\set ECHO all
+SELECT count(*) AS subscribed FROM pg_subscription_rel WHERE srrelid = 'sw_b'::regclass;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sw_b');
+SELECT dynview.verify('sw_b');
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sw_b');
+SELECT dynview.verify('sw_b');
+DROP SUBSCRIPTION sw_sub;
+DROP PUBLICATION sw_pub;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sw_b');
+SELECT dynview.verify('sw_b');
 
 -- per-role limit on tracked sources: a role cannot take every dynview.max_sources slot
 CREATE ROLE sw_role;
