@@ -213,6 +213,7 @@ extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapsh
 extern void dv_watch_refreshed(Oid relid, List *sources);
 extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
+extern void dv_watch_written_in_refresh(Oid relid);
 extern bool dv_watch_active(void);
 
 /* refresh/verify.c */
@@ -221,7 +222,7 @@ extern bool dv_verify(Oid relid);
 /* hooks/guard.c */
 extern void dv_guard_init(void);
 extern void dv_guard_invalidate(Oid relid);
-extern Oid	dv_guard_set_refreshing(Oid relid);
+extern void dv_guard_set_refreshing(Oid relid, List *sources);
 extern void dv_guard_begin_write(Oid *save_target, int *save_level);
 extern void dv_guard_end_write(Oid save_target, int save_level);
 extern bool dv_guard_in_refresh_statement(void);

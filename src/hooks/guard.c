@@ -9,7 +9,8 @@
  *	  table: started by dynview (dv_guard_begin_write) at the executor
  *	  nesting level dynview issued it at.  Statements nested inside it
  *	  (triggers, functions, foreign key actions) are one level deeper, so
- *	  they cannot write any dynamic table, not even the one refreshed.
+ *	  they cannot write any dynamic table, not even the one refreshed, nor
+ *	  a source of the table being refreshed.
  *	  ExecutorStart/Run/Finish count the nesting level (as
  *	  pg_stat_statements does), restored on error by PG_FINALLY.
  *	- ProcessUtility hook: TRUNCATE of a dynamic table always fails (no
@@ -86,8 +87,13 @@ static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 /* executor nesting: a statement run by another (trigger, function) is deeper */
 static int	exec_nesting = 0;
 
-/* the dynamic table being refreshed (dv_guard_set_refreshing), InvalidOid if none */
+/*
+ * The dynamic table being refreshed (dv_guard_set_refreshing), InvalidOid
+ * if none, and its sources that are not dynamic tables (in
+ * TopMemoryContext).
+ */
 static Oid	refreshing = InvalidOid;
+static List *refreshing_sources = NIL;
 
 /*
  * The refresh statement running now (dv_guard_begin_write): the dynamic
@@ -198,6 +204,34 @@ refuse_write(Oid relid, const char *detail)
 			 errhint("Change the sources of the dynamic table and use dynview.refresh().")));
 }
 
+/*
+ * check_source_write - a statement nested in a refresh statement (a trigger
+ * or function it runs) may not write a source of the table being refreshed:
+ * the refresh has read it, and its data snapshot will count this
+ * transaction's changes as seen.
+ */
+static void
+check_source_write(Oid relid)
+{
+	if (write_level >= 0 && list_member_oid(refreshing_sources, relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot modify \"%s\" during a refresh of dynamic table \"%s\"",
+						get_rel_name(relid), get_rel_name(write_target)),
+				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed."),
+				 errhint("Write the source before or after the refresh.")));
+}
+
+/* a write that is no refresh statement, for the same-transaction watch (txnwatch.c) */
+static void
+watch_write(Oid relid)
+{
+	if (write_level >= 0)
+		dv_watch_written_in_refresh(relid);
+	else
+		dv_watch_written(relid);
+}
+
 static void
 guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -216,17 +250,19 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 				refuse_write(rte->relid, write_level >= 0 && !own
 							 ? "A trigger, rule or function run by a refresh may not write a dynamic table."
 							 : NULL);
+			if (!own)
+				check_source_write(rte->relid);
 			/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
-			if (!own && dv_watch_active())
+			if (!own && (dv_watch_active() || write_level >= 0))
 			{
-				dv_watch_written(rte->relid);
+				watch_write(rte->relid);
 				/* rows routed to partitions, or updated in inheritance children */
 				if (has_subclass(rte->relid))
 				{
 					ListCell   *lci;
 
 					foreach(lci, find_all_inheritors(rte->relid, NoLock, NULL))
-						dv_watch_written(lfirst_oid(lci));
+						watch_write(lfirst_oid(lci));
 				}
 			}
 		}
@@ -454,7 +490,8 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			if (is_dynamic_table(relid))
 				refuse_write(relid, list_member_oid(named, relid) ? NULL :
 							 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
-			dv_watch_written(relid);
+			check_source_write(relid);
+			watch_write(relid);
 		}
 	}
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
@@ -472,7 +509,10 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		Oid			relid = RangeVarGetRelid(((CopyStmt *) pstmt->utilityStmt)->relation, NoLock, true);
 
 		if (OidIsValid(relid))
-			dv_watch_written(relid);
+		{
+			check_source_write(relid);
+			watch_write(relid);
+		}
 		copied = relid;
 	}
 	/* a database with dynview: its decoder and slot must go first */
@@ -507,16 +547,35 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 
 /*
  * dv_guard_set_refreshing - the dynamic table whose refresh statements
- * dv_guard_begin_write will allow (InvalidOid: none).  Returns the previous
- * one, for the caller to restore.
+ * dv_guard_begin_write will allow (InvalidOid: none), with its sources (a
+ * DvSource list; copied), which nothing a refresh statement runs may write
+ * (the refresh has read them).  A refresh calls it again with InvalidOid
+ * when done; one left set by an error allows nothing by itself.
  */
-Oid
-dv_guard_set_refreshing(Oid relid)
+void
+dv_guard_set_refreshing(Oid relid, List *sources)
 {
-	Oid			previous = refreshing;
+	MemoryContext old;
+	ListCell   *lc;
 
+	/* (dv_refresh_pipeline says so first; this covers every other way in) */
+	if (OidIsValid(relid) && write_level >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot refresh dynamic table \"%s\" during a refresh", get_rel_name(relid)),
+				 errdetail("A trigger, rule or function run by a refresh statement may not start a refresh.")));
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	list_free(refreshing_sources);
+	refreshing_sources = NIL;
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (OidIsValid(src->relid) && !src->is_dynamic)
+			refreshing_sources = lappend_oid(refreshing_sources, src->relid);
+	}
 	refreshing = relid;
-	return previous;
+	MemoryContextSwitchTo(old);
 }
 
 /*

@@ -367,7 +367,6 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	bool		own_buffer;
 	char	   *altered;
 	int32		seq = 0;
-	Oid			previous_target;
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = lsn;
@@ -385,7 +384,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	}
 
 	/* only this table's refresh statements may write it (hooks/guard.c) */
-	previous_target = dv_guard_set_refreshing(relid);
+	dv_guard_set_refreshing(relid, dt->sources);
 	res.refresh_mode = "FULL";
 	if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
 	{
@@ -481,7 +480,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		dv_agg_state_rebuild(dt, snapshot);
 	}
 
-	(void) dv_guard_set_refreshing(previous_target);
+	dv_guard_set_refreshing(InvalidOid, NIL);
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
@@ -503,17 +502,16 @@ dv_refresh_empty(Oid relid)
 	int			save_sec;
 	int32		seq = 0;
 	uint64		n;
-	Oid			previous_target;
 
 	LockRelationOid(relid, ExclusiveLock);
-	previous_target = dv_guard_set_refreshing(relid);
+	dv_guard_set_refreshing(relid, dt->sources);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	n = run_write(dt, psprintf("DELETE FROM %s RETURNING *", quote_qualified_identifier(dt->schema_name, dt->table_name)),
 				  GetTransactionSnapshot(), SPI_OK_DELETE_RETURNING);
 	/* downstreams see the rows go */
 	dv_write_own_buffer(dt, SPI_tuptable, n, -1, &seq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
-	(void) dv_guard_set_refreshing(previous_target);
+	dv_guard_set_refreshing(InvalidOid, NIL);
 	dv_agg_state_drop(relid);
 	dv_catalog_clear_data(relid);
 }
@@ -531,8 +529,9 @@ check_no_concurrent_refresh(List *order, Snapshot snapshot)
 	Oid			types[1] = {OIDOID};
 	ListCell   *lc;
 
-	plan = SPI_prepare("SELECT coalesce(data_snapshot::text, '') FROM dynview.dynamic_table_catalog "
-					   "WHERE relid = $1::regclass", 1, types);
+	/* (also a mark for a FULL refresh: the decoder may have pruned what it no longer holds) */
+	plan = SPI_prepare("SELECT coalesce(data_snapshot::text, '') || '/' || coalesce(next_refresh_full, '') "
+					   "FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass", 1, types);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare the concurrent refresh check");
 	foreach(lc, order)

@@ -41,6 +41,31 @@ CREATE TRIGGER sw_a_audit AFTER INSERT ON sw_a FOR EACH ROW EXECUTE FUNCTION sw_
 SELECT refresh_mode, state, rows_inserted FROM dynview.refresh('sw_a');
 SELECT dynview.verify('sw_a');
 SELECT * FROM sw_audit;
+-- an AFTER trigger that writes a source of the table during its refresh: refused (the refresh
+-- has read the source, and its data snapshot would count the new rows as seen)
+CREATE FUNCTION sw_feed() RETURNS trigger LANGUAGE plpgsql
+  AS $$BEGIN IF NEW.id < 100 THEN INSERT INTO public.sw_src VALUES (NEW.id + 100, NEW.v); END IF; RETURN NULL; END$$;
+CREATE TRIGGER sw_a_feeds_src AFTER INSERT ON sw_a FOR EACH ROW EXECUTE FUNCTION sw_feed();
+INSERT INTO sw_src VALUES (4, 40);
+SELECT refresh_mode, rows_inserted FROM dynview.refresh('sw_a');
+SELECT count(*) AS fed FROM sw_src WHERE id > 100;
+SELECT dynview.verify('sw_a');
+-- a source of another table, refreshed before in the same transaction, may be written: that
+-- table's next refresh is FULL (SOURCE_CHANGED_AFTER_REFRESH)
+CREATE TABLE sw_src2 (id int PRIMARY KEY, v int);
+SELECT dynview.create_dynamic_table('sw_d', 'SELECT id, v FROM sw_src2', schedule => 'manual');
+CREATE OR REPLACE FUNCTION sw_feed() RETURNS trigger LANGUAGE plpgsql
+  AS $$BEGIN INSERT INTO public.sw_src2 VALUES (NEW.id, NEW.v); RETURN NULL; END$$;
+BEGIN;
+SELECT refresh_mode FROM dynview.refresh('sw_d');
+SELECT refresh_mode, rows_inserted FROM dynview.refresh('sw_a');
+COMMIT;
+SELECT dynview.verify('sw_a');
+SELECT next_refresh_full FROM dynview.dynamic_table_catalog WHERE relid = 'sw_d'::regclass;
+SELECT refresh_mode, mode_reason_code, rows_inserted FROM dynview.refresh('sw_d');
+SELECT dynview.verify('sw_d');
+SELECT * FROM sw_d;
+DROP TRIGGER sw_a_feeds_src ON sw_a;
 SELECT refresh_mode, state FROM dynview.refresh('sw_b');
 SELECT dynview.verify('sw_b');
 -- a BEFORE ROW trigger could change the rows a refresh writes: refused
@@ -66,7 +91,7 @@ SELECT dynview.drop_dynamic_table('sw_c');
 
 -- TRUNCATE: never, also not through a foreign key with CASCADE or through inheritance
 CREATE TABLE sw_parent (id int PRIMARY KEY);
-INSERT INTO sw_parent SELECT g FROM generate_series(1, 3) g;
+INSERT INTO sw_parent SELECT g FROM generate_series(1, 10) g;
 SELECT dynview.create_dynamic_table('sw_fk', 'SELECT id FROM sw_src', schedule => 'manual');
 ALTER TABLE sw_fk ADD FOREIGN KEY (id) REFERENCES sw_parent (id);
 TRUNCATE sw_parent CASCADE;
@@ -198,7 +223,8 @@ SELECT dynview.drop_dynamic_table('sw_r1dt');
 SELECT dynview.drop_dynamic_table('sw_fk');
 SELECT dynview.drop_dynamic_table('sw_b');
 SELECT dynview.drop_dynamic_table('sw_a');
-DROP TABLE sw_src, sw_parent, sw_mid, sw_audit, sw_inh_parent, sw_part, sw_ret_src, sw_r1, sw_r2, sw_r3;
-DROP FUNCTION sw_write_b(), sw_write_a(), sw_refresh_b(), sw_audit(), sw_zero(), sw_sneak(int), sw_wait(text);
+SELECT dynview.drop_dynamic_table('sw_d');
+DROP TABLE sw_src, sw_src2, sw_parent, sw_mid, sw_audit, sw_inh_parent, sw_part, sw_ret_src, sw_r1, sw_r2, sw_r3;
+DROP FUNCTION sw_write_b(), sw_write_a(), sw_feed(), sw_refresh_b(), sw_audit(), sw_zero(), sw_sneak(int), sw_wait(text);
 REVOKE CREATE ON SCHEMA public FROM sw_role;
 DROP ROLE sw_role;
