@@ -415,8 +415,9 @@ check_structure(Node *parsetree)
 					 errdetail("The trigger could change or skip the rows a refresh writes."),
 					 errhint("Use an AFTER trigger.")));
 	}
-	else if (IsA(parsetree, CreateStmt))
+	else if (IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt))
 	{
+		/* (a CreateForeignTableStmt starts with its CreateStmt) */
 		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
 		{
 			if (OidIsValid(relid = dynamic_table_named(lfirst_node(RangeVar, lc))))
@@ -495,7 +496,8 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		}
 	}
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
-		 IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, CreateTrigStmt)) &&
+		 IsA(pstmt->utilityStmt, CreateForeignTableStmt) || IsA(pstmt->utilityStmt, AlterTableStmt) ||
+		 IsA(pstmt->utilityStmt, CreateTrigStmt)) &&
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
 	/*
