@@ -68,6 +68,19 @@ SELECT * FROM sw_d;
 DROP TRIGGER sw_a_feeds_src ON sw_a;
 SELECT refresh_mode, state FROM dynview.refresh('sw_b');
 SELECT dynview.verify('sw_b');
+-- a foreign key action caused by a refresh's write is nested in it too: refused
+SELECT dynview.create_dynamic_table('sw_e', 'SELECT id FROM sw_src WHERE id = 1', schedule => 'manual');
+CREATE UNIQUE INDEX sw_a_id ON sw_a (id);
+ALTER TABLE sw_e ADD FOREIGN KEY (id) REFERENCES sw_a (id) ON DELETE CASCADE;
+DELETE FROM sw_src WHERE id = 1;
+SELECT refresh_mode, state FROM dynview.refresh('sw_a');
+SELECT count(*) AS sw_e_rows FROM sw_e;
+SELECT dynview.verify('sw_a'), dynview.verify('sw_e');
+SELECT dynview.drop_dynamic_table('sw_e');
+DROP INDEX sw_a_id;
+INSERT INTO sw_src VALUES (1, 10);
+SELECT refresh_mode, state FROM dynview.refresh('sw_a');
+SELECT dynview.verify('sw_a');
 -- a BEFORE ROW trigger could change the rows a refresh writes: refused
 CREATE FUNCTION sw_zero() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.v := 0; RETURN NEW; END$$;
 CREATE TRIGGER sw_a_zero BEFORE INSERT ON sw_a FOR EACH ROW EXECUTE FUNCTION sw_zero();
