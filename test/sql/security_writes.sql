@@ -183,6 +183,10 @@ INSERT INTO sw_r3 VALUES (3);
 SELECT dynview.create_dynamic_table('sw_r12', 'SELECT id FROM sw_r1 UNION ALL SELECT id FROM sw_r2', schedule => 'manual');
 SELECT dynview.verify('sw_r12');
 SELECT dynview.create_dynamic_table('sw_r3dt', 'SELECT id FROM sw_r3', schedule => 'manual');
+-- replacing a definition counts the same way, and keeps the old one
+SELECT dynview.create_or_replace_dynamic_table('sw_r12',
+  'SELECT id FROM sw_r1 UNION ALL SELECT id FROM sw_r2 UNION ALL SELECT id FROM sw_r3', schedule => 'manual');
+SELECT query FROM dynview.dynamic_tables WHERE name = 'sw_r12'::regclass;
 RESET ROLE;
 -- nothing changed: no table, no tracking, no buffer, replica identity as it was
 SELECT to_regclass('sw_r3dt') AS sw_r3dt,
