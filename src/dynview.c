@@ -30,9 +30,10 @@ void		_PG_init(void);
 bool		dv_enabled = true;
 int			dv_naptime = 1000;
 int			dv_max_consecutive_failures = 5;
-int			dv_change_retention = 1440;
+int			dv_change_retention = 86400;
 bool		dv_log_refreshes = false;
 int			dv_history_retention = 7 * 1440;
+int			dv_max_sources_per_role = 256;
 
 static void
 define_gucs(void)
@@ -52,11 +53,12 @@ define_gucs(void)
 							"0 never suspends.",
 							&dv_max_consecutive_failures, 5, 0, 1000000, PGC_SIGHUP,
 							0, NULL, NULL, NULL);
+	/* seconds, not minutes: a test must be able to exceed it without waiting a minute */
 	DefineCustomIntVariable("dynview.change_retention",
-							"How long change buffers are kept for a suspended dynamic table.",
-							"Older buffers are dropped and the table is marked for a FULL refresh.",
-							&dv_change_retention, 1440, 1, INT_MAX / 60, PGC_SIGHUP,
-							GUC_UNIT_MIN, NULL, NULL, NULL);
+							"How long a dynamic table may hold back the change buffers of its sources.",
+							"A table whose data is older than this while its sources' buffers hold changes it has not consumed stops holding them back: they are pruned and its next refresh is FULL.",
+							&dv_change_retention, 86400, 1, INT_MAX, PGC_SIGHUP,
+							GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomIntVariable("dynview.history_retention",
 							"How long the scheduler keeps rows of dynview.refresh_history.",
 							"Older rows are deleted, except each dynamic table's latest; 0 keeps every row.",
@@ -67,6 +69,17 @@ define_gucs(void)
 							 NULL,
 							 &dv_log_refreshes, false, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+	/*
+	 * Per role rather than per database: one role must not take every
+	 * dynview.max_sources slot from the other roles of its own database.
+	 * PGC_SUSET, so that a role cannot raise its own limit, while a
+	 * superuser can give one role another value (ALTER ROLE ... SET).
+	 */
+	DefineCustomIntVariable("dynview.max_sources_per_role",
+							"Most tracked source tables that the dynamic tables of one role may read.",
+							"Checked when a dynamic table would start tracking a new source; superusers are exempt; -1 means no limit.",
+							&dv_max_sources_per_role, 256, -1, 1000000, PGC_SUSET,
+							0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",

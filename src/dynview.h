@@ -41,6 +41,7 @@ extern int	dv_max_consecutive_failures;
 extern int	dv_change_retention;
 extern bool dv_log_refreshes;
 extern int	dv_history_retention;
+extern int	dv_max_sources_per_role;
 
 /* Refresh triggers, as stored in refresh_history.refresh_trigger */
 typedef enum DvRefreshTrigger
@@ -141,6 +142,7 @@ extern void dv_catalog_rename_source(Oid relid, DvSource *source, const char *sc
 extern bool dv_source_renamed_away(DvTable *dt, DvSource *src, char **new_name);
 extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
+extern void dv_catalog_mark_changed_outside(Oid relid);
 extern char *dv_catalog_source_altered(Oid relid);
 extern void dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code,
 										  const char *reason);
@@ -177,7 +179,6 @@ extern void dv_check_definition_permissions(Query *q);
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
 extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 							XLogRecPtr lsn, bool *refreshed);
-extern int	dv_write_depth;
 extern void dv_refresh_empty(Oid relid);
 struct ErrorData;
 extern void dv_rethrow_refresh_error(struct ErrorData *edata, const char *context) pg_attribute_noreturn();
@@ -227,6 +228,7 @@ extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapsh
 extern void dv_watch_refreshed(Oid relid, List *sources);
 extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
+extern void dv_watch_written_in_refresh(Oid relid);
 extern bool dv_watch_active(void);
 
 /* refresh/verify.c */
@@ -235,6 +237,10 @@ extern bool dv_verify(Oid relid);
 /* hooks/guard.c */
 extern void dv_guard_init(void);
 extern void dv_guard_invalidate(Oid relid);
+extern void dv_guard_set_refreshing(Oid relid, List *sources);
+extern void dv_guard_begin_write(Oid *save_target, int *save_level);
+extern void dv_guard_end_write(Oid save_target, int save_level);
+extern bool dv_guard_in_refresh_statement(void);
 
 /* scheduler/launcher.c */
 struct BackgroundWorkerHandle;

@@ -592,6 +592,23 @@ dv_catalog_set_next_full(Oid relid, const char *reason_code)
 }
 
 /*
+ * dv_catalog_mark_changed_outside - relid was written by other than its
+ * refreshes: its next refresh is FULL (CHANGED_OUTSIDE_REFRESH), unless one
+ * is due already for another reason (which it keeps).  Needs SPI.
+ */
+void
+dv_catalog_mark_changed_outside(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CHANGED_OUTSIDE_REFRESH' "
+					"WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+					"AND next_refresh_full IS NULL",
+					1, types, values, NULL, -1);
+}
+
+/*
  * dv_catalog_clear_data - the table was emptied: it has no data snapshot.
  */
 void

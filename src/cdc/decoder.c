@@ -407,17 +407,20 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
  * refreshing transaction), and precedes the oldest xmin of all running
  * transactions, so that a dynamic table being created right now, whose
  * snapshot is older than anything committed, never loses a row it needs.
- * Tables that will be refreshed in full anyway do not hold rows back; a
- * suspended table whose data is older than dynview.change_retention is
- * marked for a FULL refresh (CHANGE_RETENTION_EXCEEDED) and stops holding.
+ * Tables that will be refreshed in full anyway do not hold rows back.  A
+ * table of any schedule or state ('manual' ones never refreshed, failing
+ * or suspended ones) whose data is older than dynview.change_retention and
+ * which holds back rows of a buffer is marked for a FULL refresh
+ * (CHANGE_RETENTION_EXCEEDED) and stops holding them.  A table being
+ * refreshed is left for the next pass: its refresh may read the very rows
+ * and may be waiting for this worker, which therefore never waits for it
+ * (a conditional lock on the table, SKIP LOCKED on its catalog row).
  */
 static void
 prune_buffers(void)
 {
 	FullTransactionId next = ReadNextFullTransactionId();
 	TransactionId horizon;
-	Oid			types[2] = {XID8OID, INT4OID};
-	Datum		args[2];
 	List	   *sources = NIL;
 	List	   *buffers = NIL;
 	ListCell   *lc1,
@@ -428,14 +431,6 @@ prune_buffers(void)
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, "pruning change buffers");
-
-	args[1] = Int32GetDatum(dv_change_retention);
-	if (SPI_execute_with_args("UPDATE dynview.dynamic_table_catalog "
-							  "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
-							  "WHERE scheduling_state = 'SUSPENDED' AND next_refresh_full IS NULL "
-							  "AND data_timestamp < now() - make_interval(mins => $1)",
-							  1, &types[1], &args[1], NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not mark suspended dynamic tables");
 
 	/* buffers in OID order, as every transaction that locks several does */
 	if (SPI_execute("SELECT source_relid, buffer_relid FROM dynview.source_tracking ORDER BY buffer_relid", false, 0) != SPI_OK_SELECT)
@@ -453,7 +448,11 @@ prune_buffers(void)
 		char	   *buffer = get_rel_name(lfirst_oid(lc2));
 		Datum		pargs[2];
 		Oid			ptypes[2] = {XID8OID, OIDOID};
+		Datum		rargs[2];
+		Oid			rtypes[2] = {OIDOID, INT4OID};
 		Relation	rel;
+		List	   *expired;
+		ListCell   *lc3;
 
 		if (buffer == NULL)
 			continue;
@@ -463,6 +462,57 @@ prune_buffers(void)
 		table_close(rel, AccessShareLock);
 		pargs[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(horizon, next)));
 		pargs[1] = ObjectIdGetDatum(lfirst_oid(lc1));
+		/* the tables that hold rows of this buffer past the retention */
+		rargs[0] = ObjectIdGetDatum(lfirst_oid(lc1));
+		rargs[1] = Int32GetDatum(dv_change_retention);
+		if (SPI_execute_with_args(psprintf("SELECT c.relid::pg_catalog.oid FROM dynview.dynamic_table_catalog c"
+										   " JOIN dynview.source_catalog s ON s.relid OPERATOR(pg_catalog.=) c.relid"
+										   " WHERE s.source_relid OPERATOR(pg_catalog.=) $1"
+										   " AND c.data_snapshot IS NOT NULL AND c.next_refresh_full IS NULL"
+										   " AND c.data_timestamp OPERATOR(pg_catalog.<) (pg_catalog.now()"
+										   "     OPERATOR(pg_catalog.-) pg_catalog.make_interval(secs => $2))"
+										   " AND EXISTS (SELECT 1 FROM %s.%s b"
+										   "   WHERE NOT (pg_catalog.pg_visible_in_snapshot(b.dv_xid, c.data_snapshot)"
+										   "              OR b.dv_xid OPERATOR(pg_catalog.=) ANY (coalesce(c.data_own_xids, '{}'))))",
+										   DV_BUFFER_SCHEMA, quote_identifier(buffer)),
+								  2, rtypes, rargs, NULL, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not find the dynamic tables that hold change buffer %s", buffer);
+		expired = NIL;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+
+			expired = lappend_oid(expired, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																		  SPI_tuptable->tupdesc, 1, &isnull)));
+		}
+		foreach(lc3, expired)
+		{
+			Datum		margs[2];
+			Oid			mtypes[2] = {OIDOID, INT4OID};
+
+			/*
+			 * Only a table no refresh is running on (it holds this lock to
+			 * its commit, and may be waiting for this worker): held to this
+			 * transaction's commit, so a refresh starting meanwhile waits
+			 * and then reads the mark.  Checked again with a new snapshot.
+			 */
+			if (!ConditionalLockRelationOid(lfirst_oid(lc3), ExclusiveLock))
+				continue;
+			margs[0] = ObjectIdGetDatum(lfirst_oid(lc3));
+			margs[1] = Int32GetDatum(dv_change_retention);
+			if (SPI_execute_with_args("UPDATE dynview.dynamic_table_catalog "
+									  "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
+									  "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+									  "AND relid OPERATOR(pg_catalog.=) ANY (ARRAY("
+									  "  SELECT c.relid FROM dynview.dynamic_table_catalog c"
+									  "  WHERE c.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass"
+									  "  AND c.next_refresh_full IS NULL AND c.data_snapshot IS NOT NULL"
+									  "  AND c.data_timestamp OPERATOR(pg_catalog.<) (pg_catalog.now()"
+									  "      OPERATOR(pg_catalog.-) pg_catalog.make_interval(secs => $2))"
+									  "  FOR UPDATE SKIP LOCKED))",
+									  2, mtypes, margs, NULL, false, 0) != SPI_OK_UPDATE)
+				elog(ERROR, "could not mark dynamic table %u for a full refresh", lfirst_oid(lc3));
+		}
 		if (SPI_execute_with_args(psprintf("DELETE FROM %s.%s b WHERE b.dv_xid < $1 AND NOT EXISTS ("
 										   " SELECT 1 FROM dynview.source_catalog s"
 										   " JOIN dynview.dynamic_table_catalog c ON c.relid = s.relid"

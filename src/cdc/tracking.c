@@ -305,6 +305,55 @@ widen_buffer(Oid relid, List *columns)
 }
 
 /*
+ * check_role_limit - tracking source (not tracked yet) is about to take a
+ * dynview.max_sources slot.  Every role that owns a dynamic table reading
+ * it (the catalog already lists the new table's sources) must stay within
+ * dynview.max_sources_per_role, counting the distinct captured sources its
+ * dynamic tables read, this one included.  Superusers are exempt.  Only new
+ * sources are checked, so a role over a lowered limit keeps what it has.
+ */
+static void
+check_role_limit(Oid source)
+{
+	Oid			types[2] = {OIDOID, INT4OID};
+	Datum		values[2];
+	bool		isnull;
+
+	if (dv_max_sources_per_role < 0)
+		return;
+	values[0] = ObjectIdGetDatum(source);
+	values[1] = Int32GetDatum(dv_max_sources_per_role);
+	dv_catalog_exec("SELECT a.rolname::pg_catalog.text, pg_catalog.count(DISTINCT s.source_relid)::pg_catalog.int4 "
+					"FROM dynview.source_catalog s "
+					"JOIN pg_catalog.pg_class k ON k.oid OPERATOR(pg_catalog.=) s.relid::pg_catalog.oid "
+					"JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) k.relowner "
+					"WHERE NOT a.rolsuper "
+					"AND k.relowner OPERATOR(pg_catalog.=) ANY (ARRAY("
+					"    SELECT k2.relowner FROM dynview.source_catalog s2 "
+					"    JOIN pg_catalog.pg_class k2 ON k2.oid OPERATOR(pg_catalog.=) s2.relid::pg_catalog.oid "
+					"    WHERE s2.source_relid OPERATOR(pg_catalog.=) $1)) "
+					"AND (s.source_relid OPERATOR(pg_catalog.=) $1 OR EXISTS (SELECT 1 FROM dynview.source_tracking t "
+					"    WHERE t.source_relid OPERATOR(pg_catalog.=) s.source_relid AND t.captured)) "
+					"GROUP BY a.rolname "
+					"HAVING pg_catalog.count(DISTINCT s.source_relid) OPERATOR(pg_catalog.>) $2 "
+					"ORDER BY a.rolname LIMIT 1",
+					2, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return;
+	{
+		char	   *role = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		int32		count = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("too many source tables are tracked for role \"%s\"", role),
+				 errdetail("Tracking \"%s\" would make the dynamic tables of role \"%s\" read %d tracked source tables; dynview.max_sources_per_role is %d.",
+						   get_rel_name(source), role, count, dv_max_sources_per_role),
+				 errhint("Drop dynamic tables the role no longer needs, or have a superuser raise dynview.max_sources_per_role (for one role: ALTER ROLE ... SET).")));
+	}
+}
+
+/*
  * dv_tracking_start - track every capturable source in the list that is not
  * tracked yet (design section 4).  identity_required: a source whose replica
  * identity cannot be set (the caller does not own it) is an error, else
@@ -365,6 +414,7 @@ dv_tracking_start(List *sources, bool identity_required)
 						 errhint("Add dynview to shared_preload_libraries in postgresql.conf and restart the server.")));
 			dv_tracking_wait_for_decoder();
 		}
+		check_role_limit(src->relid);
 		set_replica_identity_full(src->relid, &previous, identity_required);
 		buffer = create_buffer(src->relid, src->columns);
 		values[0] = ObjectIdGetDatum(src->relid);

@@ -5,9 +5,24 @@
  *	  right when tables are dropped with plain DDL.
  *
  *	- ExecutorStart hook: INSERT/UPDATE/DELETE/MERGE whose target is a
- *	  dynamic table fails unless dynview itself is writing (dv_write_depth).
- *	- ProcessUtility hook: TRUNCATE of a dynamic table fails likewise.
- *	  COPY FROM is allowed, so that pg_dump output restores.
+ *	  dynamic table fails unless it is a refresh statement of that very
+ *	  table: started by dynview (dv_guard_begin_write) at the executor
+ *	  nesting level dynview issued it at.  Statements nested inside it
+ *	  (triggers, functions, foreign key actions) are one level deeper, so
+ *	  they cannot write any dynamic table, not even the one refreshed, nor
+ *	  a source of the table being refreshed.
+ *	  ExecutorStart/Run/Finish count the nesting level (as
+ *	  pg_stat_statements does), restored on error by PG_FINALLY.
+ *	- ProcessUtility hook: TRUNCATE of a dynamic table always fails (no
+ *	  refresh truncates), also when TRUNCATE reaches it through an
+ *	  inheritance parent or, with CASCADE, through a foreign key.  Rules and
+ *	  BEFORE ROW triggers on a dynamic table, and a dynamic table as an
+ *	  inheritance parent, child or partition, are refused: each would let
+ *	  statements other than its refreshes change what it holds.
+ *	- COPY FROM into a dynamic table is allowed, so that pg_dump output
+ *	  restores; it marks the table's next refresh FULL
+ *	  (CHANGED_OUTSIDE_REFRESH), as a refresh does for a table that a
+ *	  subscription writes (refresh.c).
  *	- ProcessUtility hook: DROP DATABASE of a database with dynview first
  *	  stops its decoder and drops its slot (a slot would block the drop).
  *	- The sql_drop event trigger function unregisters dropped dynamic
@@ -27,12 +42,15 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
+#include "commands/trigger.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -62,7 +80,28 @@ static HTAB *guard_cache = NULL;
 static Oid	guard_cache_catalog = InvalidOid;	/* catalog OID the cache is for */
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorRun_hook_type prev_ExecutorRun = NULL;
+static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* executor nesting: a statement run by another (trigger, function) is deeper */
+static int	exec_nesting = 0;
+
+/*
+ * The dynamic table being refreshed (dv_guard_set_refreshing), InvalidOid
+ * if none, and its sources that are not dynamic tables (in
+ * TopMemoryContext).
+ */
+static Oid	refreshing = InvalidOid;
+static List *refreshing_sources = NIL;
+
+/*
+ * The refresh statement running now (dv_guard_begin_write): the dynamic
+ * table it may write and the nesting level it was started at.  InvalidOid
+ * and -1 when dynview runs no write statement.
+ */
+static Oid	write_target = InvalidOid;
+static int	write_level = -1;
 
 static void
 guard_relcache_callback(Datum arg, Oid relid)
@@ -100,20 +139,23 @@ lookup_dynamic_table(Oid catalog, Oid relid)
 }
 
 /*
- * is_guarded - is relid a dynamic table that the current statement may not
- * write?  Cheap for relations seen before.
+ * is_dynamic_table - is relid a dynamic table?  Cheap for relations seen
+ * before.  False while dynview's own extension script runs (its catalog is
+ * half made); other extensions' scripts are guarded like any statement.
  */
 static bool
-is_guarded(Oid relid)
+is_dynamic_table(Oid relid)
 {
 	Oid			catalog;
 	GuardEntry *entry;
 	bool		found;
 
-	if (dv_write_depth > 0 || !OidIsValid(relid) || !IsTransactionState())
+	if (!OidIsValid(relid) || !IsTransactionState())
 		return false;
 	catalog = dv_catalog_relid();
-	if (!OidIsValid(catalog) || creating_extension)
+	if (!OidIsValid(catalog))
+		return false;
+	if (creating_extension && CurrentExtensionObject == get_extension_oid("dynview", true))
 		return false;
 	if (guard_cache != NULL && guard_cache_catalog != catalog)
 	{
@@ -145,14 +187,49 @@ is_guarded(Oid relid)
 	return entry->is_dynamic;
 }
 
+/* is the statement starting now one that dynview issued for a refresh? */
+static bool
+own_statement(void)
+{
+	return write_level >= 0 && exec_nesting == write_level;
+}
+
 static void
-refuse_write(Oid relid)
+refuse_write(Oid relid, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 			 errmsg("cannot modify dynamic table \"%s\"", get_rel_name(relid)),
-			 errdetail("Dynamic tables are written only by their refreshes."),
+			 errdetail("%s", detail ? detail : "Dynamic tables are written only by their refreshes."),
 			 errhint("Change the sources of the dynamic table and use dynview.refresh().")));
+}
+
+/*
+ * check_source_write - a statement nested in a refresh statement (a trigger
+ * or function it runs) may not write a source of the table being refreshed:
+ * the refresh has read it, and its data snapshot will count this
+ * transaction's changes as seen.
+ */
+static void
+check_source_write(Oid relid)
+{
+	if (write_level >= 0 && list_member_oid(refreshing_sources, relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot modify \"%s\" during a refresh of dynamic table \"%s\"",
+						get_rel_name(relid), get_rel_name(write_target)),
+				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed."),
+				 errhint("Write the source before or after the refresh.")));
+}
+
+/* a write that is no refresh statement, for the same-transaction watch (txnwatch.c) */
+static void
+watch_write(Oid relid)
+{
+	if (write_level >= 0)
+		dv_watch_written_in_refresh(relid);
+	else
+		dv_watch_written(relid);
 }
 
 static void
@@ -163,31 +240,221 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 	if (stmt->resultRelations != NIL && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 	{
+		bool		own = own_statement();
+
 		foreach(lc, stmt->resultRelations)
 		{
 			RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
 
-			if (is_guarded(rte->relid))
-				refuse_write(rte->relid);
+			if (!(own && rte->relid == write_target) && is_dynamic_table(rte->relid))
+				refuse_write(rte->relid, write_level >= 0 && !own
+							 ? "A trigger, rule or function run by a refresh may not write a dynamic table."
+							 : NULL);
+			if (!own)
+				check_source_write(rte->relid);
 			/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
-			if (dv_write_depth == 0 && dv_watch_active())
+			if (!own && (dv_watch_active() || write_level >= 0))
 			{
-				dv_watch_written(rte->relid);
+				watch_write(rte->relid);
 				/* rows routed to partitions, or updated in inheritance children */
 				if (has_subclass(rte->relid))
 				{
 					ListCell   *lci;
 
 					foreach(lci, find_all_inheritors(rte->relid, NoLock, NULL))
-						dv_watch_written(lfirst_oid(lci));
+						watch_write(lfirst_oid(lci));
 				}
 			}
 		}
 	}
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
+	/* (what starting runs, e.g. initial partition pruning, is nested too) */
+	exec_nesting++;
+	PG_TRY();
+	{
+		if (prev_ExecutorStart)
+			prev_ExecutorStart(queryDesc, eflags);
+		else
+			standard_ExecutorStart(queryDesc, eflags);
+	}
+	PG_FINALLY();
+	{
+		exec_nesting--;
+	}
+	PG_END_TRY();
+}
+
+static void
+guard_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count, bool execute_once)
+{
+	exec_nesting++;
+	PG_TRY();
+	{
+		if (prev_ExecutorRun)
+			prev_ExecutorRun(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		exec_nesting--;
+	}
+	PG_END_TRY();
+}
+
+/* AFTER triggers (and foreign key actions) fire here */
+static void
+guard_ExecutorFinish(QueryDesc *queryDesc)
+{
+	exec_nesting++;
+	PG_TRY();
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		exec_nesting--;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * truncated_relations - every relation TRUNCATE would empty: the named ones,
+ * their inheritance children (unless ONLY), and with CASCADE the tables
+ * whose foreign keys reference any of them, repeatedly (as ExecuteTruncate
+ * finds them).  Relations that do not exist are left out (TRUNCATE fails
+ * on them by itself).
+ */
+static List *
+truncated_relations(TruncateStmt *stmt, List **named)
+{
+	List	   *relids = NIL;
+	ListCell   *lc;
+
+	*named = NIL;
+	foreach(lc, stmt->relations)
+	{
+		RangeVar   *rv = lfirst_node(RangeVar, lc);
+		Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+		if (!OidIsValid(relid))
+			continue;
+		*named = lappend_oid(*named, relid);
+		relids = list_append_unique_oid(relids, relid);
+		if (rv->inh && has_subclass(relid))
+			relids = list_concat_unique_oid(relids, find_all_inheritors(relid, NoLock, NULL));
+	}
+	if (stmt->behavior == DROP_CASCADE && relids != NIL)
+	{
+		for (;;)
+		{
+			List	   *more = list_difference_oid(heap_truncate_find_FKs(relids), relids);
+
+			if (more == NIL)
+				break;
+			relids = list_concat(relids, more);
+		}
+	}
+	return relids;
+}
+
+/* the relation a RangeVar names, if it exists and is a dynamic table */
+static Oid
+dynamic_table_named(RangeVar *rv)
+{
+	Oid			relid = rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+
+	return OidIsValid(relid) && is_dynamic_table(relid) ? relid : InvalidOid;
+}
+
+static void
+refuse_inheritance(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("dynamic table \"%s\" cannot take part in inheritance or partitioning",
+					get_rel_name(relid)),
+			 errdetail("Rows written through a parent would change the dynamic table outside its refreshes, and a child's rows would show in it."),
+			 errhint("Create a dynamic table whose query reads the tables instead.")));
+}
+
+/*
+ * check_structure - refuse DDL that would let other statements change what
+ * a dynamic table holds: a rule on it (a refresh's INSERT or DELETE would
+ * run the rule's actions, or be replaced by them), and inheritance or
+ * partitioning with it as parent or child, and a BEFORE ROW trigger on it
+ * (it could change or skip the rows a refresh writes).
+ */
+static void
+check_structure(Node *parsetree)
+{
+	Oid			relid;
+	ListCell   *lc;
+
+	if (IsA(parsetree, RuleStmt))
+	{
+		if (OidIsValid(relid = dynamic_table_named(((RuleStmt *) parsetree)->relation)))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot create a rule on dynamic table \"%s\"", get_rel_name(relid)),
+					 errdetail("A rule would run other statements, or none, whenever a refresh writes the table."),
+					 errhint("Put the rule on a source table, or read the dynamic table from a view.")));
+	}
+	else if (IsA(parsetree, CreateTrigStmt))
+	{
+		CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
+
+		/* (AFTER triggers and statement triggers see the rows; they cannot change them) */
+		if (stmt->row && (stmt->timing & TRIGGER_TYPE_BEFORE) &&
+			OidIsValid(relid = dynamic_table_named(stmt->relation)))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot create a BEFORE ROW trigger on dynamic table \"%s\"", get_rel_name(relid)),
+					 errdetail("The trigger could change or skip the rows a refresh writes."),
+					 errhint("Use an AFTER trigger.")));
+	}
+	else if (IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt))
+	{
+		/* (a CreateForeignTableStmt starts with its CreateStmt) */
+		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
+		{
+			if (OidIsValid(relid = dynamic_table_named(lfirst_node(RangeVar, lc))))
+				refuse_inheritance(relid);
+		}
+	}
+	else if (IsA(parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (cmd->subtype == AT_AddInherit &&
+				(OidIsValid(relid = dynamic_table_named(stmt->relation)) ||
+				 OidIsValid(relid = dynamic_table_named((RangeVar *) cmd->def))))
+				refuse_inheritance(relid);
+			if (cmd->subtype == AT_AttachPartition &&
+				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)))
+				refuse_inheritance(relid);
+		}
+	}
+}
+
+/*
+ * mark_changed_outside - a statement that is no refresh wrote relid: if it
+ * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH).
+ */
+static void
+mark_changed_outside(Oid relid)
+{
+	if (!OidIsValid(relid) || !is_dynamic_table(relid))
+		return;
+	SPI_connect();
+	dv_catalog_mark_changed_outside(relid);
+	SPI_finish();
 }
 
 static void
@@ -208,22 +475,35 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 					 ProcessUtilityContext context, ParamListInfo params,
 					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
+	Oid			copied = InvalidOid;
+
+	/* no refresh truncates: TRUNCATE never reaches a dynamic table */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
 	{
+		List	   *named;
+		List	   *relids = truncated_relations((TruncateStmt *) pstmt->utilityStmt, &named);
 		ListCell   *lc;
 
-		foreach(lc, ((TruncateStmt *) pstmt->utilityStmt)->relations)
+		foreach(lc, relids)
 		{
-			Oid			relid = RangeVarGetRelid(lfirst_node(RangeVar, lc), NoLock, true);
+			Oid			relid = lfirst_oid(lc);
 
-			if (is_guarded(relid))
-				refuse_write(relid);
-			dv_watch_written(relid);
+			if (is_dynamic_table(relid))
+				refuse_write(relid, list_member_oid(named, relid) ? NULL :
+							 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
+			check_source_write(relid);
+			watch_write(relid);
 		}
 	}
+	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
+		 IsA(pstmt->utilityStmt, CreateForeignTableStmt) || IsA(pstmt->utilityStmt, AlterTableStmt) ||
+		 IsA(pstmt->utilityStmt, CreateTrigStmt)) &&
+		IsTransactionState())
+		check_structure(pstmt->utilityStmt);
 	/*
 	 * COPY FROM into a source is a write to watch.  (Into a dynamic table it
-	 * is allowed: pg_restore loads their rows so; see doc/upgrading.md.)
+	 * is allowed: pg_restore loads their rows so; see doc/upgrading.md.  The
+	 * rows are not the refresh's, so the next refresh is FULL.)
 	 */
 	if (IsA(pstmt->utilityStmt, CopyStmt) && ((CopyStmt *) pstmt->utilityStmt)->is_from &&
 		((CopyStmt *) pstmt->utilityStmt)->relation != NULL && IsTransactionState())
@@ -231,7 +511,11 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		Oid			relid = RangeVarGetRelid(((CopyStmt *) pstmt->utilityStmt)->relation, NoLock, true);
 
 		if (OidIsValid(relid))
-			dv_watch_written(relid);
+		{
+			check_source_write(relid);
+			watch_write(relid);
+		}
+		copied = relid;
 	}
 	/* a database with dynview: its decoder and slot must go first */
 	if (IsA(pstmt->utilityStmt, DropdbStmt))
@@ -259,6 +543,74 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		}
 	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	if (OidIsValid(copied))
+		mark_changed_outside(copied);
+}
+
+/*
+ * dv_guard_set_refreshing - the dynamic table whose refresh statements
+ * dv_guard_begin_write will allow (InvalidOid: none), with its sources (a
+ * DvSource list; copied), which nothing a refresh statement runs may write
+ * (the refresh has read them).  A refresh calls it again with InvalidOid
+ * when done; one left set by an error allows nothing by itself.
+ */
+void
+dv_guard_set_refreshing(Oid relid, List *sources)
+{
+	MemoryContext old;
+	ListCell   *lc;
+
+	/* (dv_refresh_pipeline says so first; this covers every other way in) */
+	if (OidIsValid(relid) && write_level >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot refresh dynamic table \"%s\" during a refresh", get_rel_name(relid)),
+				 errdetail("A trigger, rule or function run by a refresh statement may not start a refresh.")));
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	list_free(refreshing_sources);
+	refreshing_sources = NIL;
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (OidIsValid(src->relid) && !src->is_dynamic)
+			refreshing_sources = lappend_oid(refreshing_sources, src->relid);
+	}
+	refreshing = relid;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * dv_guard_begin_write - the next statement dynview starts at the current
+ * nesting level is a refresh statement of the table being refreshed: it may
+ * write that table, and nothing nested in it may write any dynamic table.
+ * The previous state goes to *save_target and *save_level, for
+ * dv_guard_end_write (also on error).
+ */
+void
+dv_guard_begin_write(Oid *save_target, int *save_level)
+{
+	*save_target = write_target;
+	*save_level = write_level;
+	write_target = refreshing;
+	write_level = exec_nesting;
+}
+
+void
+dv_guard_end_write(Oid save_target, int save_level)
+{
+	write_target = save_target;
+	write_level = save_level;
+}
+
+/*
+ * dv_guard_in_refresh_statement - does a refresh statement run now (so
+ * that the caller was called by a trigger or function it runs)?
+ */
+bool
+dv_guard_in_refresh_statement(void)
+{
+	return write_level >= 0;
 }
 
 /*
@@ -269,6 +621,10 @@ dv_guard_init(void)
 {
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = guard_ExecutorStart;
+	prev_ExecutorRun = ExecutorRun_hook;
+	ExecutorRun_hook = guard_ExecutorRun;
+	prev_ExecutorFinish = ExecutorFinish_hook;
+	ExecutorFinish_hook = guard_ExecutorFinish;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = guard_ProcessUtility;
 	CacheRegisterRelcacheCallback(guard_relcache_callback, (Datum) 0);

@@ -302,7 +302,8 @@ dv_set_current_table(const char *qualified_name)
 /*
  * dv_exec_statement (exec_statement_params with parameters $1.., params
  * NULL for none) - run one generated refresh statement at the snapshot as
- * a dynview write (the DML guard lets it through); its SPI result code goes
+ * a dynview write (the DML guard lets it write the table being refreshed,
+ * dv_guard_set_refreshing, and nothing else); its SPI result code goes
  * to *rc.  An error names "<what> of dynamic table "<table>"" instead of
  * showing the statement.  Rows stay in SPI_tuptable.
  */
@@ -312,8 +313,11 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan;
+	Oid			save_target;
+	int			save_level;
 
-	dv_write_depth++;
+	/* this statement may write the table being refreshed; what it runs may not */
+	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
 		plan = SPI_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL);
@@ -328,14 +332,14 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	{
 		ErrorData  *edata;
 
-		dv_write_depth--;
+		dv_guard_end_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
 		dv_rethrow_refresh_error(edata, psprintf("%s of dynamic table \"%s\"", what, table));
 	}
 	PG_END_TRY();
-	dv_write_depth--;
+	dv_guard_end_write(save_target, save_level);
 	SPI_freeplan(plan);
 	return SPI_processed;
 }

@@ -31,14 +31,18 @@
 #include "access/xact.h"
 #include "utils/resowner.h"
 #include "access/xlog.h"
+#include "access/genam.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_subscription_rel.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -48,9 +52,6 @@
 
 #include "dynview.h"
 #include "cdc/cdc.h"
-
-/* > 0 while dynview itself writes a dynamic table (the DML guard allows it) */
-int			dv_write_depth = 0;
 
 /*
  * dv_run_as_owner - switch to the dynamic table's owner, in a
@@ -393,6 +394,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	dv_check_definition_permissions(dv_parse_definition(dt->definition));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
+	/* only this table's refresh statements may write it (hooks/guard.c) */
+	dv_guard_set_refreshing(relid, dt->sources);
 	res.refresh_mode = "FULL";
 	if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
 	{
@@ -403,6 +406,16 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	{
 		res.mode_reason_code = "DEFINITION_CHANGED";
 		res.mode_reason = pstrdup("A view the definition reads was redefined since the last refresh; the table was recomputed in full.");
+	}
+	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "CHANGED_OUTSIDE_REFRESH") == 0)
+	{
+		res.mode_reason_code = "CHANGED_OUTSIDE_REFRESH";
+		res.mode_reason = pstrdup("The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full.");
+	}
+	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "CHANGE_RETENTION_EXCEEDED") == 0)
+	{
+		res.mode_reason_code = "CHANGE_RETENTION_EXCEEDED";
+		res.mode_reason = pstrdup("The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full.");
 	}
 	else if (dt->next_refresh_full)
 	{
@@ -478,6 +491,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		dv_agg_state_rebuild(dt, snapshot);
 	}
 
+	dv_guard_set_refreshing(InvalidOid, NIL);
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
@@ -501,12 +515,14 @@ dv_refresh_empty(Oid relid)
 	uint64		n;
 
 	LockRelationOid(relid, ExclusiveLock);
+	dv_guard_set_refreshing(relid, dt->sources);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	n = run_write(dt, psprintf("DELETE FROM %s RETURNING *", quote_qualified_identifier(dt->schema_name, dt->table_name)),
 				  GetTransactionSnapshot(), SPI_OK_DELETE_RETURNING);
 	/* downstreams see the rows go */
 	dv_write_own_buffer(dt, SPI_tuptable, n, -1, &seq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	dv_guard_set_refreshing(InvalidOid, NIL);
 	dv_agg_state_drop(relid);
 	dv_catalog_clear_data(relid);
 }
@@ -531,8 +547,10 @@ check_no_concurrent_refresh(List *order, Snapshot snapshot)
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	nestlevel = dv_safe_search_path_push();
-	plan = SPI_prepare("SELECT coalesce(data_snapshot::pg_catalog.text, '') FROM dynview.dynamic_table_catalog "
-					   "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass", 1, types);
+	/* (also a mark for a FULL refresh: the decoder may have pruned what it no longer holds) */
+	plan = SPI_prepare("SELECT coalesce(data_snapshot::pg_catalog.text, '') || '/' || coalesce(next_refresh_full, '') "
+					   "FROM dynview.dynamic_table_catalog WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+					   1, types);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare the concurrent refresh check");
 	foreach(lc, order)
@@ -586,6 +604,27 @@ oid_cell_cmp(const ListCell *a, const ListCell *b)
 }
 
 /*
+ * subscription_target - does a subscription's apply worker write relid?
+ * Its writes pass no hook of dynview's.
+ */
+static bool
+subscription_target(Oid relid)
+{
+	Relation	rel = table_open(SubscriptionRelRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	ScanKeyInit(&key, Anum_pg_subscription_rel_srrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, SubscriptionRelSrrelidSrsubidIndexId, true, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
  * dv_refresh_pipeline - refresh relid and, first, every dynamic table it
  * reads (directly or not), all at one snapshot in the current transaction.
  * The upstreams' history rows say trigger UPSTREAM; relid's says trigger.
@@ -605,6 +644,18 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	XLogRecPtr	lsn;
 	Datum		result = (Datum) 0;
 	bool		changed;
+
+	/*
+	 * Called by a trigger or function that a refresh statement runs: a
+	 * refresh inside a refresh would change the table under the statement
+	 * that is applying its delta.
+	 */
+	if (dv_guard_in_refresh_statement())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot refresh dynamic table \"%s\" during a refresh", get_rel_name(relid)),
+				 errdetail("A trigger, rule or function run by a refresh statement may not start a refresh."),
+				 errhint("Refresh the table after the statement, or from dynview's scheduler.")));
 
 	/*
 	 * A source that was dropped and has appeared again: record it, mark the
@@ -630,6 +681,9 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			 */
 			if (missing == NULL && definition_changed(dt))
 				changed = true;
+			/* written by a subscription since, for all dynview knows */
+			if (dt->next_refresh_full == NULL && subscription_target(dt->relid))
+				dv_catalog_mark_changed_outside(dt->relid);
 			if (missing == NULL && recreated)
 			{
 				DvAnalyzedQuery *aq;

@@ -19,7 +19,9 @@
  * rule.  So a refresh also notes which of its source tables the transaction
  * then held a write lock on; a source write-locked at pre-commit that was
  * not at the refresh was written after it.  PREPARE TRANSACTION is a commit
- * here too.
+ * here too.  What a trigger or function writes while a refresh statement
+ * runs counts as written after that refresh: the refresh read its sources
+ * before, but its data snapshot now counts the transaction's xid as seen.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,6 +49,8 @@ typedef struct WatchEvent
 
 static List *refreshed = NIL;	/* of WatchEvent *: last refresh of each table */
 static List *written = NIL;		/* of WatchEvent *: last write of each relation */
+static List *written_in_refresh = NIL;	/* relations written by a trigger or function
+										 * during the refresh running now */
 static int	next_seq = 0;
 static bool callback_registered = false;
 
@@ -101,7 +105,8 @@ forget(void)
 	}
 	list_free_deep(refreshed);
 	list_free_deep(written);
-	refreshed = written = NIL;
+	list_free(written_in_refresh);
+	refreshed = written = written_in_refresh = NIL;
 	next_seq = 0;
 }
 
@@ -211,6 +216,16 @@ dv_watch_refreshed(Oid relid, List *sources)
 			e->locked = lappend_oid(e->locked, src->relid);
 	}
 	MemoryContextSwitchTo(old);
+
+	/*
+	 * What a trigger or function wrote during the refresh is not in its
+	 * result (the refresh read at an earlier command), yet carries the xid
+	 * the table's data now counts as seen: it counts as written after.
+	 */
+	foreach(lc, written_in_refresh)
+		(void) note(&written, lfirst_oid(lc));
+	list_free(written_in_refresh);
+	written_in_refresh = NIL;
 }
 
 /* has the current transaction refreshed a dynamic table (so that writes are watched)? */
@@ -218,6 +233,21 @@ bool
 dv_watch_active(void)
 {
 	return refreshed != NIL;
+}
+
+/*
+ * a write to relid by a statement nested in a refresh statement (a trigger
+ * or function it runs); counted as after the refresh (dv_watch_refreshed)
+ */
+void
+dv_watch_written_in_refresh(Oid relid)
+{
+	MemoryContext old;
+
+	ensure_callback();
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	written_in_refresh = list_append_unique_oid(written_in_refresh, relid);
+	MemoryContextSwitchTo(old);
 }
 
 /* a write to relid by the user (DML, TRUNCATE); cheap when nothing was refreshed */
