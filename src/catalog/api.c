@@ -327,7 +327,9 @@ replace_existing(CreateArgs *args, Oid relid)
 		if (att == NULL)
 		{
 			appendStringInfo(&add, "%sADD COLUMN %s %s", add.len ? ", " : "",
-							 quote_identifier(newname), format_type_with_typemod(newtype, newtypmod));
+							 quote_identifier(newname),
+							 format_type_extended(newtype, newtypmod,
+												  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
 			continue;
 		}
 		if (strcmp(NameStr(att->attname), newname) != 0)

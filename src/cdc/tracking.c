@@ -199,12 +199,15 @@ dv_buffer_column_type(Oid type, int32 *typmod)
 	return type;
 }
 
-/* the SQL spelling of dv_buffer_column_type */
+/*
+ * the SQL spelling of dv_buffer_column_type, schema-qualified: buffer DDL
+ * runs with search_path pg_catalog, pg_temp (dv_catalog_exec)
+ */
 static char *
 buffer_type_sql(Oid type, int32 typmod)
 {
 	type = dv_buffer_column_type(type, &typmod);
-	return format_type_with_typemod(type, typmod);
+	return format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
 }
 
 /* ", name type" for each source column in names (all when names is NIL) */
@@ -553,7 +556,8 @@ dv_tracking_sync_buffers(List *sources)
 			if (btype == stype && btypmod == stypmod)
 				continue;
 			appendStringInfo(&sql, "%sALTER COLUMN %s TYPE %s USING NULL", changed++ ? ", " : "",
-							 quote_identifier(name), format_type_with_typemod(stype, stypmod));
+							 quote_identifier(name),
+							 format_type_extended(stype, stypmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
 		}
 		if (changed > 0)
 			dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
