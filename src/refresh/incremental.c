@@ -260,6 +260,39 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	return (int64) SPI_processed;
 }
 
+/*
+ * identity_full_or_unchanged - may the window of a source be applied as far
+ * as its replica identity goes?  A source whose replica identity is not
+ * FULL now (its owner set it back to DEFAULT, or dynview could not set it)
+ * logs old rows with their key columns only.  The decoder turns such old
+ * images into markers, as the catalog said when each change was made; this
+ * check at every refresh is the second line: no old image (weight -1) nor
+ * marker of such a source is applied.  Only a window of inserts is.
+ */
+static bool
+identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot)
+{
+	HeapTuple	tuple;
+	char		identity;
+	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+
+	if (dv_is_dynamic_table(relid))
+		return true;			/* its buffer is written by its refreshes, whole */
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return true;			/* (a dropped source is found missing elsewhere) */
+	identity = ((Form_pg_class) GETSTRUCT(tuple))->relreplident;
+	ReleaseSysCache(tuple);
+	if (identity == REPLICA_IDENTITY_FULL)
+		return true;
+	window_parameters(dt, snapshot, values);
+	dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE dv_weight <= 0 AND " WINDOW_CONDITION " LIMIT 1",
+							 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
+					4, types, values, NULL, -1);
+	return SPI_processed == 0;
+}
+
 /* does the buffer hold rows of the current transaction? */
 static bool
 buffer_has_own_rows(Oid buffer)
@@ -644,6 +677,14 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		{
 			*full_code = "REFRESHED_IN_TRANSACTION";
 			*full_reason = psprintf("The table was refreshed before in this transaction, which has since changed \"%s\"; it was recomputed in full.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		if (!identity_full_or_unchanged(dt, src->relid, buffer, snapshot))
+		{
+			*full_code = "REPLICA_IDENTITY_NOT_FULL";
+			*full_reason = psprintf("\"%s\" was updated or deleted from since the last refresh, and its replica identity is not FULL, so its old rows were not logged whole; it was recomputed in full.",
 									get_rel_name(src->relid));
 			ok = false;
 			break;
