@@ -40,6 +40,7 @@ extern int	dv_naptime;
 extern int	dv_max_consecutive_failures;
 extern int	dv_change_retention;
 extern bool dv_log_refreshes;
+extern double dv_full_refresh_change_ratio;
 extern int	dv_history_retention;
 
 /* Refresh triggers, as stored in refresh_history.refresh_trigger */
@@ -194,6 +195,7 @@ extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_on
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
+extern void dv_unregister_tuples(const char *name);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
