@@ -449,7 +449,11 @@ table_columns(Oid relid, const char *prefix)
 	return buf.data;
 }
 
-/* up to this many rows a change's victims are looked up through arrays (index scans) */
+/*
+ * Up to this many rows a change's victims are looked up through arrays
+ * (index scans), and an AUTO table's window is applied whatever its size
+ * relative to the sources.
+ */
 #define DV_SMALL_CHANGE 1000
 
 /*
@@ -514,10 +518,12 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	 * negative weight, numbered per text form, at most that many each.  The
 	 * first column narrows the candidates: for a few rows as an array, so
 	 * that the planner finds them through the index on it whatever it
-	 * estimates for the ephemeral relation; for many as a hashed subplan,
-	 * since "= ANY" of a computed array compares each row with every element
-	 * (quadratic).  The text forms are then matched by a hash join, not by
-	 * "= ANY" (quadratic too), so the cost grows with the change.
+	 * estimates for the ephemeral relation; for many as a semi-join (index
+	 * or hash), since "= ANY" of a computed array compares each row with
+	 * every element (quadratic), and so does an IN that is not a top-level
+	 * condition once its hash table outgrows work_mem.  The text forms are
+	 * then matched by a join, not by "= ANY" (quadratic too), so the cost
+	 * grows with the change.
 	 */
 	initStringInfo(&del);
 	appendStringInfo(&del,
@@ -530,9 +536,10 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))",
 						 first, first, first, first);
 	else if (first && first[0])
-		appendStringInfo(&del, "dv_tt.%s IN (SELECT (dv_row).%s FROM dv_neg) OR "
-						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))",
-						 first, first, first, first);
+		appendStringInfo(&del, "dv_tt.%s IN (SELECT (dv_row).%s FROM dv_neg) "
+						 "UNION ALL SELECT dv_tt.ctid, ROW(dv_tt.*)::text FROM %s dv_tt "
+						 "  WHERE dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL)",
+						 first, first, target, first, first);
 	else
 		appendStringInfoString(&del, "true");
 	appendStringInfo(&del,
@@ -659,7 +666,8 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
  * more (old and new images, the state of aggregates), as adaptive
  * refreshes elsewhere (Snowflake's) also conclude.  Source sizes are the
  * planner's estimates (pg_class, or the size on disk if never analysed);
- * a source read more than once counts that often, like its window.
+ * a source read more than once counts that often, like its window.  A
+ * window of up to DV_SMALL_CHANGE rows is always applied.
  */
 static bool
 too_many_changes(DvTable *dt, DvPlan *plan, int64 total)
@@ -667,7 +675,9 @@ too_many_changes(DvTable *dt, DvPlan *plan, int64 total)
 	double		rows = 0;
 	ListCell   *lc;
 
-	if (strcmp(dt->refresh_mode, "auto") != 0 || dv_full_refresh_change_ratio <= 0)
+	/* a small window is applied in milliseconds whatever the sources' size */
+	if (strcmp(dt->refresh_mode, "auto") != 0 || dv_full_refresh_change_ratio <= 0 ||
+		total <= DV_SMALL_CHANGE)
 		return false;
 	foreach(lc, plan->sources)
 	{
