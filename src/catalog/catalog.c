@@ -22,6 +22,7 @@
 
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_authid.h"
@@ -1068,4 +1069,18 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not compute the signature of relation %u: %s", relid, errstr)));
 	PG_RETURN_TEXT_P(cstring_to_text(hex));
+}
+
+PG_FUNCTION_INFO_V1(dynview_data_origin);
+
+/*
+ * dynview._data_origin() - "<system identifier>:<database oid>": where the
+ * data snapshots recorded now belong.  A catalog row restored from another
+ * database or cluster carries another one, and its data snapshot is not
+ * trusted (the catalog's trigger drops it; the next refresh is RESTORED).
+ */
+Datum
+dynview_data_origin(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf(UINT64_FORMAT ":%u", GetSystemIdentifier(), MyDatabaseId)));
 }

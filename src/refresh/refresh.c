@@ -503,6 +503,11 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.mode_reason_code = "DEFINITION_CHANGED";
 		res.mode_reason = pstrdup("A view the definition reads was redefined since the last refresh; the table was recomputed in full.");
 	}
+	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "RESTORED") == 0)
+	{
+		res.mode_reason_code = "RESTORED";
+		res.mode_reason = pstrdup("The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full.");
+	}
 	else if (dt->next_refresh_full)
 	{
 		res.mode_reason_code = dt->next_refresh_full;
