@@ -40,6 +40,8 @@ CREATE TABLE dynview.dynamic_table_catalog (
                                                -- last refresh: a replaced view changes it
     data_origin          text,                 -- "<system identifier>:<database oid>" of the data
                                                -- snapshot (a restored one is not trusted)
+    definition_tree      text,                 -- the definition analysed (nodeToString, views not
+                                               -- inlined): deparsed again after a column rename
     created_at           timestamptz NOT NULL DEFAULT now()
 );
 
@@ -79,6 +81,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- (the tree names relations and types by OID, which another database does not share)
+    IF TG_OP = 'INSERT' AND NEW.data_origin IS DISTINCT FROM dynview._data_origin() THEN
+        NEW.definition_tree := NULL;
+    END IF;
     IF TG_OP = 'INSERT' AND NEW.data_snapshot IS NOT NULL
        AND NEW.data_origin IS DISTINCT FROM dynview._data_origin() THEN
         NEW.data_snapshot := NULL;

@@ -99,6 +99,9 @@ typedef struct DvAnalyzedQuery
 {
 	Query	   *query;			/* analysed and rewritten */
 	char	   *definition;		/* deparsed, schema-qualified */
+	char	   *definition_tree;	/* nodeToString of the analysed query before
+									 * rewriting: Vars by column number, so it
+									 * deparses with a renamed column's new name */
 	List	   *sources;		/* of DvSource *, deduplicated */
 	List	   *column_names;	/* of String */
 	List	   *column_types;	/* of Oid, as int list */
@@ -162,9 +165,13 @@ extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);
 extern char *dv_catalog_get_signature(Oid relid);
 extern void dv_catalog_set_signature(Oid relid, const char *signature);
+extern char *dv_catalog_get_definition_tree(Oid relid);
+extern void dv_catalog_set_definition_tree(Oid relid, const char *tree);
+extern void dv_catalog_set_definition(Oid relid, const char *definition);
 
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
+extern char *dv_definition_tree(const char *definition);
 extern char *dv_validate_schedule(const char *schedule);
 extern char *dv_validate_refresh_mode(const char *mode);
 extern void dv_check_wal_level(void);

@@ -314,6 +314,7 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 	CommandCounterIncrement();
 	dv_catalog_insert(relid, args->query, aq, args->schedule, args->refresh_mode,
 					  effective, args->primary_key);
+	dv_catalog_set_definition_tree(relid, aq->definition_tree);
 	/* before the initial build's snapshot (design section 4) */
 	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	CommandCounterIncrement();
@@ -419,6 +420,7 @@ replace_existing(CreateArgs *args, Oid relid)
 	}
 	dv_catalog_replace_definition(relid, args->query, aq, args->schedule, args->refresh_mode,
 								  effective, args->primary_key);
+	dv_catalog_set_definition_tree(relid, aq->definition_tree);
 	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	dv_tracking_release_unused();
 	CommandCounterIncrement();

@@ -1016,6 +1016,37 @@ dv_catalog_set_signature(Oid relid, const char *signature)
 	set_text_column(relid, "definition_signature", signature);
 }
 
+/*
+ * dv_catalog_get_definition_tree - relid's definition as an analysed query
+ * tree (nodeToString text), or NULL if none is kept (created before it was,
+ * or restored from another database).
+ */
+char *
+dv_catalog_get_definition_tree(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("SELECT definition_tree FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return NULL;
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+void
+dv_catalog_set_definition_tree(Oid relid, const char *tree)
+{
+	set_text_column(relid, "definition_tree", tree);
+}
+
+/* the definition, deparsed again after a source column was renamed */
+void
+dv_catalog_set_definition(Oid relid, const char *definition)
+{
+	set_text_column(relid, "definition", definition);
+}
+
 PG_FUNCTION_INFO_V1(dynview_source_signature);
 
 /*

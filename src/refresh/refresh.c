@@ -37,6 +37,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -275,6 +276,119 @@ find_missing_sources(DvTable *dt, bool *recreated)
 			missing = quote_qualified_identifier(src->schema_name, src->table_name);
 	}
 	return missing;
+}
+
+/* does the tree read a column whose name is no longer the one it was analysed with? */
+static bool
+renamed_column_walker(Node *node, void *context)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return false;
+	if (!IsA(node, Query))
+		return expression_tree_walker(node, renamed_column_walker, context);
+	foreach(lc, ((Query *) node)->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		ListCell   *lc2;
+
+		if (rte->rtekind != RTE_RELATION)
+			continue;
+		foreach(lc2, rte->eref->colnames)
+		{
+			const char *then = strVal(lfirst(lc2));
+			HeapTuple	tuple;
+			bool		renamed = false;
+
+			if (then[0] == '\0')
+				continue;		/* dropped before the analysis */
+			tuple = SearchSysCacheAttNum(rte->relid, foreach_current_index(lc2) + 1);
+			if (!HeapTupleIsValid(tuple))
+				continue;
+			/* (a column dropped since is no rename: the deparse would fail) */
+			renamed = !((Form_pg_attribute) GETSTRUCT(tuple))->attisdropped &&
+				strcmp(NameStr(((Form_pg_attribute) GETSTRUCT(tuple))->attname), then) != 0;
+			ReleaseSysCache(tuple);
+			if (renamed)
+				return true;
+		}
+	}
+	return query_tree_walker((Query *) node, renamed_column_walker, context, 0);
+}
+
+/*
+ * follow_renames - after a source column the definition reads was renamed
+ * (ALTER TABLE ... RENAME COLUMN), the stored SQL names it no more.  Like a
+ * view's rule, the catalog keeps the definition's analysed tree, whose
+ * columns are numbers: deparsed now, it names the new column (and keeps
+ * the output column's name).  The new SQL and its tree replace the stored
+ * ones, before the pipeline's checks see the definition (which then finds
+ * the sources' shape changed: the refresh is FULL, SOURCE_ALTERED, and the
+ * change buffers take the new column names).  Looked at only when a
+ * source's shape changed since the table's last refresh.  A tree that no
+ * longer deparses or analyses (a column dropped, a source replaced) is left
+ * alone: the refresh then fails as before, with its hint.
+ */
+static void
+follow_renames(DvTable *dt)
+{
+	char	   *tree_text;
+	Query	   *tree;
+	char	   *sql = NULL;
+	char	   *new_tree = NULL;
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+
+	if (dv_catalog_source_altered(dt->relid) == NULL ||
+		(tree_text = dv_catalog_get_definition_tree(dt->relid)) == NULL)
+		return;
+	tree = (Query *) stringToNode(tree_text);
+	if (!IsA(tree, Query))
+		return;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		/* (every relation still there, by OID; locks for the deparse) */
+		AcquireRewriteLocks(tree, true, false);
+		if (renamed_column_walker((Node *) tree, NULL))
+		{
+			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+			(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+			sql = pg_get_querydef(tree, false);
+			/* it must analyse as refreshes will, to the same output columns */
+			new_tree = dv_definition_tree(sql);
+			(void) dv_parse_definition(sql);
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+		}
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcontext);
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+		sql = NULL;
+	}
+	PG_END_TRY();
+
+	if (sql == NULL || strcmp(sql, dt->definition) == 0)
+		return;
+	dv_catalog_set_definition(dt->relid, sql);
+	dv_catalog_set_definition_tree(dt->relid, new_tree);
+	dt->definition = sql;
+	CommandCounterIncrement();
 }
 
 /*
@@ -750,6 +864,9 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			bool		recreated;
 
 			char	   *missing = find_missing_sources(dt, &recreated);
+
+			if (missing == NULL && !recreated)
+				follow_renames(dt);
 
 			/*
 			 * (a table with a missing source refreshes NO_DATA: nothing to

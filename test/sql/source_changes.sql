@@ -186,3 +186,36 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_rr_dt');
 SELECT dynview.verify('sc_rr_dt');
 SELECT dynview.drop_dynamic_table('sc_rr_dt');
 DROP TABLE sc_rr;
+
+-- 6. A source column renamed: the stored definition follows (it is deparsed again from the analysed
+-- tree the catalog keeps, as a view's rule does); the output columns keep their names, the refresh
+-- after the rename is FULL (SOURCE_ALTERED) and the ones after it incremental again.
+CREATE TABLE sc_rn (id int PRIMARY KEY, grp text, amount numeric, flag boolean);
+INSERT INTO sc_rn VALUES (1, 'a', 10, true), (2, 'b', 20, false), (3, 'a', 5, true);
+SELECT dynview.create_dynamic_table('sc_rn_rows', 'SELECT id, amount FROM sc_rn WHERE flag', schedule => 'manual');
+SELECT dynview.create_dynamic_table('sc_rn_sums',
+  'SELECT grp, sum(amount) AS total, count(*) AS n FROM sc_rn GROUP BY grp', schedule => 'manual');
+ALTER TABLE sc_rn RENAME COLUMN amount TO value;
+ALTER TABLE sc_rn RENAME COLUMN flag TO active;
+ALTER TABLE sc_rn RENAME COLUMN grp TO category;
+INSERT INTO sc_rn VALUES (4, 'b', 7, true);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_rn_rows');
+SELECT dynview.verify('sc_rn_rows');
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_rn_sums');
+SELECT dynview.verify('sc_rn_sums');
+SELECT relid, definition FROM dynview.dynamic_table_catalog WHERE relid::text LIKE 'sc_rn%' ORDER BY 1;
+UPDATE sc_rn SET value = value + 1, active = NOT active WHERE id IN (1, 2);
+DELETE FROM sc_rn WHERE id = 3;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_rn_rows');
+SELECT dynview.verify('sc_rn_rows');
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_rn_sums');
+SELECT dynview.verify('sc_rn_sums');
+SELECT * FROM sc_rn_rows ORDER BY id;
+SELECT * FROM sc_rn_sums ORDER BY grp;
+-- a dropped column cannot be followed: the refresh fails with its hint, the table keeps its data
+ALTER TABLE sc_rn DROP COLUMN active;
+SELECT refresh_mode FROM dynview.refresh('sc_rn_rows');
+SELECT count(*) FROM sc_rn_rows;
+SELECT dynview.drop_dynamic_table('sc_rn_rows');
+SELECT dynview.drop_dynamic_table('sc_rn_sums');
+DROP TABLE sc_rn;
