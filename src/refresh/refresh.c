@@ -724,6 +724,13 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 											  own_buffer ? SPI_OK_INSERT_RETURNING : SPI_OK_INSERT);
 		if (own_buffer)
 			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_inserted, +1, &seq);
+		/*
+		 * A table restored from another database has no definition tree (its
+		 * OIDs were that database's): the definition just ran, so its tree
+		 * now is the one to follow renames with.
+		 */
+		if (dv_catalog_get_definition_tree(relid) == NULL)
+			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* aggregate state at the same snapshot, for the next incremental refresh */
 		dv_agg_state_rebuild(dt, snapshot);
