@@ -101,9 +101,8 @@ xid_in_list(const char *list, uint64 xid)
  * The tuplestores behind the ephemeral named relations of this transaction,
  * so that dv_unregister_tuples can free them: a large one spills to a
  * temporary file, which would otherwise stay open until the end of the
- * transaction ("temporary file leak" warnings at commit).  Entries of an
- * earlier transaction (left by an error, whose cleanup freed the stores)
- * are never touched again.
+ * transaction ("temporary file leak" warnings at commit).  Entries left
+ * by an error (whose cleanup freed the stores) are never used again.
  */
 typedef struct RegisteredTuples
 {
@@ -138,10 +137,21 @@ dv_register_tuples(const char *name)
 	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
 		elog(ERROR, "could not register %s", name);
 
+	/*
+	 * Forget entries of earlier transactions, and one of the same name: the
+	 * registration just succeeded, so that one's relation is gone (a refresh
+	 * that failed in a subtransaction of a scheduled pipeline, whose abort
+	 * freed its store) and must not be freed again.
+	 */
 	foreach(lc, registered_tuples)
 	{
-		if (((RegisteredTuples *) lfirst(lc))->lxid != MyProc->lxid)
+		RegisteredTuples *stale = lfirst(lc);
+
+		if (stale->lxid != MyProc->lxid || strcmp(stale->name, name) == 0)
+		{
 			registered_tuples = foreach_delete_current(registered_tuples, lc);
+			pfree(stale);
+		}
 	}
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	entry = palloc(sizeof(RegisteredTuples));
