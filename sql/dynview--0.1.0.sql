@@ -38,6 +38,10 @@ CREATE TABLE dynview.dynamic_table_catalog (
     next_refresh_full    text,                 -- reason code when the next refresh must be FULL
     definition_signature text,                 -- md5 of the analysed, rewritten definition at the
                                                -- last refresh: a replaced view changes it
+    data_origin          text,                 -- "<system identifier>:<database oid>" of the data
+                                               -- snapshot (a restored one is not trusted)
+    definition_tree      text,                 -- the definition analysed (nodeToString, views not
+                                               -- inlined): deparsed again after a column rename
     created_at           timestamptz NOT NULL DEFAULT now()
 );
 
@@ -61,6 +65,44 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'dynview_source_signature'
 LANGUAGE C STRICT STABLE
 SET search_path = pg_catalog, pg_temp;
+
+-- Where data snapshots are taken: "<system identifier>:<database oid>".  A catalog row that arrives
+-- with a data snapshot of another origin (pg_restore, or a dump loaded into another database or
+-- cluster) names transactions of that other database, which this one may never have had (a lower
+-- xid counter would make the table look fresh forever): the data snapshot is dropped and the next
+-- refresh is FULL (RESTORED).  Every new data snapshot records the current origin.
+CREATE FUNCTION dynview._data_origin()
+RETURNS text
+AS 'MODULE_PATHNAME', 'dynview_data_origin'
+LANGUAGE C STRICT STABLE;
+
+CREATE FUNCTION dynview._catalog_data_origin()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- (the tree names relations and types by OID, which another database does not share)
+    IF TG_OP = 'INSERT' AND NEW.data_origin IS DISTINCT FROM dynview._data_origin() THEN
+        NEW.definition_tree := NULL;
+    END IF;
+    IF TG_OP = 'INSERT' AND NEW.data_snapshot IS NOT NULL
+       AND NEW.data_origin IS DISTINCT FROM dynview._data_origin() THEN
+        NEW.data_snapshot := NULL;
+        NEW.data_subxids := NULL;
+        NEW.data_suboverflowed := false;
+        NEW.data_own_xids := NULL;
+        NEW.data_command_id := NULL;
+        NEW.data_lsn := NULL;
+        NEW.next_refresh_full := coalesce(NEW.next_refresh_full, 'RESTORED');
+    END IF;
+    NEW.data_origin := dynview._data_origin();
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER data_origin BEFORE INSERT OR UPDATE OF data_snapshot ON dynview.dynamic_table_catalog
+    FOR EACH ROW EXECUTE FUNCTION dynview._catalog_data_origin();
 
 -- One row per refresh attempt.
 CREATE TABLE dynview.refresh_history (

@@ -34,6 +34,7 @@ int			dv_change_retention = 86400;
 bool		dv_log_refreshes = false;
 int			dv_history_retention = 7 * 1440;
 int			dv_max_sources_per_role = 256;
+double		dv_full_refresh_change_ratio = 0.5;
 
 static void
 define_gucs(void)
@@ -80,6 +81,12 @@ define_gucs(void)
 							"Checked when a dynamic table would start tracking a new source; superusers are exempt; -1 means no limit.",
 							&dv_max_sources_per_role, 256, -1, 1000000, PGC_SUSET,
 							0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dynview.full_refresh_change_ratio",
+							 "Change volume above which a refresh of an AUTO dynamic table is FULL.",
+							 "A window with more change rows than this fraction of its sources' rows (planner estimate) "
+							 "is recomputed instead of applied (reason CHANGE_VOLUME); 0 never does so.",
+							 &dv_full_refresh_change_ratio, 0.5, 0.0, 1000000.0, PGC_USERSET,
+							 0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",

@@ -40,6 +40,7 @@ extern int	dv_naptime;
 extern int	dv_max_consecutive_failures;
 extern int	dv_change_retention;
 extern bool dv_log_refreshes;
+extern double dv_full_refresh_change_ratio;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;
 
@@ -99,6 +100,9 @@ typedef struct DvAnalyzedQuery
 {
 	Query	   *query;			/* analysed and rewritten */
 	char	   *definition;		/* deparsed, schema-qualified */
+	char	   *definition_tree;	/* nodeToString of the analysed query before
+									 * rewriting: Vars by column number, so it
+									 * deparses with a renamed column's new name */
 	List	   *sources;		/* of DvSource *, deduplicated */
 	List	   *column_names;	/* of String */
 	List	   *column_types;	/* of Oid, as int list */
@@ -165,9 +169,13 @@ extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);
 extern char *dv_catalog_get_signature(Oid relid);
 extern void dv_catalog_set_signature(Oid relid, const char *signature);
+extern char *dv_catalog_get_definition_tree(Oid relid);
+extern void dv_catalog_set_definition_tree(Oid relid, const char *tree);
+extern void dv_catalog_set_definition(Oid relid, const char *definition);
 
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
+extern char *dv_definition_tree(const char *definition);
 extern char *dv_validate_schedule(const char *schedule);
 extern char *dv_validate_refresh_mode(const char *mode);
 extern void dv_check_wal_level(void);
@@ -210,6 +218,7 @@ extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_on
 								DvParams *params);
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
+extern void dv_unregister_tuples(const char *name);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n, DvParams *params);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);

@@ -290,6 +290,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	aq->definition = pg_get_querydef(q, false);
+	aq->definition_tree = nodeToString(q);
 	check_permissions_walker((Node *) parse_select(aq->definition), NULL);
 	AtEOXact_GUC(true, nestlevel);
 
@@ -323,6 +324,26 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 		}
 	}
 	return aq;
+}
+
+/*
+ * dv_definition_tree - the stored definition parsed and analysed (not
+ * rewritten: views stay views) under the fixed search_path, as
+ * nodeToString text to keep in the catalog (palloc'd in the caller's
+ * context).  It refers to columns by number, so a renamed source column
+ * deparses with its new name, as a view's rule does.
+ */
+char *
+dv_definition_tree(const char *definition)
+{
+	int			nestlevel = NewGUCNestLevel();
+	char	   *tree;
+
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	tree = nodeToString(parse_select(definition));
+	AtEOXact_GUC(true, nestlevel);
+	return tree;
 }
 
 /*

@@ -14,12 +14,14 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -194,15 +196,52 @@ create_key_index(const char *qualified, List *key_columns)
  * grouped queries a unique index (NULLS NOT DISTINCT) on the group keys,
  * else an index on the first column.  Skipped for types without btree.
  */
-/* the name of dynview's own apply index of a table */
+/*
+ * apply_index_name - the name of dynview's own apply index of table relid:
+ * "<table>_dv_apply", or, when that would be cut to NAMEDATALEN (two long
+ * table names would share it, and replacing one table's definition dropped
+ * the other's index) or another relation has it, "<table cut>_<oid>_dv_apply".
+ */
 static char *
-apply_index_name(const char *relname)
+apply_index_name(const char *relname, Oid relid)
 {
-	return psprintf("%.*s_dv_apply", NAMEDATALEN - 10, relname);
+	Oid			nspid = get_rel_namespace(relid);
+	char	   *tail;
+	int			len;
+
+	if (strlen(relname) + strlen("_dv_apply") < NAMEDATALEN)
+	{
+		char	   *name = psprintf("%s_dv_apply", relname);
+		Oid			existing = get_relname_relid(name, nspid);
+
+		if (!OidIsValid(existing) || IndexGetRelation(existing, true) == relid)
+			return name;
+	}
+	tail = psprintf("_%u_dv_apply", relid);
+	len = pg_mbcliplen(relname, strlen(relname), NAMEDATALEN - 1 - strlen(tail));
+	return psprintf("%.*s%s", len, relname, tail);
+}
+
+/*
+ * drop_apply_index - drop dynview's apply index of relid, if it has one: only
+ * an index of that name on that table (never another table's).
+ */
+static void
+drop_apply_index(Oid relid)
+{
+	Oid			nspid = get_rel_namespace(relid);
+	Oid			index = get_relname_relid(apply_index_name(get_rel_name(relid), relid), nspid);
+
+	if (!OidIsValid(index) || IndexGetRelation(index, true) != relid)
+		return;
+	if (SPI_execute(psprintf("DROP INDEX %s",
+							 quote_qualified_identifier(get_namespace_name(nspid), get_rel_name(index))),
+					false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not drop the apply index of relation %u", relid);
 }
 
 static void
-create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *aq)
+create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq)
 {
 	DvPlan	   *plan = dv_plan_query(aq->query);
 	List	   *cols = NIL;
@@ -222,7 +261,7 @@ create_apply_index(const char *qualified, const char *relname, DvAnalyzedQuery *
 	unique = (plan->kind == DV_PLAN_GROUPED && plan->keys_unique) || plan->spj_key != NIL;
 	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
 					 unique ? "UNIQUE " : "",
-					 quote_identifier(apply_index_name(relname)), qualified);
+					 quote_identifier(apply_index_name(get_rel_name(relid), relid)), qualified);
 	foreach(lc, cols)
 	{
 		const char *col = lfirst(lc);
@@ -264,17 +303,18 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
 	if (SPI_execute(psprintf("CREATE TABLE %s AS %s WITH NO DATA", qualified, aq->definition),
 					false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create dynamic table %s", qualified);
-	create_key_index(qualified, args->key_columns);
-	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
-		create_apply_index(qualified, rv->relname, aq);
-	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	CommandCounterIncrement();
-
 	relid = get_relname_relid(rv->relname, nspid);
 	if (!OidIsValid(relid))
 		elog(ERROR, "dynamic table %s vanished after creation", qualified);
+	create_key_index(qualified, args->key_columns);
+	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
+		create_apply_index(qualified, relid, aq);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	CommandCounterIncrement();
 	dv_catalog_insert(relid, args->query, aq, args->schedule, args->refresh_mode,
 					  effective, args->primary_key);
+	dv_catalog_set_definition_tree(relid, aq->definition_tree);
 	/* before the initial build's snapshot (design section 4) */
 	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	CommandCounterIncrement();
@@ -377,14 +417,12 @@ replace_existing(CreateArgs *args, Oid relid)
 		int			save_sec;
 
 		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
-		if (SPI_execute(psprintf("DROP INDEX IF EXISTS %s",
-								 quote_qualified_identifier(nspname, apply_index_name(relname))),
-						false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "could not drop the apply index of %s", qualified);
+		drop_apply_index(relid);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
 	dv_catalog_replace_definition(relid, args->query, aq, args->schedule, args->refresh_mode,
 								  effective, args->primary_key);
+	dv_catalog_set_definition_tree(relid, aq->definition_tree);
 	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	dv_tracking_release_unused();
 	CommandCounterIncrement();
@@ -400,7 +438,7 @@ replace_existing(CreateArgs *args, Oid relid)
 
 		/* after the refill: the new keys hold for the new contents */
 		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
-		create_apply_index(qualified, relname, aq);
+		create_apply_index(qualified, relid, aq);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
 }

@@ -22,6 +22,7 @@
 
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_authid.h"
@@ -1063,6 +1064,37 @@ dv_catalog_set_signature(Oid relid, const char *signature)
 	set_text_column(relid, "definition_signature", signature);
 }
 
+/*
+ * dv_catalog_get_definition_tree - relid's definition as an analysed query
+ * tree (nodeToString text), or NULL if none is kept (created before it was,
+ * or restored from another database).
+ */
+char *
+dv_catalog_get_definition_tree(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	dv_catalog_exec("SELECT definition_tree FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	if (SPI_processed == 0)
+		return NULL;
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+void
+dv_catalog_set_definition_tree(Oid relid, const char *tree)
+{
+	set_text_column(relid, "definition_tree", tree);
+}
+
+/* the definition, deparsed again after a source column was renamed */
+void
+dv_catalog_set_definition(Oid relid, const char *definition)
+{
+	set_text_column(relid, "definition", definition);
+}
+
 PG_FUNCTION_INFO_V1(dynview_source_signature);
 
 /*
@@ -1116,4 +1148,18 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not compute the signature of relation %u: %s", relid, errstr)));
 	PG_RETURN_TEXT_P(cstring_to_text(hex));
+}
+
+PG_FUNCTION_INFO_V1(dynview_data_origin);
+
+/*
+ * dynview._data_origin() - "<system identifier>:<database oid>": where the
+ * data snapshots recorded now belong.  A catalog row restored from another
+ * database or cluster carries another one, and its data snapshot is not
+ * trusted (the catalog's trigger drops it; the next refresh is RESTORED).
+ */
+Datum
+dynview_data_origin(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf(UINT64_FORMAT ":%u", GetSystemIdentifier(), MyDatabaseId)));
 }

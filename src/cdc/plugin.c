@@ -14,7 +14,9 @@
  * What is kept:
  *	- INSERT: the new image, weight +1.  DELETE: the old image, weight -1.
  *	  UPDATE: the old image (-1) and the new image (+1).  Old images are
- *	  complete because dynview sets REPLICA IDENTITY FULL on its sources.
+ *	  complete because dynview sets REPLICA IDENTITY FULL on its sources;
+ *	  under another replica identity (old images of key columns only) an
+ *	  UPDATE or DELETE keeps a marker instead.
  *	- A new image's unchanged TOASTed values (on-disk pointers the decoder
  *	  cannot follow) are taken from the old image.
  *	- TRUNCATE: a marker (weight 0, no tuple).
@@ -224,6 +226,16 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 		return;
 	old = MemoryContextSwitchTo(state->context);
 	oldtup = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
+
+	/*
+	 * Under any replica identity but FULL (set back to DEFAULT by its owner,
+	 * or never set on a source of another owner) an old image holds the key
+	 * columns only, the others NULL: weighted, it would remove a row that
+	 * does not exist.  The relation is as it was when the change was made
+	 * (historic catalog snapshot), so such a change becomes a marker.
+	 */
+	if (oldtup && relation->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
+		oldtup = NULL;
 	newtup = change->data.tp.newtuple ? &change->data.tp.newtuple->tuple : NULL;
 	switch (change->action)
 	{

@@ -43,7 +43,9 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/plancat.h"
 #include "storage/lock.h"
+#include "storage/proc.h"
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -97,6 +99,22 @@ xid_in_list(const char *list, uint64 xid)
 }
 
 /*
+ * The tuplestores behind the ephemeral named relations of this transaction,
+ * so that dv_unregister_tuples can free them: a large one spills to a
+ * temporary file, which would otherwise stay open until the end of the
+ * transaction ("temporary file leak" warnings at commit).  Entries left
+ * by an error (whose cleanup freed the stores) are never used again.
+ */
+typedef struct RegisteredTuples
+{
+	char		name[NAMEDATALEN];
+	LocalTransactionId lxid;
+	Tuplestorestate *store;
+} RegisteredTuples;
+
+static List *registered_tuples = NIL;	/* in TopMemoryContext */
+
+/*
  * dv_register_tuples - the rows of SPI_tuptable as the ephemeral named relation
  * `name` of the current SPI connection.
  */
@@ -105,6 +123,9 @@ dv_register_tuples(const char *name)
 {
 	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+	MemoryContext old;
+	RegisteredTuples *entry;
+	ListCell   *lc;
 
 	for (uint64 i = 0; i < SPI_processed; i++)
 		tuplestore_puttuple(ts, SPI_tuptable->vals[i]);
@@ -116,6 +137,54 @@ dv_register_tuples(const char *name)
 	enr->reldata = ts;
 	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
 		elog(ERROR, "could not register %s", name);
+
+	/*
+	 * Forget entries of earlier transactions, and one of the same name: the
+	 * registration just succeeded, so that one's relation is gone (a refresh
+	 * that failed in a subtransaction of a scheduled pipeline, whose abort
+	 * freed its store) and must not be freed again.
+	 */
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *stale = lfirst(lc);
+
+		if (stale->lxid != MyProc->lxid || strcmp(stale->name, name) == 0)
+		{
+			registered_tuples = foreach_delete_current(registered_tuples, lc);
+			pfree(stale);
+		}
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	entry = palloc(sizeof(RegisteredTuples));
+	strlcpy(entry->name, name, NAMEDATALEN);
+	entry->lxid = MyProc->lxid;
+	entry->store = ts;
+	registered_tuples = lappend(registered_tuples, entry);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * dv_unregister_tuples - forget the ephemeral named relation `name` of the
+ * current SPI connection and free its rows (and temporary file).
+ */
+void
+dv_unregister_tuples(const char *name)
+{
+	ListCell   *lc;
+
+	SPI_unregister_relation(name);
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *entry = lfirst(lc);
+
+		if (entry->lxid == MyProc->lxid && strcmp(entry->name, name) == 0)
+		{
+			tuplestore_end(entry->store);
+			registered_tuples = foreach_delete_current(registered_tuples, lc);
+			pfree(entry);
+			break;
+		}
+	}
 }
 
 /*
@@ -275,6 +344,39 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	return (int64) SPI_processed;
 }
 
+/*
+ * identity_full_or_unchanged - may the window of a source be applied as far
+ * as its replica identity goes?  A source whose replica identity is not
+ * FULL now (its owner set it back to DEFAULT, or dynview could not set it)
+ * logs old rows with their key columns only.  The decoder turns such old
+ * images into markers, as the catalog said when each change was made; this
+ * check at every refresh is the second line: no old image (weight -1) nor
+ * marker of such a source is applied.  Only a window of inserts is.
+ */
+static bool
+identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot)
+{
+	HeapTuple	tuple;
+	char		identity;
+	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+
+	if (dv_is_dynamic_table(relid))
+		return true;			/* its buffer is written by its refreshes, whole */
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return true;			/* (a dropped source is found missing elsewhere) */
+	identity = ((Form_pg_class) GETSTRUCT(tuple))->relreplident;
+	ReleaseSysCache(tuple);
+	if (identity == REPLICA_IDENTITY_FULL)
+		return true;
+	window_parameters(dt, snapshot, values);
+	dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE dv_weight <= 0 AND " WINDOW_CONDITION " LIMIT 1",
+							 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
+					4, types, values, NULL, -1);
+	return SPI_processed == 0;
+}
+
 /* does the buffer hold rows of the current transaction? */
 static bool
 buffer_has_own_rows(Oid buffer)
@@ -397,6 +499,13 @@ table_columns(Oid relid, const char *prefix)
 }
 
 /*
+ * Up to this many rows a change's victims are looked up through arrays
+ * (index scans), and an AUTO table's window is applied whatever its size
+ * relative to the sources.
+ */
+#define DV_SMALL_CHANGE 1000
+
+/*
  * apply_spj - consolidate the delta, delete the rows with negative net
  * weight (that many copies each), insert those with positive.  Returns false
  * if the table did not hold a row the delta removes (it was not what its
@@ -457,24 +566,40 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	relation_close(rel, AccessShareLock);
 
 	/*
-	 * Arrays instead of joins, so that the planner finds the victims through
-	 * the index on the first column and deletes them by TID, whatever it
-	 * estimates for the ephemeral relation.
+	 * The victims: rows of the table whose text form is that of a row with
+	 * negative weight, numbered per text form, at most that many each.  The
+	 * first column narrows the candidates: for a few rows as an array, so
+	 * that the planner finds them through the index on it whatever it
+	 * estimates for the ephemeral relation; for many as a semi-join (index
+	 * or hash), since "= ANY" of a computed array compares each row with
+	 * every element (quadratic), and so does an IN that is not a top-level
+	 * condition once its hash table outgrows work_mem.  The text forms are
+	 * then matched by a join, not by "= ANY" (quadratic too), so the cost
+	 * grows with the change.
 	 */
 	initStringInfo(&del);
 	appendStringInfo(&del,
-					 "WITH dv_neg AS (SELECT dv_key, dv_row, -dv_weight AS dv_n FROM dv_net WHERE dv_weight < 0), "
-					 "dv_victims AS MATERIALIZED (SELECT dv_tt.ctid AS dv_ctid, ROW(dv_tt.*)::text AS dv_key, "
-					 "  pg_catalog.row_number() OVER (PARTITION BY ROW(dv_tt.*)::text) AS dv_rn FROM %s dv_tt WHERE ",
+					 "WITH dv_neg AS MATERIALIZED (SELECT dv_key, dv_row, -dv_weight AS dv_n FROM dv_net WHERE dv_weight < 0), "
+					 "dv_candidates AS MATERIALIZED (SELECT dv_tt.ctid AS dv_ctid, ROW(dv_tt.*)::text AS dv_key "
+					 "  FROM %s dv_tt WHERE ",
 					 target);
-	if (first && first[0])
-		appendStringInfo(&del, "(dv_tt.%s %s ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
-						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))) AND ",
+	if (first && first[0] && expected <= DV_SMALL_CHANGE)
+		appendStringInfo(&del, "dv_tt.%s %s ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
+						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))",
 						 first, first_eq, first, first, first);
+	else if (first && first[0])
+		appendStringInfo(&del, "dv_tt.%s %s ANY (SELECT (dv_row).%s FROM dv_neg) "
+						 "UNION ALL SELECT dv_tt.ctid, ROW(dv_tt.*)::text FROM %s dv_tt "
+						 "  WHERE dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL)",
+						 first, first_eq, first, target, first, first);
+	else
+		appendStringInfoString(&del, "true");
 	appendStringInfo(&del,
-					 "ROW(dv_tt.*)::text = ANY (ARRAY(SELECT dv_key FROM dv_neg))), "
-					 "dv_gone AS (SELECT v.dv_ctid FROM dv_victims v JOIN dv_neg n ON v.dv_key = n.dv_key "
-					 "  WHERE v.dv_rn <= n.dv_n) "
+					 "), "
+					 "dv_victims AS (SELECT c.dv_ctid, n.dv_n, "
+					 "  pg_catalog.row_number() OVER (PARTITION BY c.dv_key) AS dv_rn "
+					 "  FROM dv_candidates c JOIN dv_neg n ON c.dv_key = n.dv_key), "
+					 "dv_gone AS (SELECT dv_ctid FROM dv_victims WHERE dv_rn <= dv_n) "
 					 "DELETE FROM %s dv_tt WHERE dv_tt.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING dv_tt.*",
 					 target);
 	deleted = dv_exec_at(del.data, snapshot, false);
@@ -489,7 +614,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 												  "RETURNING *", target),
 										 snapshot, false);
 	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
-	SPI_unregister_relation("dv_net");
+	dv_unregister_tuples("dv_net");
 	return true;
 }
 
@@ -612,6 +737,41 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 }
 
 /*
+ * too_many_changes - is the window of an AUTO table (total change rows,
+ * consolidated) larger than dynview.full_refresh_change_ratio of its
+ * sources' rows?  Then recomputing costs less than applying: applying
+ * costs per change row about what a recompute costs per source row, or
+ * more (old and new images, the state of aggregates), as adaptive
+ * refreshes elsewhere (Snowflake's) also conclude.  Source sizes are the
+ * planner's estimates (pg_class, or the size on disk if never analysed);
+ * a source read more than once counts that often, like its window.  A
+ * window of up to DV_SMALL_CHANGE rows is always applied.
+ */
+static bool
+too_many_changes(DvTable *dt, DvPlan *plan, int64 total)
+{
+	double		rows = 0;
+	ListCell   *lc;
+
+	/* a small window is applied in milliseconds whatever the sources' size */
+	if (strcmp(dt->refresh_mode, "auto") != 0 || dv_full_refresh_change_ratio <= 0 ||
+		total <= DV_SMALL_CHANGE)
+		return false;
+	foreach(lc, plan->sources)
+	{
+		Relation	rel = relation_open(((DvPlanSource *) lfirst(lc))->relid, AccessShareLock);
+		BlockNumber pages;
+		double		tuples;
+		double		allvisfrac;
+
+		estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+		relation_close(rel, AccessShareLock);
+		rows += tuples;
+	}
+	return (double) total > dv_full_refresh_change_ratio * Max(rows, 1.0);
+}
+
+/*
  * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
  * snapshot) to snapshot, whose WAL position is lsn.  The caller holds
  * ExclusiveLock on dt and has SPI open.
@@ -716,6 +876,14 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			ok = false;
 			break;
 		}
+		if (!identity_full_or_unchanged(dt, src->relid, buffer, snapshot))
+		{
+			*full_code = "REPLICA_IDENTITY_NOT_FULL";
+			*full_reason = psprintf("\"%s\" was updated or deleted from since the last refresh, and its replica identity is not FULL, so its old rows were not logged whole; it was recomputed in full.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
 		n = read_window(dt, src, buffer, snapshot);
 		if (n < 0)
 		{
@@ -728,6 +896,14 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		registered = lappend(registered, src->enr_name);
 		src->delta_rows = n;
 		total += n;
+	}
+
+	if (ok && total > 0 && too_many_changes(dt, plan, total))
+	{
+		*full_code = "CHANGE_VOLUME";
+		*full_reason = psprintf("The changes since the last refresh (" INT64_FORMAT " rows) exceed dynview.full_refresh_change_ratio = %g of the sources' rows; recomputing is cheaper than applying them.",
+								total, dv_full_refresh_change_ratio);
+		ok = false;
 	}
 
 	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
@@ -755,7 +931,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		}
 	}
 	foreach(lc, registered)
-		SPI_unregister_relation((const char *) lfirst(lc));
+		dv_unregister_tuples((const char *) lfirst(lc));
 	return ok;
 }
 

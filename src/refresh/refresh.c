@@ -40,12 +40,15 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -277,6 +280,119 @@ find_missing_sources(DvTable *dt, bool *recreated)
 	return missing;
 }
 
+/* does the tree read a column whose name is no longer the one it was analysed with? */
+static bool
+renamed_column_walker(Node *node, void *context)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return false;
+	if (!IsA(node, Query))
+		return expression_tree_walker(node, renamed_column_walker, context);
+	foreach(lc, ((Query *) node)->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		ListCell   *lc2;
+
+		if (rte->rtekind != RTE_RELATION)
+			continue;
+		foreach(lc2, rte->eref->colnames)
+		{
+			const char *then = strVal(lfirst(lc2));
+			HeapTuple	tuple;
+			bool		renamed = false;
+
+			if (then[0] == '\0')
+				continue;		/* dropped before the analysis */
+			tuple = SearchSysCacheAttNum(rte->relid, foreach_current_index(lc2) + 1);
+			if (!HeapTupleIsValid(tuple))
+				continue;
+			/* (a column dropped since is no rename: the deparse would fail) */
+			renamed = !((Form_pg_attribute) GETSTRUCT(tuple))->attisdropped &&
+				strcmp(NameStr(((Form_pg_attribute) GETSTRUCT(tuple))->attname), then) != 0;
+			ReleaseSysCache(tuple);
+			if (renamed)
+				return true;
+		}
+	}
+	return query_tree_walker((Query *) node, renamed_column_walker, context, 0);
+}
+
+/*
+ * follow_renames - after a source column the definition reads was renamed
+ * (ALTER TABLE ... RENAME COLUMN), the stored SQL names it no more.  Like a
+ * view's rule, the catalog keeps the definition's analysed tree, whose
+ * columns are numbers: deparsed now, it names the new column (and keeps
+ * the output column's name).  The new SQL and its tree replace the stored
+ * ones, before the pipeline's checks see the definition (which then finds
+ * the sources' shape changed: the refresh is FULL, SOURCE_ALTERED, and the
+ * change buffers take the new column names).  Looked at only when a
+ * source's shape changed since the table's last refresh.  A tree that no
+ * longer deparses or analyses (a column dropped, a source replaced) is left
+ * alone: the refresh then fails as before, with its hint.
+ */
+static void
+follow_renames(DvTable *dt)
+{
+	char	   *tree_text;
+	Query	   *tree;
+	char	   *sql = NULL;
+	char	   *new_tree = NULL;
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+
+	if (dv_catalog_source_altered(dt->relid) == NULL ||
+		(tree_text = dv_catalog_get_definition_tree(dt->relid)) == NULL)
+		return;
+	tree = (Query *) stringToNode(tree_text);
+	if (!IsA(tree, Query))
+		return;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		/* (every relation still there, by OID; locks for the deparse) */
+		AcquireRewriteLocks(tree, true, false);
+		if (renamed_column_walker((Node *) tree, NULL))
+		{
+			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+			(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+			sql = pg_get_querydef(tree, false);
+			/* it must analyse as refreshes will, to the same output columns */
+			new_tree = dv_definition_tree(sql);
+			(void) dv_parse_definition(sql);
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+		}
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcontext);
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+		sql = NULL;
+	}
+	PG_END_TRY();
+
+	if (sql == NULL || strcmp(sql, dt->definition) == 0)
+		return;
+	dv_catalog_set_definition(dt->relid, sql);
+	dv_catalog_set_definition_tree(dt->relid, new_tree);
+	dt->definition = sql;
+	CommandCounterIncrement();
+}
+
 /*
  * definition_signature - md5 of the definition parsed, analysed and
  * rewritten now: the views it reads are inlined, so replacing one of them
@@ -339,6 +455,114 @@ definition_changed(DvTable *dt)
 	if (dt->next_refresh_full == NULL)
 		dv_catalog_set_next_full(dt->relid, altered ? "SOURCE_ALTERED" : "DEFINITION_CHANGED");
 	return true;
+}
+
+/*
+ * column_type_changes - the ALTER TABLE actions that give the dynamic
+ * table's columns the types (with typmod and collation) of its query's
+ * output columns now, or NULL when they agree.  They differ after a
+ * source column's type changed (ALTER COLUMN ... TYPE: int to bigint,
+ * numeric(5,2) to numeric(9,2), varchar(4) to varchar(12)), or an upstream
+ * dynamic table's did: the query's values would then be cast to the old
+ * types on insert, i.e. truncated or refused.  *described lists the
+ * changes for the refresh's reason ("code varchar(4) to varchar(12)").
+ * The actions convert no value (USING NULL): the caller empties the table
+ * first.  Parses the definition as the table's owner.
+ */
+static char *
+column_type_changes(DvTable *dt, char **described)
+{
+	Query	   *query;
+	Relation	rel;
+	TupleDesc	desc;
+	ListCell   *lc;
+	int			attno = 0;
+	StringInfoData actions;
+	StringInfoData what;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	query = dv_parse_definition(dt->definition);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+
+	initStringInfo(&actions);
+	initStringInfo(&what);
+	rel = relation_open(dt->relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		Form_pg_attribute att;
+		Oid			type = exprType((Node *) te->expr);
+		int32		typmod = exprTypmod((Node *) te->expr);
+		Oid			collation = exprCollation((Node *) te->expr);
+		char	   *typename;
+
+		if (te->resjunk)
+			continue;
+		while (attno < desc->natts && TupleDescAttr(desc, attno)->attisdropped)
+			attno++;
+		if (attno >= desc->natts)
+			break;				/* (a column count that differs fails the refresh's INSERT) */
+		att = TupleDescAttr(desc, attno++);
+		if (att->atttypid == type && att->atttypmod == typmod &&
+			(att->attcollation == collation || !OidIsValid(collation)))
+			continue;
+		typename = format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+		appendStringInfo(&actions, "%sALTER COLUMN %s TYPE %s", actions.len ? ", " : "",
+						 quote_identifier(NameStr(att->attname)), typename);
+		if (OidIsValid(collation) && collation != att->attcollation)
+			appendStringInfo(&actions, " COLLATE %s", generate_collation_name(collation));
+		appendStringInfo(&actions, " USING NULL::%s", typename);
+		appendStringInfo(&what, "%s%s %s to %s", what.len ? ", " : "", NameStr(att->attname),
+						 format_type_with_typemod(att->atttypid, att->atttypmod),
+						 format_type_with_typemod(type, typmod));
+	}
+	relation_close(rel, AccessShareLock);
+	*described = what.data;
+	return actions.len ? actions.data : NULL;
+}
+
+/*
+ * retype_columns - run the actions of column_type_changes on the (emptied)
+ * dynamic table, as its owner (the caller switched to it).  An object that
+ * depends on such a column (a view on the dynamic table, say) makes
+ * PostgreSQL refuse: then the refresh fails with what to do, and the table
+ * keeps its contents (the transaction rolls back).
+ */
+static void
+retype_columns(DvTable *dt, const char *actions, const char *described)
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+
+	dv_write_depth++;
+	PG_TRY();
+	{
+		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not change the column types of dynamic table \"%s\"", dt->table_name);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		dv_write_depth--;
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot change the column types of dynamic table \"%s\" to those of its query",
+						dt->table_name),
+				 errdetail("A source's column types changed (%s); changing the table's columns failed: %s",
+						   described, edata->message),
+				 errhint("Drop the objects that depend on these columns, or give the table a new definition with "
+						 "dynview.create_or_replace_dynamic_table(). The table keeps its last good data meanwhile.")));
+	}
+	PG_END_TRY();
+	dv_write_depth--;
 }
 
 /*
@@ -416,6 +640,10 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	{
 		res.mode_reason_code = "CHANGE_RETENTION_EXCEEDED";
 		res.mode_reason = pstrdup("The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full.");
+	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "RESTORED") == 0)
+	{
+		res.mode_reason_code = "RESTORED";
+		res.mode_reason = pstrdup("The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full.");
 	}
 	else if (dt->next_refresh_full)
 	{
@@ -464,12 +692,45 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 
 	if (!done)
 	{
+		char	   *retype_what = NULL;
+		char	   *retype = column_type_changes(dt, &retype_what);
+
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
 												  get_namespace_oid("dynview_buffer", false)));
 		dv_full_refresh_sql(dt, NULL, NULL, NULL, &delete_sql, &insert_sql, own_buffer);
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
+		if (retype != NULL)
+		{
+			/*
+			 * The query's column types changed: empty the table, give it the
+			 * new types (no value is converted, so none is truncated), and
+			 * fill it.  Downstream tables see their source altered and
+			 * recompute in full; the old values in the own buffer are
+			 * dropped like those of an altered source's buffer.
+			 */
+			res.rows_deleted = (int64) run_write(dt, psprintf("DELETE FROM %s%s",
+															  quote_qualified_identifier(dt->schema_name, dt->table_name),
+															  own_buffer ? " RETURNING *" : ""),
+												 snapshot, own_buffer ? SPI_OK_DELETE_RETURNING : SPI_OK_DELETE);
+			if (own_buffer)
+				dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
+			retype_columns(dt, retype, retype_what);
+			if (own_buffer)
+			{
+				DvSource   *self = palloc0(sizeof(DvSource));
+
+				self->relid = relid;
+				dv_tracking_sync_buffers(list_make1(self));
+			}
+			res.mode_reason = psprintf("%s The types of its query's columns changed (%s): the table's columns took them.",
+									   res.mode_reason ? res.mode_reason : "", retype_what);
+			delete_sql = NULL;
+			insert_sql = psprintf("INSERT INTO %s %s%s",
+								  quote_qualified_identifier(dt->schema_name, dt->table_name),
+								  dt->definition, own_buffer ? " RETURNING *" : "");
+		}
+		else if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
 		{
 			/* the first build of an empty table: nothing to compare with */
 			delete_sql = NULL;
@@ -486,6 +747,13 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 											  own_buffer ? SPI_OK_INSERT_RETURNING : SPI_OK_INSERT);
 		if (own_buffer)
 			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_inserted, +1, &seq);
+		/*
+		 * A table restored from another database has no definition tree (its
+		 * OIDs were that database's): the definition just ran, so its tree
+		 * now is the one to follow renames with.
+		 */
+		if (dv_catalog_get_definition_tree(relid) == NULL)
+			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* aggregate state at the same snapshot, for the next incremental refresh */
 		dv_agg_state_rebuild(dt, snapshot);
@@ -673,6 +941,9 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			bool		recreated;
 
 			char	   *missing = find_missing_sources(dt, &recreated);
+
+			if (missing == NULL && !recreated)
+				follow_renames(dt);
 
 			/*
 			 * (a table with a missing source refreshes NO_DATA: nothing to
