@@ -537,8 +537,10 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	Oid			save_target;
+	int			save_level;
 
-	dv_write_depth++;
+	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
@@ -548,7 +550,7 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 	{
 		ErrorData  *edata;
 
-		dv_write_depth--;
+		dv_guard_end_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
@@ -562,7 +564,7 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 						 "dynview.create_or_replace_dynamic_table(). The table keeps its last good data meanwhile.")));
 	}
 	PG_END_TRY();
-	dv_write_depth--;
+	dv_guard_end_write(save_target, save_level);
 }
 
 /*
@@ -640,6 +642,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	{
 		res.mode_reason_code = "CHANGE_RETENTION_EXCEEDED";
 		res.mode_reason = pstrdup("The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full.");
+	}
 	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "RESTORED") == 0)
 	{
 		res.mode_reason_code = "RESTORED";
