@@ -74,7 +74,8 @@ SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dynview._data_origin()
 RETURNS text
 AS 'MODULE_PATHNAME', 'dynview_data_origin'
-LANGUAGE C STRICT STABLE;
+LANGUAGE C STRICT STABLE
+SET search_path = pg_catalog, pg_temp;
 
 CREATE FUNCTION dynview._catalog_data_origin()
 RETURNS trigger
