@@ -43,6 +43,7 @@
 #include "nodes/nodeFuncs.h"
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
@@ -997,10 +998,39 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		/* see what the upstream refreshes before it wrote */
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);
-		if (trigger != DV_TRIGGER_SYSTEM_SCHEDULED)
+		if (trigger != DV_TRIGGER_SYSTEM_SCHEDULED && (oid == relid || pg_class_ownercheck(oid, GetUserId()) ||
+													   pg_class_aclcheck(oid, GetUserId(), ACL_SELECT) == ACLCHECK_OK))
 		{
 			/* a manual refresh: any error is the caller's */
 			result = dv_refresh_one(oid, t, snapshot, lsn, &refreshed);
+		}
+		else if (trigger != DV_TRIGGER_SYSTEM_SCHEDULED)
+		{
+			/*
+			 * An upstream the caller may not read, refreshed as its owner:
+			 * its error text can carry its sources' values, which the caller
+			 * must not see (as refresh_history hides them).
+			 */
+			MemoryContext oldcontext = CurrentMemoryContext;
+
+			PG_TRY();
+			{
+				result = dv_refresh_one(oid, t, snapshot, lsn, &refreshed);
+			}
+			PG_CATCH();
+			{
+				ErrorData  *edata;
+
+				MemoryContextSwitchTo(oldcontext);
+				edata = CopyErrorData();
+				FlushErrorState();
+				ereport(ERROR,
+						(errcode(edata->sqlerrcode),
+						 errmsg("refresh of upstream dynamic table \"%s\" failed", get_rel_name(oid)),
+						 errdetail("You may not read \"%s\", so its error is not shown.", get_rel_name(oid)),
+						 errhint("Its owner sees the error when refreshing it.")));
+			}
+			PG_END_TRY();
 		}
 		else if (reads_any(oid, failed))
 		{

@@ -22,6 +22,8 @@
 #include "access/relation.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -137,7 +139,10 @@ differ_by_equality(DvTable *dt, const char *target)
 /*
  * dv_verify - true when the table equals its query at its data snapshot;
  * otherwise a WARNING lists up to 10 differing rows.  Needs SPI.  The query
- * runs as the table's owner.
+ * runs as the table's owner; the rows are listed only to the owner (and
+ * members of the owning role): the query and the table are read with the
+ * owner's rights, and row-level security on the table may hide rows from
+ * the caller.
  */
 bool
 dv_verify(Oid relid)
@@ -157,6 +162,7 @@ dv_verify(Oid relid)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+	bool		show_rows = pg_class_ownercheck(relid, GetUserId());
 
 	foreach(lc, dt->sources)
 	{
@@ -217,10 +223,16 @@ dv_verify(Oid relid)
 	}
 	if (ndiff > 0)
 	{
-		ereport(WARNING,
-				(errmsg("dynamic table \"%s.%s\" differs from its query at its data snapshot in %d rows",
-						dt->schema_name, dt->table_name, ndiff),
-				 errdetail_internal("%s", detail.data)));
+		if (show_rows)
+			ereport(WARNING,
+					(errmsg("dynamic table \"%s.%s\" differs from its query at its data snapshot in %d rows",
+							dt->schema_name, dt->table_name, ndiff),
+					 errdetail_internal("%s", detail.data)));
+		else
+			ereport(WARNING,
+					(errmsg("dynamic table \"%s.%s\" differs from its query at its data snapshot in %d rows",
+							dt->schema_name, dt->table_name, ndiff),
+					 errdetail("The differing rows are shown to the table's owner only.")));
 		return false;
 	}
 	if (data_snapshot != NULL && has_equality(dt->relid))

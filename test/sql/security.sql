@@ -207,6 +207,25 @@ SELECT count(*) AS leaked_history FROM dynview.refresh_history('public.secret_nu
 SELECT count(*) AS visible_tables FROM dynview.dynamic_tables;
 SELECT count(*) AS visible_edges FROM dynview.dependencies;
 SELECT dynview.wait_fresh('public.secret_numbers', '0 seconds');
+-- verify() lists differing rows to the owner only: the query and the table are read with the
+-- owner's rights, and row-level security on the dynamic table may hide rows from the caller
+RESET ROLE;
+CREATE TABLE public.msgs (id int PRIMARY KEY, recipient name, body text);
+INSERT INTO public.msgs VALUES (1, 'dv_attacker', 'hello'), (2, 'dv_owner', 'owner-private');
+GRANT SELECT ON public.msgs TO dv_owner;
+SET ROLE dv_owner;
+SELECT dynview.create_dynamic_table('public.inbox',
+  'SELECT id, recipient, body, clock_timestamp() AS seen FROM public.msgs', schedule => 'manual');
+ALTER TABLE public.inbox ENABLE ROW LEVEL SECURITY;
+CREATE POLICY mine ON public.inbox FOR SELECT USING (recipient = current_user);
+GRANT SELECT ON public.inbox TO dv_attacker;
+SET ROLE dv_attacker;
+SELECT id, body FROM public.inbox;
+SELECT dynview.verify('public.inbox');   -- differs (clock_timestamp()), without the rows
+RESET ROLE;
+SELECT dynview.drop_dynamic_table('public.inbox');
+DROP TABLE public.msgs;
+SET ROLE dv_attacker;
 -- reading is what shows a table: a grant makes it visible
 RESET ROLE;
 GRANT SELECT ON public.secret_numbers TO dv_attacker;
