@@ -22,7 +22,10 @@ true for every table; at the end of a seed each table is also compared with
 its query by the text of its rows and by "=" (EXCEPT ALL), independently of
 verify().  The seed is printed on failure.
 
-usage: differential.py [--seeds N] [--steps N] [--first-seed S]
+Before the seeds, one large window (--large-window ROWS, default 100000): more than 100,000
+change rows applied in one refresh of each kind of table (see large_window).
+
+usage: differential.py [--seeds N] [--steps N] [--first-seed S] [--large-window ROWS]
 Connection: libpq environment (PGHOST, PGPORT, PGUSER).  Ends with the plain
 line "N passed, N failed" (one count per seed).
 """
@@ -316,13 +319,85 @@ def run_seed(seed, steps):
     return refreshes, incremental
 
 
+def large_window(rows):
+    """One window of more than 100,000 change rows (issue 12): a table e of ROWS rows, dynamic
+    tables of each kind over it (SPJ, aggregates kept in place, groups recomputed, DISTINCT, a
+    join), then updates of half the rows, deletes of a fifth and ROWS/2 inserts, all in one
+    window; each table is refreshed, applied incrementally (dynview.full_refresh_change_ratio = 0
+    turns the CHANGE_VOLUME fallback off), verified, and compared with its query by text and by =.
+    Returns (change rows, refreshes, incremental)."""
+    admin_exec(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    admin_exec(f"CREATE DATABASE {DB}")
+    conn = psycopg2.connect(dbname=DB)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SET client_min_messages = warning")
+    cur.execute("SET dynview.full_refresh_change_ratio = 0")
+    cur.execute("CREATE EXTENSION dynview")
+    cur.execute("SELECT dynview.wait_for_capture('60 seconds')")
+    cur.execute("CREATE TABLE e (id int PRIMARY KEY, g int, v numeric, t char(6))")
+    cur.execute("CREATE TABLE dim (g int PRIMARY KEY, label text)")
+    cur.execute("INSERT INTO dim SELECT i, 'label ' || i FROM generate_series(0, 96) i")
+    cur.execute("INSERT INTO e SELECT i, i %% 97, (i %% 13)::numeric / 4, 'x' || (i %% 7) "
+                "FROM generate_series(1, %s) i", (rows,))
+    queries = {
+        "le_spj": "SELECT id, g, v, t FROM e WHERE v > 1",
+        "le_state": "SELECT g, count(*) AS n, sum(v) AS s, min(v) AS mn, max(v) AS mx FROM e GROUP BY g",
+        "le_recomputed": "SELECT t, count(DISTINCT g) AS dg, sum(v) AS s FROM e GROUP BY t HAVING count(*) > 1",
+        "le_distinct": "SELECT DISTINCT g, t FROM e",
+        "le_join": "SELECT e.id, e.v, dim.label FROM e JOIN dim ON dim.g = e.g WHERE e.v < 2",
+    }
+    for name, q in queries.items():
+        cur.execute("SELECT dynview.create_dynamic_table(%s, %s, schedule => 'manual')", (name, q))
+    cur.execute("BEGIN")
+    cur.execute("UPDATE e SET v = v + 1, t = 'y' || (id % 5) WHERE id % 2 = 0")
+    cur.execute("DELETE FROM e WHERE id % 5 = 0")
+    cur.execute("INSERT INTO e SELECT i, i %% 89, (i %% 11)::numeric / 2, 'z' || (i %% 3) "
+                "FROM generate_series(%s, %s) i", (rows + 1, rows + rows // 2))
+    cur.execute("COMMIT")
+    cur.execute("SELECT dynview.wait_for_capture('120 seconds')")
+    cur.execute("SELECT buffered_changes FROM dynview.cdc_status WHERE source = 'e'::regclass")
+    changes = cur.fetchone()[0]
+    refreshes = incremental = 0
+    for name, q in queries.items():
+        cur.execute("SELECT refresh_mode, mode_reason_code FROM dynview.refresh(%s)", (name,))
+        mode, reason = cur.fetchone()
+        refreshes += 1
+        incremental += mode == "INCREMENTAL"
+        cur.execute("SELECT dynview.verify(%s)", (name,))
+        if not cur.fetchone()[0]:
+            raise AssertionError(f"large window: verify({name}) false after a {mode} refresh\n"
+                                 f"{''.join(conn.notices[-3:])}")
+        cur.execute(f"SELECT count(*) FROM ((SELECT dv_t::text FROM {name} dv_t EXCEPT ALL "
+                    f"SELECT dv_q::text FROM ({q}) dv_q) UNION ALL (SELECT dv_q::text FROM ({q}) dv_q "
+                    f"EXCEPT ALL SELECT dv_t::text FROM {name} dv_t)) dv_x")
+        if cur.fetchone()[0] != 0:
+            raise AssertionError(f"large window: {name} differs from its query by text")
+        if mode != "INCREMENTAL" and name != "le_recomputed":
+            raise AssertionError(f"large window: {name} refreshed {mode} ({reason}), not INCREMENTAL")
+    conn.close()
+    admin_exec(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    return changes, refreshes, incremental
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--large-window", type=int, default=100000,
+                    help="rows of the large-window run (0: none); its window holds about 2.2 times as many changes")
     a = ap.parse_args()
     passed = failed = 0
+    if a.large_window > 0:
+        try:
+            changes, refreshes, incremental = large_window(a.large_window)
+            passed += 1
+            print(f"ok   large window: {changes} change rows, {refreshes} refreshes ({incremental} incremental)")
+        except Exception as e:
+            failed += 1
+            print(f"FAIL large window: {e}")
+            traceback.print_exc(limit=2)
     for seed in range(a.first_seed, a.first_seed + a.seeds):
         try:
             refreshes, incremental = run_seed(seed, a.steps)
