@@ -1044,18 +1044,25 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	return PointerGetDatum(SPI_returntuple(tup, SPI_tuptable->tupdesc));
 }
 
-/* the definition signature of relid's last refresh, or NULL (see refresh.c) */
-char *
-dv_catalog_get_signature(Oid relid)
+/* a text column of relid's catalog row, or NULL (the column is one of ours, not user text) */
+static char *
+get_text_column(Oid relid, const char *column)
 {
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
 
-	dv_catalog_exec("SELECT definition_signature FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+	dv_catalog_exec(psprintf("SELECT %s FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass", column),
 					1, types, values, NULL, -1);
 	if (SPI_processed == 0)
 		return NULL;
 	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+/* the definition signature of relid's last refresh, or NULL (see refresh.c) */
+char *
+dv_catalog_get_signature(Oid relid)
+{
+	return get_text_column(relid, "definition_signature");
 }
 
 void
@@ -1072,14 +1079,7 @@ dv_catalog_set_signature(Oid relid, const char *signature)
 char *
 dv_catalog_get_definition_tree(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-
-	dv_catalog_exec("SELECT definition_tree FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
-					1, types, values, NULL, -1);
-	if (SPI_processed == 0)
-		return NULL;
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	return get_text_column(relid, "definition_tree");
 }
 
 void
