@@ -1067,6 +1067,33 @@ union_leaves(Query *q, Node *node, List **leaves, bool all_only)
 }
 
 /*
+ * row_security_walker - the first relation anywhere in the query tree
+ * (subqueries, views' bodies, sublinks) whose row-level security applies to
+ * the role it is read as, into *found.
+ */
+static bool
+row_security_walker(Node *node, RangeTblEntry **found)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, row_security_walker, found, QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION &&
+			check_enable_rls(rte->relid, rte->checkAsUser, true) == RLS_ENABLED)
+		{
+			*found = rte;
+			return true;
+		}
+		return false;
+	}
+	return expression_tree_walker(node, row_security_walker, found);
+}
+
+/*
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  *
@@ -1084,6 +1111,22 @@ dv_plan_query(Query *query)
 	ListCell   *lc;
 	int			branch = 0;
 	bool		distinct;
+	RangeTblEntry *secured = NULL;
+
+	/*
+	 * First, before any other reason (the policy's own expressions, such as
+	 * current_user, would otherwise count as the query's functions):
+	 * row-level security that applies to the role a source is read as (the
+	 * table's owner, or a view's owner).  The change buffers hold every row,
+	 * and the policy cannot be proven to give the same rows applied to a
+	 * delta (it may read other tables, or the time).
+	 */
+	(void) row_security_walker((Node *) query, &secured);
+	if (secured != NULL)
+		return full_plan("ROW_LEVEL_SECURITY",
+						 "Row-level security of \"%s\" applies to the role that reads it (%s): each refresh recomputes the query under the policy.",
+						 get_rel_name(secured->relid),
+						 GetUserNameFromId(OidIsValid(secured->checkAsUser) ? secured->checkAsUser : GetUserId(), false));
 
 	if (query->setOperations == NULL)
 		return plan_level(query, 0, true);
@@ -1330,17 +1373,6 @@ plan_level(Query *query, int branch, bool allow_state)
 		if (rte->tablesample)
 			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");
 
-		/*
-		 * Row-level security that applies to the role the source is read as
-		 * (the table's owner, or a view's owner): the change buffers hold
-		 * every row, and the policy cannot be proven to give the same rows
-		 * applied to a delta (it may read other tables, or the time).
-		 */
-		if (check_enable_rls(rte->relid, rte->checkAsUser, true) == RLS_ENABLED)
-			return full_plan("ROW_LEVEL_SECURITY",
-							 "Row-level security of \"%s\" applies to the role that reads it (%s): each refresh recomputes the query under the policy.",
-							 get_rel_name(rte->relid),
-							 GetUserNameFromId(OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId(), false));
 		src->columns = dv_column_names(rte->relid, rte->selectedCols);
 		{
 			ListCell   *lcol;

@@ -632,7 +632,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0)
 	{
 		res.mode_reason_code = "DEFINITION_CHANGED";
-		res.mode_reason = pstrdup("A view the definition reads was redefined since the last refresh; the table was recomputed in full.");
+		res.mode_reason = pstrdup("The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or a row-level security policy of a source changed); the table was recomputed in full.");
 	}
 	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "CHANGED_OUTSIDE_REFRESH") == 0)
 	{

@@ -126,6 +126,22 @@ SET ROLE dv_owner;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('public.rls_dt');
 SELECT dynview.verify('public.rls_dt');
 SELECT * FROM public.rls_dt ORDER BY id;
+-- a policy that calls a function (current_user) is still named as the reason
+RESET ROLE;
+CREATE TABLE public.per_user (id int PRIMARY KEY, owner_name name);
+INSERT INTO public.per_user VALUES (1, 'dv_owner'), (2, 'someone_else');
+ALTER TABLE public.per_user ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_rows ON public.per_user FOR SELECT USING (owner_name = current_user);
+GRANT SELECT ON public.per_user TO dv_owner;
+SET ROLE dv_owner;
+SELECT dynview.create_dynamic_table('public.per_user_dt', 'SELECT id FROM public.per_user', schedule => 'manual');
+SELECT effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name = 'public.per_user_dt'::regclass;
+SELECT * FROM public.per_user_dt;
+SELECT dynview.verify('public.per_user_dt');
+SELECT dynview.drop_dynamic_table('public.per_user_dt');
+RESET ROLE;
+DROP TABLE public.per_user;
+SET ROLE dv_owner;
 -- an owner's own table with FORCE ROW LEVEL SECURITY: the table was INCREMENTAL before the policy
 CREATE TABLE public.forced (id int PRIMARY KEY, secret boolean NOT NULL DEFAULT false);
 INSERT INTO public.forced VALUES (1, false), (2, true);
