@@ -250,6 +250,7 @@ extern void dv_guard_set_refreshing(Oid relid, List *sources);
 extern void dv_guard_begin_write(Oid *save_target, int *save_level);
 extern void dv_guard_end_write(Oid save_target, int save_level);
 extern bool dv_guard_in_refresh_statement(void);
+extern void dv_guard_allow_column_ddl(Oid relid);
 
 /* scheduler/launcher.c */
 struct BackgroundWorkerHandle;

@@ -406,8 +406,10 @@ replace_existing(CreateArgs *args, Oid relid)
 		int			save_sec;
 
 		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+		dv_guard_allow_column_ddl(relid);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", qualified, add.data), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not add columns to %s", qualified);
+		dv_guard_allow_column_ddl(InvalidOid);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
 	/* dynview's apply index follows the definition (user indexes stay) */

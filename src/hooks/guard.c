@@ -56,6 +56,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "parser/parsetree.h"
+#include "storage/proc.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -301,10 +302,19 @@ guard_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count, b
 	PG_END_TRY();
 }
 
-/* AFTER triggers (and foreign key actions) fire here */
+/*
+ * AFTER triggers (and foreign key actions) fire here.  A statement that
+ * wrote relations is noted again once it has finished: a refresh run in the
+ * middle of it (from a trigger, or a function in the statement) saw only
+ * the rows written before, and counts this transaction as seen, so the
+ * rows written after it must count as written after that refresh.
+ */
 static void
 guard_ExecutorFinish(QueryDesc *queryDesc)
 {
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+	ListCell   *lc;
+
 	exec_nesting++;
 	PG_TRY();
 	{
@@ -318,6 +328,22 @@ guard_ExecutorFinish(QueryDesc *queryDesc)
 		exec_nesting--;
 	}
 	PG_END_TRY();
+	if (stmt->resultRelations != NIL && !own_statement() && dv_watch_active())
+	{
+		foreach(lc, stmt->resultRelations)
+		{
+			Oid			relid = rt_fetch(lfirst_int(lc), stmt->rtable)->relid;
+
+			watch_write(relid);
+			if (has_subclass(relid))
+			{
+				ListCell   *lci;
+
+				foreach(lci, find_all_inheritors(relid, NoLock, NULL))
+					watch_write(lfirst_oid(lci));
+			}
+		}
+	}
 }
 
 /*
@@ -380,6 +406,57 @@ refuse_inheritance(Oid relid)
 			 errhint("Create a dynamic table whose query reads the tables instead.")));
 }
 
+/* the dynamic table whose columns dynview itself is changing (dv_guard_allow_column_ddl), and in which transaction */
+static Oid	ddl_allowed = InvalidOid;
+static LocalTransactionId ddl_allowed_lxid = InvalidLocalTransactionId;
+
+/*
+ * check_foreign_keys - node is a table element or ALTER TABLE definition: a
+ * foreign key that references a dynamic table is refused.  A refresh writes
+ * a changed row as a delete and an insert, so ON DELETE CASCADE would
+ * delete the referencing rows of a row that stays, and NO ACTION would
+ * make the refresh fail.
+ */
+static void
+check_foreign_keys(Node *node)
+{
+	List	   *constraints = NIL;
+	ListCell   *lc;
+	Oid			relid;
+
+	if (node == NULL)
+		return;
+	if (IsA(node, ColumnDef))
+		constraints = ((ColumnDef *) node)->constraints;
+	else if (IsA(node, Constraint))
+		constraints = list_make1(node);
+	foreach(lc, constraints)
+	{
+		Constraint *c = lfirst_node(Constraint, lc);
+
+		if (c->contype == CONSTR_FOREIGN && c->pktable != NULL &&
+			OidIsValid(relid = dynamic_table_named(c->pktable)))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("a foreign key cannot reference dynamic table \"%s\"", get_rel_name(relid)),
+					 errdetail("A refresh writes a changed row as a delete and an insert, which referencing rows would not survive."),
+					 errhint("Check the reference with a trigger, or reference the dynamic table's sources.")));
+	}
+}
+
+/*
+ * dv_guard_allow_column_ddl - dynview itself is about to change the columns
+ * of dynamic table relid (a replaced definition, a retype after a source's
+ * column types changed); InvalidOid ends it.  An error leaves it set for one
+ * table in that transaction only.
+ */
+void
+dv_guard_allow_column_ddl(Oid relid)
+{
+	ddl_allowed = relid;
+	ddl_allowed_lxid = MyProc->lxid;
+}
+
 /*
  * check_structure - refuse DDL that would let other statements change what
  * a dynamic table holds: a rule on it (a refresh's INSERT or DELETE would
@@ -423,14 +500,31 @@ check_structure(Node *parsetree)
 			if (OidIsValid(relid = dynamic_table_named(lfirst_node(RangeVar, lc))))
 				refuse_inheritance(relid);
 		}
+		foreach(lc, ((CreateStmt *) parsetree)->tableElts)
+			check_foreign_keys(lfirst(lc));
 	}
 	else if (IsA(parsetree, AlterTableStmt))
 	{
 		AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+		Oid			altered = InvalidOid;
 
+		if (stmt->objtype == OBJECT_TABLE)
+			altered = dynamic_table_named(stmt->relation);
 		foreach(lc, stmt->cmds)
 		{
 			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (cmd->subtype == AT_AddConstraint || cmd->subtype == AT_AddColumn)
+				check_foreign_keys(cmd->def);
+			/* columns of a dynamic table change only with its definition */
+			if (OidIsValid(altered) && (altered != ddl_allowed || ddl_allowed_lxid != MyProc->lxid) &&
+				(cmd->subtype == AT_AddColumn || cmd->subtype == AT_DropColumn ||
+				 cmd->subtype == AT_AlterColumnType))
+				ereport(ERROR,
+						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						 errmsg("cannot change the columns of dynamic table \"%s\"", get_rel_name(altered)),
+						 errdetail("A dynamic table has exactly its query's columns, filled by its refreshes."),
+						 errhint("Give the table a new definition with dynview.create_or_replace_dynamic_table().")));
 
 			if (cmd->subtype == AT_AddInherit &&
 				(OidIsValid(relid = dynamic_table_named(stmt->relation)) ||
@@ -512,6 +606,9 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 
 		if (OidIsValid(relid))
 		{
+			/* (the refresh's own catalog write would lose the mark below) */
+			if (write_level >= 0 && is_dynamic_table(relid))
+				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
 			check_source_write(relid);
 			watch_write(relid);
 		}

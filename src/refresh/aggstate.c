@@ -896,6 +896,6 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 	}
 	foreach(lc, enrs)
-		SPI_unregister_relation((const char *) lfirst(lc));
+		dv_unregister_tuples((const char *) lfirst(lc));
 	return ok;
 }

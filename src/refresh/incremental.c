@@ -606,7 +606,10 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	/* what was deleted goes to the own buffer even if a FULL refresh follows */
 	dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
 	if (deleted != expected)
+	{
+		dv_unregister_tuples("dv_net");
 		return false;
+	}
 	res->rows_deleted = (int64) deleted;
 
 	res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n, "

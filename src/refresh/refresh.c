@@ -544,8 +544,10 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
+		dv_guard_allow_column_ddl(dt->relid);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not change the column types of dynamic table \"%s\"", dt->table_name);
+		dv_guard_allow_column_ddl(InvalidOid);
 	}
 	PG_CATCH();
 	{

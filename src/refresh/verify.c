@@ -131,7 +131,7 @@ differ_by_equality(DvTable *dt, const char *target)
 		elog(ERROR, "verify statement failed");
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_freeplan(plan);
-	SPI_unregister_relation("dv_verify_rows");
+	dv_unregister_tuples("dv_verify_rows");
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	return n;
 }
