@@ -68,7 +68,7 @@ SELECT * FROM sw_d;
 DROP TRIGGER sw_a_feeds_src ON sw_a;
 SELECT refresh_mode, state FROM dynview.refresh('sw_b');
 SELECT dynview.verify('sw_b');
--- a foreign key action caused by a refresh's write is nested in it too: refused
+-- a foreign key that references a dynamic table is refused (its actions would run nested in a refresh)
 SELECT dynview.create_dynamic_table('sw_e', 'SELECT id FROM sw_src WHERE id = 1', schedule => 'manual');
 CREATE UNIQUE INDEX sw_a_id ON sw_a (id);
 ALTER TABLE sw_e ADD FOREIGN KEY (id) REFERENCES sw_a (id) ON DELETE CASCADE;
