@@ -570,6 +570,30 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 	dv_guard_end_write(save_target, save_level);
 }
 
+/* the texts of the reasons a table was marked for a FULL refresh (next_refresh_full) */
+static const struct
+{
+	const char *code;
+	const char *text;
+}			pending_full_reasons[] = {
+	{"UPSTREAM_RECREATED", "A source was dropped and created again; the table was recomputed in full."},
+	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or a row-level security policy of a source changed); the table was recomputed in full."},
+	{"CHANGED_OUTSIDE_REFRESH", "The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full."},
+	{"CHANGE_RETENTION_EXCEEDED", "The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full."},
+	{"RESTORED", "The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full."},
+};
+
+static char *
+pending_full_reason(const char *code)
+{
+	for (int i = 0; i < lengthof(pending_full_reasons); i++)
+	{
+		if (strcmp(pending_full_reasons[i].code, code) == 0)
+			return pstrdup(pending_full_reasons[i].text);
+	}
+	return psprintf("The previous state requires a full refresh (%s).", code);
+}
+
 /*
  * dv_refresh_one - refresh one dynamic table at the given snapshot, which
  * the caller registered (and whose command id it keeps current), and write
@@ -626,35 +650,10 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	/* only this table's refresh statements may write it (hooks/guard.c) */
 	dv_guard_set_refreshing(relid, dt->sources);
 	res.refresh_mode = "FULL";
-	if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0)
-	{
-		res.mode_reason_code = "UPSTREAM_RECREATED";
-		res.mode_reason = pstrdup("A source was dropped and created again; the table was recomputed in full.");
-	}
-	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0)
-	{
-		res.mode_reason_code = "DEFINITION_CHANGED";
-		res.mode_reason = pstrdup("The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or a row-level security policy of a source changed); the table was recomputed in full.");
-	}
-	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "CHANGED_OUTSIDE_REFRESH") == 0)
-	{
-		res.mode_reason_code = "CHANGED_OUTSIDE_REFRESH";
-		res.mode_reason = pstrdup("The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full.");
-	}
-	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "CHANGE_RETENTION_EXCEEDED") == 0)
-	{
-		res.mode_reason_code = "CHANGE_RETENTION_EXCEEDED";
-		res.mode_reason = pstrdup("The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full.");
-	}
-	else if (dt->next_refresh_full && strcmp(dt->next_refresh_full, "RESTORED") == 0)
-	{
-		res.mode_reason_code = "RESTORED";
-		res.mode_reason = pstrdup("The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full.");
-	}
-	else if (dt->next_refresh_full)
+	if (dt->next_refresh_full)
 	{
 		res.mode_reason_code = dt->next_refresh_full;
-		res.mode_reason = psprintf("The previous state requires a full refresh (%s).", dt->next_refresh_full);
+		res.mode_reason = pending_full_reason(dt->next_refresh_full);
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 && !dt->has_data_snapshot)
 	{
