@@ -110,3 +110,9 @@ EXCEPTION WHEN others THEN NULL; END $$;
 INSERT INTO ag_esrc VALUES (2, 2);
 SELECT state FROM dynview.refresh('ag_deferred');
 SELECT dynview.verify('ag_deferred');
+
+SELECT count(*) FROM (SELECT dynview.drop_dynamic_table(t)
+  FROM unnest(ARRAY['ag_copy', 'ag_default', 'ag_retype', 'ag_typed', 'ag_rename', 'ag_deferred']) t) d;
+DROP TABLE ag_csrc, ag_dsrc, ag_rsrc, ag_tsrc, ag_nsrc, ag_esrc;
+DROP TYPE ag_row;
+DROP FUNCTION ag_copy_refresh(), ag_default_refresh(), ag_deferred_check();
