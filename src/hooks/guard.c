@@ -233,6 +233,20 @@ watch_write(Oid relid)
 		dv_watch_written(relid);
 }
 
+/* COPY FROM writes relid, and its partitions or children the rows are routed to */
+static void
+watch_copy(Oid relid)
+{
+	watch_write(relid);
+	if (has_subclass(relid))
+	{
+		ListCell   *lc;
+
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+			watch_write(lfirst_oid(lc));
+	}
+}
+
 static void
 guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -483,6 +497,18 @@ check_structure(Node *parsetree)
 	{
 		CreateTrigStmt *stmt = (CreateTrigStmt *) parsetree;
 
+		/*
+		 * A deferred trigger would fire inside the refresh's security-
+		 * restricted operation, which PostgreSQL refuses: every refresh
+		 * would fail.
+		 */
+		if (stmt->isconstraint && (stmt->deferrable || stmt->initdeferred) &&
+			OidIsValid(relid = dynamic_table_named(stmt->relation)))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot create a deferrable constraint trigger on dynamic table \"%s\"", get_rel_name(relid)),
+					 errdetail("A deferred trigger cannot fire within a refresh, which is a security-restricted operation."),
+					 errhint("Use an AFTER trigger that is not deferrable.")));
 		/* (AFTER triggers and statement triggers see the rows; they cannot change them) */
 		if (stmt->row && (stmt->timing & TRIGGER_TYPE_BEFORE) &&
 			OidIsValid(relid = dynamic_table_named(stmt->relation)))
@@ -519,7 +545,7 @@ check_structure(Node *parsetree)
 			/* columns of a dynamic table change only with its definition */
 			if (OidIsValid(altered) && (altered != ddl_allowed || ddl_allowed_lxid != MyProc->lxid) &&
 				(cmd->subtype == AT_AddColumn || cmd->subtype == AT_DropColumn ||
-				 cmd->subtype == AT_AlterColumnType))
+				 cmd->subtype == AT_AlterColumnType || cmd->subtype == AT_AddOf))
 				ereport(ERROR,
 						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 						 errmsg("cannot change the columns of dynamic table \"%s\"", get_rel_name(altered)),
@@ -534,6 +560,21 @@ check_structure(Node *parsetree)
 				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)))
 				refuse_inheritance(relid);
 		}
+		/* dynview's allowance is for its one statement */
+		if (OidIsValid(altered) && altered == ddl_allowed)
+			ddl_allowed = InvalidOid;
+	}
+	else if (IsA(parsetree, RenameStmt))
+	{
+		RenameStmt *stmt = (RenameStmt *) parsetree;
+
+		if (stmt->renameType == OBJECT_COLUMN && stmt->relationType == OBJECT_TABLE &&
+			OidIsValid(relid = dynamic_table_named(stmt->relation)))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot rename a column of dynamic table \"%s\"", get_rel_name(relid)),
+					 errdetail("A dynamic table's columns are named by its query."),
+					 errhint("Give the table a new definition with dynview.create_or_replace_dynamic_table().")));
 	}
 }
 
@@ -591,7 +632,7 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 	}
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
 		 IsA(pstmt->utilityStmt, CreateForeignTableStmt) || IsA(pstmt->utilityStmt, AlterTableStmt) ||
-		 IsA(pstmt->utilityStmt, CreateTrigStmt)) &&
+		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
 	/*
@@ -610,7 +651,7 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			if (write_level >= 0 && is_dynamic_table(relid))
 				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
 			check_source_write(relid);
-			watch_write(relid);
+			watch_copy(relid);
 		}
 		copied = relid;
 	}
@@ -641,7 +682,12 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 	if (OidIsValid(copied))
+	{
+		/* (again: a refresh run in its middle, by a trigger, saw only the rows before) */
+		if (dv_watch_active())
+			watch_copy(copied);
 		mark_changed_outside(copied);
+	}
 }
 
 /*

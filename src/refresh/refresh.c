@@ -553,6 +553,7 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 	{
 		ErrorData  *edata;
 
+		dv_guard_allow_column_ddl(InvalidOid);
 		dv_guard_end_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
