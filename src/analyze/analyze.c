@@ -182,16 +182,40 @@ has_row_marks(Node *node, void *ctx)
 }
 
 /*
+ * query_error_callback - an error with a position in the query text points
+ * into that text (shown as the internal query), not into the statement that
+ * passed it (the call of create_dynamic_table, say), as PostgreSQL does for
+ * the body of a SQL function.
+ */
+static void
+query_error_callback(void *arg)
+{
+	int			pos = geterrposition();
+
+	if (pos > 0)
+	{
+		errposition(0);
+		internalerrposition(pos);
+		internalerrquery((const char *) arg);
+	}
+}
+
+/*
  * parse_select - parse and analyse query_text, which must be one SELECT
  * that writes nothing.  Returns the analysed (not rewritten) Query.
  */
 static Query *
 parse_select(const char *query_text)
 {
+	ErrorContextCallback callback;
 	List	   *raw;
 	RawStmt    *rs;
 	Query	   *q;
 
+	callback.callback = query_error_callback;
+	callback.arg = (void *) query_text;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
 	raw = pg_parse_query(query_text);
 	if (list_length(raw) != 1)
 		ereport(ERROR,
@@ -207,6 +231,7 @@ parse_select(const char *query_text)
 				 errhint("Pass a SELECT (or VALUES, or a WITH ... SELECT) that writes nothing.")));
 
 	q = parse_analyze_fixedparams(rs, query_text, NULL, 0, NULL);
+	error_context_stack = callback.previous;
 	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
 		elog(ERROR, "SELECT statement analysed into a non-SELECT query");
 	if (q->hasModifyingCTE)
@@ -372,7 +397,8 @@ dv_parse_definition(const char *sql)
 		edata = CopyErrorData();
 		FlushErrorState();
 		edata->internalquery = pstrdup(sql);
-		edata->internalpos = edata->cursorpos;
+		if (edata->cursorpos > 0)
+			edata->internalpos = edata->cursorpos;
 		edata->cursorpos = 0;
 		edata->context = pstrdup("the stored definition of a dynamic table");
 		if (edata->hint == NULL &&
