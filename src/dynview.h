@@ -189,7 +189,7 @@ extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapsh
 							XLogRecPtr lsn, bool *refreshed);
 extern void dv_refresh_empty(Oid relid);
 struct ErrorData;
-extern void dv_rethrow_refresh_error(struct ErrorData *edata, const char *context) pg_attribute_noreturn();
+extern void dv_rethrow_refresh_error(struct ErrorData *edata, const char *sql, const char *context) pg_attribute_noreturn();
 extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q,
 								const char *restrict_t, char **delete_sql, char **insert_sql,
 								bool returning);

@@ -438,7 +438,7 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
-		dv_rethrow_refresh_error(edata, psprintf("%s of dynamic table \"%s\"", what, table));
+		dv_rethrow_refresh_error(edata, sql, psprintf("%s of dynamic table \"%s\"", what, table));
 	}
 	PG_END_TRY();
 	dv_guard_end_write(save_target, save_level);

@@ -131,19 +131,43 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
 }
 
 /*
- * dv_rethrow_refresh_error - rethrow an error of a generated refresh
- * statement under the given context line, without the statement itself (it
- * is dynview's, not the user's); an error that says the definition no
- * longer fits its sources gets a hint on what to do.
+ * dv_rethrow_refresh_error - rethrow an error of the generated refresh
+ * statement sql under the given context line, without the statement itself
+ * (it is dynview's, not the user's) but with the context of a trigger or
+ * function it ran; an error of the statement itself that says the
+ * definition no longer fits its sources gets a hint on what to do.
  */
 void
-dv_rethrow_refresh_error(ErrorData *edata, const char *context)
+dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
 {
-	edata->context = pstrdup(context);
+	char	   *inner = NULL;
+	bool		in_user_code;
+
+	/*
+	 * What the context says inside the generated statement (a trigger or a
+	 * function it ran, with its line) stays: it is the user's code.  The
+	 * generated statement itself, and what called the refresh, make way for
+	 * one line naming the table.
+	 */
+	if (edata->context && sql)
+	{
+		char	   *at = strstr(edata->context, psprintf("SQL statement \"%s\"", sql));
+
+		if (at != NULL && at > edata->context)
+		{
+			inner = pnstrdup(edata->context, at - edata->context);
+			while (*inner && inner[strlen(inner) - 1] == '\n')
+				inner[strlen(inner) - 1] = '\0';
+			if (*inner == '\0')
+				inner = NULL;
+		}
+	}
+	in_user_code = inner != NULL;
+	edata->context = in_user_code ? psprintf("%s\n%s", inner, context) : pstrdup(context);
 	edata->internalquery = NULL;
 	edata->internalpos = 0;
 	edata->cursorpos = 0;
-	if (edata->hint == NULL &&
+	if (edata->hint == NULL && !in_user_code &&
 		(edata->sqlerrcode == ERRCODE_UNDEFINED_COLUMN || edata->sqlerrcode == ERRCODE_UNDEFINED_TABLE ||
 		 edata->sqlerrcode == ERRCODE_UNDEFINED_FUNCTION || edata->sqlerrcode == ERRCODE_DATATYPE_MISMATCH))
 		edata->hint = pstrdup("A source of the dynamic table was altered so that its definition no longer fits; "
