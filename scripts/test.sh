@@ -12,7 +12,7 @@
 #   pgtap      pg_prove on test/pgtap/*.sql in a fresh database dv_pgtap
 #   tap        prove on test/t/*.pl (PostgreSQL::Test::Cluster; as user postgres when root)
 #   random     test/random/differential.py (seeded random DML, interleaved transactions, verify)
-#   cases      ../shared/tools/dv-cases ../shared/cases  (the case corpus)
+#   cases      ../shared/tools/dv-cases ../shared/cases test/cases_extra  (the case corpora)
 #   docs       scripts/doc-examples.sh  (every SQL example of README.md and doc/*.md)
 #
 # deps, build and cluster are prerequisites: if one fails, nothing after it runs.  The test suites
@@ -277,7 +277,8 @@ step_cases() {
 	[ -d "$shared/cases" ] || skip "WARNING: $shared/cases not found"
 	out=$(mktemp)
 	set +e
-	python3 "$shared/tools/dv-cases" "$shared/cases" | tee "$out"
+	# the shared corpus, and the project's own cases in the same format (test/cases_extra)
+	python3 "$shared/tools/dv-cases" "$shared/cases" test/cases_extra | tee "$out"
 	rc=${PIPESTATUS[0]}
 	set -e
 	last=$(tail -n 1 "$out")

@@ -223,6 +223,7 @@ extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupl
 								uint64 n, DvParams *params);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
+extern void dv_set_output_styles(void);
 
 /* refresh/aggstate.c: aggregate state tables (dynview_state) */
 struct DvPlan;

@@ -314,6 +314,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();	/* constants are read back in these styles */
 	aq->definition = pg_get_querydef(q, false);
 	aq->definition_tree = nodeToString(q);
 	check_permissions_walker((Node *) parse_select(aq->definition), NULL);

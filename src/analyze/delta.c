@@ -1429,6 +1429,7 @@ plan_level(Query *query, int branch, bool allow_state)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();	/* constants are read back in these styles */
 	plan->template_sql = pg_get_querydef(q, false);
 	AtEOXact_GUC(true, nestlevel);
 	return plan;
@@ -1598,6 +1599,7 @@ dv_state_projection_sql(DvPlan *plan, Oid state_relid)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();	/* constants are read back in these styles */
 	sql = pg_get_querydef(p, false);
 	AtEOXact_GUC(true, nestlevel);
 	return sql;

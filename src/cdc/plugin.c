@@ -114,7 +114,12 @@ batch_desc(DvPluginState *state, Relation relation)
 		if (same_columns(d, current))
 			return d;
 	}
-	copy = CreateTupleDescCopy(current);
+	/*
+	 * With the constraints: they hold the values of columns added with a
+	 * DEFAULT after a row was written, which the row does not store
+	 * (heap_deform_tuple takes them from here; without them they read NULL).
+	 */
+	copy = CreateTupleDescCopyConstr(current);
 	state->desc_cache = lappend(state->desc_cache, copy);
 	return copy;
 }

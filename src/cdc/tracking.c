@@ -35,6 +35,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
@@ -204,10 +205,28 @@ dv_buffer_column_type(Oid type, int32 *typmod)
  * runs with search_path pg_catalog, pg_temp (dv_catalog_exec)
  */
 static char *
-buffer_type_sql(Oid type, int32 typmod)
+buffer_type_sql(Oid type, int32 typmod, Oid collation)
 {
+	char	   *sql;
+
 	type = dv_buffer_column_type(type, &typmod);
-	return format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+	sql = format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+	/* the source column's collation: filters and min/max over change rows compare as the query does */
+	if (OidIsValid(collation) && collation != get_typcollation(type))
+	{
+		HeapTuple	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+
+		if (HeapTupleIsValid(tup))
+		{
+			Form_pg_collation coll = (Form_pg_collation) GETSTRUCT(tup);
+
+			sql = psprintf("%s COLLATE %s", sql,
+						   quote_qualified_identifier(get_namespace_name(coll->collnamespace),
+													  NameStr(coll->collname)));
+			ReleaseSysCache(tup);
+		}
+	}
+	return sql;
 }
 
 /* ", name type" for each source column in names (all when names is NIL) */
@@ -233,7 +252,7 @@ append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
 		if (!wanted)
 			continue;
 		appendStringInfo(sql, "%s%s %s", prefix, quote_identifier(NameStr(att->attname)),
-						 buffer_type_sql(att->atttypid, att->atttypmod));
+						 buffer_type_sql(att->atttypid, att->atttypmod, att->attcollation));
 	}
 	relation_close(rel, AccessShareLock);
 }
@@ -301,7 +320,7 @@ widen_buffer(Oid relid, List *columns)
 			continue;
 		get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
 		appendStringInfo(&sql, "%sADD COLUMN %s %s", added++ ? ", " : "",
-						 quote_identifier(name), buffer_type_sql(type, typmod));
+						 quote_identifier(name), buffer_type_sql(type, typmod, collation));
 	}
 	if (added > 0)
 		dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);

@@ -71,8 +71,30 @@ dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec)
 	*save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	/* values compared or passed as text must round-trip exactly, whatever the session says */
+	/*
+	 * Values compared or passed as text must round-trip exactly, and two
+	 * different values must never print alike, whatever the session says:
+	 * all digits of floats, ISO dates (a numeric UTC offset: 01:30 of a
+	 * repeated DST hour prints twice alike in the SQL style), hex bytea.
+	 */
 	(void) set_config_option("extra_float_digits", "3",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+}
+
+/*
+ * dv_set_output_styles - the date, interval and bytea output styles that
+ * refreshes and deparsed definitions use (GUC_ACTION_SAVE: the caller's
+ * GUC nest level undoes them).  Deparsed constants are read back with them.
+ */
+void
+dv_set_output_styles(void)
+{
+	(void) set_config_option("DateStyle", "ISO, YMD",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("IntervalStyle", "postgres",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("bytea_output", "hex",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
@@ -389,6 +411,7 @@ follow_renames(DvTable *dt)
 			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 			(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+			dv_set_output_styles();	/* constants are read back in these styles */
 			sql = pg_get_querydef(tree, false);
 			/* it must analyse as refreshes will, to the same output columns */
 			new_tree = dv_definition_tree(sql);
