@@ -233,9 +233,9 @@ watch_write(Oid relid)
 		dv_watch_written(relid);
 }
 
-/* COPY FROM writes relid, and its partitions or children the rows are routed to */
+/* a write to relid, and to the partitions or inheritance children its rows may reach */
 static void
-watch_copy(Oid relid)
+watch_write_tree(Oid relid)
 {
 	watch_write(relid);
 	if (has_subclass(relid))
@@ -270,15 +270,8 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 			/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
 			if (!own && (dv_watch_active() || write_level >= 0))
 			{
-				watch_write(rte->relid);
 				/* rows routed to partitions, or updated in inheritance children */
-				if (has_subclass(rte->relid))
-				{
-					ListCell   *lci;
-
-					foreach(lci, find_all_inheritors(rte->relid, NoLock, NULL))
-						watch_write(lfirst_oid(lci));
-				}
+				watch_write_tree(rte->relid);
 			}
 		}
 	}
@@ -348,14 +341,7 @@ guard_ExecutorFinish(QueryDesc *queryDesc)
 		{
 			Oid			relid = rt_fetch(lfirst_int(lc), stmt->rtable)->relid;
 
-			watch_write(relid);
-			if (has_subclass(relid))
-			{
-				ListCell   *lci;
-
-				foreach(lci, find_all_inheritors(relid, NoLock, NULL))
-					watch_write(lfirst_oid(lci));
-			}
+			watch_write_tree(relid);
 		}
 	}
 }
@@ -651,7 +637,7 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			if (write_level >= 0 && is_dynamic_table(relid))
 				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
 			check_source_write(relid);
-			watch_copy(relid);
+			watch_write_tree(relid);
 		}
 		copied = relid;
 	}
@@ -685,7 +671,7 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 	{
 		/* (again: a refresh run in its middle, by a trigger, saw only the rows before) */
 		if (dv_watch_active())
-			watch_copy(copied);
+			watch_write_tree(copied);
 		mark_changed_outside(copied);
 	}
 }
