@@ -10,6 +10,7 @@ OBJS = \
 	src/catalog/api.o \
 	src/analyze/analyze.o \
 	src/analyze/delta.o \
+	src/analyze/optree.o \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
 	src/refresh/incremental.o \

@@ -61,9 +61,8 @@
 
 #include "dynview.h"
 #include "analyze/delta.h"
+#include "analyze/optree.h"
 #include "cdc/cdc.h"
-
-#define WEIGHT_MARKER "dv_weight_marker_5c1e"
 
 static DvPlan *
 full_plan(const char *code, const char *fmt,...) pg_attribute_printf(2, 3);
@@ -165,8 +164,6 @@ check_jointree(Query *q, Node *node)
 		JoinExpr   *j = (JoinExpr *) node;
 		const char *r;
 
-		if (j->jointype != JOIN_INNER)
-			return "OUTER_JOIN";
 		r = check_jointree(q, j->larg);
 		return r ? r : check_jointree(q, j->rarg);
 	}
@@ -994,7 +991,7 @@ output_of(Query *q, Var *var, List *pairs)
 }
 
 static List *
-derived_key(Query *q, List *sources)
+derived_key(Query *q, List *sources, Bitmapset *hidden)
 {
 	List	   *key = NIL;
 	List	   *pairs = NIL;
@@ -1006,8 +1003,13 @@ derived_key(Query *q, List *sources)
 	{
 		DvPlanSource *src = lfirst(lc);
 		Oid			constraint;
-		Bitmapset  *pk = get_primary_key_attnos(src->relid, false, &constraint);
+		Bitmapset  *pk;
 		int			att = -1;
+
+		/* (rows read by EXISTS or IN are not rows of the result) */
+		if (bms_is_member(src->rtindex, hidden))
+			continue;
+		pk = get_primary_key_attnos(src->relid, false, &constraint);
 
 		/* a parent's primary key says nothing of its inheritance children's rows */
 		if (pk == NULL ||
@@ -1230,12 +1232,15 @@ plan_level(Query *query, int branch, bool allow_state)
 	ListCell   *lc;
 	const char *r;
 	int			rti;
-	int			nestlevel;
 	List	   *keys = NIL;
 
 	if (query->setOperations)
 		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
 	query = pull_up_simple_subqueries(copyObject(query));
+	/* EXISTS, IN and their negations become semi- and anti-joins */
+	dv_optree_convert_sublinks(query);
+	/* outputs read the sources' columns, not a join's (USING, FULL JOIN's COALESCE) */
+	query->targetList = (List *) flatten_join_alias_vars(query, (Node *) query->targetList);
 	if (query->hasWindowFuncs)
 	{
 		if (window_without_partition(query))
@@ -1345,7 +1350,6 @@ plan_level(Query *query, int branch, bool allow_state)
 		src->only = !rte->inh;
 		src->qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(rte->relid)),
 													get_rel_name(rte->relid));
-		src->marker = psprintf("dv_src_%d", rti);
 		src->enr_name = psprintf("dv_delta_%d_%d", branch, rti);
 		src->delta_rows = -1;
 		if (bms_is_member(InvalidAttrNumber - FirstLowInvalidHeapAttributeNumber, rte->selectedCols))
@@ -1387,12 +1391,14 @@ plan_level(Query *query, int branch, bool allow_state)
 									 col, get_rel_name(rte->relid));
 			}
 		}
-		rte->alias = makeAlias(src->marker, NIL);
 		plan->sources = lappend(plan->sources, src);
 	}
 
+	plan->tree = dv_optree_build(q, plan->sources, &r);
+	if (plan->tree == NULL)
+		return full_plan(r, "%s", reason_text(r));
 	if (plan->kind == DV_PLAN_SPJ)
-		plan->spj_key = derived_key(query, plan->sources);
+		plan->spj_key = derived_key(q, plan->sources, dv_optree_hidden_rels(plan->tree));
 
 	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */
 	if (plan->agg_state)
@@ -1419,50 +1425,29 @@ plan_level(Query *query, int branch, bool allow_state)
 		/* ORDER BY does not matter for a table */
 		q->sortClause = NIL;
 	}
-	q->targetList = lappend(q->targetList,
-							makeTargetEntry((Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
-															   CStringGetTextDatum(WEIGHT_MARKER),
-															   false, false),
-											list_length(q->targetList) + 1,
-											pstrdup("dv_weight"), false));
-
-	nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	dv_set_output_styles();	/* constants are read back in these styles */
-	plan->template_sql = pg_get_querydef(q, false);
-	AtEOXact_GUC(true, nestlevel);
+	plan->level = q;
+	plan->input_tlist = q->targetList;
 	return plan;
 }
 
-/* replace the first occurrence of find in s by repl (palloc'd result) */
+/*
+ * optree_sql - the SQL of the plan's input over its operator tree: the
+ * delta, or the rows at the snapshot (weight 1).  Deparsed with the
+ * search_path and output styles that the refresh runs with.
+ */
 static char *
-replace_once(const char *s, const char *find, const char *repl)
+optree_sql(DvPlan *plan, bool delta)
 {
-	const char *at = strstr(s, find);
-	StringInfoData buf;
+	int			nestlevel = NewGUCNestLevel();
+	char	   *sql;
 
-	if (at == NULL)
-		elog(ERROR, "dynview: delta template lacks \"%s\"", find);
-	initStringInfo(&buf);
-	appendBinaryStringInfo(&buf, s, at - s);
-	appendStringInfoString(&buf, repl);
-	appendStringInfoString(&buf, at + strlen(find));
-	return buf.data;
-}
-
-/* the source's column list, "c1, c2, ..." quoted */
-static char *
-column_list(List *columns, const char *prefix)
-{
-	StringInfoData buf;
-	ListCell   *lc;
-
-	initStringInfo(&buf);
-	foreach(lc, columns)
-		appendStringInfo(&buf, "%s%s%s", foreach_current_index(lc) ? ", " : "", prefix,
-						 quote_identifier(strVal(lfirst(lc))));
-	return buf.data;
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();	/* constants are read back in these styles */
+	sql = delta ? dv_optree_delta_sql(plan->level, plan->tree, plan->input_tlist)
+		: dv_optree_new_sql(plan->level, plan->tree, plan->input_tlist);
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
 }
 
 /*
@@ -1505,51 +1490,32 @@ dv_delta_sql(DvPlan *plan)
 			elog(ERROR, "dynview: delta requested with every source's delta empty");
 		return sql.data;
 	}
-	foreach(lci, plan->sources)
+	return optree_sql(plan, true);
+}
+
+/*
+ * dv_plan_tree_text - the operator trees of the plan for explain(): the
+ * level's, or each UNION branch's; NULL for FULL.
+ */
+char *
+dv_plan_tree_text(DvPlan *plan)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	if (plan->kind == DV_PLAN_FULL)
+		return NULL;
+	if (plan->branches == NIL)
+		return dv_optree_explain(plan->level, plan->tree);
+	initStringInfo(&buf);
+	foreach(lc, plan->branches)
 	{
-		DvPlanSource *delta = lfirst(lci);
-		char	   *term = plan->template_sql;
-		StringInfoData weight;
-		ListCell   *lcj;
-		bool		after = false;
+		DvPlan	   *b = lfirst(lc);
 
-		/* a term whose delta is empty adds nothing (and would scan the others) */
-		if (delta->delta_rows == 0)
-			continue;
-
-		initStringInfo(&weight);
-		foreach(lcj, plan->sources)
-		{
-			DvPlanSource *src = lfirst(lcj);
-			char	   *find = psprintf("%s%s %s", src->only ? "ONLY " : "", src->qualified, src->marker);
-			/* "c1, c2, " (nothing when the query reads no column of it, e.g. count(*)) */
-			char	   *cols = src->columns ? psprintf("%s, ", column_list(src->columns, "")) : "";
-
-			if (src == delta)
-			{
-				term = replace_once(term, find,
-									psprintf("(SELECT %sdv_weight FROM %s) %s",
-											 cols, src->enr_name, src->marker));
-				appendStringInfo(&weight, "%s.dv_weight", src->marker);
-				after = true;
-			}
-			else if (after)
-			{
-				/* old(j) = new(j) + (-delta(j)) */
-				term = replace_once(term, find,
-									psprintf("(SELECT %s1::int8 AS dv_weight FROM %s%s "
-											 "UNION ALL SELECT %s-dv_weight FROM %s) %s",
-											 cols, src->only ? "ONLY " : "", src->qualified,
-											 cols, src->enr_name, src->marker));
-				appendStringInfo(&weight, " * %s.dv_weight", src->marker);
-			}
-		}
-		term = replace_once(term, "'" WEIGHT_MARKER "'::text", psprintf("(%s)::int8", weight.data));
-		appendStringInfo(&sql, "%s(%s)", sql.len > 0 ? " UNION ALL " : "", term);
+		appendStringInfo(&buf, "%sbranch %d:\n%s", buf.len ? "\n" : "", foreach_current_index(lc) + 1,
+						 dv_optree_explain(b->level, b->tree));
 	}
-	if (sql.len == 0)
-		elog(ERROR, "dynview: delta requested with every source's delta empty");
-	return sql.data;
+	return buf.data;
 }
 
 /*
@@ -1559,7 +1525,7 @@ dv_delta_sql(DvPlan *plan)
 char *
 dv_input_sql(DvPlan *plan)
 {
-	return replace_once(plan->template_sql, "'" WEIGHT_MARKER "'::text", "1::pg_catalog.int8");
+	return optree_sql(plan, false);
 }
 
 /*

@@ -48,7 +48,6 @@ typedef struct DvPlanSource
 	Oid			relid;
 	bool		only;			/* FROM ONLY */
 	char	   *qualified;		/* schema.name as deparsed */
-	char	   *marker;			/* alias in the template: dv_src_<rtindex> */
 	char	   *enr_name;		/* its window's relation: dv_delta_<branch>_<rtindex> */
 	List	   *columns;		/* String names of the columns read */
 	int64		delta_rows;		/* rows in its window (-1: not read yet) */
@@ -63,7 +62,9 @@ typedef struct DvPlan
 	List	   *key_columns;	/* GROUPED: output column names of the keys */
 	bool		keys_unique;	/* GROUPED: one row per key (GROUP BY, DISTINCT); not for windows */
 	List	   *key_delta_names;	/* GROUPED: the key columns' names in the delta (NIL: key_columns) */
-	char	   *template_sql;	/* the input query with markers */
+	struct DvOp *tree;			/* the level's operator tree (optree.h) */
+	Query	   *level;			/* the level its Vars refer to */
+	List	   *input_tlist;	/* the input whose delta is computed, over level */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 	List	   *spj_key;		/* SPJ: output columns passing every source's primary
@@ -86,6 +87,7 @@ typedef struct DvPlan
 extern DvPlan *dv_plan_query(Query *query);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
+extern char *dv_plan_tree_text(DvPlan *plan);
 extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
 extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
 extern char *dv_equality_operator(Oid type);

@@ -657,6 +657,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				plan->kind == DV_PLAN_GROUPED ? "window with PARTITION BY (affected partitions recomputed)" :
 				"full recompute");
 	EXPLAIN_ROW("sources", sources.data);
+	EXPLAIN_ROW("operator tree", dv_plan_tree_text(plan));
 	if (plan->kind == DV_PLAN_GROUPED)
 	{
 		StringInfoData keys;

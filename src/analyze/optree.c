@@ -1,0 +1,849 @@
+/*-------------------------------------------------------------------------
+ *
+ * optree.c
+ *	  The operator tree of a query level and the SQL of its delta (the
+ *	  rules are in optree.h).
+ *
+ * Every operator's output columns are named c<rti>_<attno> after the
+ * source column they carry, so that an expression of the level (a Var of
+ * range table entry rti, column attno) is deparsed over any operator's
+ * relation by naming that relation's alias for rti: ruleutils prints the
+ * expression against a stand-in range table whose entry rti has those
+ * column names (deparse_context_for_plan_tree with an alias per entry).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/sysattr.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "dynview.h"
+#include "analyze/optree.h"
+
+/* ---------------------------------------------------------------------
+ * Sublinks to semi- and anti-joins
+ * ---------------------------------------------------------------------
+ */
+
+/* level-0 range table indexes an expression reads (varlevelsup counted) */
+typedef struct VarnoContext
+{
+	Bitmapset  *varnos;
+	int			sublevels_up;
+} VarnoContext;
+
+static bool
+varnos_walker(Node *node, VarnoContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		if (((Var *) node)->varlevelsup == ctx->sublevels_up)
+			ctx->varnos = bms_add_member(ctx->varnos, ((Var *) node)->varno);
+		return false;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->sublevels_up++;
+		r = query_tree_walker((Query *) node, varnos_walker, ctx, 0);
+		ctx->sublevels_up--;
+		return r;
+	}
+	return expression_tree_walker(node, varnos_walker, ctx);
+}
+
+static Bitmapset *
+expr_varnos(Node *node)
+{
+	VarnoContext ctx = {NULL, 0};
+
+	(void) varnos_walker(node, &ctx);
+	return ctx.varnos;
+}
+
+/* replaces the PARAM_SUBLINK Params of an IN's test by the subquery's outputs */
+static Node *
+sublink_param_mutator(Node *node, List *tlist)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_SUBLINK)
+	{
+		TargetEntry *te = list_nth_node(TargetEntry, tlist, ((Param *) node)->paramid - 1);
+
+		return copyObject((Node *) te->expr);
+	}
+	return expression_tree_mutator(node, sublink_param_mutator, (void *) tlist);
+}
+
+/* is the sublink's subquery a simple query that a semi- or anti-join can read? */
+static bool
+simple_subquery(Query *s)
+{
+	ListCell   *lc;
+
+	if (s->commandType != CMD_SELECT || s->setOperations || s->hasAggs || s->groupClause ||
+		s->groupingSets || s->havingQual || s->hasWindowFuncs ||
+		s->limitCount || s->limitOffset || s->hasTargetSRFs || s->hasSubLinks || s->cteList ||
+		s->rowMarks || s->hasRecursive || s->hasModifyingCTE || s->hasForUpdate ||
+		s->jointree == NULL || s->jointree->fromlist == NIL)
+		return false;
+	foreach(lc, s->rtable)
+	{
+		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
+
+		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT)
+			return false;
+		/* as for pulled-up views (delta.c): only what the current user reads */
+		if (r->rtekind == RTE_RELATION && OidIsValid(r->checkAsUser) && r->checkAsUser != GetUserId())
+			return false;
+	}
+	return true;
+}
+
+void
+dv_optree_convert_sublinks(Query *q)
+{
+	List	   *conjuncts;
+	List	   *kept = NIL;
+	Node	   *tree;
+	ListCell   *lc;
+	bool		any = false;
+
+	if (q->jointree == NULL || q->jointree->quals == NULL || q->jointree->fromlist == NIL)
+		return;
+	conjuncts = make_ands_implicit((Expr *) q->jointree->quals);
+	tree = (Node *) makeFromExpr(q->jointree->fromlist, NULL);
+	foreach(lc, conjuncts)
+	{
+		Node	   *c = lfirst(lc);
+		bool		negated = false;
+		SubLink    *sl;
+		Query	   *s;
+		int			offset = list_length(q->rtable);
+		List	   *inner = NIL;
+		List	   *theta = NIL;
+		ListCell   *lq;
+		JoinExpr   *j;
+
+		if (is_notclause(c))
+		{
+			negated = true;
+			c = (Node *) get_notclausearg((Expr *) c);
+		}
+		if (!IsA(c, SubLink) ||
+			(((SubLink *) c)->subLinkType != EXISTS_SUBLINK &&
+			 ((SubLink *) c)->subLinkType != ANY_SUBLINK))
+		{
+			kept = lappend(kept, lfirst(lc));
+			continue;
+		}
+		sl = (SubLink *) c;
+		s = copyObject((Query *) sl->subselect);
+		/* (an EXISTS in the subquery's WHERE becomes a semi-join inside it first) */
+		if (s->hasSubLinks)
+			dv_optree_convert_sublinks(s);
+		if (!simple_subquery(s))
+		{
+			kept = lappend(kept, lfirst(lc));
+			continue;
+		}
+
+		/* its entries join this level's range table; outer references become level 0 */
+		OffsetVarNodes((Node *) s, offset, 0);
+		IncrementVarSublevelsUp((Node *) s, -1, 1);
+		q->rtable = list_concat(q->rtable, s->rtable);
+		foreach(lq, make_ands_implicit((Expr *) s->jointree->quals))
+		{
+			Bitmapset  *v = expr_varnos(lfirst(lq));
+
+			/* conditions on the subquery's rows alone filter them; the rest join */
+			if (bms_next_member(v, -1) > offset || (v == NULL && !contain_volatile_functions(lfirst(lq))))
+				inner = lappend(inner, lfirst(lq));
+			else
+				theta = lappend(theta, lfirst(lq));
+		}
+		if (sl->subLinkType == ANY_SUBLINK)
+		{
+			Node	   *test = sublink_param_mutator(copyObject(sl->testexpr), s->targetList);
+
+			/*
+			 * NOT IN keeps a row only if the test is false for every row of
+			 * the subquery: a row where it is true or NULL excludes it.
+			 */
+			if (negated)
+			{
+				BooleanTest *bt = makeNode(BooleanTest);
+
+				bt->arg = (Expr *) test;
+				bt->booltesttype = IS_NOT_FALSE;
+				bt->location = -1;
+				test = (Node *) bt;
+			}
+			theta = lappend(theta, test);
+		}
+		j = makeNode(JoinExpr);
+		j->jointype = negated ? JOIN_ANTI : JOIN_SEMI;
+		j->larg = tree;
+		j->rarg = (Node *) makeFromExpr(s->jointree->fromlist, (Node *) make_ands_explicit(inner));
+		j->quals = theta ? (Node *) make_ands_explicit(theta) : NULL;
+		j->rtindex = 0;
+		tree = (Node *) makeFromExpr(list_make1(j), NULL);
+		any = true;
+	}
+	if (!any)
+		return;
+	q->jointree = (FromExpr *) tree;
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	q->hasSubLinks = checkExprHasSubLink((Node *) q);
+}
+
+/* ---------------------------------------------------------------------
+ * Building the tree
+ * ---------------------------------------------------------------------
+ */
+
+static DvOp *
+make_op(DvOpKind kind)
+{
+	DvOp	   *op = palloc0(sizeof(DvOp));
+
+	op->kind = kind;
+	return op;
+}
+
+static DvOp *
+make_join(JoinType jointype, DvOp *l, DvOp *r, List *quals)
+{
+	DvOp	   *op = make_op(DV_OP_JOIN);
+
+	op->jointype = jointype;
+	op->left = l;
+	op->right = r;
+	op->quals = quals;
+	op->rels = bms_union(l->rels, r->rels);
+	op->cols = jointype == JOIN_SEMI || jointype == JOIN_ANTI ? l->cols : list_concat_copy(l->cols, r->cols);
+	return op;
+}
+
+static DvOp *
+make_filter(DvOp *child, List *quals)
+{
+	DvOp	   *op = make_op(DV_OP_FILTER);
+
+	op->left = child;
+	op->quals = quals;
+	op->rels = child->rels;
+	op->cols = child->cols;
+	return op;
+}
+
+static DvOp *
+make_scan(Query *q, DvPlanSource *src)
+{
+	DvOp	   *op = make_op(DV_OP_SCAN);
+	ListCell   *lc;
+
+	op->source = src;
+	op->rels = bms_make_singleton(src->rtindex);
+	foreach(lc, src->columns)
+	{
+		DvOpCol    *col = palloc0(sizeof(DvOpCol));
+		AttrNumber	attno = get_attnum(src->relid, strVal(lfirst(lc)));
+		Oid			type;
+		int32		typmod;
+		Oid			collation;
+
+		get_atttypetypmodcoll(src->relid, attno, &type, &typmod, &collation);
+		col->rti = src->rtindex;
+		col->attno = attno;
+		col->type = getBaseTypeAndTypmod(type, &typmod);
+		col->typmod = typmod;
+		op->cols = lappend(op->cols, col);
+	}
+	return op;
+}
+
+/*
+ * push_qual - put conjunct c on op: into the lowest operator whose rows
+ * have its columns, passing inner joins, filters and the preserved side of
+ * outer, semi- and anti-joins; where it cannot go further, as a filter
+ * (above an outer join, on its nullable side) or as a join condition.
+ */
+static DvOp *
+push_qual(DvOp *op, Node *c, Bitmapset *varnos)
+{
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return make_filter(op, list_make1(c));
+		case DV_OP_FILTER:
+			op->left = push_qual(op->left, c, varnos);
+			return op;
+		case DV_OP_JOIN:
+			break;
+	}
+	switch (op->jointype)
+	{
+		case JOIN_INNER:
+			if (bms_is_subset(varnos, op->left->rels))
+				op->left = push_qual(op->left, c, varnos);
+			else if (bms_is_subset(varnos, op->right->rels))
+				op->right = push_qual(op->right, c, varnos);
+			else
+				op->quals = lappend(op->quals, c);
+			return op;
+		case JOIN_LEFT:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+			if (bms_is_subset(varnos, op->left->rels))
+			{
+				op->left = push_qual(op->left, c, varnos);
+				return op;
+			}
+			break;
+		case JOIN_RIGHT:
+			if (bms_is_subset(varnos, op->right->rels))
+			{
+				op->right = push_qual(op->right, c, varnos);
+				return op;
+			}
+			break;
+		default:
+			break;
+	}
+	return make_filter(op, list_make1(c));
+}
+
+static DvOp *
+push_quals(DvOp *op, Node *quals)
+{
+	ListCell   *lc;
+
+	foreach(lc, make_ands_implicit((Expr *) quals))
+	{
+		Node	   *c = lfirst(lc);
+
+		/* (a condition without columns, or a volatile one, stays on top) */
+		if (expr_varnos(c) == NULL)
+			op = make_filter(op, list_make1(c));
+		else
+			op = push_qual(op, c, expr_varnos(c));
+	}
+	return op;
+}
+
+static DvOp *
+build(Query *q, Node *node, List *sources, const char **reason)
+{
+	if (IsA(node, RangeTblRef))
+	{
+		int			rti = ((RangeTblRef *) node)->rtindex;
+		ListCell   *lc;
+
+		foreach(lc, sources)
+		{
+			if (((DvPlanSource *) lfirst(lc))->rtindex == rti)
+				return make_scan(q, lfirst(lc));
+		}
+		*reason = rt_fetch(rti, q->rtable)->rtekind == RTE_SUBQUERY ? "SUBQUERY_IN_FROM" : "UNSUPPORTED_FROM_ITEM";
+		return NULL;
+	}
+	if (IsA(node, FromExpr))
+	{
+		FromExpr   *f = (FromExpr *) node;
+		DvOp	   *op = NULL;
+		ListCell   *lc;
+
+		foreach(lc, f->fromlist)
+		{
+			DvOp	   *child = build(q, lfirst(lc), sources, reason);
+
+			if (child == NULL)
+				return NULL;
+			op = op ? make_join(JOIN_INNER, op, child, NIL) : child;
+		}
+		if (op == NULL)
+		{
+			*reason = "NO_SOURCE";
+			return NULL;
+		}
+		return f->quals ? push_quals(op, f->quals) : op;
+	}
+	if (IsA(node, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) node;
+		DvOp	   *l = build(q, j->larg, sources, reason);
+		DvOp	   *r = l ? build(q, j->rarg, sources, reason) : NULL;
+
+		if (r == NULL)
+			return NULL;
+		switch (j->jointype)
+		{
+			case JOIN_INNER:
+				return j->quals ? push_quals(make_join(JOIN_INNER, l, r, NIL), j->quals)
+					: make_join(JOIN_INNER, l, r, NIL);
+			case JOIN_LEFT:
+			case JOIN_RIGHT:
+			case JOIN_FULL:
+			case JOIN_SEMI:
+			case JOIN_ANTI:
+				return make_join(j->jointype, l, r, make_ands_implicit((Expr *) j->quals));
+			default:
+				break;
+		}
+	}
+	*reason = "UNSUPPORTED_FROM_ITEM";
+	return NULL;
+}
+
+DvOp *
+dv_optree_build(Query *q, List *sources, const char **reason)
+{
+	/* expressions read the sources' columns, not a join's (USING, aliases) */
+	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
+	return build(q, (Node *) q->jointree, sources, reason);
+}
+
+Bitmapset *
+dv_optree_hidden_rels(DvOp *op)
+{
+	if (op == NULL || op->kind == DV_OP_SCAN)
+		return NULL;
+	if (op->kind == DV_OP_FILTER)
+		return dv_optree_hidden_rels(op->left);
+	if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
+		return bms_union(dv_optree_hidden_rels(op->left), op->right->rels);
+	return bms_union(dv_optree_hidden_rels(op->left), dv_optree_hidden_rels(op->right));
+}
+
+/* ---------------------------------------------------------------------
+ * SQL
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct DvGen
+{
+	Query	   *q;
+	List	   *stand_in;		/* range table of the level's size, columns c<rti>_<attno> */
+	StringInfoData with;		/* the WITH chain of deltas */
+	int			next_id;
+} DvGen;
+
+static void
+gen_init(DvGen *g, Query *q)
+{
+	int			rti = 0;
+	ListCell   *lc;
+
+	g->q = q;
+	g->stand_in = NIL;
+	g->next_id = 0;
+	initStringInfo(&g->with);
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *orig = lfirst_node(RangeTblEntry, lc);
+		RangeTblEntry *rte = makeNode(RangeTblEntry);
+		List	   *names = NIL;
+		int			n = 0;
+
+		rti++;
+		if (orig->rtekind == RTE_RELATION && orig->relkind != RELKIND_VIEW)
+		{
+			Relation	rel = relation_open(orig->relid, AccessShareLock);
+
+			n = RelationGetNumberOfAttributes(rel);
+			relation_close(rel, AccessShareLock);
+		}
+		for (int i = 1; i <= n; i++)
+			names = lappend(names, makeString(psprintf("c%d_%d", rti, i)));
+		rte->rtekind = RTE_NAMEDTUPLESTORE;
+		rte->enrname = psprintf("dv_stand_in_%d", rti);
+		rte->eref = makeAlias(rte->enrname, names);
+		rte->inFromCl = true;
+		g->stand_in = lappend(g->stand_in, rte);
+	}
+}
+
+/* a Var's name is its varno's, whatever the parser noted as its syntax */
+static Node *
+plain_var_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) copyObject(node);
+
+		v->varnosyn = v->varno;
+		v->varattnosyn = v->varattno;
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, plain_var_mutator, context);
+}
+
+/*
+ * deparse - expr as SQL, each Var of a scan under a written alias.a's,
+ * under b's otherwise (NULL: none).
+ */
+static char *
+deparse(DvGen *g, Node *expr, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias)
+{
+	PlannedStmt *pstmt = makeNode(PlannedStmt);
+	List	   *names = NIL;
+	List	   *ctx;
+
+	for (int rti = 1; rti <= list_length(g->stand_in); rti++)
+	{
+		const char *name = "dv_none";
+
+		if (a && bms_is_member(rti, a->rels))
+			name = a_alias;
+		else if (b && bms_is_member(rti, b->rels))
+			name = b_alias;
+		names = lappend(names, (char *) name);
+	}
+	pstmt->commandType = CMD_SELECT;
+	pstmt->rtable = g->stand_in;
+	ctx = deparse_context_for_plan_tree(pstmt, names);
+	return deparse_expression(plain_var_mutator(expr, NULL), ctx, true, false);
+}
+
+static char *
+deparse_quals(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias)
+{
+	if (quals == NIL)
+		return "true";
+	return deparse(g, (Node *) make_ands_explicit(quals), a, a_alias, b, b_alias);
+}
+
+static char *
+col_name(DvOpCol *col)
+{
+	return psprintf("c%d_%d", col->rti, col->attno);
+}
+
+/* "a.c1_1, a.c1_2, " for op's columns (empty when it has none) */
+static char *
+col_list(DvOp *op, const char *alias)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, op->cols)
+		appendStringInfo(&buf, "%s.%s, ", alias, col_name(lfirst(lc)));
+	return buf.data;
+}
+
+/* "NULL::type AS c1_1, ..., " for op's columns */
+static char *
+null_list(DvOp *op)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, op->cols)
+	{
+		DvOpCol    *col = lfirst(lc);
+
+		appendStringInfo(&buf, "NULL::%s AS %s, ",
+						 format_type_extended(col->type, col->typmod,
+											  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY),
+						 col_name(col));
+	}
+	return buf.data;
+}
+
+/* "a.c1_1, a.c1_2" without the trailing comma, or "" */
+static char *
+chop(char *list)
+{
+	size_t		len = strlen(list);
+
+	if (len >= 2)
+		list[len - 2] = '\0';
+	return list;
+}
+
+/* is the window of some source under op (possibly) not empty? */
+static bool
+has_delta(DvOp *op)
+{
+	if (op->kind == DV_OP_SCAN)
+		return op->source->delta_rows != 0;
+	if (op->kind == DV_OP_FILTER)
+		return has_delta(op->left);
+	return has_delta(op->left) || has_delta(op->right);
+}
+
+static char *new_sql(DvGen *g, DvOp *op);
+
+static char *
+new_sql(DvGen *g, DvOp *op)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			{
+				DvPlanSource *src = op->source;
+				ListCell   *lc;
+				ListCell   *ln;
+
+				appendStringInfoString(&buf, "SELECT ");
+				forboth(lc, op->cols, ln, src->columns)
+					appendStringInfo(&buf, "%ss.%s AS %s", foreach_current_index(lc) ? ", " : "",
+									 quote_identifier(strVal(lfirst(ln))), col_name(lfirst(lc)));
+				appendStringInfo(&buf, " FROM %s%s s", src->only ? "ONLY " : "", src->qualified);
+				break;
+			}
+		case DV_OP_FILTER:
+			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", new_sql(g, op->left),
+							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
+			break;
+		case DV_OP_JOIN:
+			{
+				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
+
+				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
+				{
+					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE %sEXISTS (SELECT FROM (%s) r WHERE %s)",
+									 new_sql(g, op->left), op->jointype == JOIN_ANTI ? "NOT " : "",
+									 new_sql(g, op->right), theta);
+					break;
+				}
+				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN (%s) r ON %s",
+								 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
+								 new_sql(g, op->left),
+								 op->jointype == JOIN_LEFT ? "LEFT" : op->jointype == JOIN_RIGHT ? "RIGHT" :
+								 op->jointype == JOIN_FULL ? "FULL" : "INNER",
+								 new_sql(g, op->right), theta);
+				break;
+			}
+	}
+	return buf.data;
+}
+
+static char *delta_cte(DvGen *g, DvOp *op);
+
+/* add a term to the WITH chain; its name */
+static char *
+add_cte(DvGen *g, const char *sql)
+{
+	char	   *name = psprintf("dv_d%d", ++g->next_id);
+
+	appendStringInfo(&g->with, "%s%s AS (%s)", g->with.len ? ", " : "", name, sql);
+	return name;
+}
+
+/*
+ * exist_terms - the delta of keep's rows weighted by a predicate of their
+ * number of matches in other (semi: m > 0; anti, and the padded rows of an
+ * outer join: m = 0), with pad_before / pad_after written around keep's
+ * columns.  See optree.h for the rule.
+ */
+static void
+exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *other, const char *dother,
+			List *quals, bool exists, const char *pad_before, const char *pad_after)
+{
+	const char *theta = deparse_quals(g, quals, keep, "k", other, "o");
+	const char *pred = exists ? "> 0" : "= 0";
+	const char *m = psprintf("(SELECT pg_catalog.count(*) FROM (%s) o WHERE %s)", new_sql(g, other), theta);
+	const char *s = dother
+		? psprintf("(SELECT COALESCE(pg_catalog.sum(o.dv_weight), 0)::pg_catalog.int8 FROM %s o WHERE %s)", dother, theta)
+		: "0::pg_catalog.int8";
+	const char *cols = col_list(keep, "k");
+
+	if (dother)
+		appendStringInfo(terms,
+						 "%sSELECT %s%s%sk.dv_w AS dv_weight FROM ("
+						 "SELECT k.*, (CASE WHEN k.dv_m %s THEN 1 ELSE 0 END - CASE WHEN k.dv_m - k.dv_s %s THEN 1 ELSE 0 END)::pg_catalog.int8 AS dv_w FROM ("
+						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (%s) k WHERE EXISTS (SELECT FROM %s o WHERE %s)) k) k "
+						 "WHERE k.dv_w <> 0",
+						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
+						 pred, pred, m, s, new_sql(g, keep), dother, theta);
+	if (dkeep)
+		appendStringInfo(terms,
+						 "%sSELECT %s%s%sk.dv_weight FROM ("
+						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM %s k) k WHERE k.dv_m - k.dv_s %s",
+						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
+						 m, s, dkeep, pred);
+}
+
+/* the name of op's delta in the WITH chain, NULL if it is empty */
+static char *
+delta_cte(DvGen *g, DvOp *op)
+{
+	StringInfoData terms;
+
+	if (!has_delta(op))
+		return NULL;
+	initStringInfo(&terms);
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			{
+				ListCell   *lc;
+				ListCell   *ln;
+
+				appendStringInfoString(&terms, "SELECT ");
+				forboth(lc, op->cols, ln, op->source->columns)
+					appendStringInfo(&terms, "%s AS %s, ", quote_identifier(strVal(lfirst(ln))),
+									 col_name(lfirst(lc)));
+				appendStringInfo(&terms, "dv_weight FROM %s", op->source->enr_name);
+				break;
+			}
+		case DV_OP_FILTER:
+			appendStringInfo(&terms, "SELECT * FROM %s f WHERE %s", delta_cte(g, op->left),
+							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
+			break;
+		case DV_OP_JOIN:
+			{
+				char	   *dl = delta_cte(g, op->left);
+				char	   *dr = delta_cte(g, op->right);
+				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
+				const char *cols = psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"));
+
+				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
+				{
+					exist_terms(g, &terms, op->left, dl, op->right, dr, op->quals,
+								op->jointype == JOIN_SEMI, "", "");
+					break;
+				}
+				/* the inner join's rows */
+				if (dl)
+					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN (%s) r ON %s",
+									 cols, dl, new_sql(g, op->right), theta);
+				if (dr)
+					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM (%s) l JOIN %s r ON %s",
+									 terms.len ? " UNION ALL " : "", cols, new_sql(g, op->left), dr, theta);
+				if (dl && dr)
+					appendStringInfo(&terms, " UNION ALL SELECT %s-(l.dv_weight * r.dv_weight) FROM %s l JOIN %s r ON %s",
+									 cols, dl, dr, theta);
+				/* and the rows an outer join pads with NULLs */
+				if (op->jointype == JOIN_LEFT || op->jointype == JOIN_FULL)
+					exist_terms(g, &terms, op->left, dl, op->right, dr, op->quals, false,
+								"", null_list(op->right));
+				if (op->jointype == JOIN_RIGHT || op->jointype == JOIN_FULL)
+					exist_terms(g, &terms, op->right, dr, op->left, dl, op->quals, false,
+								null_list(op->left), "");
+				break;
+			}
+	}
+	/* (a delta that cancels out can still have no term: an empty relation of the right shape) */
+	if (terms.len == 0)
+		appendStringInfo(&terms, "SELECT %s0::pg_catalog.int8 AS dv_weight WHERE false", null_list(op));
+	return add_cte(g, terms.data);
+}
+
+/* "expr AS name, ..." of the level's output over alias d */
+static char *
+output_list(DvGen *g, List *tlist, DvOp *root)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, tlist)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		appendStringInfo(&buf, "%s AS %s, ", deparse(g, (Node *) te->expr, root, "d", NULL, NULL),
+						 quote_identifier(te->resname));
+	}
+	return buf.data;
+}
+
+char *
+dv_optree_delta_sql(Query *q, DvOp *root, List *tlist)
+{
+	DvGen		g;
+	char	   *d;
+	char	   *out;
+
+	gen_init(&g, q);
+	out = output_list(&g, tlist, root);
+	d = delta_cte(&g, root);
+	if (d == NULL)
+		elog(ERROR, "dynview: delta requested with every source's delta empty");
+	return psprintf("WITH %s SELECT %sd.dv_weight FROM %s d", g.with.data, out, d);
+}
+
+char *
+dv_optree_new_sql(Query *q, DvOp *root, List *tlist)
+{
+	DvGen		g;
+
+	gen_init(&g, q);
+	return psprintf("SELECT %s1::pg_catalog.int8 AS dv_weight FROM (%s) d",
+					output_list(&g, tlist, root), new_sql(&g, root));
+}
+
+static void
+explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
+{
+	static const char *const rules[] = {
+		[JOIN_INNER] = "inner join: delta(l) x new(r) + new(l) x delta(r) - delta(l) x delta(r)",
+		[JOIN_LEFT] = "left join: inner join's rule + unmatched left rows (anti-join rule), padded",
+		[JOIN_RIGHT] = "right join: inner join's rule + unmatched right rows (anti-join rule), padded",
+		[JOIN_FULL] = "full join: inner join's rule + unmatched rows of both sides, padded",
+		[JOIN_SEMI] = "semi-join (EXISTS, IN): rows whose matches go 0 <-> n, + delta(l) that match",
+		[JOIN_ANTI] = "anti-join (NOT EXISTS, NOT IN): rows whose matches go 0 <-> n, + delta(l) without",
+	};
+
+	appendStringInfoSpaces(buf, depth * 2);
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			appendStringInfo(buf, "scan %s%s: its window of changes\n", op->source->only ? "ONLY " : "",
+							 op->source->qualified);
+			return;
+		case DV_OP_FILTER:
+			appendStringInfo(buf, "filter %s: applied to the delta\n",
+							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
+			explain_op(g, buf, op->left, depth + 1);
+			return;
+		case DV_OP_JOIN:
+			appendStringInfo(buf, "%s ON %s\n", rules[op->jointype],
+							 deparse_quals(g, op->quals, op->left, "l", op->right, "r"));
+			explain_op(g, buf, op->left, depth + 1);
+			explain_op(g, buf, op->right, depth + 1);
+			return;
+	}
+}
+
+char *
+dv_optree_explain(Query *q, DvOp *root)
+{
+	DvGen		g;
+	StringInfoData buf;
+
+	gen_init(&g, q);
+	initStringInfo(&buf);
+	explain_op(&g, &buf, root, 0);
+	if (buf.len > 0)
+		buf.data[--buf.len] = '\0';
+	return buf.data;
+}

@@ -1,0 +1,111 @@
+/*-------------------------------------------------------------------------
+ *
+ * optree.h
+ *	  The operator tree of one query level and the SQL of its delta
+ *	  (optree.c).
+ *
+ * A query level's FROM and WHERE (after subqueries are pulled up and
+ * EXISTS / IN sublinks turned into semi- and anti-joins) become a tree of
+ * operators over weighted rows (Z-sets): scans of sources, filters, and
+ * joins of every kind.  Each operator has two relations in SQL:
+ *	NEW		its rows at the refresh's snapshot (every weight 1), and
+ *	DELTA	its change since the previous data snapshot, rows with a weight
+ *			(column dv_weight: +n inserted, -n deleted);
+ * OLD = NEW - DELTA is never written out: each rule is arranged to read NEW
+ * and DELTA only, so that the planner can drive a small DELTA into indexes
+ * of NEW.  The rules (X, Y the children, m(x) the number of Y rows that
+ * match x, s(x) the sum of the weights of the DELTA(Y) rows that match x,
+ * so that the old number of matches is m(x) - s(x)):
+ *
+ *	scan	 DELTA = the source's window of change rows
+ *	filter	 DELTA = filter(DELTA(X))
+ *	inner	 DELTA = DELTA(X) join NEW(Y) + NEW(X) join DELTA(Y)
+ *					 - DELTA(X) join DELTA(Y)			(weights multiplied)
+ *	semi	 DELTA = NEW(X) rows matching DELTA(Y), weight [m > 0] - [m - s > 0]
+ *					 + DELTA(X) rows, weight w * [m - s > 0]
+ *	anti	 the same with [m = 0] and [m - s = 0]
+ *	left	 inner + the anti rule of (X, Y) padded with NULLs for Y's columns
+ *	right	 inner + the anti rule of (Y, X) padded for X's columns
+ *	full	 inner + both
+ *
+ * Operators compose: a child's NEW and DELTA are any operator's.  A
+ * subtree whose sources have an empty window has an empty DELTA and its
+ * terms are left out.  Expressions (join conditions, filters, the level's
+ * output) are PostgreSQL's own analysed expressions, deparsed by ruleutils
+ * over the operator's inputs; no text is searched or replaced.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DYNVIEW_OPTREE_H
+#define DYNVIEW_OPTREE_H
+
+#include "nodes/parsenodes.h"
+#include "nodes/bitmapset.h"
+
+#include "analyze/delta.h"
+
+typedef enum DvOpKind
+{
+	DV_OP_SCAN,					/* a source's rows */
+	DV_OP_FILTER,				/* rows of its child for which quals hold */
+	DV_OP_JOIN					/* jointype: inner, left, right, full, semi, anti */
+} DvOpKind;
+
+/* an output column of an operator: column attno of range table entry rti */
+typedef struct DvOpCol
+{
+	int			rti;
+	AttrNumber	attno;
+	Oid			type;			/* the change buffer's type: domains as their base */
+	int32		typmod;
+} DvOpCol;
+
+typedef struct DvOp
+{
+	DvOpKind	kind;
+	JoinType	jointype;		/* DV_OP_JOIN */
+	struct DvOp *left;			/* DV_OP_JOIN, and DV_OP_FILTER's child */
+	struct DvOp *right;			/* DV_OP_JOIN */
+	List	   *quals;			/* implicit AND: the join condition or the filter */
+	DvPlanSource *source;		/* DV_OP_SCAN */
+	Bitmapset  *rels;			/* range table indexes of the scans below */
+	List	   *cols;			/* of DvOpCol *: the output columns */
+} DvOp;
+
+/*
+ * dv_optree_convert_sublinks - EXISTS, NOT EXISTS, IN (= ANY) and NOT IN
+ * (<> ALL, with its NULL semantics) conjuncts of the level's WHERE whose
+ * subquery is a simple query (scans, filters, inner joins) become semi- and
+ * anti-joins (JoinExpr of JOIN_SEMI / JOIN_ANTI, rtindex 0) in the join
+ * tree; the subquery's range table is appended.  Other sublinks stay.
+ * Modifies q in place.
+ */
+extern void dv_optree_convert_sublinks(Query *q);
+
+/*
+ * dv_optree_build - the operator tree of the level's join tree and WHERE,
+ * or NULL with *reason (a reason code) if a FROM item is not a source or a
+ * join.  sources are the level's DvPlanSources; WHERE conjuncts are pushed
+ * down to the lowest operator that has their columns, through inner joins
+ * and to the preserved side of outer, semi- and anti-joins.
+ */
+extern DvOp *dv_optree_build(Query *q, List *sources, const char **reason);
+
+/*
+ * dv_optree_delta_sql - the level's output (tlist over q's range table)
+ * computed over the DELTA of root: a WITH chain of the operators' deltas
+ * and a SELECT of tlist's expressions and dv_weight.  The sources'
+ * delta_rows say which windows are empty (-1: unknown, not empty).
+ */
+extern char *dv_optree_delta_sql(Query *q, DvOp *root, List *tlist);
+
+/* the same over NEW(root), every weight 1 */
+extern char *dv_optree_new_sql(Query *q, DvOp *root, List *tlist);
+
+/* the tree as text for explain(): one operator a line, indented */
+extern char *dv_optree_explain(Query *q, DvOp *root);
+
+/* range table indexes whose rows do not reach the output (right of semi/anti) */
+extern Bitmapset *dv_optree_hidden_rels(DvOp *root);
+
+#endif							/* DYNVIEW_OPTREE_H */
