@@ -95,7 +95,7 @@ collect_sources_walker(Node *node, CollectContext *ctx)
 			if (pos < 0)
 			{
 				ctx->relids = lappend_oid(ctx->relids, rte->relid);
-				ctx->columns = lappend(ctx->columns, bms_copy(rte->selectedCols));
+				ctx->columns = lappend(ctx->columns, bms_union(rte->selectedCols, dv_policy_columns(rte)));
 			}
 			else
 			{
@@ -107,6 +107,30 @@ collect_sources_walker(Node *node, CollectContext *ctx)
 		return false;
 	}
 	return expression_tree_walker(node, collect_sources_walker, ctx);
+}
+
+static bool
+policy_columns_walker(Node *node, Bitmapset **cols)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+		*cols = bms_add_member(*cols, ((Var *) node)->varattno - FirstLowInvalidHeapAttributeNumber);
+	return expression_tree_walker(node, policy_columns_walker, cols);
+}
+
+/*
+ * dv_policy_columns - the columns that the row-level security policies
+ * applied to rte (its securityQuals, added by the rewriter) read, as a
+ * selectedCols set: they are captured with the columns the query reads.
+ */
+Bitmapset *
+dv_policy_columns(RangeTblEntry *rte)
+{
+	Bitmapset  *cols = NULL;
+
+	(void) policy_columns_walker((Node *) rte->securityQuals, &cols);
+	return cols;
 }
 
 /*

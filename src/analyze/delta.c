@@ -72,7 +72,7 @@ full_plan(const char *code, const char *fmt,...)
 {
 	DvPlan	   *plan = palloc0(sizeof(DvPlan));
 	va_list		args;
-	char		buf[512];
+	char		buf[1024];
 
 	va_start(args, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, args);
@@ -1069,12 +1069,12 @@ union_leaves(Query *q, Node *node, List **leaves, bool all_only)
 }
 
 /*
- * row_security_walker - the first relation anywhere in the query tree
+ * row_security_walker - every relation anywhere in the query tree
  * (subqueries, views' bodies, sublinks) whose row-level security applies to
- * the role it is read as, into *found.
+ * the role it is read as, appended to *found.
  */
 static bool
-row_security_walker(Node *node, RangeTblEntry **found)
+row_security_walker(Node *node, List **found)
 {
 	if (node == NULL)
 		return false;
@@ -1086,13 +1086,69 @@ row_security_walker(Node *node, RangeTblEntry **found)
 
 		if (rte->rtekind == RTE_RELATION &&
 			check_enable_rls(rte->relid, rte->checkAsUser, true) == RLS_ENABLED)
-		{
-			*found = rte;
-			return true;
-		}
+			*found = lappend(*found, rte);
 		return false;
 	}
 	return expression_tree_walker(node, row_security_walker, found);
+}
+
+/* check_functions_in_node's checker: is the function not leakproof? (its OID kept) */
+static bool
+not_leakproof(Oid func, void *context)
+{
+	if (get_func_leakproof(func))
+		return false;
+	*(Oid *) context = func;
+	return true;
+}
+
+/* does a condition (join trees, sublinks) call a function that is not leakproof? */
+static bool
+leaky_condition_walker(Node *node, Oid *func)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, not_leakproof, func))
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, leaky_condition_walker, func, 0);
+	return expression_tree_walker(node, leaky_condition_walker, func);
+}
+
+/*
+ * row_security_reason - why the row-level security of a source that
+ * applies to its reader keeps the query from being incremental, or NULL.
+ * A policy is a filter on the source's rows, applied to its change rows as
+ * to its rows (a filter over the scan), when it is an expression of the row
+ * alone: no function that is not immutable (current_user: the policy then
+ * depends on who reads), no subquery (other tables).  The change rows hold
+ * the rows the policy hides too, and the generated statements are planned
+ * without the security barrier, so a condition of the query evaluated
+ * before the policy must not be able to leak them: every function called by
+ * a condition (WHERE, ON, EXISTS, IN) must be leakproof.
+ */
+static char *
+row_security_reason(Query *query)
+{
+	List	   *secured = NIL;
+	ListCell   *lc;
+	Oid			func = InvalidOid;
+
+	(void) row_security_walker((Node *) query, &secured);
+	foreach(lc, secured)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (contain_mutable_functions((Node *) rte->securityQuals) ||
+			checkExprHasSubLink((Node *) rte->securityQuals))
+			return psprintf("Row-level security of \"%s\" applies to the role that reads it (%s), and a policy calls a function that is not immutable (such as current_user) or reads another table: each refresh recomputes the query under the policy.",
+							get_rel_name(rte->relid),
+							GetUserNameFromId(OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId(), false));
+	}
+	if (secured != NIL && leaky_condition_walker((Node *) query->jointree, &func))
+		return psprintf("Row-level security of \"%s\" applies to the role that reads it, and a condition of the query calls %s(), which is not leakproof: applied to change rows before the policy, it could see rows the policy hides, so each refresh recomputes the query under the policy.",
+						get_rel_name(linitial_node(RangeTblEntry, secured)->relid), get_func_name(func));
+	return NULL;
 }
 
 /*
@@ -1113,22 +1169,18 @@ dv_plan_query(Query *query)
 	ListCell   *lc;
 	int			branch = 0;
 	bool		distinct;
-	RangeTblEntry *secured = NULL;
+	char	   *rls_reason;
 
 	/*
 	 * First, before any other reason (the policy's own expressions, such as
 	 * current_user, would otherwise count as the query's functions):
 	 * row-level security that applies to the role a source is read as (the
-	 * table's owner, or a view's owner).  The change buffers hold every row,
-	 * and the policy cannot be proven to give the same rows applied to a
-	 * delta (it may read other tables, or the time).
+	 * table's owner, or a view's owner), unless its policies are filters
+	 * that can be applied to change rows (row_security_reason).
 	 */
-	(void) row_security_walker((Node *) query, &secured);
-	if (secured != NULL)
-		return full_plan("ROW_LEVEL_SECURITY",
-						 "Row-level security of \"%s\" applies to the role that reads it (%s): each refresh recomputes the query under the policy.",
-						 get_rel_name(secured->relid),
-						 GetUserNameFromId(OidIsValid(secured->checkAsUser) ? secured->checkAsUser : GetUserId(), false));
+	rls_reason = row_security_reason(query);
+	if (rls_reason != NULL)
+		return full_plan("ROW_LEVEL_SECURITY", "%s", rls_reason);
 
 	if (query->setOperations == NULL)
 		return plan_level(query, 0, true);
@@ -1377,7 +1429,7 @@ plan_level(Query *query, int branch, bool allow_state)
 		if (rte->tablesample)
 			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");
 
-		src->columns = dv_column_names(rte->relid, rte->selectedCols);
+		src->columns = dv_column_names(rte->relid, bms_union(rte->selectedCols, dv_policy_columns(rte)));
 		{
 			ListCell   *lcol;
 

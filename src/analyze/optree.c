@@ -362,7 +362,13 @@ build(Query *q, Node *node, List *sources, const char **reason)
 		foreach(lc, sources)
 		{
 			if (((DvPlanSource *) lfirst(lc))->rtindex == rti)
-				return make_scan(q, lfirst(lc));
+			{
+				DvOp	   *scan = make_scan(q, lfirst(lc));
+				RangeTblEntry *rte = rt_fetch(rti, q->rtable);
+
+				/* row-level security: the policies filter the source's rows (delta.c checked them) */
+				return rte->securityQuals ? make_filter(scan, copyObject(rte->securityQuals)) : scan;
+			}
 		}
 		*reason = rt_fetch(rti, q->rtable)->rtekind == RTE_SUBQUERY ? "SUBQUERY_IN_FROM" : "UNSUPPORTED_FROM_ITEM";
 		return NULL;

@@ -110,6 +110,10 @@ SELECT what, who, is_superuser, count(*) > 0 AS called FROM dv_calls GROUP BY 1,
 
 -------------------------------------------------------------------------------
 -- 3. Row-level security that applies to the table's owner: rows the policy hides never enter.
+--    A policy that is an expression of the row alone is applied to the change rows as a filter
+--    (INCREMENTAL); a policy that calls a function that is not immutable (current_user), or a
+--    condition of the query that calls a function that is not leakproof (it would see the
+--    hidden change rows), makes each refresh recompute the query under the policy (FULL).
 -------------------------------------------------------------------------------
 CREATE TABLE public.rls_src (id int PRIMARY KEY, region text, amount int, hidden boolean NOT NULL DEFAULT false);
 INSERT INTO public.rls_src VALUES (1, 'north', 10, false), (2, 'south', 20, true);
@@ -126,6 +130,19 @@ SET ROLE dv_owner;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('public.rls_dt');
 SELECT dynview.verify('public.rls_dt');
 SELECT * FROM public.rls_dt ORDER BY id;
+-- a condition that calls a function that is not leakproof, over a source with a policy
+RESET ROLE;
+CREATE FUNCTION public.dv_leaky(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN t <> 'south'; END $$;
+SET ROLE dv_owner;
+SELECT dynview.create_dynamic_table('public.rls_leaky', 'SELECT id, region FROM public.rls_src WHERE public.dv_leaky(region)', schedule => 'manual');
+SELECT effective_mode, mode_reason_code, mode_reason LIKE '%dv_leaky(), which is not leakproof%' AS names_it
+  FROM dynview.dynamic_tables WHERE name = 'public.rls_leaky'::regclass;
+SELECT * FROM public.rls_leaky ORDER BY id;
+SELECT dynview.verify('public.rls_leaky');
+SELECT dynview.drop_dynamic_table('public.rls_leaky');
+RESET ROLE;
+DROP FUNCTION public.dv_leaky(text);
+SET ROLE dv_owner;
 -- a policy that calls a function (current_user) is still named as the reason
 RESET ROLE;
 CREATE TABLE public.per_user (id int PRIMARY KEY, owner_name name);
