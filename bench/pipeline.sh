@@ -11,6 +11,8 @@
 #        DV_BENCH_PREWARM (default 1): before each measurement read every relation of the database
 #        into the OS cache (pg_prewarm 'read'), as on a server whose data fits its memory and is
 #        in use; 0 measures with whatever the cache holds (after a bulk load: the load's leftovers).
+#        DV_BENCH_JOIN=left: the detail layer reads doc_products with LEFT JOIN (issue 13's
+#        dashboard: an order whose product is missing keeps its row, with NULLs).
 #        DV_BENCH_KEEP=1: keep the database (dv_bench_pipeline_<orders>) afterwards, and reuse it
 #        (skip the load and the build) when it exists already - for working on the refresh.
 # Needs a running cluster with dynview preloaded. Not a test.
@@ -18,6 +20,8 @@ set -euo pipefail
 SIZES=("${@:-1000000}")
 ROUNDS=${DV_BENCH_ROUNDS:-3}
 KEEP=${DV_BENCH_KEEP:-0}
+JOIN=${DV_BENCH_JOIN:-inner}
+case "$JOIN" in inner) JOIN_SQL=JOIN ;; left) JOIN_SQL="LEFT JOIN" ;; *) echo "DV_BENCH_JOIN: inner or left" >&2; exit 2 ;; esac
 PREWARM=${DV_BENCH_PREWARM:-1}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
@@ -41,8 +45,8 @@ prewarm() {
 }
 
 for N in "${SIZES[@]}"; do
-	DB=dv_bench_pipeline_$N
-	DWD="SELECT o.order_id, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status FROM doc_orders o JOIN doc_products p ON o.product_id = p.product_id WHERE o.status = 'completed'"
+	DB=dv_bench_pipeline_$N$([ "$JOIN" = inner ] || echo "_$JOIN")
+	DWD="SELECT o.order_id, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status FROM doc_orders o $JOIN_SQL doc_products p ON o.product_id = p.product_id WHERE o.status = 'completed'"
 	GMV="SELECT category, count(DISTINCT order_id) AS order_cnt, sum(quantity) AS total_qty, sum(amount) AS gmv, CAST(sum(amount) / sum(quantity) AS numeric(10,2)) AS avg_price FROM doc_dwd_order_detail GROUP BY category"
 	RANK="SELECT rank() OVER (ORDER BY gmv DESC) AS gmv_rank, category, order_cnt, total_qty, gmv, avg_price FROM doc_ads_category_gmv"
 	if [ "$KEEP" = 1 ] && [ "$(psql -X -At -c "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 1 ]; then

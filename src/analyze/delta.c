@@ -1041,7 +1041,10 @@ derived_key(Query *q, List *sources, Bitmapset *hidden)
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  */
-static DvPlan *plan_level(Query *query, int branch, bool allow_state);
+static DvPlan *plan_level(Query *query, int branch, bool allow_state, bool as_node);
+
+/* numbers the query levels planned as operators (their windows' relation names) */
+static int next_node_level = 0;
 static DvPlan *plan_over_subquery(Query *query, int branch);
 
 /*
@@ -1178,12 +1181,13 @@ dv_plan_query(Query *query)
 	 * table's owner, or a view's owner), unless its policies are filters
 	 * that can be applied to change rows (row_security_reason).
 	 */
+	next_node_level = 0;
 	rls_reason = row_security_reason(query);
 	if (rls_reason != NULL)
 		return full_plan("ROW_LEVEL_SECURITY", "%s", rls_reason);
 
 	if (query->setOperations == NULL)
-		return plan_level(query, 0, true);
+		return plan_level(query, 0, true, false);
 	distinct = IsA(query->setOperations, SetOperationStmt) &&
 		!((SetOperationStmt *) query->setOperations)->all;
 	if (!union_leaves(query, query->setOperations, &leaves, !distinct) ||
@@ -1204,7 +1208,7 @@ dv_plan_query(Query *query)
 		plan->key_columns = plan->output_names;
 	foreach(lc, leaves)
 	{
-		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch, false);
+		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch, false, false);
 
 		if (b->kind != DV_PLAN_SPJ)
 			return full_plan("SET_OPERATION",
@@ -1238,7 +1242,7 @@ plan_over_subquery(Query *query, int branch)
 	rte = rt_fetch(rtr->rtindex, query->rtable);
 	if (rte->rtekind != RTE_SUBQUERY || rte->lateral)
 		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
-	inner = plan_level(rte->subquery, branch, false);
+	inner = plan_level(rte->subquery, branch, false, false);
 	if (inner->kind != DV_PLAN_GROUPED)
 		return full_plan("SUBQUERY_IN_FROM", "%s", reason_text("SUBQUERY_IN_FROM"));
 
@@ -1276,8 +1280,25 @@ plan_over_subquery(Query *query, int branch)
 	return inner;
 }
 
+/*
+ * dv_plan_node - a subquery in FROM planned as an operator of the query
+ * that reads it (optree.c): SPJ (its delta is its tree's), or GROUP BY /
+ * DISTINCT / a global aggregate without windows (its affected groups are
+ * recomputed over new and old rows).  FULL otherwise, with the reason.
+ */
+DvPlan *
+dv_plan_node(Query *sub)
+{
+	DvPlan	   *plan = plan_level(sub, 1000 + next_node_level++, false, true);
+
+	if (plan->kind == DV_PLAN_GROUPED &&
+		(!plan->keys_unique || plan->grouped_level == NULL))
+		return full_plan("SUBQUERY_IN_FROM", "A subquery in FROM with window functions, or with DISTINCT over GROUP BY, is not incremental yet.");
+	return plan;
+}
+
 static DvPlan *
-plan_level(Query *query, int branch, bool allow_state)
+plan_level(Query *query, int branch, bool allow_state, bool as_node)
 {
 	DvPlan	   *plan;
 	Query	   *q;
@@ -1324,8 +1345,14 @@ plan_level(Query *query, int branch, bool allow_state)
 		return full_plan("LOCKING_CLAUSE", "Locking clauses are not supported.");
 	r = check_jointree(query, (Node *) query->jointree);
 	if (r && strcmp(r, "SUBQUERY_IN_FROM") == 0)
-		return plan_over_subquery(query, branch);
-	if (r)
+	{
+		/* a filter over one grouped subquery keeps its groups' keys; else operators */
+		DvPlan	   *over = plan_over_subquery(query, branch);
+
+		if (over->kind != DV_PLAN_FULL)
+			return over;
+	}
+	else if (r)
 		return full_plan(r, "%s", reason_text(r));
 	if (query->jointree->fromlist == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
@@ -1346,7 +1373,7 @@ plan_level(Query *query, int branch, bool allow_state)
 			keys = lappend(keys, te);
 		}
 	}
-	else if (query->hasAggs && !(allow_state && agg_state_eligible(query, NIL, NULL)))
+	else if (query->hasAggs && !as_node && !(allow_state && agg_state_eligible(query, NIL, NULL)))
 		return full_plan("GLOBAL_AGGREGATE",
 						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT), without HAVING.");
 	else if (query->distinctClause != NIL)
@@ -1449,7 +1476,16 @@ plan_level(Query *query, int branch, bool allow_state)
 	plan->tree = dv_optree_build(q, plan->sources, &r);
 	if (plan->tree == NULL)
 		return full_plan(r, "%s", reason_text(r));
-	if (plan->kind == DV_PLAN_SPJ)
+	/* the sources of subqueries planned as operators have windows too */
+	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
+	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs &&
+		!(query->groupClause && query->distinctClause))
+	{
+		/* the level with its grouping, for a GROUP operator in the query that reads it */
+		plan->grouped_level = query;
+		query->havingQual = flatten_join_alias_vars(query, query->havingQual);
+	}
+	if (plan->kind == DV_PLAN_SPJ && !dv_optree_has_groups(plan->tree))
 		plan->spj_key = derived_key(q, plan->sources, dv_optree_hidden_rels(plan->tree));
 
 	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */

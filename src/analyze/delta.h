@@ -65,6 +65,7 @@ typedef struct DvPlan
 	struct DvOp *tree;			/* the level's operator tree (optree.h) */
 	Query	   *level;			/* the level its Vars refer to */
 	List	   *input_tlist;	/* the input whose delta is computed, over level */
+	Query	   *grouped_level;	/* GROUPED: level with its GROUP BY/DISTINCT, aggregates, HAVING */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 	List	   *spj_key;		/* SPJ: output columns passing every source's primary
@@ -85,6 +86,7 @@ typedef struct DvPlan
 } DvPlan;
 
 extern DvPlan *dv_plan_query(Query *query);
+extern DvPlan *dv_plan_node(Query *sub);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
 extern char *dv_plan_tree_text(DvPlan *plan);

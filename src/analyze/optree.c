@@ -18,6 +18,8 @@
 #include "access/relation.h"
 #include "access/sysattr.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -25,6 +27,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -282,6 +285,73 @@ make_scan(Query *q, DvPlanSource *src)
 	return op;
 }
 
+/* does a relation anywhere in the query get read with another role's rights (a view's owner)? */
+static bool
+other_owner_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, other_owner_walker, context, QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION && OidIsValid(rte->checkAsUser) &&
+			rte->checkAsUser != GetUserId();
+	}
+	return expression_tree_walker(node, other_owner_walker, context);
+}
+
+/*
+ * make_group - the subquery in FROM at rti as an operator, planned on its
+ * own (dv_plan_node): its output columns are c<rti>_<resno>.
+ */
+static DvOp *
+make_group(Query *q, int rti, const char **reason)
+{
+	RangeTblEntry *rte = rt_fetch(rti, q->rtable);
+	DvOp	   *op;
+	DvPlan	   *inner;
+	ListCell   *lc;
+
+	/*
+	 * (LATERAL reads the row it joins; a security barrier view must be
+	 * applied before the conditions of the query; a view of another owner
+	 * reads its tables with that owner's rights, which the generated
+	 * statements, run as the table's owner, would not have)
+	 */
+	if (rte->lateral || rte->security_barrier || other_owner_walker((Node *) rte->subquery, NULL))
+	{
+		*reason = "SUBQUERY_IN_FROM";
+		return NULL;
+	}
+	inner = dv_plan_node(rte->subquery);
+	if (inner->kind == DV_PLAN_FULL || inner->branches != NIL)
+	{
+		*reason = inner->kind == DV_PLAN_FULL ? inner->reason_code : "SUBQUERY_IN_FROM";
+		return NULL;
+	}
+	op = make_op(DV_OP_GROUP);
+	op->inner = inner;
+	op->rels = bms_make_singleton(rti);
+	foreach(lc, rte->subquery->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		DvOpCol    *col;
+
+		if (te->resjunk)
+			continue;
+		col = palloc0(sizeof(DvOpCol));
+		col->rti = rti;
+		col->attno = te->resno;
+		col->type = exprType((Node *) te->expr);
+		col->typmod = exprTypmod((Node *) te->expr);
+		op->cols = lappend(op->cols, col);
+	}
+	return op;
+}
+
 /*
  * push_qual - put conjunct c on op: into the lowest operator whose rows
  * have its columns, passing inner joins, filters and the preserved side of
@@ -294,6 +364,7 @@ push_qual(DvOp *op, Node *c, Bitmapset *varnos)
 	switch (op->kind)
 	{
 		case DV_OP_SCAN:
+		case DV_OP_GROUP:
 			return make_filter(op, list_make1(c));
 		case DV_OP_FILTER:
 			op->left = push_qual(op->left, c, varnos);
@@ -370,7 +441,9 @@ build(Query *q, Node *node, List *sources, const char **reason)
 				return rte->securityQuals ? make_filter(scan, copyObject(rte->securityQuals)) : scan;
 			}
 		}
-		*reason = rt_fetch(rti, q->rtable)->rtekind == RTE_SUBQUERY ? "SUBQUERY_IN_FROM" : "UNSUPPORTED_FROM_ITEM";
+		if (rt_fetch(rti, q->rtable)->rtekind == RTE_SUBQUERY)
+			return make_group(q, rti, reason);
+		*reason = "UNSUPPORTED_FROM_ITEM";
 		return NULL;
 	}
 	if (IsA(node, FromExpr))
@@ -429,10 +502,44 @@ dv_optree_build(Query *q, List *sources, const char **reason)
 	return build(q, (Node *) q->jointree, sources, reason);
 }
 
+List *
+dv_optree_nested_sources(DvOp *op)
+{
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return NIL;
+		case DV_OP_GROUP:
+			return list_copy(op->inner->sources);
+		case DV_OP_FILTER:
+			return dv_optree_nested_sources(op->left);
+		case DV_OP_JOIN:
+			return list_concat(dv_optree_nested_sources(op->left), dv_optree_nested_sources(op->right));
+	}
+	return NIL;
+}
+
+bool
+dv_optree_has_groups(DvOp *op)
+{
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return false;
+		case DV_OP_GROUP:
+			return true;
+		case DV_OP_FILTER:
+			return dv_optree_has_groups(op->left);
+		case DV_OP_JOIN:
+			return dv_optree_has_groups(op->left) || dv_optree_has_groups(op->right);
+	}
+	return false;
+}
+
 Bitmapset *
 dv_optree_hidden_rels(DvOp *op)
 {
-	if (op == NULL || op->kind == DV_OP_SCAN)
+	if (op == NULL || op->kind == DV_OP_SCAN || op->kind == DV_OP_GROUP)
 		return NULL;
 	if (op->kind == DV_OP_FILTER)
 		return dv_optree_hidden_rels(op->left);
@@ -450,20 +557,29 @@ typedef struct DvGen
 {
 	Query	   *q;
 	List	   *stand_in;		/* range table of the level's size, columns c<rti>_<attno> */
-	StringInfoData with;		/* the WITH chain of deltas */
-	int			next_id;
+	StringInfo	with;			/* the WITH chain of deltas (shared with inner levels) */
+	int		   *next_id;		/* numbers its entries */
 } DvGen;
 
+/* a generator for level q; inner levels share their outer one's WITH chain */
 static void
-gen_init(DvGen *g, Query *q)
+gen_init(DvGen *g, Query *q, DvGen *outer)
 {
 	int			rti = 0;
 	ListCell   *lc;
 
 	g->q = q;
 	g->stand_in = NIL;
-	g->next_id = 0;
-	initStringInfo(&g->with);
+	if (outer)
+	{
+		g->with = outer->with;
+		g->next_id = outer->next_id;
+	}
+	else
+	{
+		g->with = makeStringInfo();
+		g->next_id = palloc0(sizeof(int));
+	}
 	foreach(lc, q->rtable)
 	{
 		RangeTblEntry *orig = lfirst_node(RangeTblEntry, lc);
@@ -479,6 +595,8 @@ gen_init(DvGen *g, Query *q)
 			n = RelationGetNumberOfAttributes(rel);
 			relation_close(rel, AccessShareLock);
 		}
+		else if (orig->rtekind == RTE_SUBQUERY && orig->subquery)
+			n = list_length(orig->subquery->targetList);
 		for (int i = 1; i <= n; i++)
 			names = lappend(names, makeString(psprintf("c%d_%d", rti, i)));
 		rte->rtekind = RTE_NAMEDTUPLESTORE;
@@ -595,17 +713,171 @@ chop(char *list)
 static bool
 has_delta(DvOp *op)
 {
-	if (op->kind == DV_OP_SCAN)
-		return op->source->delta_rows != 0;
-	if (op->kind == DV_OP_FILTER)
-		return has_delta(op->left);
-	return has_delta(op->left) || has_delta(op->right);
+	ListCell   *lc;
+
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return op->source->delta_rows != 0;
+		case DV_OP_FILTER:
+			return has_delta(op->left);
+		case DV_OP_JOIN:
+			return has_delta(op->left) || has_delta(op->right);
+		case DV_OP_GROUP:
+			foreach(lc, op->inner->sources)
+			{
+				if (((DvPlanSource *) lfirst(lc))->delta_rows != 0)
+					return true;
+			}
+			return false;
+	}
+	return true;
 }
 
-static char *new_sql(DvGen *g, DvOp *op);
+/* are the source's rows unique by the columns the query reads (they hold its primary key)? */
+static bool
+source_rows_unique(DvPlanSource *src)
+{
+	Oid			constraint;
+	Bitmapset  *pk = get_primary_key_attnos(src->relid, false, &constraint);
+	int			att = -1;
+
+	if (pk == NULL ||
+		(!src->only && get_rel_relkind(src->relid) != RELKIND_PARTITIONED_TABLE && has_subclass(src->relid)))
+		return false;
+	while ((att = bms_next_member(pk, att)) >= 0)
+	{
+		char	   *name = get_attname(src->relid, att + FirstLowInvalidHeapAttributeNumber, false);
+		bool		found = false;
+		ListCell   *lc;
+
+		foreach(lc, src->columns)
+			found |= strcmp(strVal(lfirst(lc)), name) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * old_scan_sql - the source's rows as they were at the previous data
+ * snapshot: its rows now, less the rows its window inserted on balance,
+ * plus the rows it deleted on balance (the window consolidated by the text
+ * of its rows, so that a row updated back and forth cancels out).  Rows
+ * unique by the columns read (the primary key is among them) leave by
+ * their text; others by EXCEPT ALL, one copy per inserted copy.
+ */
+static char *
+old_scan_sql(DvOp *op)
+{
+	DvPlanSource *src = op->source;
+	StringInfoData s_cols;		/* s.a AS c1_1, ... */
+	StringInfoData s_row;		/* s.a, s.b */
+	StringInfoData e_cols;		/* e.a AS c1_1, ... */
+	StringInfoData e_row;		/* e.a, e.b */
+	StringInfoData names;		/* o.c1_1, ... */
+	ListCell   *lc;
+	ListCell   *ln;
+	char	   *net;
+	char	   *from;
+
+	initStringInfo(&s_cols);
+	initStringInfo(&s_row);
+	initStringInfo(&e_cols);
+	initStringInfo(&e_row);
+	initStringInfo(&names);
+	forboth(lc, op->cols, ln, src->columns)
+	{
+		const char *col = quote_identifier(strVal(lfirst(ln)));
+		const char *sep = foreach_current_index(lc) ? ", " : "";
+
+		appendStringInfo(&s_cols, "%ss.%s AS %s", sep, col, col_name(lfirst(lc)));
+		appendStringInfo(&s_row, "%ss.%s", sep, col);
+		appendStringInfo(&e_cols, "e.%s AS %s, ", col, col_name(lfirst(lc)));
+		appendStringInfo(&e_row, "%se.%s", sep, col);
+		appendStringInfo(&names, "%so.%s", sep, col_name(lfirst(lc)));
+	}
+	from = psprintf("%s%s s", src->only ? "ONLY " : "", src->qualified);
+	net = psprintf("SELECT ROW(%s)::text AS dv_t, pg_catalog.sum(e.dv_weight) AS dv_w FROM %s e GROUP BY 1",
+				   e_row.data, src->enr_name);
+#define NET_ROWS(cmp, count) \
+	psprintf("SELECT %s FROM (SELECT DISTINCT ON (n.dv_t) %sn.dv_w FROM %s e JOIN (%s) n ON ROW(%s)::text = n.dv_t " \
+			 "WHERE n.dv_w " cmp " 0) o, pg_catalog.generate_series(1, " count ") dv_g", \
+			 names.data, e_cols.data, src->enr_name, net, e_row.data)
+	if (source_rows_unique(src))
+		return psprintf("SELECT %s FROM %s WHERE ROW(%s)::text NOT IN (SELECT n.dv_t FROM (%s) n WHERE n.dv_w > 0) "
+						"UNION ALL %s",
+						s_cols.data, from, s_row.data, net, NET_ROWS("<", "-o.dv_w"));
+	return psprintf("(SELECT %s FROM %s EXCEPT ALL %s) UNION ALL %s",
+					s_cols.data, from, NET_ROWS(">", "o.dv_w"), NET_ROWS("<", "-o.dv_w"));
+#undef NET_ROWS
+}
+
+static char *rows_sql(DvGen *g, DvOp *op, bool old);
+
+/* its rows now (NEW) */
+#define new_sql(g, op) rows_sql((g), (op), false)
+
+/*
+ * group_sql - the rows of the subquery operator op over NEW or OLD rows of
+ * its input, or, given the name of the relation of its affected keys
+ * (columns k1..kn), the rows of the groups whose first key is among them
+ * (a superset: the other groups come out alike from NEW and OLD and
+ * cancel), or with null_keys the groups whose first key is NULL if a NULL
+ * is among them.  Columns c<rti>_<resno>.
+ */
+static char *
+group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
+{
+	DvPlan	   *inner = op->inner;
+	Query	   *gq = inner->kind == DV_PLAN_GROUPED ? inner->grouped_level : inner->level;
+	int			rti = bms_singleton_member(op->rels);
+	DvGen		ig;
+	StringInfoData buf;
+	ListCell   *lc;
+	bool		first = true;
+
+	gen_init(&ig, inner->level, g);
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "SELECT ");
+	if (inner->kind == DV_PLAN_GROUPED && gq->distinctClause)
+		appendStringInfoString(&buf, "DISTINCT ");
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		appendStringInfo(&buf, "%s%s AS c%d_%d", first ? "" : ", ",
+						 deparse(&ig, (Node *) te->expr, inner->tree, "d", NULL, NULL), rti, te->resno);
+		first = false;
+	}
+	appendStringInfo(&buf, " FROM (%s) d", rows_sql(&ig, inner->tree, old));
+	if (keys)
+	{
+		char	   *k1 = deparse(&ig, (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr,
+								 inner->tree, "d", NULL, NULL);
+
+		if (null_keys)
+			appendStringInfo(&buf, " WHERE (%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", k1, keys);
+		else
+			appendStringInfo(&buf, " WHERE (%s) IN (SELECT k.k1 FROM %s k)", k1, keys);
+	}
+	if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
+	{
+		appendStringInfoString(&buf, " GROUP BY ");
+		foreach(lc, gq->groupClause)
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 deparse(&ig, (Node *) get_sortgroupclause_expr(lfirst(lc), gq->targetList),
+									 inner->tree, "d", NULL, NULL));
+	}
+	if (inner->kind == DV_PLAN_GROUPED && gq->havingQual)
+		appendStringInfo(&buf, " HAVING %s", deparse(&ig, gq->havingQual, inner->tree, "d", NULL, NULL));
+	return buf.data;
+}
 
 static char *
-new_sql(DvGen *g, DvOp *op)
+rows_sql(DvGen *g, DvOp *op, bool old)
 {
 	StringInfoData buf;
 
@@ -618,6 +890,8 @@ new_sql(DvGen *g, DvOp *op)
 				ListCell   *lc;
 				ListCell   *ln;
 
+				if (old)
+					return old_scan_sql(op);
 				appendStringInfoString(&buf, "SELECT ");
 				forboth(lc, op->cols, ln, src->columns)
 					appendStringInfo(&buf, "%ss.%s AS %s", foreach_current_index(lc) ? ", " : "",
@@ -625,8 +899,10 @@ new_sql(DvGen *g, DvOp *op)
 				appendStringInfo(&buf, " FROM %s%s s", src->only ? "ONLY " : "", src->qualified);
 				break;
 			}
+		case DV_OP_GROUP:
+			return group_sql(g, op, old, NULL, false);
 		case DV_OP_FILTER:
-			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", new_sql(g, op->left),
+			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left, old),
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
 			break;
 		case DV_OP_JOIN:
@@ -636,16 +912,16 @@ new_sql(DvGen *g, DvOp *op)
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
 					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE %sEXISTS (SELECT FROM (%s) r WHERE %s)",
-									 new_sql(g, op->left), op->jointype == JOIN_ANTI ? "NOT " : "",
-									 new_sql(g, op->right), theta);
+									 rows_sql(g, op->left, old), op->jointype == JOIN_ANTI ? "NOT " : "",
+									 rows_sql(g, op->right, old), theta);
 					break;
 				}
 				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN (%s) r ON %s",
 								 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
-								 new_sql(g, op->left),
+								 rows_sql(g, op->left, old),
 								 op->jointype == JOIN_LEFT ? "LEFT" : op->jointype == JOIN_RIGHT ? "RIGHT" :
 								 op->jointype == JOIN_FULL ? "FULL" : "INNER",
-								 new_sql(g, op->right), theta);
+								 rows_sql(g, op->right, old), theta);
 				break;
 			}
 	}
@@ -653,14 +929,15 @@ new_sql(DvGen *g, DvOp *op)
 }
 
 static char *delta_cte(DvGen *g, DvOp *op);
+static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
 
 /* add a term to the WITH chain; its name */
 static char *
 add_cte(DvGen *g, const char *sql)
 {
-	char	   *name = psprintf("dv_d%d", ++g->next_id);
+	char	   *name = psprintf("dv_d%d", ++*g->next_id);
 
-	appendStringInfo(&g->with, "%s%s AS (%s)", g->with.len ? ", " : "", name, sql);
+	appendStringInfo(g->with, "%s%s AS (%s)", g->with->len ? ", " : "", name, sql);
 	return name;
 }
 
@@ -698,6 +975,59 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 						 m, s, dkeep, pred);
 }
 
+/*
+ * group_delta - the delta of a subquery operator: an SPJ subquery's is its
+ * tree's; a grouped one's is its affected groups over NEW (+1) less the same
+ * groups over OLD (-1), the groups found by the keys of its input's delta.
+ */
+static void
+group_delta(DvGen *g, DvOp *op, StringInfo terms)
+{
+	DvPlan	   *inner = op->inner;
+	int			rti = bms_singleton_member(op->rels);
+	DvGen		ig;
+	char	   *d;
+	char	   *keys = NULL;
+	ListCell   *lc;
+
+	gen_init(&ig, inner->level, g);
+	d = delta_cte(&ig, inner->tree);
+	if (inner->kind == DV_PLAN_SPJ)
+	{
+		appendStringInfoString(terms, "SELECT ");
+		foreach(lc, inner->input_tlist)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+			if (!te->resjunk)
+				appendStringInfo(terms, "%s AS c%d_%d, ", deparse(&ig, (Node *) te->expr, inner->tree, "d", NULL, NULL),
+								 rti, te->resno);
+		}
+		appendStringInfo(terms, "d.dv_weight FROM %s d", d);
+		return;
+	}
+	if (inner->input_tlist != NIL)
+	{
+		StringInfoData k;
+
+		initStringInfo(&k);
+		appendStringInfoString(&k, "SELECT DISTINCT ");
+		foreach(lc, inner->input_tlist)
+			appendStringInfo(&k, "%s%s AS k%d", foreach_current_index(lc) ? ", " : "",
+							 deparse(&ig, (Node *) lfirst_node(TargetEntry, lc)->expr, inner->tree, "d", NULL, NULL),
+							 foreach_current_index(lc) + 1);
+		appendStringInfo(&k, " FROM %s d", d);
+		keys = add_cte(g, k.data);
+	}
+	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
+					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+					 group_sql(g, op, false, keys, false), group_sql(g, op, true, keys, false));
+	if (keys)
+		appendStringInfo(terms, " UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
+						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+						 group_sql(g, op, false, keys, true), group_sql(g, op, true, keys, true));
+}
+
 /* the name of op's delta in the WITH chain, NULL if it is empty */
 static char *
 delta_cte(DvGen *g, DvOp *op)
@@ -724,6 +1054,9 @@ delta_cte(DvGen *g, DvOp *op)
 		case DV_OP_FILTER:
 			appendStringInfo(&terms, "SELECT * FROM %s f WHERE %s", delta_cte(g, op->left),
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
+			break;
+		case DV_OP_GROUP:
+			group_delta(g, op, &terms);
 			break;
 		case DV_OP_JOIN:
 			{
@@ -776,6 +1109,8 @@ output_list(DvGen *g, List *tlist, DvOp *root)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
 
+		if (te->resjunk)
+			continue;
 		appendStringInfo(&buf, "%s AS %s, ", deparse(g, (Node *) te->expr, root, "d", NULL, NULL),
 						 quote_identifier(te->resname));
 	}
@@ -789,12 +1124,12 @@ dv_optree_delta_sql(Query *q, DvOp *root, List *tlist)
 	char	   *d;
 	char	   *out;
 
-	gen_init(&g, q);
+	gen_init(&g, q, NULL);
 	out = output_list(&g, tlist, root);
 	d = delta_cte(&g, root);
 	if (d == NULL)
 		elog(ERROR, "dynview: delta requested with every source's delta empty");
-	return psprintf("WITH %s SELECT %sd.dv_weight FROM %s d", g.with.data, out, d);
+	return psprintf("WITH %s SELECT %sd.dv_weight FROM %s d", g.with->data, out, d);
 }
 
 char *
@@ -802,7 +1137,7 @@ dv_optree_new_sql(Query *q, DvOp *root, List *tlist)
 {
 	DvGen		g;
 
-	gen_init(&g, q);
+	gen_init(&g, q, NULL);
 	return psprintf("SELECT %s1::pg_catalog.int8 AS dv_weight FROM (%s) d",
 					output_list(&g, tlist, root), new_sql(&g, root));
 }
@@ -826,6 +1161,19 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 			appendStringInfo(buf, "scan %s%s: its window of changes\n", op->source->only ? "ONLY " : "",
 							 op->source->qualified);
 			return;
+		case DV_OP_GROUP:
+			{
+				DvGen		ig;
+
+				gen_init(&ig, op->inner->level, g);
+				appendStringInfo(buf, "%s\n", op->inner->kind == DV_PLAN_SPJ
+								 ? "subquery: the delta of its operators"
+								 : op->inner->input_tlist == NIL
+								 ? "subquery (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed"
+								 : "subquery (GROUP BY / DISTINCT): the groups whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)");
+				explain_op(&ig, buf, op->inner->tree, depth + 1);
+				return;
+			}
 		case DV_OP_FILTER:
 			appendStringInfo(buf, "filter %s: applied to the delta\n",
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
@@ -846,7 +1194,7 @@ dv_optree_explain(Query *q, DvOp *root)
 	DvGen		g;
 	StringInfoData buf;
 
-	gen_init(&g, q);
+	gen_init(&g, q, NULL);
 	initStringInfo(&buf);
 	explain_op(&g, &buf, root, 0);
 	if (buf.len > 0)

@@ -27,6 +27,11 @@
  *	left	 inner + the anti rule of (X, Y) padded with NULLs for Y's columns
  *	right	 inner + the anti rule of (Y, X) padded for X's columns
  *	full	 inner + both
+ *	group	 a subquery in FROM: SPJ, its own tree's DELTA; GROUP BY, DISTINCT
+ *			 or a global aggregate, its groups whose keys the DELTA of its
+ *			 input has, recomputed over NEW (+1) and over OLD (-1), where OLD
+ *			 reads each source as it was: its rows minus the window's net
+ *			 inserted rows plus its net deleted ones
  *
  * Operators compose: a child's NEW and DELTA are any operator's.  A
  * subtree whose sources have an empty window has an empty DELTA and its
@@ -48,7 +53,8 @@ typedef enum DvOpKind
 {
 	DV_OP_SCAN,					/* a source's rows */
 	DV_OP_FILTER,				/* rows of its child for which quals hold */
-	DV_OP_JOIN					/* jointype: inner, left, right, full, semi, anti */
+	DV_OP_JOIN,					/* jointype: inner, left, right, full, semi, anti */
+	DV_OP_GROUP					/* a subquery in FROM planned on its own (inner) */
 } DvOpKind;
 
 /* an output column of an operator: column attno of range table entry rti */
@@ -68,6 +74,7 @@ typedef struct DvOp
 	struct DvOp *right;			/* DV_OP_JOIN */
 	List	   *quals;			/* implicit AND: the join condition or the filter */
 	DvPlanSource *source;		/* DV_OP_SCAN */
+	DvPlan	   *inner;			/* DV_OP_GROUP: the subquery's plan (SPJ or GROUPED) */
 	Bitmapset  *rels;			/* range table indexes of the scans below */
 	List	   *cols;			/* of DvOpCol *: the output columns */
 } DvOp;
@@ -104,6 +111,12 @@ extern char *dv_optree_new_sql(Query *q, DvOp *root, List *tlist);
 
 /* the tree as text for explain(): one operator a line, indented */
 extern char *dv_optree_explain(Query *q, DvOp *root);
+
+/* the sources of the subqueries planned as operators (their windows are read too) */
+extern List *dv_optree_nested_sources(DvOp *root);
+
+/* has the tree a subquery operator? */
+extern bool dv_optree_has_groups(DvOp *root);
 
 /* range table indexes whose rows do not reach the output (right of semi/anti) */
 extern Bitmapset *dv_optree_hidden_rels(DvOp *root);

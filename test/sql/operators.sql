@@ -30,6 +30,13 @@ INSERT INTO op_defs VALUES
   ('op_group_left', 'SELECT a.k, count(b.id) AS nb, sum(b.w) AS sw, count(*) AS n FROM op_a a LEFT JOIN op_b b ON a.k = b.k GROUP BY a.k'),
   ('op_distinct_anti', 'SELECT DISTINCT a.k FROM op_a a WHERE NOT EXISTS (SELECT FROM op_c c WHERE c.k = a.k)'),
   ('op_global_full', 'SELECT count(*) AS n, count(a.id) AS na, count(b.id) AS nb FROM op_a a FULL JOIN op_b b ON a.k = b.k'),
+  ('op_group_join', 'SELECT a.id, a.v, s.total, s.n FROM op_a a JOIN (SELECT b.k, sum(b.w) AS total, count(*) AS n FROM op_b b GROUP BY b.k) s ON s.k = a.k'),
+  ('op_group_of_group', 'SELECT cnt, count(*) AS custdist FROM (SELECT a.id, count(b.id) AS cnt FROM op_a a LEFT JOIN op_b b ON b.k = a.k GROUP BY a.id) x GROUP BY cnt'),
+  ('op_group_nullable', 'SELECT a.id, s.k, s.n FROM op_a a LEFT JOIN (SELECT b.k, count(*) AS n FROM op_b b GROUP BY b.k HAVING count(*) > 1) s ON s.k = a.k'),
+  ('op_group_null_keys', 'SELECT s.k, s.n, s.mx FROM (SELECT b.k, count(*) AS n, max(b.w) AS mx FROM op_b b GROUP BY b.k) s WHERE s.n > 0'),
+  ('op_global_sub', 'SELECT a.id, s.m, s.c FROM op_a a, (SELECT max(b.w) AS m, count(*) AS c FROM op_b b) s WHERE a.id < 4'),
+  ('op_distinct_sub', 'SELECT a.id, d.k FROM (SELECT DISTINCT c.k FROM op_c c) d JOIN op_a a ON a.k = d.k'),
+  ('op_spj_sub_nullable', 'SELECT a.id, s.id AS bid, s.one FROM op_a a LEFT JOIN (SELECT b.id, b.k, 1 AS one FROM op_b b WHERE b.w > 3) s ON s.k = a.k'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
@@ -105,3 +112,7 @@ SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR ref
 -- every refresh after the first was incremental (or had nothing to do)
 SELECT h.refresh_mode, count(*) FROM op_defs d, dynview.refresh_history(d.name) h
  WHERE h.refresh_trigger = 'MANUAL' GROUP BY 1 ORDER BY 1;
+
+SELECT count(dynview.drop_dynamic_table(name)) FROM op_defs;
+DROP FUNCTION op_round();
+DROP TABLE op_defs, op_a, op_b, op_c;
