@@ -772,32 +772,48 @@ pull_up_subquery(Query *q, int rtindex)
 
 /*
  * inline_ctes - a WITH query of this level that is a plain SELECT reading no
- * other WITH query becomes a subquery in FROM where it is referenced.
+ * other WITH query becomes a subquery in FROM where it is referenced, at
+ * this level or in a subquery below it (a scalar subquery over it).
  */
-static void
-inline_ctes(Query *q)
+typedef struct InlineContext
 {
-	ListCell   *lc;
-	bool		all = true;
+	Query	   *q;				/* the level whose WITH queries are inlined */
+	int			depth;			/* of the walk below q */
+	bool		all;			/* has every reference been inlined? */
+} InlineContext;
 
-	foreach(lc, q->rtable)
+static bool
+inline_ctes_walker(Node *node, InlineContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
 	{
-		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		bool		r;
+
+		ctx->depth++;
+		r = query_tree_walker((Query *) node, inline_ctes_walker, ctx, QTW_EXAMINE_RTES_BEFORE);
+		ctx->depth--;
+		return r;
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
 		ListCell   *lcte;
 
-		if (rte->rtekind != RTE_CTE)
-			continue;
-		if (rte->ctelevelsup != 0 || rte->self_reference)
+		if (rte->rtekind != RTE_CTE || rte->ctelevelsup != ctx->depth)
+			return false;
+		if (rte->self_reference)
 		{
-			all = false;
-			continue;
+			ctx->all = false;
+			return false;
 		}
-		foreach(lcte, q->cteList)
+		foreach(lcte, ctx->q->cteList)
 		{
 			CommonTableExpr *cte = lfirst_node(CommonTableExpr, lcte);
 			Query	   *cq = (Query *) cte->ctequery;
 			ListCell   *lr;
-			bool		ok = strcmp(cte->ctename, rte->ctename) == 0 && !cte->cterecursive &&
+			bool		ok = !cte->cterecursive &&
 				cte->ctematerialized != CTEMaterializeAlways && IsA(cq, Query) &&
 				cq->commandType == CMD_SELECT && !cq->hasSubLinks && cq->cteList == NIL;
 
@@ -810,7 +826,7 @@ inline_ctes(Query *q)
 			}
 			if (!ok)
 			{
-				all = false;
+				ctx->all = false;
 				break;
 			}
 			rte->rtekind = RTE_SUBQUERY;
@@ -821,8 +837,18 @@ inline_ctes(Query *q)
 			rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
 			break;
 		}
+		return false;
 	}
-	if (all)
+	return expression_tree_walker(node, inline_ctes_walker, ctx);
+}
+
+static void
+inline_ctes(Query *q)
+{
+	InlineContext ctx = {q, 0, true};
+
+	(void) query_tree_walker(q, inline_ctes_walker, &ctx, QTW_EXAMINE_RTES_BEFORE);
+	if (ctx.all)
 		q->cteList = NIL;
 }
 

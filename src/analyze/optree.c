@@ -32,6 +32,8 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
+#include "parser/parse_oper.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
@@ -113,13 +115,288 @@ simple_subquery(Query *s)
 	{
 		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
 
-		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT)
+		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT &&
+			!(r->rtekind == RTE_SUBQUERY && !r->lateral))
 			return false;
 		/* as for pulled-up views (delta.c): only what the current user reads */
 		if (r->rtekind == RTE_RELATION && OidIsValid(r->checkAsUser) && r->checkAsUser != GetUserId())
 			return false;
 	}
 	return true;
+}
+
+/* does expr evaluate to NULL whenever every aggregate in it does (on no rows)? */
+static bool
+null_without_rows(Node *expr)
+{
+	ListCell   *lc;
+
+	if (expr == NULL)
+		return false;
+	if (IsA(expr, Aggref))
+	{
+		char	   *name = get_func_name(((Aggref *) expr)->aggfnoid);
+
+		/* count is the aggregate that is not NULL over no rows */
+		return strcmp(name, "count") != 0 && strcmp(name, "regr_count") != 0;
+	}
+	if (IsA(expr, RelabelType))
+		return null_without_rows((Node *) ((RelabelType *) expr)->arg);
+	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
+	{
+		List	   *args = IsA(expr, OpExpr) ? ((OpExpr *) expr)->args : ((FuncExpr *) expr)->args;
+		Oid			func = IsA(expr, OpExpr) ? get_opcode(((OpExpr *) expr)->opno) : ((FuncExpr *) expr)->funcid;
+
+		if (!func_strict(func) || (IsA(expr, FuncExpr) && ((FuncExpr *) expr)->funcretset))
+			return false;
+		foreach(lc, args)
+		{
+			if (null_without_rows(lfirst(lc)))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* has the expression Vars of levels above this one (levelsup >= 1, counted inside)? */
+static bool
+outer_refs_walker(Node *node, int *sublevels_up)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup > *sublevels_up;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup > *sublevels_up)
+		return true;
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		(*sublevels_up)++;
+		r = query_tree_walker((Query *) node, outer_refs_walker, sublevels_up, 0);
+		(*sublevels_up)--;
+		return r;
+	}
+	return expression_tree_walker(node, outer_refs_walker, sublevels_up);
+}
+
+static bool
+has_outer_refs(Node *node)
+{
+	int			sublevels_up = 0;
+
+	return outer_refs_walker(node, &sublevels_up);
+}
+
+/* has the expression Vars of its own level (levelsup 0)? */
+static bool
+has_level0_vars(Node *node)
+{
+	return expr_varnos(node) != NULL;
+}
+
+typedef struct ScalarContext
+{
+	Query	   *q;				/* the level the subqueries are joined to */
+	List	   *joins;			/* of JoinExpr: one LEFT JOIN per subquery */
+} ScalarContext;
+
+/*
+ * scalar_to_join - a scalar subquery that is an aggregate without GROUP BY,
+ * correlated (if at all) by equalities "inner = outer" in its WHERE,
+ * becomes a LEFT JOIN of the level with the subquery grouped by the inner
+ * sides (one row per key, so no row of the level multiplies), and the
+ * sublink the Var of its value.  Correlated, its value over no rows must be
+ * NULL (not count's 0), which a row that no group joins gets.  Uncorrelated,
+ * it is one row joined to every row.  NULL if it cannot be.
+ */
+static Node *
+scalar_to_join(SubLink *sl, ScalarContext *ctx)
+{
+	Query	   *s = copyObject((Query *) sl->subselect);
+	List	   *inner_keys = NIL;
+	List	   *outer_keys = NIL;
+	List	   *opnos = NIL;
+	List	   *kept = NIL;
+	ListCell   *lc;
+	TargetEntry *value = NULL;
+	List	   *tlist = NIL;
+	RangeTblEntry *rte;
+	List	   *colnames = NIL;
+	int			rti;
+	Node	   *quals = NULL;
+	JoinExpr   *j;
+	int			n = 0;
+
+	if (s->hasSubLinks)
+		dv_optree_convert_sublinks(s);
+	if (s->commandType != CMD_SELECT || !s->hasAggs || s->groupClause || s->groupingSets ||
+		s->havingQual || s->hasWindowFuncs || s->setOperations || s->limitCount ||
+		s->limitOffset || s->hasTargetSRFs || s->distinctClause || s->cteList || s->rowMarks ||
+		s->hasSubLinks || s->jointree == NULL || s->jointree->fromlist == NIL)
+		return NULL;
+	foreach(lc, s->targetList)
+	{
+		if (!lfirst_node(TargetEntry, lc)->resjunk)
+		{
+			if (value)
+				return NULL;
+			value = lfirst_node(TargetEntry, lc);
+		}
+	}
+	{
+		int			sublevels_up = 0;
+
+		/* (the range table: LATERAL references, functions of outer columns) */
+		if (value == NULL || has_outer_refs((Node *) value->expr) ||
+			range_table_walker(s->rtable, outer_refs_walker, &sublevels_up, 0))
+			return NULL;
+	}
+	foreach(lc, make_ands_implicit((Expr *) s->jointree->quals))
+	{
+		Node	   *c = lfirst(lc);
+		OpExpr	   *op = (OpExpr *) c;
+		Node	   *l,
+				   *r;
+
+		if (!has_outer_refs(c))
+		{
+			kept = lappend(kept, c);
+			continue;
+		}
+		if (!IsA(c, OpExpr) || list_length(op->args) != 2)
+			return NULL;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (has_outer_refs(l) && !has_outer_refs(r))
+		{
+			Node	   *t = l;
+
+			l = r;
+			r = t;
+		}
+		/* inner side of this level only; outer side of the level above only */
+		if (has_outer_refs(l) || has_level0_vars(r) || !has_level0_vars(l) ||
+			contain_volatile_functions(r) || checkExprHasSubLink(r) ||
+			exprType(l) != exprType(r) ||
+			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr)
+			return NULL;
+		inner_keys = lappend(inner_keys, l);
+		outer_keys = lappend(outer_keys, r);
+		opnos = lappend_oid(opnos, op->opno);
+	}
+	if (inner_keys != NIL && !null_without_rows((Node *) value->expr))
+		return NULL;
+
+	/* the subquery, grouped by its inner keys: dv_k1..dv_kn, dv_v */
+	foreach(lc, inner_keys)
+	{
+		Node	   *k = lfirst(lc);
+		TargetEntry *te;
+		SortGroupClause *sgc = makeNode(SortGroupClause);
+		Oid			sortop;
+		Oid			eqop;
+		bool		hashable;
+
+		n++;
+		te = makeTargetEntry((Expr *) k, n, psprintf("dv_k%d", n), false);
+		get_sort_group_operators(exprType(k), false, true, false, &sortop, &eqop, NULL, &hashable);
+		if (!OidIsValid(eqop) || (!OidIsValid(sortop) && !hashable))
+			return NULL;
+		te->ressortgroupref = n;
+		sgc->tleSortGroupRef = n;
+		sgc->eqop = eqop;
+		sgc->sortop = sortop;
+		sgc->hashable = hashable;
+		s->groupClause = lappend(s->groupClause, sgc);
+		tlist = lappend(tlist, te);
+		colnames = lappend(colnames, makeString(pstrdup(te->resname)));
+	}
+	tlist = lappend(tlist, makeTargetEntry(value->expr, ++n, pstrdup("dv_v"), false));
+	colnames = lappend(colnames, makeString(pstrdup("dv_v")));
+	s->targetList = tlist;
+	s->sortClause = NIL;
+	s->jointree->quals = (Node *) make_ands_explicit(kept);
+	if (kept == NIL)
+		s->jointree->quals = NULL;
+
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = s;
+	rte->alias = NULL;
+	rte->eref = makeAlias(psprintf("dv_scalar_%d", list_length(ctx->q->rtable) + 1), colnames);
+	rte->inFromCl = true;
+	ctx->q->rtable = lappend(ctx->q->rtable, rte);
+	rti = list_length(ctx->q->rtable);
+
+	/* ON inner = outer, the outer side now of this level */
+	n = 0;
+	foreach(lc, outer_keys)
+	{
+		Node	   *outer = copyObject(lfirst(lc));
+		Node	   *k = list_nth(inner_keys, foreach_current_index(lc));
+
+		n++;
+		IncrementVarSublevelsUp(outer, -1, 1);
+		quals = make_and_qual(quals,
+							  (Node *) make_opclause(list_nth_oid(opnos, n - 1), BOOLOID, false,
+													 (Expr *) outer,
+													 (Expr *) makeVar(rti, n, exprType(k), exprTypmod(k), exprCollation(k), 0),
+													 InvalidOid, exprCollation(k)));
+	}
+	j = makeNode(JoinExpr);
+	j->jointype = JOIN_LEFT;
+	j->rarg = (Node *) makeNode(RangeTblRef);
+	((RangeTblRef *) j->rarg)->rtindex = rti;
+	j->quals = quals;
+	ctx->joins = lappend(ctx->joins, j);
+	return (Node *) makeVar(rti, list_length(inner_keys) + 1, exprType((Node *) value->expr),
+							exprTypmod((Node *) value->expr), exprCollation((Node *) value->expr), 0);
+}
+
+static Node *
+scalar_mutator(Node *node, ScalarContext *ctx)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, SubLink) && ((SubLink *) node)->subLinkType == EXPR_SUBLINK)
+	{
+		Node	   *v = scalar_to_join((SubLink *) node, ctx);
+
+		return v ? v : node;
+	}
+	if (IsA(node, SubLink))
+		return node;			/* (EXISTS and IN: their own conversion) */
+	return expression_tree_mutator(node, scalar_mutator, (void *) ctx);
+}
+
+/*
+ * decorrelate_scalars - the scalar subqueries of the level's WHERE that
+ * scalar_to_join can turn into LEFT JOINs, turned.
+ */
+static void
+decorrelate_scalars(Query *q)
+{
+	ScalarContext ctx = {q, NIL};
+	Node	   *quals;
+	Node	   *tree;
+	ListCell   *lc;
+
+	if (q->jointree == NULL || q->jointree->quals == NULL || q->jointree->fromlist == NIL ||
+		!checkExprHasSubLink(q->jointree->quals))
+		return;
+	quals = scalar_mutator(q->jointree->quals, &ctx);
+	if (ctx.joins == NIL)
+		return;
+	tree = (Node *) makeFromExpr(q->jointree->fromlist, NULL);
+	foreach(lc, ctx.joins)
+	{
+		JoinExpr   *j = lfirst_node(JoinExpr, lc);
+
+		j->larg = tree;
+		tree = (Node *) j;
+	}
+	q->jointree = makeFromExpr(list_make1(tree), quals);
 }
 
 void
@@ -131,8 +408,12 @@ dv_optree_convert_sublinks(Query *q)
 	ListCell   *lc;
 	bool		any = false;
 
+	decorrelate_scalars(q);
 	if (q->jointree == NULL || q->jointree->quals == NULL || q->jointree->fromlist == NIL)
+	{
+		q->hasSubLinks = checkExprHasSubLink((Node *) q);
 		return;
+	}
 	conjuncts = make_ands_implicit((Expr *) q->jointree->quals);
 	tree = (Node *) makeFromExpr(q->jointree->fromlist, NULL);
 	foreach(lc, conjuncts)
@@ -213,7 +494,10 @@ dv_optree_convert_sublinks(Query *q)
 		any = true;
 	}
 	if (!any)
+	{
+		q->hasSubLinks = checkExprHasSubLink((Node *) q);
 		return;
+	}
 	q->jointree = (FromExpr *) tree;
 	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
 	q->hasSubLinks = checkExprHasSubLink((Node *) q);
@@ -225,7 +509,7 @@ dv_optree_convert_sublinks(Query *q)
  */
 
 static DvOp *
-make_op(DvOpKind kind)
+new_op(DvOpKind kind)
 {
 	DvOp	   *op = palloc0(sizeof(DvOp));
 
@@ -236,7 +520,7 @@ make_op(DvOpKind kind)
 static DvOp *
 make_join(JoinType jointype, DvOp *l, DvOp *r, List *quals)
 {
-	DvOp	   *op = make_op(DV_OP_JOIN);
+	DvOp	   *op = new_op(DV_OP_JOIN);
 
 	op->jointype = jointype;
 	op->left = l;
@@ -250,7 +534,7 @@ make_join(JoinType jointype, DvOp *l, DvOp *r, List *quals)
 static DvOp *
 make_filter(DvOp *child, List *quals)
 {
-	DvOp	   *op = make_op(DV_OP_FILTER);
+	DvOp	   *op = new_op(DV_OP_FILTER);
 
 	op->left = child;
 	op->quals = quals;
@@ -262,7 +546,7 @@ make_filter(DvOp *child, List *quals)
 static DvOp *
 make_scan(Query *q, DvPlanSource *src)
 {
-	DvOp	   *op = make_op(DV_OP_SCAN);
+	DvOp	   *op = new_op(DV_OP_SCAN);
 	ListCell   *lc;
 
 	op->source = src;
@@ -332,7 +616,7 @@ make_group(Query *q, int rti, const char **reason)
 		*reason = inner->kind == DV_PLAN_FULL ? inner->reason_code : "SUBQUERY_IN_FROM";
 		return NULL;
 	}
-	op = make_op(DV_OP_GROUP);
+	op = new_op(DV_OP_GROUP);
 	op->inner = inner;
 	op->rels = bms_make_singleton(rti);
 	foreach(lc, rte->subquery->targetList)
