@@ -951,7 +951,13 @@ collect_equalities(Node *node, List **pairs)
 	{
 		collect_equalities(((JoinExpr *) node)->larg, pairs);
 		collect_equalities(((JoinExpr *) node)->rarg, pairs);
-		collect_equalities(((JoinExpr *) node)->quals, pairs);
+
+		/*
+		 * (not an outer join's condition: a row padded with NULLs has its
+		 * key column NULL, not equal to the other side's)
+		 */
+		if (((JoinExpr *) node)->jointype == JOIN_INNER)
+			collect_equalities(((JoinExpr *) node)->quals, pairs);
 	}
 	else if (is_andclause(node))
 	{
@@ -1306,6 +1312,75 @@ plan_over_subquery(Query *query, int branch)
 	return inner;
 }
 
+/* a constant, non-negative int8 LIMIT/OFFSET value into *v (0 if absent) */
+static bool
+const_count(Node *e, int64 *v)
+{
+	*v = 0;
+	if (e == NULL)
+		return true;
+	e = eval_const_expressions(NULL, e);	/* (LIMIT 2 is int8(2)) */
+	if (!IsA(e, Const) || ((Const *) e)->consttype != INT8OID || ((Const *) e)->constisnull)
+		return false;
+	*v = DatumGetInt64(((Const *) e)->constvalue);
+	return *v >= 0;
+}
+
+/*
+ * plan_top_n - ORDER BY ... LIMIT n [OFFSET m]: the table holds at most
+ * n rows of the ordered result.  The input (the query without ORDER BY and
+ * LIMIT) is planned as an operator, whose delta gives the rows that changed
+ * before the limit; a refresh whose changed rows all sort after the table's
+ * last row changes nothing, and one that reaches the table's rows (or a
+ * table of fewer than n rows) recomputes it (refresh.c: TOP_N_CHANGED).
+ * Sort keys must be columns of the result, sorted by their type's default
+ * ordering.
+ */
+static DvPlan *
+plan_top_n(Query *query)
+{
+	DvPlan	   *plan;
+	DvPlan	   *input;
+	Query	   *iq;
+	int64		count;
+	int64		offset;
+	StringInfoData order;
+	ListCell   *lc;
+
+	if (query->limitOption != LIMIT_OPTION_COUNT || query->limitCount == NULL ||
+		!const_count(query->limitCount, &count) || !const_count(query->limitOffset, &offset) ||
+		query->sortClause == NIL || query->hasDistinctOn)
+		return full_plan("ORDER_BY_LIMIT", "LIMIT is incremental with ORDER BY, a constant count and no WITH TIES.");
+	initStringInfo(&order);
+	foreach(lc, query->sortClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *te = get_sortgroupclause_tle(sgc, query->targetList);
+		TypeCacheEntry *tc = lookup_type_cache(exprType((Node *) te->expr), TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+
+		if (te->resjunk || te->resname == NULL || (sgc->sortop != tc->lt_opr && sgc->sortop != tc->gt_opr))
+			return full_plan("ORDER_BY_LIMIT",
+							 "ORDER BY ... LIMIT is incremental when every sort key is a column of the result, ordered by its type's default ordering.");
+		appendStringInfo(&order, "%s%s %s NULLS %s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(te->resname), sgc->sortop == tc->lt_opr ? "ASC" : "DESC",
+						 sgc->nulls_first ? "FIRST" : "LAST");
+	}
+	iq = copyObject(query);
+	iq->limitCount = iq->limitOffset = NULL;
+	iq->sortClause = NIL;
+	input = dv_plan_node(iq);
+	if (input->kind == DV_PLAN_FULL || input->branches != NIL)
+		return full_plan("ORDER_BY_LIMIT", "The query under ORDER BY ... LIMIT is not incremental (%s).",
+						 input->kind == DV_PLAN_FULL ? input->reason_code : "SET_OPERATION");
+	plan = palloc0(sizeof(DvPlan));
+	plan->kind = DV_PLAN_TOPN;
+	plan->topn_input = input;
+	plan->topn_order = order.data;
+	plan->topn_rows = count + offset;
+	plan->sources = input->sources;
+	return plan;
+}
+
 /*
  * dv_plan_node - a subquery in FROM planned as an operator of the query
  * that reads it (optree.c): SPJ (its delta is its tree's), or GROUP BY /
@@ -1332,6 +1407,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	const char *r;
 	int			rti;
 	List	   *keys = NIL;
+	char	   *detail;
 
 	if (query->setOperations)
 		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
@@ -1353,7 +1429,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 							 "The window functions share no PARTITION BY column that is a column of the result.");
 	}
 	if (query->limitCount || query->limitOffset)
-		return full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET depend on every row.");
+		return as_node || branch != 0 ? full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET in a subquery or a UNION branch are not incremental yet.")
+			: plan_top_n(query);
 	if (contain_mutable_functions((Node *) query))
 		return full_plan("VOLATILE_FUNCTION",
 						 "The query calls a volatile or stable function (such as random() or now()).");
@@ -1499,9 +1576,9 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		plan->sources = lappend(plan->sources, src);
 	}
 
-	plan->tree = dv_optree_build(q, plan->sources, &r);
+	plan->tree = dv_optree_build(q, plan->sources, &r, &detail);
 	if (plan->tree == NULL)
-		return full_plan(r, "%s", reason_text(r));
+		return full_plan(r, "%s", detail ? detail : reason_text(r));
 	/* the sources of subqueries planned as operators have windows too */
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
 	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs &&
@@ -1575,6 +1652,8 @@ dv_delta_sql(DvPlan *plan)
 	StringInfoData sql;
 	ListCell   *lci;
 
+	if (plan->kind == DV_PLAN_TOPN)
+		return dv_topn_input_delta_sql(plan);
 	initStringInfo(&sql);
 	if (plan->branches != NIL)
 	{
@@ -1619,6 +1698,9 @@ dv_plan_tree_text(DvPlan *plan)
 
 	if (plan->kind == DV_PLAN_FULL)
 		return NULL;
+	if (plan->kind == DV_PLAN_TOPN)
+		return psprintf("top %lld rows by %s: recomputed only when a changed row sorts before the table's last row\n%s",
+						(long long) plan->topn_rows, plan->topn_order, dv_plan_tree_text(plan->topn_input));
 	if (plan->branches == NIL)
 		return dv_optree_explain(plan->level, plan->tree);
 	initStringInfo(&buf);

@@ -14,7 +14,8 @@ typedef enum DvPlanKind
 {
 	DV_PLAN_FULL,				/* refreshed in full: reason_code says why */
 	DV_PLAN_SPJ,				/* scan, filter, project, inner joins */
-	DV_PLAN_GROUPED				/* the same under GROUP BY / DISTINCT: affected groups */
+	DV_PLAN_GROUPED,			/* the same under GROUP BY / DISTINCT: affected groups */
+	DV_PLAN_TOPN				/* ORDER BY ... LIMIT over an SPJ or grouped input */
 } DvPlanKind;
 
 /*
@@ -66,6 +67,15 @@ typedef struct DvPlan
 	Query	   *level;			/* the level its Vars refer to */
 	List	   *input_tlist;	/* the input whose delta is computed, over level */
 	Query	   *grouped_level;	/* GROUPED: level with its GROUP BY/DISTINCT, aggregates, HAVING */
+
+	/*
+	 * TOPN: the query without ORDER BY and LIMIT, planned as an operator
+	 * (its delta: the changed rows before the limit), the ORDER BY over the
+	 * result's column names, and LIMIT + OFFSET (rows the table holds at most)
+	 */
+	struct DvPlan *topn_input;
+	char	   *topn_order;
+	int64		topn_rows;
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 	List	   *spj_key;		/* SPJ: output columns passing every source's primary
@@ -87,6 +97,7 @@ typedef struct DvPlan
 
 extern DvPlan *dv_plan_query(Query *query);
 extern DvPlan *dv_plan_node(Query *sub);
+extern char *dv_topn_input_delta_sql(DvPlan *plan);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
 extern char *dv_plan_tree_text(DvPlan *plan);

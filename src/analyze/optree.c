@@ -31,6 +31,7 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 #include "parser/parse_oper.h"
@@ -569,6 +570,9 @@ make_scan(Query *q, DvPlanSource *src)
 	return op;
 }
 
+/* the reason text of a subquery that could not be an operator (dv_optree_build) */
+static char *build_detail = NULL;
+
 /* does a relation anywhere in the query get read with another role's rights (a view's owner)? */
 static bool
 other_owner_walker(Node *node, void *context)
@@ -614,6 +618,7 @@ make_group(Query *q, int rti, const char **reason)
 	if (inner->kind == DV_PLAN_FULL || inner->branches != NIL)
 	{
 		*reason = inner->kind == DV_PLAN_FULL ? inner->reason_code : "SUBQUERY_IN_FROM";
+		build_detail = inner->kind == DV_PLAN_FULL ? inner->reason : NULL;
 		return NULL;
 	}
 	op = new_op(DV_OP_GROUP);
@@ -779,11 +784,16 @@ build(Query *q, Node *node, List *sources, const char **reason)
 }
 
 DvOp *
-dv_optree_build(Query *q, List *sources, const char **reason)
+dv_optree_build(Query *q, List *sources, const char **reason, char **detail)
 {
+	DvOp	   *root;
+
 	/* expressions read the sources' columns, not a join's (USING, aliases) */
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
-	return build(q, (Node *) q->jointree, sources, reason);
+	build_detail = NULL;
+	root = build(q, (Node *) q->jointree, sources, reason);
+	*detail = root ? NULL : build_detail;
+	return root;
 }
 
 List *
@@ -1414,6 +1424,44 @@ dv_optree_delta_sql(Query *q, DvOp *root, List *tlist)
 	if (d == NULL)
 		elog(ERROR, "dynview: delta requested with every source's delta empty");
 	return psprintf("WITH %s SELECT %sd.dv_weight FROM %s d", g.with->data, out, d);
+}
+
+/*
+ * dv_topn_input_delta_sql - the changed rows of a top-N plan's input (the
+ * query without ORDER BY and LIMIT), as its subquery operator would give
+ * them, named as the result's columns, with dv_weight.
+ */
+char *
+dv_topn_input_delta_sql(DvPlan *plan)
+{
+	DvPlan	   *input = plan->topn_input;
+	Query	   *gq = input->kind == DV_PLAN_GROUPED ? input->grouped_level : input->level;
+	DvOp	   *op = new_op(DV_OP_GROUP);
+	DvGen		g;
+	char	   *d;
+	StringInfoData out;
+	ListCell   *lc;
+	int			nestlevel = NewGUCNestLevel();
+
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	op->inner = input;
+	op->rels = bms_make_singleton(1);
+	gen_init(&g, input->level, NULL);
+	d = delta_cte(&g, op);
+	if (d == NULL)
+		elog(ERROR, "dynview: delta requested with every source's delta empty");
+	initStringInfo(&out);
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			appendStringInfo(&out, "d.c1_%d AS %s, ", te->resno, quote_identifier(te->resname));
+	}
+	AtEOXact_GUC(true, nestlevel);
+	return psprintf("WITH %s SELECT %sd.dv_weight FROM %s d", g.with->data, out.data, d);
 }
 
 char *

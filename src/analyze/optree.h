@@ -91,12 +91,12 @@ extern void dv_optree_convert_sublinks(Query *q);
 
 /*
  * dv_optree_build - the operator tree of the level's join tree and WHERE,
- * or NULL with *reason (a reason code) if a FROM item is not a source or a
- * join.  sources are the level's DvPlanSources; WHERE conjuncts are pushed
+ * or NULL with *reason (a reason code) if a FROM item is not a source, a
+ * join or a subquery that can be an operator (*detail: why, or NULL).  sources are the level's DvPlanSources; WHERE conjuncts are pushed
  * down to the lowest operator that has their columns, through inner joins
  * and to the preserved side of outer, semi- and anti-joins.
  */
-extern DvOp *dv_optree_build(Query *q, List *sources, const char **reason);
+extern DvOp *dv_optree_build(Query *q, List *sources, const char **reason, char **detail);
 
 /*
  * dv_optree_delta_sql - the level's output (tlist over q's range table)

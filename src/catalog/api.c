@@ -651,6 +651,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	EXPLAIN_ROW("reason_code", aq->full_reason_code);
 	EXPLAIN_ROW("reason", aq->full_reason);
 	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ ? "scan/filter/project/inner join (delta rule)" :
+				plan->kind == DV_PLAN_TOPN ? "ORDER BY ... LIMIT (recomputed only when a change reaches the rows it holds)" :
 				plan->agg_state && plan->key_columns == NIL ? "global aggregate (state kept in place)" :
 				plan->agg_state ? "GROUP BY/DISTINCT (aggregate state kept in place per group)" :
 				plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "GROUP BY/DISTINCT (affected groups recomputed)" :

@@ -740,6 +740,47 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 }
 
 /*
+ * topn_reached - do the changed rows of a top-N table's input reach the
+ * rows it holds?  The changed rows (consolidated: a row recomputed alike
+ * cancels out) are merged with the table's last row in the query's order;
+ * if the first of them is a changed row (ties count as reaching), or the
+ * table holds fewer rows than the limit (every row of the result, or the
+ * result's tail under OFFSET), the table must be recomputed.  False: the
+ * first rows of the result are the ones the table holds.
+ */
+static bool
+topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+{
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	char	   *cols = table_columns(dt->relid, "");
+	char	   *dcols = table_columns(dt->relid, "d.");
+	bool		isnull;
+	int64		held;
+
+	if (dv_exec_at(psprintf("SELECT pg_catalog.count(*) FROM %s", target), snapshot, true) != 1)
+		elog(ERROR, "dynview: could not count the rows of %s", target);
+	held = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	/* (a change that cancels out leaves nothing to compare) */
+	if (dv_exec_at(psprintf("WITH dv_d AS (%s) SELECT FROM dv_d d GROUP BY ROW(%s)::text "
+							"HAVING pg_catalog.sum(d.dv_weight) <> 0 LIMIT 1",
+							dv_delta_sql(plan), dcols), snapshot, true) == 0)
+		return false;
+	if (held < plan->topn_rows)
+		return true;
+	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
+							"dv_changed AS (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
+							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
+							"SELECT dv_src FROM (SELECT %s, 0 AS dv_src FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
+							"  UNION ALL SELECT (c.dv_row).*, 1 FROM dv_changed c) u "
+							"ORDER BY %s, dv_src DESC LIMIT 1",
+							dv_delta_sql(plan), dcols, target, dcols, cols, target, plan->topn_order,
+							(long long) (plan->topn_rows - 1), plan->topn_order),
+				   snapshot, true) != 1)
+		return true;
+	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == 1;
+}
+
+/*
  * too_many_changes - is the window of an AUTO table (total change rows,
  * consolidated) larger than dynview.full_refresh_change_ratio of its
  * sources' rows?  Then recomputing costs less than applying: applying
@@ -797,6 +838,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	Oid			save_userid;
 	int			save_sec;
 	List	   *registered = NIL;
+	bool		topn_full = false;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	plan = dv_plan_query(dv_parse_definition(dt->definition));
@@ -919,14 +961,24 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		/* small deltas: compiling expressions would cost more than it saves */
 		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
-		if (plan->kind == DV_PLAN_SPJ)
+		if (plan->kind == DV_PLAN_TOPN)
+		{
+			if (topn_reached(dt, plan, snapshot))
+			{
+				*full_code = "TOP_N_CHANGED";
+				*full_reason = pstrdup("A changed row sorts among the rows the table holds (ORDER BY ... LIMIT): the table was recomputed.");
+				topn_full = true;
+				ok = false;
+			}
+		}
+		else if (plan->kind == DV_PLAN_SPJ)
 			ok = apply_spj(dt, plan, snapshot, res, &seq);
 		else if (plan->agg_state)
 			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq);
 		else
 			apply_grouped(dt, plan, snapshot, res, &seq);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		if (!ok)
+		if (!ok && !topn_full)
 		{
 			/* and the state is rebuilt by the FULL refresh that follows */
 			*full_code = "INCREMENTAL_MISMATCH";

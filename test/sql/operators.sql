@@ -37,6 +37,7 @@ INSERT INTO op_defs VALUES
   ('op_global_sub', 'SELECT a.id, s.m, s.c FROM op_a a, (SELECT max(b.w) AS m, count(*) AS c FROM op_b b) s WHERE a.id < 4'),
   ('op_distinct_sub', 'SELECT a.id, d.k FROM (SELECT DISTINCT c.k FROM op_c c) d JOIN op_a a ON a.k = d.k'),
   ('op_spj_sub_nullable', 'SELECT a.id, s.id AS bid, s.one FROM op_a a LEFT JOIN (SELECT b.id, b.k, 1 AS one FROM op_b b WHERE b.w > 3) s ON s.k = a.k'),
+  ('op_full_pairs', 'SELECT a.id, a.k FROM op_a a FULL JOIN op_b b ON a.k = b.id'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
