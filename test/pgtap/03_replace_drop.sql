@@ -125,9 +125,9 @@ SELECT throws_ok($$SELECT dynview.create_or_replace_dynamic_table('dvt_orders', 
 SELECT results_eq('SELECT count(*)::int FROM dvt_orders', 'VALUES (5)', 'the ordinary table is untouched');
 SELECT throws_ok($$SELECT dynview.create_or_replace_dynamic_table('dvt_t', 'SELECT id, qty, customer FROM dvt_orders', schedule => 'abc')$$,
                  '22023', 'invalid schedule "abc"', 'a bad schedule fails (22023)');
-SELECT throws_ok($$SELECT dynview.create_or_replace_dynamic_table('dvt_t', 'SELECT id, qty, customer FROM dvt_orders ORDER BY id LIMIT 2', refresh_mode => 'incremental')$$,
+SELECT throws_ok($$SELECT dynview.create_or_replace_dynamic_table('dvt_t', 'SELECT id, qty, customer FROM dvt_orders ORDER BY qty FETCH FIRST 2 ROWS WITH TIES', refresh_mode => 'incremental')$$,
                  '0A000', 'this query cannot be refreshed incrementally',
-                 'refresh_mode => incremental is refused for a query that is not incremental (LIMIT, 0A000)');
+                 'refresh_mode => incremental is refused for a query that is not incremental (WITH TIES, 0A000)');
 SELECT throws_ok($$SELECT dynview.create_or_replace_dynamic_table('dvt_t', 'SELECT id, qty, customer FROM dvt_orders', primary_key => ARRAY['nope'])$$,
                  '42703', 'primary_key column "nope" is not a column of the query', 'an unknown key column fails (42703)');
 SELECT throws_ok($$SELECT dynview.create_or_replace_dynamic_table('dvt_t', NULL)$$,

@@ -61,10 +61,10 @@ SELECT throws_ok($$SELECT dynview.alter_dynamic_table('dvt_t', refresh_mode => '
                  '22023', 'invalid refresh mode "sometimes"', 'alter: bad refresh_mode (22023)');
 SELECT throws_ok($$SELECT dynview.alter_dynamic_table('dvt_t', schedule => '1 minute', refresh_mode => 'sometimes')$$,
                  '22023', NULL, 'alter: a bad mode with a good schedule fails as a whole (22023)');
--- dvt_t (GROUP BY) could be incremental; the refusal needs a query that is not: a LIMIT query,
+-- dvt_t (GROUP BY) could be incremental; the refusal needs a query that is not: a WITH TIES query,
 -- created and altered in one statement so that the failure takes the creation with it
 SELECT throws_ok($$SELECT dynview.alter_dynamic_table(
-                       dynview.create_dynamic_table('dvt_limited', 'SELECT id FROM dvt_orders ORDER BY id LIMIT 2')::text,
+                       dynview.create_dynamic_table('dvt_limited', 'SELECT id FROM dvt_orders ORDER BY id FETCH FIRST 2 ROWS WITH TIES')::text,
                        refresh_mode => 'incremental')$$,
                  '0A000', 'this query cannot be refreshed incrementally',
                  'alter: refresh_mode => incremental is refused for a query that is not incremental (0A000)');

@@ -138,8 +138,8 @@ SELECT throws_ok($$SELECT dynview.create_dynamic_table('dvt_bad', 'SELECT id FRO
 SELECT ok(pg_temp.nothing_left('dvt_bad'), 'nothing left after bad refresh modes');
 -- 'incremental' is refused for every query that would refresh in full, naming the reason
 -- (projections, joins and GROUP BY are incremental: see 09_incremental.sql)
-SELECT throws_ok($$SELECT dynview.create_dynamic_table('dvt_bad', 'SELECT id FROM dvt_orders ORDER BY id LIMIT 2', refresh_mode => 'incremental')$$,
-                 '0A000', 'this query cannot be refreshed incrementally', 'refresh_mode incremental on a LIMIT query (0A000)');
+SELECT throws_ok($$SELECT dynview.create_dynamic_table('dvt_bad', 'SELECT id FROM dvt_orders ORDER BY id FETCH FIRST 2 ROWS WITH TIES', refresh_mode => 'incremental')$$,
+                 '0A000', 'this query cannot be refreshed incrementally', 'refresh_mode incremental on a WITH TIES query (0A000)');
 SELECT throws_ok($$SELECT dynview.create_dynamic_table('dvt_bad', 'SELECT string_agg(customer, '','') AS cs FROM dvt_orders', refresh_mode => 'INCREMENTAL')$$,
                  '0A000', 'this query cannot be refreshed incrementally', 'refresh_mode incremental on a global string_agg (0A000)');
 SELECT throws_ok($$SELECT dynview.create_dynamic_table('dvt_bad', 'SELECT id, random() AS r FROM dvt_orders', refresh_mode => 'incremental')$$,
