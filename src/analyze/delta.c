@@ -322,12 +322,15 @@ collate_sql(Oid collation)
 
 /*
  * classify_aggref - the in-place rule of an aggregate, or NULL if its groups
- * must be recomputed: count(*), count(x), sum/avg of exact numbers (integers,
- * and numeric of a declared scale: float sums depend on the order of
- * additions, and the display scale of a numeric sum would keep the largest
- * scale ever added even after those rows are gone), min/max of a type
- * with a btree ordering, count(DISTINCT x) of a type with btree equality.
- * No FILTER, ORDER BY, ordered-set or other aggregates.
+ * must be recomputed: count(*), count(x), sum/avg of exact numbers (integers
+ * and numeric; float sums depend on the order of additions), min/max of a
+ * type with a btree ordering, count(DISTINCT x) of a type with btree
+ * equality, bool_and/every/bool_or.  A numeric without a declared scale is
+ * scale_tracked: the display scale of its sum is the largest scale of the
+ * live inputs, which a state that only adds would keep after those rows are
+ * gone, so aggstate.c counts the live inputs per scale.  A FILTER becomes
+ * part of the input (agg_state_input); count(*) FILTER is a count(x).  No
+ * ORDER BY, ordered-set or other aggregates.
  */
 static DvAgg *
 classify_aggref(Aggref *a)
@@ -338,7 +341,7 @@ classify_aggref(Aggref *a)
 	Oid			argtype = InvalidOid;
 	TypeCacheEntry *tc = NULL;
 
-	if (a->agglevelsup != 0 || a->aggfilter != NULL || a->aggkind != AGGKIND_NORMAL ||
+	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
 		a->aggvariadic || a->aggorder != NIL ||
 		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
 		return NULL;
@@ -352,6 +355,12 @@ classify_aggref(Aggref *a)
 		if (strcmp(name, "count") != 0 || a->aggdistinct != NIL)
 			return NULL;
 		agg->kind = DV_AGG_COUNT_STAR;
+		if (a->aggfilter != NULL)
+		{
+			/* counts the rows whose input "CASE WHEN f THEN true END" is not NULL */
+			agg->kind = DV_AGG_COUNT;
+			agg->arg_type = "boolean";
+		}
 		return agg;
 	}
 	if (list_length(a->args) != 1)
@@ -379,9 +388,14 @@ classify_aggref(Aggref *a)
 		agg->arg_collate = "";
 	}
 	else if ((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
-			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID ||
-			  (argtype == NUMERICOID && exprTypmod(arg) >= 0)))
+			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID || argtype == NUMERICOID))
+	{
 		agg->kind = strcmp(name, "sum") == 0 ? DV_AGG_SUM : DV_AGG_AVG;
+		agg->scale_tracked = argtype == NUMERICOID && exprTypmod(arg) < 0;
+	}
+	else if ((strcmp(name, "bool_and") == 0 || strcmp(name, "every") == 0 ||
+			  strcmp(name, "bool_or") == 0) && argtype == BOOLOID)
+		agg->kind = strcmp(name, "bool_or") == 0 ? DV_AGG_BOOL_OR : DV_AGG_BOOL_AND;
 	else if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
 			 OidIsValid(tc->btree_opf) && OidIsValid(tc->eq_opr) && a->aggtype == argtype)
 		agg->kind = strcmp(name, "min") == 0 ? DV_AGG_MIN : DV_AGG_MAX;
@@ -536,23 +550,19 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 		Aggref	   *a = lfirst_node(Aggref, lc);
 		DvAgg	   *agg = classify_aggref(a);
 
-		if (agg == NULL && a->args && !a->aggdistinct &&
-			exprType((Node *) linitial_node(TargetEntry, a->args)->expr) == NUMERICOID &&
-			(strcmp(get_func_name(a->aggfnoid), "sum") == 0 || strcmp(get_func_name(a->aggfnoid), "avg") == 0))
-			NOT_ELIGIBLE("%s of a numeric without a declared scale (cast its argument, e.g. to numeric(12,2), to keep it in place)",
-						 get_func_name(a->aggfnoid));
 		if (agg == NULL)
-			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT) have)",
+			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or and every have, with or without FILTER)",
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
-						 a->aggfilter ? " with FILTER" : a->aggorder ? " with ORDER BY" : "");
+						 a->aggorder ? " with ORDER BY" : "");
 		/*
 		 * min and max show one of the values: kept in place only when equal
 		 * values are identical.  count(DISTINCT) counts values by equality,
 		 * which its multiplicities keep whatever the spelling, but needs
 		 * plain operators and no arrays ("v = ANY (ARRAY(...))" would take
-		 * an array apart).  count, sum and avg (of integers and numeric of a
-		 * declared scale) show no input value.
+		 * an array apart).  count, sum, avg and the boolean aggregates show
+		 * no input value (a numeric sum shows the inputs' largest scale,
+		 * which aggstate.c tracks).
 		 */
 		if (((agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX) &&
 			 !identity_equality((Node *) linitial_node(TargetEntry, a->args)->expr)) ||
@@ -622,7 +632,30 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 
 		if (agg->kind == DV_AGG_COUNT_STAR)
 			continue;
-		arg = copyObject(linitial_node(TargetEntry, a->args)->expr);
+		if (a->aggstar)
+			arg = (Expr *) makeBoolConst(true, false);
+		else
+			arg = copyObject(linitial_node(TargetEntry, a->args)->expr);
+		if (a->aggfilter != NULL)
+		{
+			/*
+			 * agg(x) FILTER (WHERE f) is agg(CASE WHEN f THEN x END): every
+			 * aggregate kept in place ignores NULL inputs.
+			 */
+			CaseExpr   *c = makeNode(CaseExpr);
+			CaseWhen   *w = makeNode(CaseWhen);
+
+			w->expr = copyObject(a->aggfilter);
+			w->result = arg;
+			w->location = -1;
+			c->casetype = exprType((Node *) arg);
+			c->casecollid = exprCollation((Node *) arg);
+			c->args = list_make1(w);
+			c->defresult = (Expr *) makeNullConst(exprType((Node *) arg), exprTypmod((Node *) arg),
+												  exprCollation((Node *) arg));
+			c->location = -1;
+			arg = (Expr *) c;
+		}
 		if (agg->kind == DV_AGG_COUNT)
 		{
 			NullTest   *nt = makeNode(NullTest);
@@ -1291,7 +1324,7 @@ plan_level(Query *query, int branch, bool allow_state)
 	}
 	else if (query->hasAggs && !(allow_state && agg_state_eligible(query, NIL, NULL)))
 		return full_plan("GLOBAL_AGGREGATE",
-						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT), without HAVING.");
+						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or and every, without HAVING.");
 	else if (query->distinctClause != NIL)
 	{
 		foreach(lc, query->targetList)

@@ -13,7 +13,10 @@
  *	dv_count	  rows in the group (a group whose count reaches 0 disappears)
  *	dv_recompute  set while the group must be recomputed from the sources
  *	a1..am		  the value of each aggregate, as the query would compute it
- *	n<j>, s<j>	  non-null count (sum, avg, min, max) and exact sum (avg)
+ *	n<j>, s<j>	  non-null count (sum, avg, min, max, bool_*) and exact sum (avg)
+ *	sc<j>		  sum/avg of numeric without a declared scale: the live inputs
+ *				  counted per display scale (see scale_unit)
+ *	nt<j>		  bool_and/bool_or: the true inputs (false ones are n - nt)
  * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>
  * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
  * stops at n -> 0.  min/max take least/greatest of inserted values; a
@@ -237,7 +240,69 @@ static bool
 has_n(DvAgg *agg)
 {
 	return agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG ||
-		agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX;
+		agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX ||
+		agg->kind == DV_AGG_BOOL_AND || agg->kind == DV_AGG_BOOL_OR;
+}
+
+static bool
+is_bool(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_BOOL_AND || agg->kind == DV_AGG_BOOL_OR;
+}
+
+/*
+ * The display scale of a numeric sum (numeric without a declared scale) is
+ * the largest scale among its live finite inputs: sum(1.00, 1) is 2.00, and
+ * once 1.00 is deleted the sum is 1, not 1.00.  Adding and subtracting keeps
+ * the largest scale ever added, so the state counts the live inputs of each
+ * scale k in one exact integer, sc = sum of weight * 10^(19 k): a count
+ * (below 2^63 < 10^19) per 19-digit block, and adding two such vectors
+ * block by block is numeric addition, with no carry while every count is
+ * in [0, 10^19).  The largest live scale is then the index of the highest
+ * non-zero block, (digits - 1) / 19, and the value is round(sum, that
+ * scale), which is exact: the live inputs have no digits beyond it.  (A side
+ * table of counts per scale would cost a statement and a join per refresh;
+ * keeping only the largest scale and its count, as PostgreSQL's own inverse
+ * transition does, would recompute a group whenever its last input of that
+ * scale went.)  Scales above SCALE_BLOCKS_MAX share one block: a group with
+ * a live input of such a scale is recomputed from the sources (they come
+ * from multiplying long fractions; 10^(19 * 1001) is far inside numeric's
+ * range).  NaN and the infinities count in no block; they make their group
+ * recomputed (d<j>_special).
+ */
+#define SCALE_BLOCKS_MAX 1000
+
+/* SQL: the block of input x<j> in sc<j>, NULL for NULL, NaN and infinities */
+static char *
+scale_unit(int j)
+{
+	StringInfoData buf;
+
+	/* literal constants for the usual scales: no string built per row */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "CASE pg_catalog.scale(x%d) WHEN 0 THEN 1::pg_catalog.numeric", j);
+	for (int k = 1; k <= 8; k++)
+		appendStringInfo(&buf, " WHEN %d THEN '1%0*d'::pg_catalog.numeric", k, 19 * k, 0);
+	appendStringInfo(&buf, " ELSE ('1' || pg_catalog.repeat('0', 19 * "
+					 "LEAST(pg_catalog.scale(x%d), %d)))::pg_catalog.numeric END",
+					 j, SCALE_BLOCKS_MAX + 1);
+	return buf.data;
+}
+
+/* SQL: the largest live scale of the scale counts sc (at most SCALE_BLOCKS_MAX + 1) */
+static char *
+scale_of_counts(const char *sc)
+{
+	return psprintf("CASE WHEN %s > 0 THEN (pg_catalog.length((%s)::pg_catalog.text) - 1) / 19 ELSE 0 END",
+					sc, sc);
+}
+
+/* SQL: do the scale counts sc count an input of a scale above SCALE_BLOCKS_MAX? */
+static char *
+scale_beyond_blocks(const char *sc)
+{
+	return psprintf("(%s >= ('1' || pg_catalog.repeat('0', %d))::pg_catalog.numeric)",
+					sc, 19 * (SCALE_BLOCKS_MAX + 1));
 }
 
 static bool
@@ -286,6 +351,12 @@ state_from_input(DvPlan *plan)
 			case DV_AGG_COUNT_DISTINCT:
 				appendStringInfo(&buf, ", pg_catalog.count(DISTINCT x%d) AS a%d", j, j);
 				break;
+			case DV_AGG_BOOL_AND:
+				appendStringInfo(&buf, ", pg_catalog.bool_and(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_BOOL_OR:
+				appendStringInfo(&buf, ", pg_catalog.bool_or(x%d) AS a%d", j, j);
+				break;
 		}
 	}
 	foreach(lc, plan->aggs)
@@ -297,6 +368,10 @@ state_from_input(DvPlan *plan)
 			appendStringInfo(&buf, ", pg_catalog.count(x%d) AS n%d", j, j);
 		if (agg->kind == DV_AGG_AVG)
 			appendStringInfo(&buf, ", pg_catalog.sum(x%d)::pg_catalog.numeric AS s%d", j, j);
+		if (agg->scale_tracked)
+			appendStringInfo(&buf, ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d", scale_unit(j), j);
+		if (is_bool(agg))
+			appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE x%d) AS nt%d", j, j);
 	}
 	return buf.data;
 }
@@ -319,6 +394,10 @@ state_value_columns(DvPlan *plan)
 			cols = lappend(cols, psprintf("n%d", j));
 		if (agg->kind == DV_AGG_AVG)
 			cols = lappend(cols, psprintf("s%d", j));
+		if (agg->scale_tracked)
+			cols = lappend(cols, psprintf("sc%d", j));
+		if (is_bool(agg))
+			cols = lappend(cols, psprintf("nt%d", j));
 	}
 	return cols;
 }
@@ -429,6 +508,10 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 			appendStringInfo(&cols, ", n%d pg_catalog.int8 NOT NULL", j);
 		if (agg->kind == DV_AGG_AVG)
 			appendStringInfo(&cols, ", s%d pg_catalog.numeric", j);
+		if (agg->scale_tracked)
+			appendStringInfo(&cols, ", sc%d pg_catalog.numeric NOT NULL", j);
+		if (is_bool(agg))
+			appendStringInfo(&cols, ", nt%d pg_catalog.int8 NOT NULL", j);
 	}
 	appendStringInfoString(&cols, ") WITH (autovacuum_vacuum_scale_factor = 0.01");
 	create_state_table(dt, state_name(dt->relid), cols.data);
@@ -509,6 +592,14 @@ group_delta_columns(DvPlan *plan)
 								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
 								 ", pg_catalog.bool_or(x%d::pg_catalog.numeric IN ('NaN', 'Infinity', '-Infinity')) AS d%d_special",
 								 j, j, j, j, j, j);
+				if (agg->scale_tracked)
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * %s) AS d%d_sc", scale_unit(j), j);
+				break;
+			case DV_AGG_BOOL_AND:
+			case DV_AGG_BOOL_OR:
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_t",
+								 j, j, j, j);
 				break;
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
@@ -525,6 +616,31 @@ group_delta_columns(DvPlan *plan)
 	return buf.data;
 }
 
+/* SQL: the scale counts sc<j> after the group delta d (added to state row s if matched) */
+static char *
+new_scale_counts(int j, bool matched)
+{
+	return matched ? psprintf("(s.sc%d + COALESCE(d.d%d_sc, 0))", j, j)
+		: psprintf("COALESCE(d.d%d_sc, 0)", j);
+}
+
+/*
+ * SQL: the exact sum of state column col<j> after the group delta, with
+ * the display scale of the live inputs when scale_tracked, NULL when no
+ * non-null input is left (n is the new non-null count)
+ */
+static char *
+new_sum(DvAgg *agg, int j, const char *col, const char *n, bool matched)
+{
+	char	   *sum = psprintf("%sCOALESCE(d.d%d_s, 0)",
+							   matched ? psprintf("COALESCE(s.%s%d, 0) + ", col, j) : "", j);
+
+	if (agg->scale_tracked)
+		sum = psprintf("pg_catalog.round(%s, %s)", sum,
+					   scale_of_counts(new_scale_counts(j, matched)));
+	return psprintf("CASE WHEN %s = 0 THEN NULL ELSE %s END", n, sum);
+}
+
 /* does applying the group delta d to state row s need a recompute? (SQL) */
 static char *
 recompute_condition(DvPlan *plan, bool matched)
@@ -539,6 +655,8 @@ recompute_condition(DvPlan *plan, bool matched)
 		DvAgg	   *agg = lfirst(lc);
 		int			j = foreach_current_index(lc) + 1;
 
+		if (agg->scale_tracked)
+			appendStringInfo(&buf, " OR %s", scale_beyond_blocks(new_scale_counts(j, matched)));
 		if (agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG)
 			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
 		else if (is_extreme(agg) && matched)
@@ -582,13 +700,24 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 				appendStringInfo(&buf, "%s%s", set, matched ? psprintf("s.a%d + COALESCE(d.d%d_n, 0)", j, j) : n);
 				break;
 			case DV_AGG_SUM:
-				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0))::%s END",
-								 set, n, matched ? psprintf("COALESCE(s.a%d::pg_catalog.numeric, 0) + ", j) : "",
-								 j, agg->value_type);
+				if (agg->scale_tracked)
+					appendStringInfo(&buf, "%s%s", set, new_sum(agg, j, "a", n, matched));
+				else
+					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0))::%s END",
+									 set, n, matched ? psprintf("COALESCE(s.a%d::pg_catalog.numeric, 0) + ", j) : "",
+									 j, agg->value_type);
 				break;
 			case DV_AGG_AVG:
-				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0)) / %s::pg_catalog.numeric END",
-								 set, n, matched ? psprintf("COALESCE(s.s%d, 0) + ", j) : "", j, n);
+				/* numeric_avg divides the sum, with its display scale, by the count */
+				appendStringInfo(&buf, "%s(%s) / %s::pg_catalog.numeric",
+								 set, new_sum(agg, j, "s", n, matched), n);
+				break;
+			case DV_AGG_BOOL_AND:
+			case DV_AGG_BOOL_OR:
+				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE %s%sCOALESCE(d.d%d_t, 0) %s %s END",
+								 set, n, matched ? psprintf("s.nt%d", j) : "", matched ? " + " : "", j,
+								 agg->kind == DV_AGG_BOOL_AND ? "=" : ">",
+								 agg->kind == DV_AGG_BOOL_AND ? n : "0");
 				break;
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
@@ -616,15 +745,14 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 		else if (has_n(agg))
 			appendStringInfo(&buf, ", %s", n);
 		if (agg->kind == DV_AGG_AVG)
-		{
-			char	   *s = psprintf("CASE WHEN %s = 0 THEN NULL ELSE %sCOALESCE(d.d%d_s, 0) END", n,
-									 matched ? psprintf("COALESCE(s.s%d, 0) + ", j) : "", j);
-
-			if (matched)
-				appendStringInfo(&buf, ", s%d = %s", j, s);
-			else
-				appendStringInfo(&buf, ", %s", s);
-		}
+			appendStringInfo(&buf, ", %s%s", matched ? psprintf("s%d = ", j) : "",
+							 new_sum(agg, j, "s", n, matched));
+		if (agg->scale_tracked)
+			appendStringInfo(&buf, ", %s%s", matched ? psprintf("sc%d = ", j) : "",
+							 new_scale_counts(j, matched));
+		if (is_bool(agg))
+			appendStringInfo(&buf, ", %s%s%sCOALESCE(d.d%d_t, 0)", matched ? psprintf("nt%d = ", j) : "",
+							 matched ? psprintf("s.nt%d", j) : "", matched ? " + " : "", j);
 	}
 	return buf.data;
 }
