@@ -325,7 +325,9 @@ collate_sql(Oid collation)
  * must be recomputed: count(*), count(x), sum/avg of exact numbers (integers
  * and numeric; float sums depend on the order of additions), min/max of a
  * type with a btree ordering, count(DISTINCT x) of a type with btree
- * equality, bool_and/every/bool_or.  A numeric without a declared scale is
+ * equality, bool_and/every/bool_or, and the variance family (var_samp,
+ * var_pop, stddev_samp, stddev_pop and their aliases) of integers and
+ * numeric.  A numeric without a declared scale is
  * scale_tracked: the display scale of its sum is the largest scale of the
  * live inputs, which a state that only adds would keep after those rows are
  * gone, so aggstate.c counts the live inputs per scale.  A FILTER becomes
@@ -392,6 +394,23 @@ classify_aggref(Aggref *a)
 	{
 		agg->kind = strcmp(name, "sum") == 0 ? DV_AGG_SUM : DV_AGG_AVG;
 		agg->scale_tracked = argtype == NUMERICOID && exprTypmod(arg) < 0;
+	}
+	else if ((strcmp(name, "var_samp") == 0 || strcmp(name, "variance") == 0 ||
+			  strcmp(name, "var_pop") == 0 || strcmp(name, "stddev_samp") == 0 ||
+			  strcmp(name, "stddev") == 0 || strcmp(name, "stddev_pop") == 0) &&
+			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID || argtype == NUMERICOID))
+	{
+		/* (float inputs are summed in floating point: not kept) */
+		if (strcmp(name, "var_pop") == 0)
+			agg->kind = DV_AGG_VAR_POP;
+		else if (strcmp(name, "stddev_pop") == 0)
+			agg->kind = DV_AGG_STDDEV_POP;
+		else if (strncmp(name, "var", 3) == 0)
+			agg->kind = DV_AGG_VAR_SAMP;
+		else
+			agg->kind = DV_AGG_STDDEV_SAMP;
+		/* the sums' scales decide the result's digits, declared or not */
+		agg->scale_tracked = argtype == NUMERICOID;
 	}
 	else if ((strcmp(name, "bool_and") == 0 || strcmp(name, "every") == 0 ||
 			  strcmp(name, "bool_or") == 0) && argtype == BOOLOID)
@@ -551,7 +570,7 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 		DvAgg	   *agg = classify_aggref(a);
 
 		if (agg == NULL)
-			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or and every have, with or without FILTER)",
+			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or, every, and variance and stddev of integers or numeric have, with or without FILTER)",
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
 						 a->aggorder ? " with ORDER BY" : "");
@@ -1324,7 +1343,7 @@ plan_level(Query *query, int branch, bool allow_state)
 	}
 	else if (query->hasAggs && !(allow_state && agg_state_eligible(query, NIL, NULL)))
 		return full_plan("GLOBAL_AGGREGATE",
-						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or and every, without HAVING.");
+						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or, every, and variance and stddev of integers or numeric, without HAVING.");
 	else if (query->distinctClause != NIL)
 	{
 		foreach(lc, query->targetList)

@@ -31,7 +31,12 @@ typedef enum DvAggKind
 	DV_AGG_MAX,					/* max(x) */
 	DV_AGG_COUNT_DISTINCT,		/* count(DISTINCT x): multiplicities in a table */
 	DV_AGG_BOOL_AND,			/* bool_and(x), every(x): counts of true and non-null */
-	DV_AGG_BOOL_OR				/* bool_or(x) */
+	DV_AGG_BOOL_OR,				/* bool_or(x) */
+	DV_AGG_VAR_SAMP,			/* var_samp(x), variance(x), x integer or numeric:
+								 * count, sum and sum of squares */
+	DV_AGG_VAR_POP,				/* var_pop(x) */
+	DV_AGG_STDDEV_SAMP,			/* stddev_samp(x), stddev(x) */
+	DV_AGG_STDDEV_POP			/* stddev_pop(x) */
 } DvAggKind;
 
 typedef struct DvAgg
@@ -41,8 +46,9 @@ typedef struct DvAgg
 	char	   *value_type;		/* the aggregate's result type (SQL, qualified) */
 	char	   *arg_type;		/* its input column's type (NULL: count(*)) */
 	char	   *arg_collate;	/* " COLLATE ..." for comparisons of the input, or "" */
-	bool		scale_tracked;	/* sum/avg of numeric without a declared scale:
-								 * live inputs counted per display scale */
+	bool		scale_tracked;	/* sum/avg of numeric without a declared scale,
+								 * variance family of numeric: live inputs
+								 * counted per display scale */
 } DvAgg;
 
 /*

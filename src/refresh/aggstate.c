@@ -13,7 +13,9 @@
  *	dv_count	  rows in the group (a group whose count reaches 0 disappears)
  *	dv_recompute  set while the group must be recomputed from the sources
  *	a1..am		  the value of each aggregate, as the query would compute it
- *	n<j>, s<j>	  non-null count (sum, avg, min, max, bool_*) and exact sum (avg)
+ *	n<j>, s<j>	  non-null count (sum, avg, min, max, bool_*, variance family)
+ *				  and exact sum (avg, variance family)
+ *	q<j>		  variance family: exact sum of squares
  *	sc<j>		  sum/avg of numeric without a declared scale: the live inputs
  *				  counted per display scale (see scale_unit)
  *	nt<j>		  bool_and/bool_or: the true inputs (false ones are n - nt)
@@ -241,7 +243,47 @@ has_n(DvAgg *agg)
 {
 	return agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG ||
 		agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX ||
-		agg->kind == DV_AGG_BOOL_AND || agg->kind == DV_AGG_BOOL_OR;
+		agg->kind == DV_AGG_BOOL_AND || agg->kind == DV_AGG_BOOL_OR ||
+		agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_VAR_POP ||
+		agg->kind == DV_AGG_STDDEV_SAMP || agg->kind == DV_AGG_STDDEV_POP;
+}
+
+/* var_samp, var_pop, stddev_samp, stddev_pop: count, sum and sum of squares */
+static bool
+is_variance(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_VAR_POP ||
+		agg->kind == DV_AGG_STDDEV_SAMP || agg->kind == DV_AGG_STDDEV_POP;
+}
+
+/* does the state keep the exact sum s<j>? */
+static bool
+has_s(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_AVG || is_variance(agg);
+}
+
+/* does the group delta carry d<j>_s and d<j>_special? */
+static bool
+sums_numbers(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG || is_variance(agg);
+}
+
+static const char *
+variance_function(DvAgg *agg)
+{
+	switch (agg->kind)
+	{
+		case DV_AGG_VAR_SAMP:
+			return "var_samp";
+		case DV_AGG_VAR_POP:
+			return "var_pop";
+		case DV_AGG_STDDEV_SAMP:
+			return "stddev_samp";
+		default:
+			return "stddev_pop";
+	}
 }
 
 static bool
@@ -357,6 +399,12 @@ state_from_input(DvPlan *plan)
 			case DV_AGG_BOOL_OR:
 				appendStringInfo(&buf, ", pg_catalog.bool_or(x%d) AS a%d", j, j);
 				break;
+			case DV_AGG_VAR_SAMP:
+			case DV_AGG_VAR_POP:
+			case DV_AGG_STDDEV_SAMP:
+			case DV_AGG_STDDEV_POP:
+				appendStringInfo(&buf, ", pg_catalog.%s(x%d) AS a%d", variance_function(agg), j, j);
+				break;
 		}
 	}
 	foreach(lc, plan->aggs)
@@ -366,8 +414,11 @@ state_from_input(DvPlan *plan)
 
 		if (has_n(agg))
 			appendStringInfo(&buf, ", pg_catalog.count(x%d) AS n%d", j, j);
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			appendStringInfo(&buf, ", pg_catalog.sum(x%d)::pg_catalog.numeric AS s%d", j, j);
+		if (is_variance(agg))
+			appendStringInfo(&buf, ", pg_catalog.sum(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric) AS q%d",
+							 j, j, j);
 		if (agg->scale_tracked)
 			appendStringInfo(&buf, ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d", scale_unit(j), j);
 		if (is_bool(agg))
@@ -392,8 +443,10 @@ state_value_columns(DvPlan *plan)
 
 		if (has_n(agg))
 			cols = lappend(cols, psprintf("n%d", j));
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			cols = lappend(cols, psprintf("s%d", j));
+		if (is_variance(agg))
+			cols = lappend(cols, psprintf("q%d", j));
 		if (agg->scale_tracked)
 			cols = lappend(cols, psprintf("sc%d", j));
 		if (is_bool(agg))
@@ -506,8 +559,10 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 
 		if (has_n(agg))
 			appendStringInfo(&cols, ", n%d pg_catalog.int8 NOT NULL", j);
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			appendStringInfo(&cols, ", s%d pg_catalog.numeric", j);
+		if (is_variance(agg))
+			appendStringInfo(&cols, ", q%d pg_catalog.numeric", j);
 		if (agg->scale_tracked)
 			appendStringInfo(&cols, ", sc%d pg_catalog.numeric NOT NULL", j);
 		if (is_bool(agg))
@@ -588,10 +643,17 @@ group_delta_columns(DvPlan *plan)
 				break;
 			case DV_AGG_SUM:
 			case DV_AGG_AVG:
+			case DV_AGG_VAR_SAMP:
+			case DV_AGG_VAR_POP:
+			case DV_AGG_STDDEV_SAMP:
+			case DV_AGG_STDDEV_POP:
 				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
 								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
 								 ", pg_catalog.bool_or(x%d::pg_catalog.numeric IN ('NaN', 'Infinity', '-Infinity')) AS d%d_special",
 								 j, j, j, j, j, j);
+				if (is_variance(agg))
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * (x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)) AS d%d_q",
+									 j, j, j);
 				if (agg->scale_tracked)
 					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * %s) AS d%d_sc", scale_unit(j), j);
 				break;
@@ -625,20 +687,60 @@ new_scale_counts(int j, bool matched)
 }
 
 /*
- * SQL: the exact sum of state column col<j> after the group delta, with
- * the display scale of the live inputs when scale_tracked, NULL when no
- * non-null input is left (n is the new non-null count)
+ * SQL: the exact sum of state column col<j> after the group delta's
+ * d<j>_<dcol>, NULL when no non-null input is left (n is the new non-null
+ * count).  When scale_tracked it has the display scale PostgreSQL's
+ * accumulator would have: the largest live input scale for a sum, twice
+ * that for a sum of squares (squared).
  */
 static char *
-new_sum(DvAgg *agg, int j, const char *col, const char *n, bool matched)
+new_sum(DvAgg *agg, int j, const char *col, const char *dcol, const char *n, bool matched, bool squared)
 {
-	char	   *sum = psprintf("%sCOALESCE(d.d%d_s, 0)",
-							   matched ? psprintf("COALESCE(s.%s%d, 0) + ", col, j) : "", j);
+	char	   *sum = psprintf("%sCOALESCE(d.d%d_%s, 0)",
+							   matched ? psprintf("COALESCE(s.%s%d, 0) + ", col, j) : "", j, dcol);
 
 	if (agg->scale_tracked)
-		sum = psprintf("pg_catalog.round(%s, %s)", sum,
+		sum = psprintf("pg_catalog.round(%s, %s(%s))", sum, squared ? "2 * " : "",
 					   scale_of_counts(new_scale_counts(j, matched)));
 	return psprintf("CASE WHEN %s = 0 THEN NULL ELSE %s END", n, sum);
+}
+
+/*
+ * SQL: var_samp/var_pop/stddev_samp/stddev_pop from the new non-null count
+ * n, sum sum and sum of squares sq, digit for digit as numeric.c's
+ * numeric_stddev_internal computes them: NULL below 2 (sample) or 1 inputs;
+ * NaN when an input is NaN or infinite; 0 when N * sum(X*X) - sum(X)^2,
+ * computed exactly at the sums' scales, is not positive; else that divided
+ * by N * (N - 1) or N * N with numeric division's own scale (the same
+ * division as numeric "/"), and for stddev its square root rounded (half
+ * up) to that same scale.  SQL's sqrt() may choose more digits; its result,
+ * rounded to the scale, can then be one unit off (double rounding), so the
+ * root is settled exactly: r is right when (r - h)^2 <= v < (r + h)^2,
+ * h half a unit.
+ */
+static char *
+variance_value(DvAgg *agg, const char *n, const char *sum, const char *sq)
+{
+	bool		sample = agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_STDDEV_SAMP;
+	char	   *v = psprintf("SELECT dv_v.num, CASE WHEN dv_v.n <= %d THEN NULL "
+							 "WHEN dv_v.sx IN ('NaN', 'Infinity', '-Infinity') THEN 'NaN'::pg_catalog.numeric "
+							 "WHEN dv_v.num <= 0 THEN 0::pg_catalog.numeric "
+							 "ELSE dv_v.num / (dv_v.n::pg_catalog.numeric * (dv_v.n - %d)::pg_catalog.numeric) END AS v "
+							 "FROM (SELECT dv_i.n, dv_i.sx, dv_i.n::pg_catalog.numeric * dv_i.sq - dv_i.sx * dv_i.sx AS num "
+							 "FROM (SELECT %s AS n, %s AS sx, %s AS sq) dv_i) dv_v",
+							 sample ? 1 : 0, sample ? 1 : 0, n, sum, sq);
+
+	if (agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_VAR_POP)
+		return psprintf("(SELECT dv_w.v FROM (%s) dv_w)", v);
+	return psprintf("(SELECT CASE WHEN dv_r.v IS NULL OR dv_r.v = 'NaN' OR dv_r.num <= 0 THEN dv_r.v "
+					"WHEN dv_r.r > 0 AND (dv_r.r - dv_r.h) * (dv_r.r - dv_r.h) > dv_r.v THEN dv_r.r - dv_r.u "
+					"WHEN (dv_r.r + dv_r.h) * (dv_r.r + dv_r.h) <= dv_r.v THEN dv_r.r + dv_r.u "
+					"ELSE dv_r.r END "
+					"FROM (SELECT dv_w.v, dv_w.num, "
+					"pg_catalog.round(pg_catalog.sqrt(dv_w.v), pg_catalog.scale(dv_w.v)) AS r, "
+					"('1e-' || pg_catalog.scale(dv_w.v))::pg_catalog.numeric AS u, "
+					"('5e-' || (pg_catalog.scale(dv_w.v) + 1))::pg_catalog.numeric AS h "
+					"FROM (%s) dv_w) dv_r)", v);
 }
 
 /* does applying the group delta d to state row s need a recompute? (SQL) */
@@ -657,7 +759,7 @@ recompute_condition(DvPlan *plan, bool matched)
 
 		if (agg->scale_tracked)
 			appendStringInfo(&buf, " OR %s", scale_beyond_blocks(new_scale_counts(j, matched)));
-		if (agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG)
+		if (sums_numbers(agg))
 			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
 		else if (is_extreme(agg) && matched)
 			appendStringInfo(&buf, " OR (d.d%d_m %s s.a%d)", j,
@@ -701,7 +803,7 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 				break;
 			case DV_AGG_SUM:
 				if (agg->scale_tracked)
-					appendStringInfo(&buf, "%s%s", set, new_sum(agg, j, "a", n, matched));
+					appendStringInfo(&buf, "%s%s", set, new_sum(agg, j, "a", "s", n, matched, false));
 				else
 					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0))::%s END",
 									 set, n, matched ? psprintf("COALESCE(s.a%d::pg_catalog.numeric, 0) + ", j) : "",
@@ -710,7 +812,15 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 			case DV_AGG_AVG:
 				/* numeric_avg divides the sum, with its display scale, by the count */
 				appendStringInfo(&buf, "%s(%s) / %s::pg_catalog.numeric",
-								 set, new_sum(agg, j, "s", n, matched), n);
+								 set, new_sum(agg, j, "s", "s", n, matched, false), n);
+				break;
+			case DV_AGG_VAR_SAMP:
+			case DV_AGG_VAR_POP:
+			case DV_AGG_STDDEV_SAMP:
+			case DV_AGG_STDDEV_POP:
+				appendStringInfo(&buf, "%s%s", set,
+								 variance_value(agg, n, new_sum(agg, j, "s", "s", n, matched, false),
+												new_sum(agg, j, "q", "q", n, matched, true)));
 				break;
 			case DV_AGG_BOOL_AND:
 			case DV_AGG_BOOL_OR:
@@ -744,9 +854,12 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 			appendStringInfo(&buf, ", n%d = %s", j, n);
 		else if (has_n(agg))
 			appendStringInfo(&buf, ", %s", n);
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			appendStringInfo(&buf, ", %s%s", matched ? psprintf("s%d = ", j) : "",
-							 new_sum(agg, j, "s", n, matched));
+							 new_sum(agg, j, "s", "s", n, matched, false));
+		if (is_variance(agg))
+			appendStringInfo(&buf, ", %s%s", matched ? psprintf("q%d = ", j) : "",
+							 new_sum(agg, j, "q", "q", n, matched, true));
 		if (agg->scale_tracked)
 			appendStringInfo(&buf, ", %s%s", matched ? psprintf("sc%d = ", j) : "",
 							 new_scale_counts(j, matched));
@@ -983,8 +1096,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 	foreach(lc, plan->aggs)
 	{
-		if (is_extreme(lfirst(lc)) || ((DvAgg *) lfirst(lc))->kind == DV_AGG_SUM ||
-			((DvAgg *) lfirst(lc))->kind == DV_AGG_AVG)
+		if (is_extreme(lfirst(lc)) || sums_numbers(lfirst(lc)))
 			may_recompute = true;
 	}
 	if (ok && may_recompute &&

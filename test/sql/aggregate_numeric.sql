@@ -1,5 +1,6 @@
 -- Aggregates kept in place, continued (design section 6): sum and avg of numeric without a
--- declared scale (the display scale of the live inputs), FILTER, bool_and / bool_or / every.
+-- declared scale (the display scale of the live inputs), FILTER, bool_and / bool_or / every, and
+-- variance / stddev of integers and numeric.
 -- Every refresh is verified (verify() compares rows by their text, so 1.0 and 1.00 differ, and
 -- by =); the rows are printed too.
 SET client_min_messages = warning;
@@ -117,8 +118,53 @@ SELECT refresh_mode FROM dynview.refresh('an_sc');
 SELECT dynview.verify('an_sc');
 SELECT g, s, a, n FROM an_sc WHERE g = 7;
 
+-- the variance family of integers and numeric: count, sum and sum of squares kept in place, the
+-- result computed as numeric.c does (digit for digit: the square root of {0, 4232.093}'s
+-- variance rounds to ...119 where round(sqrt(v), scale(v)) gives ...120); groups of 0, 1 and 2
+-- rows, NaN and infinity, FILTER, a global one
+CREATE TABLE an_v (id int PRIMARY KEY, g int, x numeric, i int, b bigint);
+INSERT INTO an_v VALUES (1, 1, 0, 1, 10), (2, 1, 4232.093, 2, 20), (3, 2, 211.3, 3, 30), (4, 2, 0.0, 4, 40),
+  (5, 3, 1.5, 5, 9000000000000), (6, 4, -2.25, -6, -1), (7, 4, 7, 7, 2), (8, 4, 0.125, 8, 3);
+SELECT dynview.create_dynamic_table('an_var',
+  $$SELECT g, var_samp(x) AS vs, var_pop(x) AS vp, stddev_samp(x) AS ss, stddev_pop(x) AS sp,
+           variance(i) AS vi, stddev(i) AS si, stddev_pop(b) AS sb, var_samp(b) AS vb,
+           stddev(x) FILTER (WHERE i > 2) AS sf
+      FROM an_v GROUP BY g$$, schedule => 'manual', refresh_mode => 'incremental');
+SELECT dynview.create_dynamic_table('an_var_all', 'SELECT stddev(x) AS s, var_pop(i) AS v FROM an_v',
+  schedule => 'manual', refresh_mode => 'incremental');
+SELECT property, value FROM dynview.explain_dynamic_table('an_var') WHERE property = 'aggregates';
+SELECT * FROM an_var ORDER BY g;
+CREATE FUNCTION an_var_refresh() RETURNS TABLE (g_mode text, g_ok boolean, all_mode text, all_ok boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+  SELECT refresh_mode INTO g_mode FROM dynview.refresh('an_var');
+  g_ok := dynview.verify('an_var');
+  SELECT refresh_mode INTO all_mode FROM dynview.refresh('an_var_all');
+  all_ok := dynview.verify('an_var_all');
+  RETURN NEXT;
+END $$;
+-- the row of the largest scale goes; a group of one row gets a second; a group drops to one row
+DELETE FROM an_v WHERE id IN (2, 8);
+INSERT INTO an_v VALUES (9, 3, 1.50, 9, 9000000000001), (10, 1, 4232.093, 10, 5);
+DELETE FROM an_v WHERE id = 1;
+SELECT * FROM an_var_refresh();
+SELECT * FROM an_var ORDER BY g;
+SELECT * FROM an_var_all;
+-- NaN and infinity arrive, then a finite row, then they go; group 2 empties
+INSERT INTO an_v VALUES (11, 4, 'NaN', 11, 1), (12, 3, 'Infinity', 12, 1), (13, 5, '-Infinity', 13, 1);
+SELECT * FROM an_var_refresh();
+SELECT g, vs, vp, ss, sp, sf FROM an_var ORDER BY g;
+INSERT INTO an_v VALUES (14, 4, 3.75, 14, 1), (15, 3, 2, 15, 1);
+SELECT * FROM an_var_refresh();
+DELETE FROM an_v WHERE id IN (11, 12, 13, 3, 4);
+SELECT * FROM an_var_refresh();
+SELECT * FROM an_var ORDER BY g;
+SELECT * FROM an_var_all;
+
 SELECT dynview.drop_dynamic_table('an_g');
 SELECT dynview.drop_dynamic_table('an_all');
 SELECT dynview.drop_dynamic_table('an_sc');
-DROP TABLE an_o, an_s;
-DROP FUNCTION an_refresh(), an_scale_step(int);
+SELECT dynview.drop_dynamic_table('an_var');
+SELECT dynview.drop_dynamic_table('an_var_all');
+DROP TABLE an_o, an_s, an_v;
+DROP FUNCTION an_refresh(), an_scale_step(int), an_var_refresh();
