@@ -54,6 +54,7 @@
 #include "catalog/pg_collation.h"
 #include "optimizer/tlist.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
@@ -527,11 +528,49 @@ plain_equality(Node *e)
 	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
 }
 
+/*
+ * integral_extract - is e extract(field FROM date or timestamp) of a field
+ * whose value is a whole number?  Such a numeric always has scale 0 (or is
+ * +-Infinity, for an infinite date), so its equal values print alike,
+ * although numeric's in general do not (1.0 and 1.00).  TPC-H groups by
+ * extract(year FROM ...).  (Other fields, like second and epoch, have
+ * fixed scales too, but are left out: no need to rely on that.)
+ */
+static bool
+integral_extract(Node *e)
+{
+	static const char *const fields[] = {
+		"year", "month", "day", "hour", "minute", "quarter", "week", "dow", "isodow",
+		"doy", "decade", "century", "millennium", "isoyear"
+	};
+	FuncExpr   *f;
+	Const	   *field;
+	char	   *name;
+
+	if (!IsA(e, FuncExpr))
+		return false;
+	f = (FuncExpr *) e;
+	if ((f->funcid != F_EXTRACT_TEXT_DATE && f->funcid != F_EXTRACT_TEXT_TIMESTAMP) ||
+		list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
+		return false;
+	field = linitial_node(Const, f->args);
+	if (field->constisnull || field->consttype != TEXTOID)
+		return false;
+	name = TextDatumGetCString(field->constvalue);
+	for (int i = 0; i < lengthof(fields); i++)
+	{
+		if (pg_strcasecmp(name, fields[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* is e's equality identity (dv_equality_is_identity), with e's typmod and collation? */
 static bool
 identity_equality(Node *e)
 {
-	return dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e));
+	return dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e)) ||
+		integral_extract(e);
 }
 
 static bool
