@@ -54,6 +54,7 @@
 #include "catalog/pg_collation.h"
 #include "optimizer/tlist.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
@@ -319,12 +320,17 @@ collate_sql(Oid collation)
 
 /*
  * classify_aggref - the in-place rule of an aggregate, or NULL if its groups
- * must be recomputed: count(*), count(x), sum/avg of exact numbers (integers,
- * and numeric of a declared scale: float sums depend on the order of
- * additions, and the display scale of a numeric sum would keep the largest
- * scale ever added even after those rows are gone), min/max of a type
- * with a btree ordering, count(DISTINCT x) of a type with btree equality.
- * No FILTER, ORDER BY, ordered-set or other aggregates.
+ * must be recomputed: count(*), count(x), sum/avg of exact numbers (integers
+ * and numeric; float sums depend on the order of additions), min/max of a
+ * type with a btree ordering, count(DISTINCT x) of a type with btree
+ * equality, bool_and/every/bool_or, and the variance family (var_samp,
+ * var_pop, stddev_samp, stddev_pop and their aliases) of integers and
+ * numeric.  A numeric without a declared scale is
+ * scale_tracked: the display scale of its sum is the largest scale of the
+ * live inputs, which a state that only adds would keep after those rows are
+ * gone, so aggstate.c counts the live inputs per scale.  A FILTER becomes
+ * part of the input (agg_state_input); count(*) FILTER is a count(x).  No
+ * ORDER BY, ordered-set or other aggregates.
  */
 static DvAgg *
 classify_aggref(Aggref *a)
@@ -335,7 +341,7 @@ classify_aggref(Aggref *a)
 	Oid			argtype = InvalidOid;
 	TypeCacheEntry *tc = NULL;
 
-	if (a->agglevelsup != 0 || a->aggfilter != NULL || a->aggkind != AGGKIND_NORMAL ||
+	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
 		a->aggvariadic || a->aggorder != NIL ||
 		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
 		return NULL;
@@ -349,6 +355,12 @@ classify_aggref(Aggref *a)
 		if (strcmp(name, "count") != 0 || a->aggdistinct != NIL)
 			return NULL;
 		agg->kind = DV_AGG_COUNT_STAR;
+		if (a->aggfilter != NULL)
+		{
+			/* counts the rows whose input "CASE WHEN f THEN true END" is not NULL */
+			agg->kind = DV_AGG_COUNT;
+			agg->arg_type = "boolean";
+		}
 		return agg;
 	}
 	if (list_length(a->args) != 1)
@@ -376,9 +388,31 @@ classify_aggref(Aggref *a)
 		agg->arg_collate = "";
 	}
 	else if ((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
-			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID ||
-			  (argtype == NUMERICOID && exprTypmod(arg) >= 0)))
+			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID || argtype == NUMERICOID))
+	{
 		agg->kind = strcmp(name, "sum") == 0 ? DV_AGG_SUM : DV_AGG_AVG;
+		agg->scale_tracked = argtype == NUMERICOID && exprTypmod(arg) < 0;
+	}
+	else if ((strcmp(name, "var_samp") == 0 || strcmp(name, "variance") == 0 ||
+			  strcmp(name, "var_pop") == 0 || strcmp(name, "stddev_samp") == 0 ||
+			  strcmp(name, "stddev") == 0 || strcmp(name, "stddev_pop") == 0) &&
+			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID || argtype == NUMERICOID))
+	{
+		/* (float inputs are summed in floating point: not kept) */
+		if (strcmp(name, "var_pop") == 0)
+			agg->kind = DV_AGG_VAR_POP;
+		else if (strcmp(name, "stddev_pop") == 0)
+			agg->kind = DV_AGG_STDDEV_POP;
+		else if (strncmp(name, "var", 3) == 0)
+			agg->kind = DV_AGG_VAR_SAMP;
+		else
+			agg->kind = DV_AGG_STDDEV_SAMP;
+		/* the sums' scales decide the result's digits, declared or not */
+		agg->scale_tracked = argtype == NUMERICOID;
+	}
+	else if ((strcmp(name, "bool_and") == 0 || strcmp(name, "every") == 0 ||
+			  strcmp(name, "bool_or") == 0) && argtype == BOOLOID)
+		agg->kind = strcmp(name, "bool_or") == 0 ? DV_AGG_BOOL_OR : DV_AGG_BOOL_AND;
 	else if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
 			 OidIsValid(tc->btree_opf) && OidIsValid(tc->eq_opr) && a->aggtype == argtype)
 		agg->kind = strcmp(name, "min") == 0 ? DV_AGG_MIN : DV_AGG_MAX;
@@ -491,11 +525,49 @@ plain_equality(Node *e)
 	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
 }
 
+/*
+ * integral_extract - is e extract(field FROM date or timestamp) of a field
+ * whose value is a whole number?  Such a numeric always has scale 0 (or is
+ * +-Infinity, for an infinite date), so its equal values print alike,
+ * although numeric's in general do not (1.0 and 1.00).  TPC-H groups by
+ * extract(year FROM ...).  (Other fields, like second and epoch, have
+ * fixed scales too, but are left out: no need to rely on that.)
+ */
+static bool
+integral_extract(Node *e)
+{
+	static const char *const fields[] = {
+		"year", "month", "day", "hour", "minute", "quarter", "week", "dow", "isodow",
+		"doy", "decade", "century", "millennium", "isoyear"
+	};
+	FuncExpr   *f;
+	Const	   *field;
+	char	   *name;
+
+	if (!IsA(e, FuncExpr))
+		return false;
+	f = (FuncExpr *) e;
+	if ((f->funcid != F_EXTRACT_TEXT_DATE && f->funcid != F_EXTRACT_TEXT_TIMESTAMP) ||
+		list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
+		return false;
+	field = linitial_node(Const, f->args);
+	if (field->constisnull || field->consttype != TEXTOID)
+		return false;
+	name = TextDatumGetCString(field->constvalue);
+	for (int i = 0; i < lengthof(fields); i++)
+	{
+		if (pg_strcasecmp(name, fields[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* is e's equality identity (dv_equality_is_identity), with e's typmod and collation? */
 static bool
 identity_equality(Node *e)
 {
-	return dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e));
+	return dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e)) ||
+		integral_extract(e);
 }
 
 static bool
@@ -533,23 +605,19 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 		Aggref	   *a = lfirst_node(Aggref, lc);
 		DvAgg	   *agg = classify_aggref(a);
 
-		if (agg == NULL && a->args && !a->aggdistinct &&
-			exprType((Node *) linitial_node(TargetEntry, a->args)->expr) == NUMERICOID &&
-			(strcmp(get_func_name(a->aggfnoid), "sum") == 0 || strcmp(get_func_name(a->aggfnoid), "avg") == 0))
-			NOT_ELIGIBLE("%s of a numeric without a declared scale (cast its argument, e.g. to numeric(12,2), to keep it in place)",
-						 get_func_name(a->aggfnoid));
 		if (agg == NULL)
-			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT) have)",
+			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or, every, and variance and stddev of integers or numeric have, with or without FILTER)",
 						 get_func_name(a->aggfnoid), a->aggdistinct ? "DISTINCT " : "",
 						 a->args ? format_type_be(exprType((Node *) linitial_node(TargetEntry, a->args)->expr)) : "*",
-						 a->aggfilter ? " with FILTER" : a->aggorder ? " with ORDER BY" : "");
+						 a->aggorder ? " with ORDER BY" : "");
 		/*
 		 * min and max show one of the values: kept in place only when equal
 		 * values are identical.  count(DISTINCT) counts values by equality,
 		 * which its multiplicities keep whatever the spelling, but needs
 		 * plain operators and no arrays ("v = ANY (ARRAY(...))" would take
-		 * an array apart).  count, sum and avg (of integers and numeric of a
-		 * declared scale) show no input value.
+		 * an array apart).  count, sum, avg and the boolean aggregates show
+		 * no input value (a numeric sum shows the inputs' largest scale,
+		 * which aggstate.c tracks).
 		 */
 		if (((agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX) &&
 			 !identity_equality((Node *) linitial_node(TargetEntry, a->args)->expr)) ||
@@ -619,7 +687,30 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 
 		if (agg->kind == DV_AGG_COUNT_STAR)
 			continue;
-		arg = copyObject(linitial_node(TargetEntry, a->args)->expr);
+		if (a->aggstar)
+			arg = (Expr *) makeBoolConst(true, false);
+		else
+			arg = copyObject(linitial_node(TargetEntry, a->args)->expr);
+		if (a->aggfilter != NULL)
+		{
+			/*
+			 * agg(x) FILTER (WHERE f) is agg(CASE WHEN f THEN x END): every
+			 * aggregate kept in place ignores NULL inputs.
+			 */
+			CaseExpr   *c = makeNode(CaseExpr);
+			CaseWhen   *w = makeNode(CaseWhen);
+
+			w->expr = copyObject(a->aggfilter);
+			w->result = arg;
+			w->location = -1;
+			c->casetype = exprType((Node *) arg);
+			c->casecollid = exprCollation((Node *) arg);
+			c->args = list_make1(w);
+			c->defresult = (Expr *) makeNullConst(exprType((Node *) arg), exprTypmod((Node *) arg),
+												  exprCollation((Node *) arg));
+			c->location = -1;
+			arg = (Expr *) c;
+		}
 		if (agg->kind == DV_AGG_COUNT)
 		{
 			NullTest   *nt = makeNode(NullTest);
@@ -1478,7 +1569,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	}
 	else if (query->hasAggs && !as_node && !(allow_state && agg_state_eligible(query, NIL, NULL)))
 		return full_plan("GLOBAL_AGGREGATE",
-						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or of numeric with a declared scale, min, max and count(DISTINCT), without HAVING.");
+						 "An aggregate without GROUP BY is incremental only with count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or, every, and variance and stddev of integers or numeric, without HAVING.");
 	else if (query->distinctClause != NIL)
 	{
 		foreach(lc, query->targetList)

@@ -25,12 +25,19 @@ typedef enum DvPlanKind
 typedef enum DvAggKind
 {
 	DV_AGG_COUNT_STAR,			/* count(*) */
-	DV_AGG_COUNT,				/* count(x): input x IS NOT NULL */
+	DV_AGG_COUNT,				/* count(x): input x IS NOT NULL; also count(*) FILTER */
 	DV_AGG_SUM,					/* sum(x), x integer or numeric */
 	DV_AGG_AVG,					/* avg(x), x integer or numeric */
 	DV_AGG_MIN,					/* min(x), x with a btree ordering */
 	DV_AGG_MAX,					/* max(x) */
-	DV_AGG_COUNT_DISTINCT		/* count(DISTINCT x): multiplicities in a table */
+	DV_AGG_COUNT_DISTINCT,		/* count(DISTINCT x): multiplicities in a table */
+	DV_AGG_BOOL_AND,			/* bool_and(x), every(x): counts of true and non-null */
+	DV_AGG_BOOL_OR,				/* bool_or(x) */
+	DV_AGG_VAR_SAMP,			/* var_samp(x), variance(x), x integer or numeric:
+								 * count, sum and sum of squares */
+	DV_AGG_VAR_POP,				/* var_pop(x) */
+	DV_AGG_STDDEV_SAMP,			/* stddev_samp(x), stddev(x) */
+	DV_AGG_STDDEV_POP			/* stddev_pop(x) */
 } DvAggKind;
 
 typedef struct DvAgg
@@ -40,7 +47,15 @@ typedef struct DvAgg
 	char	   *value_type;		/* the aggregate's result type (SQL, qualified) */
 	char	   *arg_type;		/* its input column's type (NULL: count(*)) */
 	char	   *arg_collate;	/* " COLLATE ..." for comparisons of the input, or "" */
+	bool		scale_tracked;	/* sum/avg of numeric without a declared scale,
+								 * variance family of numeric: live inputs
+								 * counted per display scale */
 } DvAgg;
+
+/*
+ * (An aggregate's FILTER (WHERE f) is part of its input: x<j> is
+ * CASE WHEN f THEN x END, which every kind above ignores as NULL.)
+ */
 
 /* One source occurrence (range table entry) of the query */
 typedef struct DvPlanSource

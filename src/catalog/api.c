@@ -698,6 +698,12 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				[DV_AGG_MIN] = "least of inserted values; group recomputed when its minimum is removed",
 				[DV_AGG_MAX] = "greatest of inserted values; group recomputed when its maximum is removed",
 				[DV_AGG_COUNT_DISTINCT] = "multiplicity per value in a state table; counted at 0 -> n, uncounted at n -> 0",
+				[DV_AGG_BOOL_AND] = "counts of non-null and true inputs added in place; true when they are equal",
+				[DV_AGG_BOOL_OR] = "counts of non-null and true inputs added in place; true when some input is true",
+				[DV_AGG_VAR_SAMP] = "non-null count, sum and sum of squares added in place; computed from them as numeric does",
+				[DV_AGG_VAR_POP] = "non-null count, sum and sum of squares added in place; computed from them as numeric does",
+				[DV_AGG_STDDEV_SAMP] = "non-null count, sum and sum of squares added in place; computed from them as numeric does",
+				[DV_AGG_STDDEV_POP] = "non-null count, sum and sum of squares added in place; computed from them as numeric does",
 			};
 
 			static const char *const call[] = {
@@ -708,12 +714,22 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				[DV_AGG_MIN] = "min(x%d)",
 				[DV_AGG_MAX] = "max(x%d)",
 				[DV_AGG_COUNT_DISTINCT] = "count(DISTINCT x%d)",
+				[DV_AGG_BOOL_AND] = "bool_and(x%d)",
+				[DV_AGG_BOOL_OR] = "bool_or(x%d)",
+				[DV_AGG_VAR_SAMP] = "var_samp(x%d)",
+				[DV_AGG_VAR_POP] = "var_pop(x%d)",
+				[DV_AGG_STDDEV_SAMP] = "stddev_samp(x%d)",
+				[DV_AGG_STDDEV_POP] = "stddev_pop(x%d)",
 			};
 			int			j = foreach_current_index(lc) + 1;
 
 			appendStringInfo(&rules, "%sa%d = ", j > 1 ? "; " : "", j);
 			appendStringInfo(&rules, call[agg->kind], j);
 			appendStringInfo(&rules, ": %s", rule[agg->kind]);
+			if (agg->scale_tracked)
+				appendStringInfoString(&rules, ", live inputs counted per display scale (the sums kept at the scale numeric gives them; a group with NaN or infinity changed is recomputed)");
+			if (((Aggref *) agg->aggref)->aggfilter != NULL)
+				appendStringInfo(&rules, " (its FILTER is part of the input: x%d is NULL where the filter is not true)", j);
 		}
 		EXPLAIN_ROW("aggregates", rules.data);
 	}

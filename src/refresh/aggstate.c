@@ -13,7 +13,12 @@
  *	dv_count	  rows in the group (a group whose count reaches 0 disappears)
  *	dv_recompute  set while the group must be recomputed from the sources
  *	a1..am		  the value of each aggregate, as the query would compute it
- *	n<j>, s<j>	  non-null count (sum, avg, min, max) and exact sum (avg)
+ *	n<j>, s<j>	  non-null count (sum, avg, min, max, bool_*, variance family)
+ *				  and exact sum (avg, variance family)
+ *	q<j>		  variance family: exact sum of squares
+ *	sc<j>		  sum/avg of numeric without a declared scale: the live inputs
+ *				  counted per display scale (see scale_unit)
+ *	nt<j>		  bool_and/bool_or: the true inputs (false ones are n - nt)
  * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>
  * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
  * stops at n -> 0.  min/max take least/greatest of inserted values; a
@@ -237,7 +242,109 @@ static bool
 has_n(DvAgg *agg)
 {
 	return agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG ||
-		agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX;
+		agg->kind == DV_AGG_MIN || agg->kind == DV_AGG_MAX ||
+		agg->kind == DV_AGG_BOOL_AND || agg->kind == DV_AGG_BOOL_OR ||
+		agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_VAR_POP ||
+		agg->kind == DV_AGG_STDDEV_SAMP || agg->kind == DV_AGG_STDDEV_POP;
+}
+
+/* var_samp, var_pop, stddev_samp, stddev_pop: count, sum and sum of squares */
+static bool
+is_variance(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_VAR_POP ||
+		agg->kind == DV_AGG_STDDEV_SAMP || agg->kind == DV_AGG_STDDEV_POP;
+}
+
+/* does the state keep the exact sum s<j>? */
+static bool
+has_s(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_AVG || is_variance(agg);
+}
+
+/* does the group delta carry d<j>_s and d<j>_special? */
+static bool
+sums_numbers(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG || is_variance(agg);
+}
+
+static const char *
+variance_function(DvAgg *agg)
+{
+	switch (agg->kind)
+	{
+		case DV_AGG_VAR_SAMP:
+			return "var_samp";
+		case DV_AGG_VAR_POP:
+			return "var_pop";
+		case DV_AGG_STDDEV_SAMP:
+			return "stddev_samp";
+		default:
+			return "stddev_pop";
+	}
+}
+
+static bool
+is_bool(DvAgg *agg)
+{
+	return agg->kind == DV_AGG_BOOL_AND || agg->kind == DV_AGG_BOOL_OR;
+}
+
+/*
+ * The display scale of a numeric sum (numeric without a declared scale) is
+ * the largest scale among its live finite inputs: sum(1.00, 1) is 2.00, and
+ * once 1.00 is deleted the sum is 1, not 1.00.  Adding and subtracting keeps
+ * the largest scale ever added, so the state counts the live inputs of each
+ * scale k in one exact integer, sc = sum of weight * 10^(19 k): a count
+ * (below 2^63 < 10^19) per 19-digit block, and adding two such vectors
+ * block by block is numeric addition, with no carry while every count is
+ * in [0, 10^19).  The largest live scale is then the index of the highest
+ * non-zero block, (digits - 1) / 19, and the value is round(sum, that
+ * scale), which is exact: the live inputs have no digits beyond it.  (A side
+ * table of counts per scale would cost a statement and a join per refresh;
+ * keeping only the largest scale and its count, as PostgreSQL's own inverse
+ * transition does, would recompute a group whenever its last input of that
+ * scale went.)  Scales above SCALE_BLOCKS_MAX share one block: a group with
+ * a live input of such a scale is recomputed from the sources (they come
+ * from multiplying long fractions; 10^(19 * 1001) is far inside numeric's
+ * range).  NaN and the infinities count in no block; they make their group
+ * recomputed (d<j>_special).
+ */
+#define SCALE_BLOCKS_MAX 1000
+
+/* SQL: the block of input x<j> in sc<j>, NULL for NULL, NaN and infinities */
+static char *
+scale_unit(int j)
+{
+	StringInfoData buf;
+
+	/* literal constants for the usual scales: no string built per row */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "CASE pg_catalog.scale(x%d) WHEN 0 THEN 1::pg_catalog.numeric", j);
+	for (int k = 1; k <= 8; k++)
+		appendStringInfo(&buf, " WHEN %d THEN '1%0*d'::pg_catalog.numeric", k, 19 * k, 0);
+	appendStringInfo(&buf, " ELSE ('1' || pg_catalog.repeat('0', 19 * "
+					 "LEAST(pg_catalog.scale(x%d), %d)))::pg_catalog.numeric END",
+					 j, SCALE_BLOCKS_MAX + 1);
+	return buf.data;
+}
+
+/* SQL: the largest live scale of the scale counts sc (at most SCALE_BLOCKS_MAX + 1) */
+static char *
+scale_of_counts(const char *sc)
+{
+	return psprintf("CASE WHEN %s > 0 THEN (pg_catalog.length((%s)::pg_catalog.text) - 1) / 19 ELSE 0 END",
+					sc, sc);
+}
+
+/* SQL: do the scale counts sc count an input of a scale above SCALE_BLOCKS_MAX? */
+static char *
+scale_beyond_blocks(const char *sc)
+{
+	return psprintf("(%s >= ('1' || pg_catalog.repeat('0', %d))::pg_catalog.numeric)",
+					sc, 19 * (SCALE_BLOCKS_MAX + 1));
 }
 
 static bool
@@ -286,6 +393,18 @@ state_from_input(DvPlan *plan)
 			case DV_AGG_COUNT_DISTINCT:
 				appendStringInfo(&buf, ", pg_catalog.count(DISTINCT x%d) AS a%d", j, j);
 				break;
+			case DV_AGG_BOOL_AND:
+				appendStringInfo(&buf, ", pg_catalog.bool_and(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_BOOL_OR:
+				appendStringInfo(&buf, ", pg_catalog.bool_or(x%d) AS a%d", j, j);
+				break;
+			case DV_AGG_VAR_SAMP:
+			case DV_AGG_VAR_POP:
+			case DV_AGG_STDDEV_SAMP:
+			case DV_AGG_STDDEV_POP:
+				appendStringInfo(&buf, ", pg_catalog.%s(x%d) AS a%d", variance_function(agg), j, j);
+				break;
 		}
 	}
 	foreach(lc, plan->aggs)
@@ -295,8 +414,15 @@ state_from_input(DvPlan *plan)
 
 		if (has_n(agg))
 			appendStringInfo(&buf, ", pg_catalog.count(x%d) AS n%d", j, j);
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			appendStringInfo(&buf, ", pg_catalog.sum(x%d)::pg_catalog.numeric AS s%d", j, j);
+		if (is_variance(agg))
+			appendStringInfo(&buf, ", pg_catalog.sum(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric) AS q%d",
+							 j, j, j);
+		if (agg->scale_tracked)
+			appendStringInfo(&buf, ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d", scale_unit(j), j);
+		if (is_bool(agg))
+			appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE x%d) AS nt%d", j, j);
 	}
 	return buf.data;
 }
@@ -317,8 +443,14 @@ state_value_columns(DvPlan *plan)
 
 		if (has_n(agg))
 			cols = lappend(cols, psprintf("n%d", j));
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			cols = lappend(cols, psprintf("s%d", j));
+		if (is_variance(agg))
+			cols = lappend(cols, psprintf("q%d", j));
+		if (agg->scale_tracked)
+			cols = lappend(cols, psprintf("sc%d", j));
+		if (is_bool(agg))
+			cols = lappend(cols, psprintf("nt%d", j));
 	}
 	return cols;
 }
@@ -427,8 +559,14 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 
 		if (has_n(agg))
 			appendStringInfo(&cols, ", n%d pg_catalog.int8 NOT NULL", j);
-		if (agg->kind == DV_AGG_AVG)
+		if (has_s(agg))
 			appendStringInfo(&cols, ", s%d pg_catalog.numeric", j);
+		if (is_variance(agg))
+			appendStringInfo(&cols, ", q%d pg_catalog.numeric", j);
+		if (agg->scale_tracked)
+			appendStringInfo(&cols, ", sc%d pg_catalog.numeric NOT NULL", j);
+		if (is_bool(agg))
+			appendStringInfo(&cols, ", nt%d pg_catalog.int8 NOT NULL", j);
 	}
 	appendStringInfoString(&cols, ") WITH (autovacuum_vacuum_scale_factor = 0.01");
 	create_state_table(dt, state_name(dt->relid), cols.data);
@@ -505,10 +643,25 @@ group_delta_columns(DvPlan *plan)
 				break;
 			case DV_AGG_SUM:
 			case DV_AGG_AVG:
+			case DV_AGG_VAR_SAMP:
+			case DV_AGG_VAR_POP:
+			case DV_AGG_STDDEV_SAMP:
+			case DV_AGG_STDDEV_POP:
 				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
 								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
 								 ", pg_catalog.bool_or(x%d::pg_catalog.numeric IN ('NaN', 'Infinity', '-Infinity')) AS d%d_special",
 								 j, j, j, j, j, j);
+				if (is_variance(agg))
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * (x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)) AS d%d_q",
+									 j, j, j);
+				if (agg->scale_tracked)
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * %s) AS d%d_sc", scale_unit(j), j);
+				break;
+			case DV_AGG_BOOL_AND:
+			case DV_AGG_BOOL_OR:
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_t",
+								 j, j, j, j);
 				break;
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
@@ -525,6 +678,71 @@ group_delta_columns(DvPlan *plan)
 	return buf.data;
 }
 
+/* SQL: the scale counts sc<j> after the group delta d (added to state row s if matched) */
+static char *
+new_scale_counts(int j, bool matched)
+{
+	return matched ? psprintf("(s.sc%d + COALESCE(d.d%d_sc, 0))", j, j)
+		: psprintf("COALESCE(d.d%d_sc, 0)", j);
+}
+
+/*
+ * SQL: the exact sum of state column col<j> after the group delta's
+ * d<j>_<dcol>, NULL when no non-null input is left (n is the new non-null
+ * count).  When scale_tracked it has the display scale PostgreSQL's
+ * accumulator would have: the largest live input scale for a sum, twice
+ * that for a sum of squares (squared).
+ */
+static char *
+new_sum(DvAgg *agg, int j, const char *col, const char *dcol, const char *n, bool matched, bool squared)
+{
+	char	   *sum = psprintf("%sCOALESCE(d.d%d_%s, 0)",
+							   matched ? psprintf("COALESCE(s.%s%d, 0) + ", col, j) : "", j, dcol);
+
+	if (agg->scale_tracked)
+		sum = psprintf("pg_catalog.round(%s, %s(%s))", sum, squared ? "2 * " : "",
+					   scale_of_counts(new_scale_counts(j, matched)));
+	return psprintf("CASE WHEN %s = 0 THEN NULL ELSE %s END", n, sum);
+}
+
+/*
+ * SQL: var_samp/var_pop/stddev_samp/stddev_pop from the new non-null count
+ * n, sum sum and sum of squares sq, digit for digit as numeric.c's
+ * numeric_stddev_internal computes them: NULL below 2 (sample) or 1 inputs;
+ * NaN when an input is NaN or infinite; 0 when N * sum(X*X) - sum(X)^2,
+ * computed exactly at the sums' scales, is not positive; else that divided
+ * by N * (N - 1) or N * N with numeric division's own scale (the same
+ * division as numeric "/"), and for stddev its square root rounded (half
+ * up) to that same scale.  SQL's sqrt() may choose more digits; its result,
+ * rounded to the scale, can then be one unit off (double rounding), so the
+ * root is settled exactly: r is right when (r - h)^2 <= v < (r + h)^2,
+ * h half a unit.
+ */
+static char *
+variance_value(DvAgg *agg, const char *n, const char *sum, const char *sq)
+{
+	bool		sample = agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_STDDEV_SAMP;
+	char	   *v = psprintf("SELECT dv_v.num, CASE WHEN dv_v.n <= %d THEN NULL "
+							 "WHEN dv_v.sx IN ('NaN', 'Infinity', '-Infinity') THEN 'NaN'::pg_catalog.numeric "
+							 "WHEN dv_v.num <= 0 THEN 0::pg_catalog.numeric "
+							 "ELSE dv_v.num / (dv_v.n::pg_catalog.numeric * (dv_v.n - %d)::pg_catalog.numeric) END AS v "
+							 "FROM (SELECT dv_i.n, dv_i.sx, dv_i.n::pg_catalog.numeric * dv_i.sq - dv_i.sx * dv_i.sx AS num "
+							 "FROM (SELECT %s AS n, %s AS sx, %s AS sq) dv_i) dv_v",
+							 sample ? 1 : 0, sample ? 1 : 0, n, sum, sq);
+
+	if (agg->kind == DV_AGG_VAR_SAMP || agg->kind == DV_AGG_VAR_POP)
+		return psprintf("(SELECT dv_w.v FROM (%s) dv_w)", v);
+	return psprintf("(SELECT CASE WHEN dv_r.v IS NULL OR dv_r.v = 'NaN' OR dv_r.num <= 0 THEN dv_r.v "
+					"WHEN dv_r.r > 0 AND (dv_r.r - dv_r.h) * (dv_r.r - dv_r.h) > dv_r.v THEN dv_r.r - dv_r.u "
+					"WHEN (dv_r.r + dv_r.h) * (dv_r.r + dv_r.h) <= dv_r.v THEN dv_r.r + dv_r.u "
+					"ELSE dv_r.r END "
+					"FROM (SELECT dv_w.v, dv_w.num, "
+					"pg_catalog.round(pg_catalog.sqrt(dv_w.v), pg_catalog.scale(dv_w.v)) AS r, "
+					"('1e-' || pg_catalog.scale(dv_w.v))::pg_catalog.numeric AS u, "
+					"('5e-' || (pg_catalog.scale(dv_w.v) + 1))::pg_catalog.numeric AS h "
+					"FROM (%s) dv_w) dv_r)", v);
+}
+
 /* does applying the group delta d to state row s need a recompute? (SQL) */
 static char *
 recompute_condition(DvPlan *plan, bool matched)
@@ -539,7 +757,9 @@ recompute_condition(DvPlan *plan, bool matched)
 		DvAgg	   *agg = lfirst(lc);
 		int			j = foreach_current_index(lc) + 1;
 
-		if (agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG)
+		if (agg->scale_tracked)
+			appendStringInfo(&buf, " OR %s", scale_beyond_blocks(new_scale_counts(j, matched)));
+		if (sums_numbers(agg))
 			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
 		else if (is_extreme(agg) && matched)
 			appendStringInfo(&buf, " OR (d.d%d_m %s s.a%d)", j,
@@ -582,13 +802,32 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 				appendStringInfo(&buf, "%s%s", set, matched ? psprintf("s.a%d + COALESCE(d.d%d_n, 0)", j, j) : n);
 				break;
 			case DV_AGG_SUM:
-				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0))::%s END",
-								 set, n, matched ? psprintf("COALESCE(s.a%d::pg_catalog.numeric, 0) + ", j) : "",
-								 j, agg->value_type);
+				if (agg->scale_tracked)
+					appendStringInfo(&buf, "%s%s", set, new_sum(agg, j, "a", "s", n, matched, false));
+				else
+					appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0))::%s END",
+									 set, n, matched ? psprintf("COALESCE(s.a%d::pg_catalog.numeric, 0) + ", j) : "",
+									 j, agg->value_type);
 				break;
 			case DV_AGG_AVG:
-				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE (%sCOALESCE(d.d%d_s, 0)) / %s::pg_catalog.numeric END",
-								 set, n, matched ? psprintf("COALESCE(s.s%d, 0) + ", j) : "", j, n);
+				/* numeric_avg divides the sum, with its display scale, by the count */
+				appendStringInfo(&buf, "%s(%s) / %s::pg_catalog.numeric",
+								 set, new_sum(agg, j, "s", "s", n, matched, false), n);
+				break;
+			case DV_AGG_VAR_SAMP:
+			case DV_AGG_VAR_POP:
+			case DV_AGG_STDDEV_SAMP:
+			case DV_AGG_STDDEV_POP:
+				appendStringInfo(&buf, "%s%s", set,
+								 variance_value(agg, n, new_sum(agg, j, "s", "s", n, matched, false),
+												new_sum(agg, j, "q", "q", n, matched, true)));
+				break;
+			case DV_AGG_BOOL_AND:
+			case DV_AGG_BOOL_OR:
+				appendStringInfo(&buf, "%sCASE WHEN %s = 0 THEN NULL ELSE %s%sCOALESCE(d.d%d_t, 0) %s %s END",
+								 set, n, matched ? psprintf("s.nt%d", j) : "", matched ? " + " : "", j,
+								 agg->kind == DV_AGG_BOOL_AND ? "=" : ">",
+								 agg->kind == DV_AGG_BOOL_AND ? n : "0");
 				break;
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
@@ -615,16 +854,18 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 			appendStringInfo(&buf, ", n%d = %s", j, n);
 		else if (has_n(agg))
 			appendStringInfo(&buf, ", %s", n);
-		if (agg->kind == DV_AGG_AVG)
-		{
-			char	   *s = psprintf("CASE WHEN %s = 0 THEN NULL ELSE %sCOALESCE(d.d%d_s, 0) END", n,
-									 matched ? psprintf("COALESCE(s.s%d, 0) + ", j) : "", j);
-
-			if (matched)
-				appendStringInfo(&buf, ", s%d = %s", j, s);
-			else
-				appendStringInfo(&buf, ", %s", s);
-		}
+		if (has_s(agg))
+			appendStringInfo(&buf, ", %s%s", matched ? psprintf("s%d = ", j) : "",
+							 new_sum(agg, j, "s", "s", n, matched, false));
+		if (is_variance(agg))
+			appendStringInfo(&buf, ", %s%s", matched ? psprintf("q%d = ", j) : "",
+							 new_sum(agg, j, "q", "q", n, matched, true));
+		if (agg->scale_tracked)
+			appendStringInfo(&buf, ", %s%s", matched ? psprintf("sc%d = ", j) : "",
+							 new_scale_counts(j, matched));
+		if (is_bool(agg))
+			appendStringInfo(&buf, ", %s%s%sCOALESCE(d.d%d_t, 0)", matched ? psprintf("nt%d = ", j) : "",
+							 matched ? psprintf("s.nt%d", j) : "", matched ? " + " : "", j);
 	}
 	return buf.data;
 }
@@ -855,8 +1096,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 	foreach(lc, plan->aggs)
 	{
-		if (is_extreme(lfirst(lc)) || ((DvAgg *) lfirst(lc))->kind == DV_AGG_SUM ||
-			((DvAgg *) lfirst(lc))->kind == DV_AGG_AVG)
+		if (is_extreme(lfirst(lc)) || sums_numbers(lfirst(lc)))
 			may_recompute = true;
 	}
 	if (ok && may_recompute &&

@@ -28,7 +28,7 @@ SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '-1 minute');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '*/5 * * * *');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', refresh_mode => 'sometimes');
-SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src ORDER BY id LIMIT 1', refresh_mode => 'incremental');
+SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src ORDER BY id FETCH FIRST 1 ROW WITH TIES', refresh_mode => 'incremental');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', primary_key => ARRAY['nope']);
 SELECT dynview.create_dynamic_table(NULL, 'SELECT 1 AS x');
 -- the query's own runtime error: nothing is created
