@@ -400,6 +400,40 @@ decorrelate_scalars(Query *q)
 	q->jointree = makeFromExpr(list_make1(tree), quals);
 }
 
+/* "SELECT <its outputs> FROM (s) dv_in": s as the one FROM item of a simple query */
+static Query *
+wrap_subquery(Query *s)
+{
+	Query	   *w = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	List	   *colnames = NIL;
+	ListCell   *lc;
+
+	foreach(lc, s->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		colnames = lappend(colnames, makeString(pstrdup(te->resname ? te->resname : "?column?")));
+		if (!te->resjunk)
+			w->targetList = lappend(w->targetList,
+									makeTargetEntry((Expr *) makeVar(1, te->resno, exprType((Node *) te->expr),
+																	 exprTypmod((Node *) te->expr),
+																	 exprCollation((Node *) te->expr), 0),
+													te->resno, te->resname, false));
+	}
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = s;
+	rte->eref = makeAlias("dv_in", colnames);
+	rte->inFromCl = true;
+	rtr->rtindex = 1;
+	w->commandType = CMD_SELECT;
+	w->canSetTag = true;
+	w->rtable = list_make1(rte);
+	w->jointree = makeFromExpr(list_make1(rtr), NULL);
+	return w;
+}
+
 void
 dv_optree_convert_sublinks(Query *q)
 {
@@ -448,8 +482,16 @@ dv_optree_convert_sublinks(Query *q)
 			dv_optree_convert_sublinks(s);
 		if (!simple_subquery(s))
 		{
-			kept = lappend(kept, lfirst(lc));
-			continue;
+			/*
+			 * An uncorrelated subquery of another kind (GROUP BY, DISTINCT,
+			 * ...) is read as a subquery in FROM, an operator of its own.
+			 */
+			if (has_outer_refs((Node *) s))
+			{
+				kept = lappend(kept, lfirst(lc));
+				continue;
+			}
+			s = wrap_subquery(s);
 		}
 
 		/* its entries join this level's range table; outer references become level 0 */

@@ -38,6 +38,10 @@ INSERT INTO op_defs VALUES
   ('op_distinct_sub', 'SELECT a.id, d.k FROM (SELECT DISTINCT c.k FROM op_c c) d JOIN op_a a ON a.k = d.k'),
   ('op_spj_sub_nullable', 'SELECT a.id, s.id AS bid, s.one FROM op_a a LEFT JOIN (SELECT b.id, b.k, 1 AS one FROM op_b b WHERE b.w > 3) s ON s.k = a.k'),
   ('op_full_pairs', 'SELECT a.id, a.k FROM op_a a FULL JOIN op_b b ON a.k = b.id'),
+  ('op_in_grouped', 'SELECT a.id FROM op_a a WHERE a.k IN (SELECT b.k FROM op_b b GROUP BY b.k HAVING count(*) > 1)'),
+  ('op_not_in_distinct', 'SELECT a.id FROM op_a a WHERE a.k NOT IN (SELECT DISTINCT c.k FROM op_c c)'),
+  ('op_top_join', 'SELECT a.id, b.id AS bid, b.w FROM op_a a JOIN op_b b ON b.k = a.k ORDER BY b.w DESC, a.id, b.id LIMIT 3'),
+  ('op_top_group', 'SELECT b.k, sum(b.w) AS sw FROM op_b b GROUP BY b.k ORDER BY sum(b.w) DESC NULLS LAST, b.k NULLS FIRST LIMIT 2 OFFSET 1'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
@@ -56,7 +60,7 @@ DECLARE
   ne bigint;
 BEGIN
   FOR d IN SELECT * FROM op_defs ORDER BY op_defs.name LOOP
-    SELECT r.refresh_mode INTO m FROM dynview.refresh(d.name) r;
+    SELECT r.refresh_mode || COALESCE('/' || r.mode_reason_code, '') INTO m FROM dynview.refresh(d.name) r;
     EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
                     UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
                    d.name, d.query, d.query, d.name) INTO nt;
@@ -72,7 +76,7 @@ END $$;
 INSERT INTO op_b VALUES (15, 4, 6), (16, NULL, 2);
 INSERT INTO op_a VALUES (6, 3, 'three'), (7, NULL, 'null2');
 INSERT INTO op_c VALUES (23, 2, 'w');
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 2: updates of join keys (rows move between matches), deletes of the only match
 UPDATE op_b SET k = 2 WHERE id = 10;
@@ -80,14 +84,14 @@ UPDATE op_a SET k = NULL WHERE id = 2;
 DELETE FROM op_b WHERE id = 13;
 UPDATE op_c SET k = 4 WHERE id = 22;
 UPDATE op_b SET w = 3 WHERE id = 14;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 3: a NULL enters the NOT IN subquery (no row of op_not_in is left), then goes
 INSERT INTO op_b VALUES (17, NULL, 50);
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 SELECT count(*) FROM op_not_in;
 DELETE FROM op_b WHERE id = 17;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 4: several transactions, one rolled back, a row inserted and deleted in one window,
 -- and a key updated back and forth
@@ -103,16 +107,27 @@ DELETE FROM op_b WHERE id = 18;
 UPDATE op_a SET k = 9 WHERE id = 1;
 UPDATE op_a SET k = 1 WHERE id = 1;
 DELETE FROM op_c WHERE id = 20;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 5: one side emptied, then filled again
 DELETE FROM op_b;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 INSERT INTO op_b SELECT g, g % 5, g FROM generate_series(30, 60) g;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA');
--- every refresh after the first was incremental (or had nothing to do)
-SELECT h.refresh_mode, count(*) FROM op_defs d, dynview.refresh_history(d.name) h
- WHERE h.refresh_trigger = 'MANUAL' GROUP BY 1 ORDER BY 1;
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+-- top-N: a change below the rows a table holds leaves it as it is (INCREMENTAL, nothing written)
+UPDATE op_b SET w = 1 WHERE id = 31;
+SELECT refresh_mode, mode_reason_code, rows_inserted, rows_deleted FROM dynview.refresh('op_top_join');
+SELECT dynview.verify('op_top_join');
+-- and one among them recomputes it
+UPDATE op_b SET w = 100 WHERE id = 32;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('op_top_join');
+SELECT dynview.verify('op_top_join');
+SELECT * FROM op_top_join ORDER BY w DESC, id, bid;
+SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+
+-- every refresh after the first was incremental (or had nothing to do, or was a top-N table's recompute)
+SELECT h.refresh_mode, h.mode_reason_code, count(*) FROM op_defs d, dynview.refresh_history(d.name) h
+ WHERE h.refresh_trigger = 'MANUAL' GROUP BY 1, 2 ORDER BY 1, 2;
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM op_defs;
 DROP FUNCTION op_round();
