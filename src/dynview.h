@@ -181,6 +181,7 @@ extern char *dv_validate_refresh_mode(const char *mode);
 extern void dv_check_wal_level(void);
 extern List *dv_column_names(Oid relid, Bitmapset *cols);
 extern Bitmapset *dv_policy_columns(RangeTblEntry *rte);
+extern Bitmapset *dv_captured_columns(RangeTblEntry *rte);
 extern Query *dv_parse_definition(const char *sql);
 extern void dv_check_definition_permissions(Query *q);
 

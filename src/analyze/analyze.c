@@ -25,6 +25,7 @@
 #include "access/sysattr.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/analyze.h"
@@ -95,7 +96,7 @@ collect_sources_walker(Node *node, CollectContext *ctx)
 			if (pos < 0)
 			{
 				ctx->relids = lappend_oid(ctx->relids, rte->relid);
-				ctx->columns = lappend(ctx->columns, bms_union(rte->selectedCols, dv_policy_columns(rte)));
+				ctx->columns = lappend(ctx->columns, dv_captured_columns(rte));
 			}
 			else
 			{
@@ -131,6 +132,23 @@ dv_policy_columns(RangeTblEntry *rte)
 
 	(void) policy_columns_walker((Node *) rte->securityQuals, &cols);
 	return cols;
+}
+
+/*
+ * dv_captured_columns - the columns of a source that change capture keeps
+ * for a query: those it reads, those its row-level security policies read,
+ * and its primary key (so that a source's rows as they were before a
+ * window can be told apart by the rows read: optree.c), as a selectedCols
+ * set.
+ */
+Bitmapset *
+dv_captured_columns(RangeTblEntry *rte)
+{
+	Bitmapset  *cols = bms_union(rte->selectedCols, dv_policy_columns(rte));
+	Oid			constraint;
+	Bitmapset  *pk = get_primary_key_attnos(rte->relid, false, &constraint);
+
+	return bms_union(cols, pk);
 }
 
 /*

@@ -175,9 +175,7 @@ static const char *
 reason_text(const char *code)
 {
 	if (strcmp(code, "SUBQUERY_IN_FROM") == 0)
-		return "A subquery, view or WITH query in FROM that is neither a simple query nor a filter over one grouped query is not incremental yet.";
-	if (strcmp(code, "OUTER_JOIN") == 0)
-		return "Outer joins are not incremental yet.";
+		return "A subquery, view or WITH query in FROM that cannot be an operator (LATERAL, a security barrier view, a view owned by another role, a recursive or MATERIALIZED WITH query) is not incremental yet.";
 	return "A FROM item other than a table is not incremental.";
 }
 
@@ -1452,9 +1450,9 @@ plan_top_n(Query *query)
 		if (te->resjunk || te->resname == NULL || (sgc->sortop != tc->lt_opr && sgc->sortop != tc->gt_opr))
 			return full_plan("ORDER_BY_LIMIT",
 							 "ORDER BY ... LIMIT is incremental when every sort key is a column of the result, ordered by its type's default ordering.");
-		appendStringInfo(&order, "%s%s %s NULLS %s", foreach_current_index(lc) ? ", " : "",
-						 quote_identifier(te->resname), sgc->sortop == tc->lt_opr ? "ASC" : "DESC",
-						 sgc->nulls_first ? "FIRST" : "LAST");
+		appendStringInfo(&order, "%s%s %s nulls %s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(te->resname), sgc->sortop == tc->lt_opr ? "asc" : "desc",
+						 sgc->nulls_first ? "first" : "last");
 	}
 	iq = copyObject(query);
 	iq->limitCount = iq->limitOffset = NULL;
@@ -1650,7 +1648,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		if (rte->tablesample)
 			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");
 
-		src->columns = dv_column_names(rte->relid, bms_union(rte->selectedCols, dv_policy_columns(rte)));
+		src->columns = dv_column_names(rte->relid, dv_captured_columns(rte));
 		{
 			ListCell   *lcol;
 

@@ -1255,8 +1255,8 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN (%s) r ON %s",
 								 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
 								 rows_sql(g, op->left, old),
-								 op->jointype == JOIN_LEFT ? "LEFT" : op->jointype == JOIN_RIGHT ? "RIGHT" :
-								 op->jointype == JOIN_FULL ? "FULL" : "INNER",
+								 op->jointype == JOIN_LEFT ? "left" : op->jointype == JOIN_RIGHT ? "right" :
+								 op->jointype == JOIN_FULL ? "full" : "inner",
 								 rows_sql(g, op->right, old), theta);
 				break;
 			}
