@@ -1295,11 +1295,15 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 		: "0::pg_catalog.int8";
 	const char *cols = col_list(keep, "k");
 
+	/*
+	 * (OFFSET 0 keeps the planner from counting the matches of every row of
+	 * keep before it applies the EXISTS that finds the few the change reaches)
+	 */
 	if (dother)
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_w AS dv_weight FROM ("
 						 "SELECT k.*, (CASE WHEN k.dv_m %s THEN 1 ELSE 0 END - CASE WHEN k.dv_m - k.dv_s %s THEN 1 ELSE 0 END)::pg_catalog.int8 AS dv_w FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (%s) k WHERE EXISTS (SELECT FROM %s o WHERE %s)) k) k "
+						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE EXISTS (SELECT FROM %s o WHERE %s) OFFSET 0) k) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
 						 pred, pred, m, s, new_sql(g, keep), dother, theta);
