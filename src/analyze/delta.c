@@ -1168,28 +1168,19 @@ static DvPlan *plan_level(Query *query, int branch, bool allow_state, bool as_no
 static int next_node_level = 0;
 static DvPlan *plan_over_subquery(Query *query, int branch);
 
-/*
- * collect the leaf queries of a tree of UNION [ALL]; false if another set
- * operation, or (with all_only) a UNION without ALL
- */
-static bool
-union_leaves(Query *q, Node *node, List **leaves, bool all_only)
+/* the leaf queries of a set operation tree, and whether every operation is UNION ALL */
+static void
+set_op_leaves(Query *q, Node *node, List **leaves, bool *union_all)
 {
 	if (IsA(node, RangeTblRef))
 	{
-		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, q->rtable);
-
-		*leaves = lappend(*leaves, rte->subquery);
-		return true;
+		*leaves = lappend(*leaves, rt_fetch(((RangeTblRef *) node)->rtindex, q->rtable)->subquery);
+		return;
 	}
-	if (IsA(node, SetOperationStmt))
-	{
-		SetOperationStmt *op = (SetOperationStmt *) node;
-
-		return op->op == SETOP_UNION && (op->all || !all_only) &&
-			union_leaves(q, op->larg, leaves, all_only) && union_leaves(q, op->rarg, leaves, all_only);
-	}
-	return false;
+	if (((SetOperationStmt *) node)->op != SETOP_UNION || !((SetOperationStmt *) node)->all)
+		*union_all = false;
+	set_op_leaves(q, ((SetOperationStmt *) node)->larg, leaves, union_all);
+	set_op_leaves(q, ((SetOperationStmt *) node)->rarg, leaves, union_all);
 }
 
 /*
@@ -1291,8 +1282,8 @@ dv_plan_query(Query *query)
 	List	   *leaves = NIL;
 	DvPlan	   *plan;
 	ListCell   *lc;
-	int			branch = 0;
 	bool		distinct;
+	bool		union_all = true;
 	char	   *rls_reason;
 
 	/*
@@ -1309,15 +1300,21 @@ dv_plan_query(Query *query)
 
 	if (query->setOperations == NULL)
 		return plan_level(query, 0, true, false);
-	distinct = IsA(query->setOperations, SetOperationStmt) &&
-		!((SetOperationStmt *) query->setOperations)->all;
-	if (!union_leaves(query, query->setOperations, &leaves, !distinct) ||
-		query->limitCount || query->limitOffset || query->hasWindowFuncs || query->hasAggs ||
-		query->groupClause || query->distinctClause)
-		return full_plan("SET_OPERATION", "INTERSECT, EXCEPT, and a UNION ALL over a UNION are not incremental yet (UNION and UNION ALL of simple queries are).");
+	if (query->limitCount || query->limitOffset)
+		return full_plan("SET_OPERATION", "ORDER BY ... LIMIT over a set operation is not incremental yet.");
+	set_op_leaves(query, query->setOperations, &leaves, &union_all);
+	distinct = !((SetOperationStmt *) query->setOperations)->all;
+
+	/*
+	 * UNION ALL (all the way down): the result's delta is its branches'.
+	 * Any other tree of UNION, INTERSECT and EXCEPT: a row's multiplicity in
+	 * the result depends only on its value's multiplicities in the branches,
+	 * so the rows whose values the branches' deltas touch are recomputed
+	 * (GROUPED, every column a key; unique unless the top operation is ALL).
+	 */
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = distinct ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
-	plan->keys_unique = distinct;
+	plan->kind = union_all ? DV_PLAN_SPJ : DV_PLAN_GROUPED;
+	plan->keys_unique = !union_all && distinct;
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -1325,17 +1322,18 @@ dv_plan_query(Query *query)
 		if (!te->resjunk)
 			plan->output_names = lappend(plan->output_names, pstrdup(te->resname));
 	}
-	if (distinct)
+	if (!union_all)
 		plan->key_columns = plan->output_names;
 	foreach(lc, leaves)
 	{
-		DvPlan	   *b = plan_level(lfirst_node(Query, lc), ++branch, false, false);
+		DvPlan	   *b = dv_plan_node(lfirst_node(Query, lc));
 
-		if (b->kind != DV_PLAN_SPJ)
-			return full_plan("SET_OPERATION",
-							 "A branch of the UNION is not a simple query (%s).", b->reason_code ? b->reason_code : "GROUP BY");
+		if (b->kind == DV_PLAN_FULL || b->branches != NIL)
+			return full_plan("SET_OPERATION", "A branch of the set operation is not incremental (%s: %s)",
+							 b->kind == DV_PLAN_FULL ? b->reason_code : "SET_OPERATION",
+							 b->kind == DV_PLAN_FULL ? b->reason : "a nested set operation in a subquery");
 		plan->branches = lappend(plan->branches, b);
-		plan->sources = list_concat(plan->sources, b->sources);
+		plan->sources = list_concat(plan->sources, list_copy(b->sources));
 	}
 	return plan;
 }
@@ -1742,7 +1740,7 @@ dv_delta_sql(DvPlan *plan)
 	ListCell   *lci;
 
 	if (plan->kind == DV_PLAN_TOPN)
-		return dv_topn_input_delta_sql(plan);
+		return dv_node_delta_sql(plan->topn_input);
 	initStringInfo(&sql);
 	if (plan->branches != NIL)
 	{
@@ -1765,7 +1763,7 @@ dv_delta_sql(DvPlan *plan)
 				foreach(lcn, plan->output_names)
 					appendStringInfo(&names, "%s, ", quote_identifier(lfirst(lcn)));
 				appendStringInfo(&sql, "%sSELECT * FROM (%s) dv_b(%sdv_weight)",
-								 sql.len > 0 ? " UNION ALL " : "", dv_delta_sql(b), names.data);
+								 sql.len > 0 ? " UNION ALL " : "", dv_node_delta_sql(b), names.data);
 			}
 		}
 		if (sql.len == 0)

@@ -112,7 +112,7 @@ typedef struct DvPlan
 
 extern DvPlan *dv_plan_query(Query *query);
 extern DvPlan *dv_plan_node(Query *sub);
-extern char *dv_topn_input_delta_sql(DvPlan *plan);
+extern char *dv_node_delta_sql(DvPlan *node);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
 extern char *dv_plan_tree_text(DvPlan *plan);

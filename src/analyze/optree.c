@@ -1473,14 +1473,14 @@ dv_optree_delta_sql(Query *q, DvOp *root, List *tlist)
 }
 
 /*
- * dv_topn_input_delta_sql - the changed rows of a top-N plan's input (the
- * query without ORDER BY and LIMIT), as its subquery operator would give
- * them, named as the result's columns, with dv_weight.
+ * dv_node_delta_sql - the changed rows of a query level planned as an
+ * operator (dv_plan_node: the input of a top-N query, a branch of a set
+ * operation), as its subquery operator would give them, named as its
+ * output columns, with dv_weight.
  */
 char *
-dv_topn_input_delta_sql(DvPlan *plan)
+dv_node_delta_sql(DvPlan *input)
 {
-	DvPlan	   *input = plan->topn_input;
 	Query	   *gq = input->kind == DV_PLAN_GROUPED ? input->grouped_level : input->level;
 	DvOp	   *op = new_op(DV_OP_GROUP);
 	DvGen		g;

@@ -42,6 +42,12 @@ INSERT INTO op_defs VALUES
   ('op_not_in_distinct', 'SELECT a.id FROM op_a a WHERE a.k NOT IN (SELECT DISTINCT c.k FROM op_c c)'),
   ('op_top_join', 'SELECT a.id, b.id AS bid, b.w FROM op_a a JOIN op_b b ON b.k = a.k ORDER BY b.w DESC, a.id, b.id LIMIT 3'),
   ('op_top_group', 'SELECT b.k, sum(b.w) AS sw FROM op_b b GROUP BY b.k ORDER BY sum(b.w) DESC NULLS LAST, b.k NULLS FIRST LIMIT 2 OFFSET 1'),
+  ('op_intersect', 'SELECT a.k FROM op_a a INTERSECT SELECT b.k FROM op_b b'),
+  ('op_intersect_all', 'SELECT a.k FROM op_a a INTERSECT ALL SELECT b.k FROM op_b b'),
+  ('op_except', 'SELECT b.k FROM op_b b EXCEPT SELECT c.k FROM op_c c'),
+  ('op_except_all', 'SELECT b.k FROM op_b b EXCEPT ALL SELECT a.k FROM op_a a'),
+  ('op_setops_nested', '(SELECT a.k FROM op_a a UNION SELECT c.k FROM op_c c) EXCEPT ALL SELECT b.k FROM op_b b WHERE b.w > 8'),
+  ('op_union_grouped', 'SELECT b.k, count(*) AS n FROM op_b b GROUP BY b.k UNION ALL SELECT a.k, 0 FROM op_a a'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
