@@ -159,6 +159,24 @@ null_without_rows(Node *expr)
 	return false;
 }
 
+/* an aggregate's value over no rows: count's 0, NULL for the others */
+static Node *
+empty_value_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		char	   *name = get_func_name(a->aggfnoid);
+
+		if ((strcmp(name, "count") == 0 || strcmp(name, "regr_count") == 0) && a->aggtype == INT8OID)
+			return (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
+		return (Node *) makeNullConst(a->aggtype, -1, a->aggcollid);
+	}
+	return expression_tree_mutator(node, empty_value_mutator, context);
+}
+
 /* has the expression Vars of levels above this one (levelsup >= 1, counted inside)? */
 static bool
 outer_refs_walker(Node *node, int *sublevels_up)
@@ -207,9 +225,9 @@ typedef struct ScalarContext
  * correlated (if at all) by equalities "inner = outer" in its WHERE,
  * becomes a LEFT JOIN of the level with the subquery grouped by the inner
  * sides (one row per key, so no row of the level multiplies), and the
- * sublink the Var of its value.  Correlated, its value over no rows must be
- * NULL (not count's 0), which a row that no group joins gets.  Uncorrelated,
- * it is one row joined to every row.  NULL if it cannot be.
+ * sublink the Var of its value (for a row that no group joins, its value
+ * over no rows).  Uncorrelated, it is one row joined to every row.  NULL if
+ * it cannot be.
  */
 static Node *
 scalar_to_join(SubLink *sl, ScalarContext *ctx)
@@ -228,6 +246,7 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 	Node	   *quals = NULL;
 	JoinExpr   *j;
 	int			n = 0;
+	Var		   *v;
 
 	if (s->hasSubLinks)
 		dv_optree_convert_sublinks(s);
@@ -286,9 +305,6 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		outer_keys = lappend(outer_keys, r);
 		opnos = lappend_oid(opnos, op->opno);
 	}
-	if (inner_keys != NIL && !null_without_rows((Node *) value->expr))
-		return NULL;
-
 	/* the subquery, grouped by its inner keys: dv_k1..dv_kn, dv_v */
 	foreach(lc, inner_keys)
 	{
@@ -351,8 +367,36 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 	((RangeTblRef *) j->rarg)->rtindex = rti;
 	j->quals = quals;
 	ctx->joins = lappend(ctx->joins, j);
-	return (Node *) makeVar(rti, list_length(inner_keys) + 1, exprType((Node *) value->expr),
-							exprTypmod((Node *) value->expr), exprCollation((Node *) value->expr), 0);
+	v = makeVar(rti, list_length(inner_keys) + 1, exprType((Node *) value->expr),
+				exprTypmod((Node *) value->expr), exprCollation((Node *) value->expr), 0);
+	if (inner_keys == NIL || null_without_rows((Node *) value->expr))
+		return (Node *) v;
+
+	/*
+	 * A row that no group joins gets the subquery's value over no rows
+	 * (count's 0): CASE WHEN dv_k1 IS NULL THEN <value, count = 0 and the
+	 * other aggregates NULL> ELSE dv_v END (a joined group's key is not
+	 * NULL: it equals the outer side).
+	 */
+	{
+		CaseExpr   *ce = makeNode(CaseExpr);
+		CaseWhen   *cw = makeNode(CaseWhen);
+		NullTest   *nt = makeNode(NullTest);
+		Node	   *k1 = linitial(inner_keys);
+
+		nt->arg = (Expr *) makeVar(rti, 1, exprType(k1), exprTypmod(k1), exprCollation(k1), 0);
+		nt->nulltesttype = IS_NULL;
+		nt->location = -1;
+		cw->expr = (Expr *) nt;
+		cw->result = (Expr *) empty_value_mutator(copyObject((Node *) value->expr), NULL);
+		cw->location = -1;
+		ce->casetype = exprType((Node *) value->expr);
+		ce->casecollid = exprCollation((Node *) value->expr);
+		ce->args = list_make1(cw);
+		ce->defresult = (Expr *) v;
+		ce->location = -1;
+		return (Node *) ce;
+	}
 }
 
 static Node *
@@ -383,10 +427,13 @@ decorrelate_scalars(Query *q)
 	Node	   *tree;
 	ListCell   *lc;
 
-	if (q->jointree == NULL || q->jointree->quals == NULL || q->jointree->fromlist == NIL ||
-		!checkExprHasSubLink(q->jointree->quals))
+	if (q->jointree == NULL || q->jointree->fromlist == NIL)
 		return;
 	quals = scalar_mutator(q->jointree->quals, &ctx);
+	/* the SELECT list too, of a level without grouping (one row per joined row) */
+	if (!q->hasAggs && !q->groupClause && !q->groupingSets && !q->hasWindowFuncs &&
+		!q->distinctClause && !q->hasTargetSRFs)
+		q->targetList = (List *) scalar_mutator((Node *) q->targetList, &ctx);
 	if (ctx.joins == NIL)
 		return;
 	tree = (Node *) makeFromExpr(q->jointree->fromlist, NULL);
