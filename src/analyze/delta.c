@@ -1525,8 +1525,14 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan("SUBQUERY", "Subqueries in expressions (EXISTS, IN, scalar subqueries) are not incremental yet.");
 	if (query->cteList)
 		return full_plan("SUBQUERY_IN_FROM", "Recursive WITH queries, and WITH queries that read other WITH queries or are MATERIALIZED, are not incremental yet.");
-	if (query->hasTargetSRFs)
-		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list are not incremental.");
+	/*
+	 * A set-returning function in the SELECT list of a level without
+	 * grouping makes rows of each row: applied to the delta's rows, each
+	 * keeping its weight.
+	 */
+	if (query->hasTargetSRFs &&
+		(query->hasAggs || query->groupClause || query->distinctClause || query->hasWindowFuncs))
+		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a grouped query are not incremental.");
 	if (query->groupingSets)
 		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet.");
 	if (query->hasDistinctOn)
@@ -1675,7 +1681,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		plan->grouped_level = query;
 		query->havingQual = flatten_join_alias_vars(query, query->havingQual);
 	}
-	if (plan->kind == DV_PLAN_SPJ && !dv_optree_has_groups(plan->tree))
+	/* (a set-returning function repeats a row's key) */
+	if (plan->kind == DV_PLAN_SPJ && !dv_optree_has_groups(plan->tree) && !query->hasTargetSRFs)
 		plan->spj_key = derived_key(q, plan->sources, dv_optree_hidden_rels(plan->tree));
 
 	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */
