@@ -141,8 +141,8 @@ check_jointree(Query *q, Node *node)
 	{
 		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, q->rtable);
 
-		if (rte->rtekind == RTE_RELATION)
-			return NULL;
+		if (rte->rtekind == RTE_RELATION || rte->rtekind == RTE_FUNCTION)
+			return NULL;			/* (a function: an operator, optree.c) */
 		if (rte->rtekind == RTE_SUBQUERY)
 			return "SUBQUERY_IN_FROM";
 		return "UNSUPPORTED_FROM_ITEM";
@@ -1674,6 +1674,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan(r, "%s", detail ? detail : reason_text(r));
 	/* the sources of subqueries planned as operators have windows too */
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
+	if (plan->sources == NIL)
+		return full_plan("NO_SOURCE", "The query reads no table.");
 	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs &&
 		!(query->groupClause && query->distinctClause))
 	{

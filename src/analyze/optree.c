@@ -28,6 +28,7 @@
 #include "nodes/plannodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
+#include "parser/parse_relation.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -730,6 +731,33 @@ make_group(Query *q, int rti, const char **reason)
 	return op;
 }
 
+/* a function in FROM at rti as an operator: columns c<rti>_<n> */
+static DvOp *
+make_func(Query *q, int rti)
+{
+	RangeTblEntry *rte = rt_fetch(rti, q->rtable);
+	DvOp	   *op = new_op(DV_OP_FUNC);
+	List	   *colvars = NIL;
+	ListCell   *lc;
+
+	op->func = rte;
+	op->rels = bms_make_singleton(rti);
+	op->lateral = expr_varnos((Node *) rte->functions) != NULL;
+	expandRTE(rte, rti, 0, -1, false, NULL, &colvars);
+	foreach(lc, colvars)
+	{
+		Var		   *v = lfirst_node(Var, lc);
+		DvOpCol    *col = palloc0(sizeof(DvOpCol));
+
+		col->rti = rti;
+		col->attno = v->varattno;
+		col->type = v->vartype;
+		col->typmod = v->vartypmod;
+		op->cols = lappend(op->cols, col);
+	}
+	return op;
+}
+
 /*
  * push_qual - put conjunct c on op: into the lowest operator whose rows
  * have its columns, passing inner joins, filters and the preserved side of
@@ -743,6 +771,7 @@ push_qual(DvOp *op, Node *c, Bitmapset *varnos)
 	{
 		case DV_OP_SCAN:
 		case DV_OP_GROUP:
+		case DV_OP_FUNC:
 			return make_filter(op, list_make1(c));
 		case DV_OP_FILTER:
 			op->left = push_qual(op->left, c, varnos);
@@ -800,6 +829,22 @@ push_quals(DvOp *op, Node *quals)
 	return op;
 }
 
+/*
+ * lateral_ok - may right be joined to left this way?  A function that reads
+ * columns (LATERAL) must be the right side of an inner or left join and
+ * read only the left side's; a function or subquery elsewhere reads none.
+ */
+static bool
+lateral_ok(DvOp *left, DvOp *right, JoinType jointype)
+{
+	if (left && left->kind == DV_OP_FUNC && left->lateral)
+		return false;
+	if (right->kind != DV_OP_FUNC || !right->lateral)
+		return true;
+	return left != NULL && (jointype == JOIN_INNER || jointype == JOIN_LEFT) &&
+		bms_is_subset(expr_varnos((Node *) right->func->functions), left->rels);
+}
+
 static DvOp *
 build(Query *q, Node *node, List *sources, const char **reason)
 {
@@ -821,6 +866,21 @@ build(Query *q, Node *node, List *sources, const char **reason)
 		}
 		if (rt_fetch(rti, q->rtable)->rtekind == RTE_SUBQUERY)
 			return make_group(q, rti, reason);
+		if (rt_fetch(rti, q->rtable)->rtekind == RTE_FUNCTION)
+		{
+			ListCell   *lf;
+
+			/* (a column definition list: record-returning functions) */
+			foreach(lf, rt_fetch(rti, q->rtable)->functions)
+			{
+				if (lfirst_node(RangeTblFunction, lf)->funccolnames != NIL)
+				{
+					*reason = "UNSUPPORTED_FROM_ITEM";
+					return NULL;
+				}
+			}
+			return make_func(q, rti);
+		}
 		*reason = "UNSUPPORTED_FROM_ITEM";
 		return NULL;
 	}
@@ -834,8 +894,11 @@ build(Query *q, Node *node, List *sources, const char **reason)
 		{
 			DvOp	   *child = build(q, lfirst(lc), sources, reason);
 
-			if (child == NULL)
+			if (child == NULL || !lateral_ok(op, child, JOIN_INNER))
+			{
+				*reason = child ? "UNSUPPORTED_FROM_ITEM" : *reason;
 				return NULL;
+			}
 			op = op ? make_join(JOIN_INNER, op, child, NIL) : child;
 		}
 		if (op == NULL)
@@ -853,6 +916,11 @@ build(Query *q, Node *node, List *sources, const char **reason)
 
 		if (r == NULL)
 			return NULL;
+		if (!lateral_ok(l, r, j->jointype))
+		{
+			*reason = "UNSUPPORTED_FROM_ITEM";
+			return NULL;
+		}
 		switch (j->jointype)
 		{
 			case JOIN_INNER:
@@ -891,6 +959,7 @@ dv_optree_nested_sources(DvOp *op)
 	switch (op->kind)
 	{
 		case DV_OP_SCAN:
+		case DV_OP_FUNC:
 			return NIL;
 		case DV_OP_GROUP:
 			return list_copy(op->inner->sources);
@@ -910,6 +979,7 @@ dv_optree_has_groups(DvOp *op)
 		case DV_OP_SCAN:
 			return false;
 		case DV_OP_GROUP:
+		case DV_OP_FUNC:
 			return true;
 		case DV_OP_FILTER:
 			return dv_optree_has_groups(op->left);
@@ -922,7 +992,7 @@ dv_optree_has_groups(DvOp *op)
 Bitmapset *
 dv_optree_hidden_rels(DvOp *op)
 {
-	if (op == NULL || op->kind == DV_OP_SCAN || op->kind == DV_OP_GROUP)
+	if (op == NULL || op->kind == DV_OP_SCAN || op->kind == DV_OP_GROUP || op->kind == DV_OP_FUNC)
 		return NULL;
 	if (op->kind == DV_OP_FILTER)
 		return dv_optree_hidden_rels(op->left);
@@ -942,6 +1012,8 @@ typedef struct DvGen
 	List	   *stand_in;		/* range table of the level's size, columns c<rti>_<attno> */
 	StringInfo	with;			/* the WITH chain of deltas (shared with inner levels) */
 	int		   *next_id;		/* numbers its entries */
+	DvOp	   *lateral_left;	/* a LATERAL function's left side, written as ... */
+	const char *lateral_alias;	/* ... this alias */
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -953,6 +1025,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 
 	g->q = q;
 	g->stand_in = NIL;
+	g->lateral_left = NULL;
+	g->lateral_alias = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -980,6 +1054,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 		}
 		else if (orig->rtekind == RTE_SUBQUERY && orig->subquery)
 			n = list_length(orig->subquery->targetList);
+		else if (orig->rtekind == RTE_FUNCTION)
+			n = list_length(orig->eref->colnames);
 		for (int i = 1; i <= n; i++)
 			names = lappend(names, makeString(psprintf("c%d_%d", rti, i)));
 		rte->rtekind = RTE_NAMEDTUPLESTORE;
@@ -1061,6 +1137,19 @@ col_list(DvOp *op, const char *alias)
 	return buf.data;
 }
 
+/* "c1_1, c1_2, " for op's columns (empty when it has none) */
+static char *
+col_list_bare(DvOp *op)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, op->cols)
+		appendStringInfo(&buf, "%s, ", col_name(lfirst(lc)));
+	return buf.data;
+}
+
 /* "NULL::type AS c1_1, ..., " for op's columns */
 static char *
 null_list(DvOp *op)
@@ -1106,6 +1195,8 @@ has_delta(DvOp *op)
 			return has_delta(op->left);
 		case DV_OP_JOIN:
 			return has_delta(op->left) || has_delta(op->right);
+		case DV_OP_FUNC:
+			return false;
 		case DV_OP_GROUP:
 			foreach(lc, op->inner->sources)
 			{
@@ -1197,6 +1288,7 @@ old_scan_sql(DvOp *op)
 }
 
 static char *rows_sql(DvGen *g, DvOp *op, bool old);
+static char *right_sql(DvGen *g, DvOp *right, bool old, DvOp *left, const char *alias);
 
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op), false)
@@ -1284,6 +1376,19 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 			}
 		case DV_OP_GROUP:
 			return group_sql(g, op, old, NULL, false);
+		case DV_OP_FUNC:
+			{
+				ListCell   *lc;
+
+				appendStringInfoString(&buf, "SELECT * FROM ROWS FROM (");
+				foreach(lc, op->func->functions)
+					appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+									 deparse(g, lfirst_node(RangeTblFunction, lc)->funcexpr,
+											 g->lateral_left, g->lateral_alias, NULL, NULL));
+				appendStringInfo(&buf, ")%s f(%s)", op->func->funcordinality ? " WITH ORDINALITY" : "",
+								 chop(col_list_bare(op)));
+				break;
+			}
 		case DV_OP_FILTER:
 			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left, old),
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
@@ -1299,12 +1404,12 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 									 rows_sql(g, op->right, old), theta);
 					break;
 				}
-				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN (%s) r ON %s",
+				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN %s r ON %s",
 								 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
 								 rows_sql(g, op->left, old),
 								 op->jointype == JOIN_LEFT ? "left" : op->jointype == JOIN_RIGHT ? "right" :
 								 op->jointype == JOIN_FULL ? "full" : "inner",
-								 rows_sql(g, op->right, old), theta);
+								 right_sql(g, op->right, old, op->left, "l"), theta);
 				break;
 			}
 	}
@@ -1313,6 +1418,25 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 
 static char *delta_cte(DvGen *g, DvOp *op);
 static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
+
+/*
+ * right_sql - "(rows)" of the right side of a join, "LATERAL (rows)" for a
+ * function that reads the row of the left side (left, written as alias)
+ */
+static char *
+right_sql(DvGen *g, DvOp *right, bool old, DvOp *left, const char *alias)
+{
+	char	   *sql;
+
+	if (right->kind != DV_OP_FUNC || !right->lateral)
+		return psprintf("(%s)", rows_sql(g, right, old));
+	g->lateral_left = left;
+	g->lateral_alias = alias;
+	sql = psprintf("LATERAL (%s)", rows_sql(g, right, old));
+	g->lateral_left = NULL;
+	g->lateral_alias = NULL;
+	return sql;
+}
 
 /* add a term to the WITH chain; its name */
 static char *
@@ -1336,11 +1460,19 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 {
 	const char *theta = deparse_quals(g, quals, keep, "k", other, "o");
 	const char *pred = exists ? "> 0" : "= 0";
-	const char *m = psprintf("(SELECT pg_catalog.count(*) FROM (%s) o WHERE %s)", new_sql(g, other), theta);
-	const char *s = dother
+	const char *m;
+	const char *s;
+	const char *cols = col_list(keep, "k");
+
+	/* (a LATERAL function on the other side reads keep's row, written k) */
+	g->lateral_left = keep;
+	g->lateral_alias = "k";
+	m = psprintf("(SELECT pg_catalog.count(*) FROM (%s) o WHERE %s)", new_sql(g, other), theta);
+	g->lateral_left = NULL;
+	g->lateral_alias = NULL;
+	s = dother
 		? psprintf("(SELECT COALESCE(pg_catalog.sum(o.dv_weight), 0)::pg_catalog.int8 FROM %s o WHERE %s)", dother, theta)
 		: "0::pg_catalog.int8";
-	const char *cols = col_list(keep, "k");
 
 	/*
 	 * (OFFSET 0 keeps the planner from counting the matches of every row of
@@ -1445,6 +1577,8 @@ delta_cte(DvGen *g, DvOp *op)
 		case DV_OP_GROUP:
 			group_delta(g, op, &terms);
 			break;
+		case DV_OP_FUNC:
+			break;				/* (has_delta: none) */
 		case DV_OP_JOIN:
 			{
 				char	   *dl = delta_cte(g, op->left);
@@ -1460,8 +1594,8 @@ delta_cte(DvGen *g, DvOp *op)
 				}
 				/* the inner join's rows */
 				if (dl)
-					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN (%s) r ON %s",
-									 cols, dl, new_sql(g, op->right), theta);
+					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN %s r ON %s",
+									 cols, dl, right_sql(g, op->right, false, op->left, "l"), theta);
 				if (dr)
 					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM (%s) l JOIN %s r ON %s",
 									 terms.len ? " UNION ALL " : "", cols, new_sql(g, op->left), dr, theta);
@@ -1599,6 +1733,10 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				explain_op(&ig, buf, op->inner->tree, depth + 1);
 				return;
 			}
+		case DV_OP_FUNC:
+			appendStringInfo(buf, "function%s: %s\n", op->lateral ? " (LATERAL)" : "",
+							 op->lateral ? "applied to each changed row of the left side" : "no changes of its own");
+			return;
 		case DV_OP_FILTER:
 			appendStringInfo(buf, "filter %s: applied to the delta\n",
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));

@@ -27,6 +27,10 @@
  *	left	 inner + the anti rule of (X, Y) padded with NULLs for Y's columns
  *	right	 inner + the anti rule of (Y, X) padded for X's columns
  *	full	 inner + both
+ *	function a function in FROM (immutable): no delta of its own; as the right
+ *			 side of an inner or left join it may read the left side's row
+ *			 (LATERAL), and the join's delta is the left side's delta joined
+ *			 to it row by row
  *	group	 a subquery in FROM: SPJ, its own tree's DELTA; GROUP BY, DISTINCT
  *			 or a global aggregate, its groups whose keys the DELTA of its
  *			 input has, recomputed over NEW (+1) and over OLD (-1), where OLD
@@ -54,7 +58,8 @@ typedef enum DvOpKind
 	DV_OP_SCAN,					/* a source's rows */
 	DV_OP_FILTER,				/* rows of its child for which quals hold */
 	DV_OP_JOIN,					/* jointype: inner, left, right, full, semi, anti */
-	DV_OP_GROUP					/* a subquery in FROM planned on its own (inner) */
+	DV_OP_GROUP,				/* a subquery in FROM planned on its own (inner) */
+	DV_OP_FUNC					/* a function in FROM (LATERAL: of the left side's row) */
 } DvOpKind;
 
 /* an output column of an operator: column attno of range table entry rti */
@@ -75,6 +80,8 @@ typedef struct DvOp
 	List	   *quals;			/* implicit AND: the join condition or the filter */
 	DvPlanSource *source;		/* DV_OP_SCAN */
 	DvPlan	   *inner;			/* DV_OP_GROUP: the subquery's plan (SPJ or GROUPED) */
+	RangeTblEntry *func;		/* DV_OP_FUNC: its range table entry */
+	bool		lateral;		/* DV_OP_FUNC: reads columns of the join's left side */
 	Bitmapset  *rels;			/* range table indexes of the scans below */
 	List	   *cols;			/* of DvOpCol *: the output columns */
 } DvOp;
@@ -115,7 +122,7 @@ extern char *dv_optree_explain(Query *q, DvOp *root);
 /* the sources of the subqueries planned as operators (their windows are read too) */
 extern List *dv_optree_nested_sources(DvOp *root);
 
-/* has the tree a subquery operator? */
+/* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);
 
 /* range table indexes whose rows do not reach the output (right of semi/anti) */

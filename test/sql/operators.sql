@@ -52,6 +52,9 @@ INSERT INTO op_defs VALUES
   ('op_scalar_count_where', 'SELECT a.id FROM op_a a WHERE (SELECT count(*) FROM op_b b WHERE b.k = a.k) < 2'),
   ('op_scalar_uncorrelated', 'SELECT a.id, (SELECT sum(b.w) FROM op_b b) AS total, (SELECT count(*) FROM op_c c) AS nc FROM op_a a'),
   ('op_srf_select', 'SELECT a.id, generate_series(1, COALESCE(a.k, 0)) AS n, unnest(ARRAY[a.v, upper(a.v)]) AS s FROM op_a a LEFT JOIN op_c c ON c.k = a.k'),
+  ('op_lateral', 'SELECT a.id, x.part FROM op_a a, LATERAL unnest(string_to_array(a.v, ''n'')) AS x(part)'),
+  ('op_lateral_left', 'SELECT a.id, g.i, g.o FROM op_a a LEFT JOIN LATERAL generate_series(1, a.k) WITH ORDINALITY AS g(i, o) ON g.i > 1'),
+  ('op_function_const', 'SELECT g.n, a.id FROM generate_series(1, 2) g(n), op_a a WHERE a.k = g.n'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
