@@ -53,6 +53,7 @@
 #include "rewrite/rewriteManip.h"
 #include "catalog/pg_collation.h"
 #include "optimizer/tlist.h"
+#include "parser/parse_agg.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
@@ -1266,6 +1267,102 @@ row_security_reason(Query *query)
 	return NULL;
 }
 
+/* one grouping set: the keys that are not in it read as NULL, GROUPING() as its bits */
+typedef struct GroupingSetContext
+{
+	List	   *absent;			/* expressions of the group keys not in the set */
+	List	   *set;			/* sortgrouprefs of the set */
+} GroupingSetContext;
+
+static Node *
+grouping_set_mutator(Node *node, GroupingSetContext *ctx)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+		return node;			/* (an aggregate reads its rows' values) */
+	if (IsA(node, GroupingFunc))
+	{
+		GroupingFunc *gf = (GroupingFunc *) node;
+		int32		bits = 0;
+
+		foreach(lc, gf->refs)
+			bits = (bits << 1) | (list_member_int(ctx->set, lfirst_int(lc)) ? 0 : 1);
+		return (Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(bits), false, true);
+	}
+	foreach(lc, ctx->absent)
+	{
+		if (equal(node, lfirst(lc)))
+			return (Node *) makeNullConst(exprType(node), exprTypmod(node), exprCollation(node));
+	}
+	return expression_tree_mutator(node, grouping_set_mutator, (void *) ctx);
+}
+
+/*
+ * plan_grouping_sets - GROUPING SETS, ROLLUP, CUBE: the UNION ALL of one
+ * GROUP BY per grouping set (its absent keys NULL, GROUPING() a constant),
+ * each an operator whose affected groups are recomputed (SPJ over
+ * branches, as a UNION ALL with grouped branches).
+ */
+static DvPlan *
+plan_grouping_sets(Query *query)
+{
+	List	   *sets = expand_grouping_sets(query->groupingSets, query->groupDistinct, -1);
+	DvPlan	   *plan = palloc0(sizeof(DvPlan));
+	ListCell   *ls;
+	ListCell   *lc;
+
+	plan->kind = DV_PLAN_SPJ;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			plan->output_names = lappend(plan->output_names, pstrdup(te->resname));
+	}
+	foreach(ls, sets)
+	{
+		Query	   *b = copyObject(query);
+		GroupingSetContext ctx = {NIL, (List *) lfirst(ls)};
+		List	   *group = NIL;
+		DvPlan	   *bp;
+
+		foreach(lc, query->groupClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+			if (list_member_int(ctx.set, sgc->tleSortGroupRef))
+				group = lappend(group, copyObject(sgc));
+			else
+				ctx.absent = lappend(ctx.absent, get_sortgroupclause_expr(sgc, query->targetList));
+		}
+		b->groupingSets = NIL;
+		b->groupDistinct = false;
+		b->groupClause = group;
+		b->sortClause = NIL;
+		b->targetList = (List *) grouping_set_mutator((Node *) b->targetList, &ctx);
+		b->havingQual = grouping_set_mutator(b->havingQual, &ctx);
+		/* (a key that is NULL in this set is no group key of it) */
+		foreach(lc, b->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+			if (te->ressortgroupref && !list_member_int(ctx.set, te->ressortgroupref))
+				te->ressortgroupref = 0;
+		}
+		bp = dv_plan_node(b);
+		if (bp->kind == DV_PLAN_FULL || bp->branches != NIL)
+			return full_plan("GROUPING_SETS", "A grouping set is not incremental (%s: %s)",
+							 bp->kind == DV_PLAN_FULL ? bp->reason_code : "SET_OPERATION",
+							 bp->kind == DV_PLAN_FULL ? bp->reason : "a set operation");
+		plan->branches = lappend(plan->branches, bp);
+		plan->sources = list_concat(plan->sources, list_copy(bp->sources));
+	}
+	return plan;
+}
+
 /*
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
@@ -1298,6 +1395,9 @@ dv_plan_query(Query *query)
 	if (rls_reason != NULL)
 		return full_plan("ROW_LEVEL_SECURITY", "%s", rls_reason);
 
+	if (query->groupingSets && query->setOperations == NULL && !query->limitCount &&
+		!query->limitOffset && !query->hasWindowFuncs && !query->distinctClause)
+		return plan_grouping_sets(query);
 	if (query->setOperations == NULL)
 		return plan_level(query, 0, true, false);
 	if (query->limitCount || query->limitOffset)

@@ -55,6 +55,9 @@ INSERT INTO op_defs VALUES
   ('op_lateral', 'SELECT a.id, x.part FROM op_a a, LATERAL unnest(string_to_array(a.v, ''n'')) AS x(part)'),
   ('op_lateral_left', 'SELECT a.id, g.i, g.o FROM op_a a LEFT JOIN LATERAL generate_series(1, a.k) WITH ORDINALITY AS g(i, o) ON g.i > 1'),
   ('op_function_const', 'SELECT g.n, a.id FROM generate_series(1, 2) g(n), op_a a WHERE a.k = g.n'),
+  ('op_rollup', 'SELECT b.k, b.w > 5 AS big, count(*) AS n, sum(b.w) AS sw, GROUPING(b.k, b.w > 5) AS g FROM op_b b GROUP BY ROLLUP (b.k, b.w > 5)'),
+  ('op_cube_join', 'SELECT a.v, b.k, count(*) AS n, max(b.w) AS mw FROM op_a a JOIN op_b b ON b.k = a.k GROUP BY CUBE (a.v, b.k)'),
+  ('op_grouping_sets', 'SELECT a.k, a.v, count(*) AS n FROM op_a a GROUP BY GROUPING SETS ((a.k), (a.v), ()) HAVING count(*) > 0'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
