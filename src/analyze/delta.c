@@ -191,6 +191,7 @@ strip_grouping(Query *q)
 	q->groupDistinct = false;
 	q->havingQual = NULL;
 	q->distinctClause = NIL;
+	q->hasDistinctOn = false;
 	q->windowClause = NIL;
 	q->hasWindowFuncs = false;
 	q->sortClause = NIL;
@@ -1635,8 +1636,25 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a grouped query are not incremental.");
 	if (query->groupingSets)
 		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet.");
+	/*
+	 * DISTINCT ON keeps, per value of its expressions, the first row in the
+	 * ORDER BY: the rows of a value depend on the input rows of that value
+	 * only, so the values the input's delta touches are recomputed (GROUPED,
+	 * the DISTINCT ON expressions the keys).
+	 */
 	if (query->hasDistinctOn)
-		return full_plan("DISTINCT_ON", "DISTINCT ON depends on the order of rows.");
+	{
+		if (query->hasAggs || query->groupClause || query->hasWindowFuncs)
+			return full_plan("DISTINCT_ON", "DISTINCT ON over grouped rows or window functions is not incremental yet.");
+		foreach(lc, query->distinctClause)
+		{
+			TargetEntry *te = get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList);
+
+			if (te->resjunk)
+				return full_plan("DISTINCT_ON", "A DISTINCT ON expression is not a column of the result, so its rows cannot be found in the table.");
+			keys = lappend(keys, te);
+		}
+	}
 	if (query->rowMarks)
 		return full_plan("LOCKING_CLAUSE", "Locking clauses are not supported.");
 	r = check_jointree(query, (Node *) query->jointree);
@@ -1701,7 +1719,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	plan = palloc0(sizeof(DvPlan));
 	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
-	plan->agg_state = allow_state && !query->hasWindowFuncs &&
+	plan->agg_state = allow_state && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		(query->hasAggs || query->groupClause || query->distinctClause) &&
 		agg_state_eligible(query, keys, plan);
 	q = copyObject(query);
@@ -1776,7 +1794,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
 	if (plan->sources == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
-	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs &&
+	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		!(query->groupClause && query->distinctClause))
 	{
 		/* the level with its grouping, for a GROUP operator in the query that reads it */

@@ -58,6 +58,8 @@ INSERT INTO op_defs VALUES
   ('op_rollup', 'SELECT b.k, b.w > 5 AS big, count(*) AS n, sum(b.w) AS sw, GROUPING(b.k, b.w > 5) AS g FROM op_b b GROUP BY ROLLUP (b.k, b.w > 5)'),
   ('op_cube_join', 'SELECT a.v, b.k, count(*) AS n, max(b.w) AS mw FROM op_a a JOIN op_b b ON b.k = a.k GROUP BY CUBE (a.v, b.k)'),
   ('op_grouping_sets', 'SELECT a.k, a.v, count(*) AS n FROM op_a a GROUP BY GROUPING SETS ((a.k), (a.v), ()) HAVING count(*) > 0'),
+  ('op_distinct_on', 'SELECT DISTINCT ON (b.k) b.k, b.id, b.w FROM op_b b ORDER BY b.k, b.w DESC, b.id'),
+  ('op_distinct_on_join', 'SELECT DISTINCT ON (a.id) a.id, b.id AS bid, b.w FROM op_a a LEFT JOIN op_b b ON b.k = a.k ORDER BY a.id, b.w NULLS FIRST, b.id'),
   ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
