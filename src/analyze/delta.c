@@ -735,17 +735,24 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
  * rules apply to the result.
  */
 
-/* is this FROM item a simple query that can be pulled up? */
-static bool
-pullable_subquery(RangeTblEntry *rte)
+/*
+ * dv_plain_select - is s one plain SELECT level of scans, filters and joins:
+ * no grouping, DISTINCT (unless for a sublink, where it changes nothing),
+ * windows, LIMIT, set operations, set-returning functions, sublinks, WITH
+ * or locking, and every table read with the current user's rights?  A view
+ * reads its tables with its owner's rights, the generated SQL with the
+ * caller's: only views of the current user (the dynamic table's owner,
+ * when refreshing) qualify.  For a sublink (EXISTS, IN: optree.c) its FROM
+ * may hold joins of every kind and subqueries (operators of their own);
+ * pulled up, only inner joins.
+ */
+bool
+dv_plain_select(Query *s, bool for_sublink)
 {
-	Query	   *s = rte->subquery;
 	ListCell   *lc;
 
-	if (rte->rtekind != RTE_SUBQUERY || rte->lateral || rte->security_barrier || s == NULL)
-		return false;
 	if (s->commandType != CMD_SELECT || s->setOperations || s->hasAggs || s->groupClause ||
-		s->groupingSets || s->havingQual || s->hasWindowFuncs || s->distinctClause ||
+		s->groupingSets || s->havingQual || s->hasWindowFuncs || (s->distinctClause && !for_sublink) ||
 		s->limitCount || s->limitOffset || s->hasTargetSRFs || s->hasSubLinks || s->cteList ||
 		s->rowMarks || s->hasRecursive || s->hasModifyingCTE || s->hasForUpdate ||
 		s->jointree == NULL || s->jointree->fromlist == NIL)
@@ -754,19 +761,23 @@ pullable_subquery(RangeTblEntry *rte)
 	{
 		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
 
-		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT)
+		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT &&
+			!(for_sublink && r->rtekind == RTE_SUBQUERY && !r->lateral))
 			return false;
-		/*
-		 * A view reads its tables with its owner's rights; the generated SQL
-		 * would read them with the caller's.  Pull up only views of the
-		 * current user (the dynamic table's owner, when refreshing).
-		 */
 		if (r->rtekind == RTE_RELATION && OidIsValid(r->checkAsUser) && r->checkAsUser != GetUserId())
 			return false;
-		if (r->rtekind == RTE_JOIN && r->jointype != JOIN_INNER)
+		if (!for_sublink && r->rtekind == RTE_JOIN && r->jointype != JOIN_INNER)
 			return false;
 	}
 	return true;
+}
+
+/* is this FROM item a simple query that can be pulled up? */
+static bool
+pullable_subquery(RangeTblEntry *rte)
+{
+	return rte->rtekind == RTE_SUBQUERY && !rte->lateral && !rte->security_barrier &&
+		rte->subquery != NULL && dv_plain_select(rte->subquery, false);
 }
 
 /* a range table entry that nothing references any more */

@@ -101,32 +101,6 @@ sublink_param_mutator(Node *node, List *tlist)
 	return expression_tree_mutator(node, sublink_param_mutator, (void *) tlist);
 }
 
-/* is the sublink's subquery a simple query that a semi- or anti-join can read? */
-static bool
-simple_subquery(Query *s)
-{
-	ListCell   *lc;
-
-	if (s->commandType != CMD_SELECT || s->setOperations || s->hasAggs || s->groupClause ||
-		s->groupingSets || s->havingQual || s->hasWindowFuncs ||
-		s->limitCount || s->limitOffset || s->hasTargetSRFs || s->hasSubLinks || s->cteList ||
-		s->rowMarks || s->hasRecursive || s->hasModifyingCTE || s->hasForUpdate ||
-		s->jointree == NULL || s->jointree->fromlist == NIL)
-		return false;
-	foreach(lc, s->rtable)
-	{
-		RangeTblEntry *r = lfirst_node(RangeTblEntry, lc);
-
-		if (r->rtekind != RTE_RELATION && r->rtekind != RTE_JOIN && r->rtekind != RTE_RESULT &&
-			!(r->rtekind == RTE_SUBQUERY && !r->lateral))
-			return false;
-		/* as for pulled-up views (delta.c): only what the current user reads */
-		if (r->rtekind == RTE_RELATION && OidIsValid(r->checkAsUser) && r->checkAsUser != GetUserId())
-			return false;
-	}
-	return true;
-}
-
 /* does expr evaluate to NULL whenever every aggregate in it does (on no rows)? */
 static bool
 null_without_rows(Node *expr)
@@ -528,7 +502,7 @@ dv_optree_convert_sublinks(Query *q)
 		/* (an EXISTS in the subquery's WHERE becomes a semi-join inside it first) */
 		if (s->hasSubLinks)
 			dv_optree_convert_sublinks(s);
-		if (!simple_subquery(s))
+		if (!dv_plain_select(s, true))
 		{
 			/*
 			 * An uncorrelated subquery of another kind (GROUP BY, DISTINCT,
