@@ -26,9 +26,9 @@ CREATE TABLE lineitem (l_orderkey int, l_partkey int, l_suppkey int, l_linenumbe
                        l_linestatus char(1), l_shipdate date, l_commitdate date, l_receiptdate date, l_shipinstruct char(25),
                        l_shipmode char(10), l_comment varchar(44), PRIMARY KEY (l_orderkey, l_linenumber));
 
--- a deterministic draw in [0, n) for (key, salt)
+-- a deterministic draw in [0, n) for (key, salt) (the same for keys below 271,000 as key * 7919 + salt)
 CREATE FUNCTION tpch_pick(key int, salt int, n int) RETURNS int LANGUAGE sql IMMUTABLE
-  AS $$ SELECT abs(hashint4(key * 7919 + salt) % n) $$;
+  AS $$ SELECT abs(hashint4(((key::int8 * 7919 + salt) % 2147483647)::int) % n) $$;
 CREATE FUNCTION tpch_word(words text[], key int, salt int) RETURNS text LANGUAGE sql IMMUTABLE
   AS $$ SELECT words[1 + tpch_pick(key, salt, array_length(words, 1))] $$;
 
