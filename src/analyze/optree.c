@@ -17,6 +17,8 @@
 
 #include "access/relation.h"
 #include "access/sysattr.h"
+#include "access/transam.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
@@ -36,6 +38,7 @@
 #include "utils/typcache.h"
 #include "parser/parse_oper.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/ruleutils.h"
 
 #include "dynview.h"
@@ -126,6 +129,42 @@ simple_subquery(Query *s)
 	return true;
 }
 
+/*
+ * is the aggregate NULL over no rows (the value the LEFT JOIN gives a row
+ * that no group matches)?  Of the built-in aggregates, count and
+ * regr_count are not (they start from 0), nor the hypothetical-set ones
+ * (rank(x) WITHIN GROUP (...) over no rows is 1); the others are (avg,
+ * var_samp, ... start from a state of zeros that their final function
+ * turns into NULL).  Any other aggregate's value over no rows is its final
+ * function applied to its initial state: NULL for sure only when that
+ * state is NULL (no INITCOND) and the final function is absent or strict.
+ */
+static bool
+agg_null_without_rows(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	bool		initnull;
+	bool		result;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initnull);
+	if (agg->aggkind == AGGKIND_HYPOTHETICAL)
+		result = false;
+	else if (aggfnoid < FirstGenbkiObjectId)
+	{
+		char	   *name = get_func_name(aggfnoid);
+
+		result = strcmp(name, "count") != 0 && strcmp(name, "regr_count") != 0;
+	}
+	else
+		result = initnull && (!OidIsValid(agg->aggfinalfn) || func_strict(agg->aggfinalfn));
+	ReleaseSysCache(tup);
+	return result;
+}
+
 /* does expr evaluate to NULL whenever every aggregate in it does (on no rows)? */
 static bool
 null_without_rows(Node *expr)
@@ -135,12 +174,7 @@ null_without_rows(Node *expr)
 	if (expr == NULL)
 		return false;
 	if (IsA(expr, Aggref))
-	{
-		char	   *name = get_func_name(((Aggref *) expr)->aggfnoid);
-
-		/* count is the aggregate that is not NULL over no rows */
-		return strcmp(name, "count") != 0 && strcmp(name, "regr_count") != 0;
-	}
+		return agg_null_without_rows(((Aggref *) expr)->aggfnoid);
 	if (IsA(expr, RelabelType))
 		return null_without_rows((Node *) ((RelabelType *) expr)->arg);
 	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
@@ -187,6 +221,23 @@ has_outer_refs(Node *node)
 	int			sublevels_up = 0;
 
 	return outer_refs_walker(node, &sublevels_up);
+}
+
+/*
+ * do equalities under these two collations agree?  The grouped subquery
+ * groups its inner key under the key's own collation, while the correlated
+ * subquery compared under the equality's (ct.t = co.t COLLATE "C" over a
+ * case-insensitive column): a group would merge rows that the equality
+ * tells apart, or the reverse.  Deterministic collations all compare equal
+ * exactly the same strings.
+ */
+static bool
+same_equality(Oid collation, Oid other)
+{
+	if (collation == other)
+		return true;
+	return OidIsValid(collation) && OidIsValid(other) &&
+		get_collation_isdeterministic(collation) && get_collation_isdeterministic(other);
 }
 
 /* has the expression Vars of its own level (levelsup 0)? */
@@ -280,7 +331,8 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		if (has_outer_refs(l) || has_level0_vars(r) || !has_level0_vars(l) ||
 			contain_volatile_functions(r) || checkExprHasSubLink(r) ||
 			exprType(l) != exprType(r) ||
-			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr)
+			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr ||
+			!same_equality(op->inputcollid, exprCollation(l)))
 			return NULL;
 		inner_keys = lappend(inner_keys, l);
 		outer_keys = lappend(outer_keys, r);
@@ -1101,7 +1153,7 @@ source_rows_unique(DvPlanSource *src)
  * plus the rows it deleted on balance (the window consolidated by the text
  * of its rows, so that a row updated back and forth cancels out).  Rows
  * unique by the columns read (the primary key is among them) leave by
- * their text; others by EXCEPT ALL, one copy per inserted copy.
+ * their text; others by their text too, one copy per inserted copy.
  */
 static char *
 old_scan_sql(DvOp *op)
@@ -1144,8 +1196,19 @@ old_scan_sql(DvOp *op)
 		return psprintf("SELECT %s FROM %s WHERE ROW(%s)::text NOT IN (SELECT n.dv_t FROM (%s) n WHERE n.dv_w > 0) "
 						"UNION ALL %s",
 						s_cols.data, from, s_row.data, net, NET_ROWS("<", "-o.dv_w"));
-	return psprintf("(SELECT %s FROM %s EXCEPT ALL %s) UNION ALL %s",
-					s_cols.data, from, NET_ROWS(">", "o.dv_w"), NET_ROWS("<", "-o.dv_w"));
+
+	/*
+	 * Copies leave by their text too, not by EXCEPT ALL: EXCEPT ALL compares
+	 * with the type's equality, which holds between rows of different text
+	 * (numeric 1.0 and 1.00, a nondeterministic collation's 'a' and 'A'), so
+	 * that it could take out an old copy in place of the inserted one, and
+	 * it fails on types without one (json, point).  The copies of a text are
+	 * numbered, and the first n.dv_w of them leave.
+	 */
+	return psprintf("SELECT %s FROM (SELECT %s, ROW(%s)::text AS dv_t, "
+					"pg_catalog.row_number() OVER (PARTITION BY ROW(%s)::text) AS dv_i FROM %s) o "
+					"LEFT JOIN (%s) n ON n.dv_t = o.dv_t WHERE o.dv_i > COALESCE(n.dv_w, 0) UNION ALL %s",
+					names.data, s_cols.data, s_row.data, s_row.data, from, net, NET_ROWS("<", "-o.dv_w"));
 #undef NET_ROWS
 }
 
