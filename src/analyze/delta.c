@@ -1457,6 +1457,16 @@ plan_top_n(Query *query)
 	iq = copyObject(query);
 	iq->limitCount = iq->limitOffset = NULL;
 	iq->sortClause = NIL;
+
+	/*
+	 * The input's changed rows are computed by its operator's statements,
+	 * which read the sources as the table's owner: a grouped view of another
+	 * role, which a level reads through the view, would be read without the
+	 * view owner's rights (permission denied at the first refresh).
+	 */
+	if (dv_optree_reads_as_other_role((Node *) iq))
+		return full_plan("ORDER_BY_LIMIT",
+						 "The query under ORDER BY ... LIMIT reads a view owned by another role, whose tables its changed rows would be computed from with the rights of the table's owner.");
 	input = dv_plan_node(iq);
 	if (input->kind == DV_PLAN_FULL || input->branches != NIL)
 		return full_plan("ORDER_BY_LIMIT", "The query under ORDER BY ... LIMIT is not incremental (%s).",

@@ -668,6 +668,14 @@ make_scan(Query *q, DvPlanSource *src)
 static char *build_detail = NULL;
 
 /* does a relation anywhere in the query get read with another role's rights (a view's owner)? */
+static bool other_owner_walker(Node *node, void *context);
+
+bool
+dv_optree_reads_as_other_role(Node *node)
+{
+	return other_owner_walker(node, NULL);
+}
+
 static bool
 other_owner_walker(Node *node, void *context)
 {

@@ -115,3 +115,44 @@ SELECT * FROM ao_round();
 SELECT * FROM ao_top_dv_src ORDER BY 2, 1;
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
+
+-- (7) ORDER BY ... LIMIT over a grouped view of another role: the view reads its table with
+-- its owner's rights, the top-N input's changed rows were computed from the table itself with
+-- the dynamic table owner's, and the first refresh failed: permission denied for table.
+CREATE ROLE dv_ao_viewer;
+CREATE SCHEMA ao_mine AUTHORIZATION dv_ao_viewer;
+GRANT USAGE ON SCHEMA dynview TO dv_ao_viewer;
+CREATE TABLE ao_hidden (id int PRIMARY KEY, k int, w int);
+ALTER TABLE ao_hidden REPLICA IDENTITY FULL;
+INSERT INTO ao_hidden VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30), (4, 3, 5);
+CREATE VIEW ao_hidden_groups AS SELECT k, count(*) AS n, sum(w) AS s FROM ao_hidden GROUP BY k;
+CREATE VIEW ao_hidden_keys AS SELECT DISTINCT k FROM ao_hidden;
+GRANT SELECT ON ao_hidden_groups, ao_hidden_keys TO dv_ao_viewer;
+SET ROLE dv_ao_viewer;
+SELECT dynview.create_dynamic_table('ao_mine.top_groups', 'SELECT k, s FROM public.ao_hidden_groups ORDER BY s DESC, k LIMIT 2', schedule => 'manual');
+SELECT dynview.create_dynamic_table('ao_mine.top_keys', 'SELECT k FROM public.ao_hidden_keys ORDER BY k LIMIT 2', schedule => 'manual');
+-- still incremental: the view read whole, its groups kept by the level
+SELECT dynview.create_dynamic_table('ao_mine.all_groups', 'SELECT k, n, s FROM public.ao_hidden_groups', schedule => 'manual');
+SELECT name, effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name::text LIKE 'ao_mine.%' ORDER BY 1;
+RESET ROLE;
+INSERT INTO ao_hidden VALUES (5, 0, 100), (6, 4, 1);
+DELETE FROM ao_hidden WHERE id = 3;
+SET ROLE dv_ao_viewer;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('ao_mine.top_groups');
+SELECT dynview.verify('ao_mine.top_groups');
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('ao_mine.top_keys');
+SELECT dynview.verify('ao_mine.top_keys');
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('ao_mine.all_groups');
+SELECT dynview.verify('ao_mine.all_groups');
+SELECT * FROM ao_mine.top_groups ORDER BY s DESC, k;
+SELECT * FROM ao_mine.top_keys ORDER BY k;
+SELECT count(dynview.drop_dynamic_table(t)) FROM (VALUES ('ao_mine.top_groups'), ('ao_mine.top_keys'), ('ao_mine.all_groups')) v(t);
+RESET ROLE;
+DROP SCHEMA ao_mine;
+DROP OWNED BY dv_ao_viewer;
+DROP ROLE dv_ao_viewer;
+
+DROP FUNCTION ao_round();
+DROP TABLE ao_defs, ao_o, ao_p, ao_nopk, ao_k, ao_top, ao_hidden CASCADE;
+DROP AGGREGATE ao_sum0(int);
+DROP COLLATION ao_ci;
