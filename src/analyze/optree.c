@@ -1262,13 +1262,20 @@ group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 	appendStringInfo(&buf, " FROM (%s) d", rows_sql(&ig, inner->tree, old));
 	if (keys)
 	{
-		char	   *k1 = deparse(&ig, (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr,
-								 inner->tree, "d", NULL, NULL);
+		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
+		char	   *k1 = deparse(&ig, k1expr, inner->tree, "d", NULL, NULL);
+
+		/*
+		 * (the type's own equality, named with its schema: a bare IN under
+		 * the refresh's search_path would find another one, such as text's
+		 * for citext, and miss rows of the group)
+		 */
+		char	   *eq = dv_equality_operator(exprType(k1expr));
 
 		if (null_keys)
 			appendStringInfo(&buf, " WHERE (%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", k1, keys);
 		else
-			appendStringInfo(&buf, " WHERE (%s) IN (SELECT k.k1 FROM %s k)", k1, keys);
+			appendStringInfo(&buf, " WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)", k1, eq ? eq : "=", keys);
 	}
 	if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
 	{

@@ -152,7 +152,30 @@ DROP SCHEMA ao_mine;
 DROP OWNED BY dv_ao_viewer;
 DROP ROLE dv_ao_viewer;
 
+-- (8) A grouped subquery's affected groups were found with "key IN (keys)", resolved under the
+-- refresh's search_path (pg_catalog): for citext, whose equality is in another schema, that was
+-- text's case-sensitive one, and a group of 'aB' recomputed over its 'AB' row alone.
+CREATE EXTENSION IF NOT EXISTS citext;
+CREATE TABLE ao_ca (id int PRIMARY KEY, c citext);
+CREATE TABLE ao_cb (id int PRIMARY KEY, k int, c citext);
+INSERT INTO ao_ca VALUES (1, 'Ab'), (2, 'cd'), (3, NULL);
+INSERT INTO ao_cb VALUES (10, 1, 'aB'), (11, 2, 'CD'), (12, 2, 'x');
+INSERT INTO ao_defs VALUES
+  ('ao_citext_group', 'SELECT a.id, s.n FROM ao_ca a JOIN (SELECT b.c, count(*) AS n FROM ao_cb b GROUP BY b.c) s ON s.c = a.c'),
+  ('ao_citext_scalar', 'SELECT a.id FROM ao_ca a WHERE a.id < (SELECT max(b.id) FROM ao_cb b WHERE b.c = a.c)'),
+  ('ao_citext_in_group', 'SELECT a.id FROM ao_ca a WHERE a.c IN (SELECT b.c FROM ao_cb b GROUP BY b.c HAVING count(*) > 1)');
+SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')) FROM ao_defs;
+INSERT INTO ao_cb VALUES (13, 1, 'AB'), (14, 2, 'Cd');
+SELECT * FROM ao_round();
+UPDATE ao_cb SET c = 'ab' WHERE id = 10;
+DELETE FROM ao_cb WHERE id = 13;
+UPDATE ao_ca SET c = 'CD' WHERE id = 2;
+SELECT * FROM ao_round();
+SELECT * FROM ao_citext_group ORDER BY id;
+SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
+TRUNCATE ao_defs;
+
 DROP FUNCTION ao_round();
-DROP TABLE ao_defs, ao_o, ao_p, ao_nopk, ao_k, ao_top, ao_hidden CASCADE;
+DROP TABLE ao_defs, ao_o, ao_p, ao_nopk, ao_k, ao_top, ao_hidden, ao_ca, ao_cb CASCADE;
 DROP AGGREGATE ao_sum0(int);
 DROP COLLATION ao_ci;
