@@ -175,7 +175,46 @@ SELECT * FROM ao_citext_group ORDER BY id;
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
 
+-- (9) Row-level security kept a source incremental when every function in the query's
+-- conditions was leakproof, but only the top level's conditions were checked: the WHERE of a
+-- subquery in FROM (or of a view or WITH query) is pushed down to the change rows below the
+-- policy's filter, and a function that is not leakproof saw the rows the policy hides.
+CREATE ROLE dv_ao_reader;
+CREATE SCHEMA ao_reader AUTHORIZATION dv_ao_reader;
+GRANT USAGE ON SCHEMA dynview TO dv_ao_reader;
+CREATE TABLE ao_sec (id int PRIMARY KEY, k int, v text);
+ALTER TABLE ao_sec REPLICA IDENTITY FULL;
+INSERT INTO ao_sec VALUES (1, 1, 'public1'), (2, 1, 'SECRET2'), (3, 2, 'public3');
+ALTER TABLE ao_sec ENABLE ROW LEVEL SECURITY;
+-- (a policy whose conditions cost more than the leaky function: the planner runs that first)
+CREATE POLICY ao_sec_public ON ao_sec FOR SELECT USING (v NOT LIKE 'SECRET%' AND length(v) < 1000);
+GRANT SELECT ON ao_sec TO dv_ao_reader;
+CREATE FUNCTION ao_leak(text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE COST 0.0000001 AS $$
+BEGIN
+  IF $1 LIKE 'SECRET%' THEN RAISE WARNING 'ao_leak saw %', $1; END IF;
+  RETURN true;
+END $$;
+SET ROLE dv_ao_reader;
+SELECT dynview.create_dynamic_table('ao_reader.sub_where', 'SELECT a.id, s.n FROM public.ao_sec a JOIN (SELECT k, count(*) AS n FROM public.ao_sec WHERE public.ao_leak(v) GROUP BY k) s ON s.k = a.k', schedule => 'manual');
+CREATE VIEW ao_reader.leaky_view AS SELECT id, k, v FROM public.ao_sec WHERE public.ao_leak(v);
+SELECT dynview.create_dynamic_table('ao_reader.view_where', 'SELECT id, k FROM ao_reader.leaky_view', schedule => 'manual');
+SELECT dynview.create_dynamic_table('ao_reader.cte_where', 'WITH w AS (SELECT k, count(*) AS n FROM public.ao_sec WHERE public.ao_leak(v) GROUP BY k) SELECT a.id, w.n FROM public.ao_sec a JOIN w ON w.k = a.k', schedule => 'manual');
+-- still incremental: leakproof conditions in the subquery
+SELECT dynview.create_dynamic_table('ao_reader.sub_leakproof', 'SELECT a.id, s.n FROM public.ao_sec a JOIN (SELECT k, count(*) AS n FROM public.ao_sec WHERE k > 0 GROUP BY k) s ON s.k = a.k', schedule => 'manual');
+SELECT name, effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name::text LIKE 'ao_reader.%' ORDER BY 1;
+RESET ROLE;
+INSERT INTO ao_sec VALUES (4, 1, 'SECRET4'), (5, 1, 'public5'), (6, 2, 'SECRET6');
+SET ROLE dv_ao_reader;
+SELECT t.name, r.refresh_mode, r.mode_reason_code, dynview.verify(t.name::text)
+  FROM dynview.dynamic_tables t, dynview.refresh(t.name::text) r WHERE t.name::text LIKE 'ao_reader.%' ORDER BY 1;
+SELECT * FROM ao_reader.sub_leakproof ORDER BY id;
+SELECT count(dynview.drop_dynamic_table(name::text)) FROM dynview.dynamic_tables WHERE name::text LIKE 'ao_reader.%';
+RESET ROLE;
+DROP OWNED BY dv_ao_reader;
+DROP ROLE dv_ao_reader;
+DROP FUNCTION ao_leak(text);
+
 DROP FUNCTION ao_round();
-DROP TABLE ao_defs, ao_o, ao_p, ao_nopk, ao_k, ao_top, ao_hidden, ao_ca, ao_cb CASCADE;
+DROP TABLE ao_defs, ao_o, ao_p, ao_nopk, ao_k, ao_top, ao_hidden, ao_ca, ao_cb, ao_sec CASCADE;
 DROP AGGREGATE ao_sum0(int);
 DROP COLLATION ao_ci;
