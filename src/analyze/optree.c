@@ -240,6 +240,43 @@ same_equality(Oid collation, Oid other)
 		get_collation_isdeterministic(collation) && get_collation_isdeterministic(other);
 }
 
+/*
+ * does the subquery (walked from -1: its own level is 0) read a level above
+ * its parent (a Var or aggregate two or more levels up)?  Converted into a
+ * join of its parent, such a reference would name a relation that is not
+ * below that join: the query it reads is another level's.
+ */
+static bool
+beyond_parent_walker(Node *node, int *sublevels_up)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup > *sublevels_up + 1;
+	if (IsA(node, Aggref))
+		return (int) ((Aggref *) node)->agglevelsup > *sublevels_up + 1;
+	if (IsA(node, PlaceHolderVar))
+		return (int) ((PlaceHolderVar *) node)->phlevelsup > *sublevels_up + 1;
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		(*sublevels_up)++;
+		r = query_tree_walker((Query *) node, beyond_parent_walker, sublevels_up, 0);
+		(*sublevels_up)--;
+		return r;
+	}
+	return expression_tree_walker(node, beyond_parent_walker, sublevels_up);
+}
+
+static bool
+reads_beyond_parent(Query *s)
+{
+	int			sublevels_up = -1;
+
+	return beyond_parent_walker((Node *) s, &sublevels_up);
+}
+
 /* has the expression Vars of its own level (levelsup 0)? */
 static bool
 has_level0_vars(Node *node)
@@ -280,6 +317,8 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 	JoinExpr   *j;
 	int			n = 0;
 
+	if (reads_beyond_parent(s))
+		return NULL;
 	if (s->hasSubLinks)
 		dv_optree_convert_sublinks(s);
 	if (s->commandType != CMD_SELECT || !s->hasAggs || s->groupClause || s->groupingSets ||
@@ -528,6 +567,12 @@ dv_optree_convert_sublinks(Query *q)
 			continue;
 		}
 		sl = (SubLink *) c;
+		/* (a sublink of a subquery that reads the level above it stays: see reads_beyond_parent) */
+		if (reads_beyond_parent((Query *) sl->subselect))
+		{
+			kept = lappend(kept, lfirst(lc));
+			continue;
+		}
 		s = copyObject((Query *) sl->subselect);
 		/* (an EXISTS in the subquery's WHERE becomes a semi-join inside it first) */
 		if (s->hasSubLinks)
