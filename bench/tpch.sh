@@ -21,7 +21,8 @@ DB=dv_bench_tpch_$SCALE
 SRC=$(cd "$(dirname "$0")/.." && pwd)/test/sql/tpch.sql
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 
-if [ "$KEEP" = 1 ] && [ "$(psql -X -At -c "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 1 ]; then
+# (a database is reused only once its load and build finished: bench_result has the 44 creations)
+if [ "$KEEP" = 1 ] && [ "$(psql -X -At -d "$DB" -c "SELECT count(*) FROM public.bench_result WHERE phase = 'create'" 2>/dev/null)" = 44 ]; then
 	echo "reusing database $DB"
 else
 	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null

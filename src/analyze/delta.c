@@ -1244,6 +1244,36 @@ leaky_condition_walker(Node *node, Oid *func)
 }
 
 /*
+ * leaky_conditions - the same for every level of the query: its join tree
+ * (WHERE, ON, and the sublinks in them, whole) and those of its subqueries
+ * in FROM and WITH queries, which become operators of the tree whose
+ * conditions are pushed down to the change rows as the level's are.
+ */
+static bool
+leaky_conditions(Query *query, Oid *func)
+{
+	ListCell   *lc;
+
+	if (leaky_condition_walker((Node *) query->jointree, func))
+		return true;
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_SUBQUERY && rte->subquery && leaky_conditions(rte->subquery, func))
+			return true;
+	}
+	foreach(lc, query->cteList)
+	{
+		CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
+
+		if (IsA(cte->ctequery, Query) && leaky_conditions((Query *) cte->ctequery, func))
+			return true;
+	}
+	return false;
+}
+
+/*
  * row_security_reason - why the row-level security of a source that
  * applies to its reader keeps the query from being incremental, or NULL.
  * A policy is a filter on the source's rows, applied to its change rows as
@@ -1253,7 +1283,8 @@ leaky_condition_walker(Node *node, Oid *func)
  * the rows the policy hides too, and the generated statements are planned
  * without the security barrier, so a condition of the query evaluated
  * before the policy must not be able to leak them: every function called by
- * a condition (WHERE, ON, EXISTS, IN) must be leakproof.
+ * a condition (WHERE, ON, EXISTS, IN) must be leakproof, at every level (a
+ * subquery's WHERE is pushed down to the change rows too).
  */
 static char *
 row_security_reason(Query *query)
@@ -1273,7 +1304,7 @@ row_security_reason(Query *query)
 							get_rel_name(rte->relid),
 							GetUserNameFromId(OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId(), false));
 	}
-	if (secured != NIL && leaky_condition_walker((Node *) query->jointree, &func))
+	if (secured != NIL && leaky_conditions(query, &func))
 		return psprintf("Row-level security of \"%s\" applies to the role that reads it, and a condition of the query calls %s(), which is not leakproof: applied to change rows before the policy, it could see rows the policy hides, so each refresh recomputes the query under the policy.",
 						get_rel_name(linitial_node(RangeTblEntry, secured)->relid), get_func_name(func));
 	return NULL;
@@ -1567,6 +1598,16 @@ plan_top_n(Query *query)
 	iq = copyObject(query);
 	iq->limitCount = iq->limitOffset = NULL;
 	iq->sortClause = NIL;
+
+	/*
+	 * The input's changed rows are computed by its operator's statements,
+	 * which read the sources as the table's owner: a grouped view of another
+	 * role, which a level reads through the view, would be read without the
+	 * view owner's rights (permission denied at the first refresh).
+	 */
+	if (dv_optree_reads_as_other_role((Node *) iq))
+		return full_plan("ORDER_BY_LIMIT",
+						 "The query under ORDER BY ... LIMIT reads a view owned by another role, whose tables its changed rows would be computed from with the rights of the table's owner.");
 	input = dv_plan_node(iq);
 	if (input->kind == DV_PLAN_FULL || input->branches != NIL)
 		return full_plan("ORDER_BY_LIMIT", "The query under ORDER BY ... LIMIT is not incremental (%s).",

@@ -17,6 +17,8 @@
 
 #include "access/relation.h"
 #include "access/sysattr.h"
+#include "access/transam.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
@@ -37,6 +39,7 @@
 #include "utils/typcache.h"
 #include "parser/parse_oper.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/ruleutils.h"
 
 #include "dynview.h"
@@ -101,6 +104,42 @@ sublink_param_mutator(Node *node, List *tlist)
 	return expression_tree_mutator(node, sublink_param_mutator, (void *) tlist);
 }
 
+/*
+ * is the aggregate NULL over no rows (the value the LEFT JOIN gives a row
+ * that no group matches)?  Of the built-in aggregates, count and
+ * regr_count are not (they start from 0), nor the hypothetical-set ones
+ * (rank(x) WITHIN GROUP (...) over no rows is 1); the others are (avg,
+ * var_samp, ... start from a state of zeros that their final function
+ * turns into NULL).  Any other aggregate's value over no rows is its final
+ * function applied to its initial state: NULL for sure only when that
+ * state is NULL (no INITCOND) and the final function is absent or strict.
+ */
+static bool
+agg_null_without_rows(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	bool		initnull;
+	bool		result;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initnull);
+	if (agg->aggkind == AGGKIND_HYPOTHETICAL)
+		result = false;
+	else if (aggfnoid < FirstGenbkiObjectId)
+	{
+		char	   *name = get_func_name(aggfnoid);
+
+		result = strcmp(name, "count") != 0 && strcmp(name, "regr_count") != 0;
+	}
+	else
+		result = initnull && (!OidIsValid(agg->aggfinalfn) || func_strict(agg->aggfinalfn));
+	ReleaseSysCache(tup);
+	return result;
+}
+
 /* does expr evaluate to NULL whenever every aggregate in it does (on no rows)? */
 static bool
 null_without_rows(Node *expr)
@@ -110,12 +149,7 @@ null_without_rows(Node *expr)
 	if (expr == NULL)
 		return false;
 	if (IsA(expr, Aggref))
-	{
-		char	   *name = get_func_name(((Aggref *) expr)->aggfnoid);
-
-		/* count is the aggregate that is not NULL over no rows */
-		return strcmp(name, "count") != 0 && strcmp(name, "regr_count") != 0;
-	}
+		return agg_null_without_rows(((Aggref *) expr)->aggfnoid);
 	if (IsA(expr, RelabelType))
 		return null_without_rows((Node *) ((RelabelType *) expr)->arg);
 	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
@@ -134,7 +168,25 @@ null_without_rows(Node *expr)
 	return false;
 }
 
-/* an aggregate's value over no rows: count's 0, NULL for the others */
+/* is an aggregate's value over no rows neither count's 0 nor NULL (agg_null_without_rows)? */
+static bool
+empty_value_unknown(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		char	   *name = get_func_name(a->aggfnoid);
+
+		return !(a->aggfnoid < FirstGenbkiObjectId && a->aggtype == INT8OID &&
+				 (strcmp(name, "count") == 0 || strcmp(name, "regr_count") == 0)) &&
+			!agg_null_without_rows(a->aggfnoid);
+	}
+	return expression_tree_walker(node, empty_value_unknown, context);
+}
+
+/* an aggregate's value over no rows: count's 0, NULL for the others (empty_value_unknown) */
 static Node *
 empty_value_mutator(Node *node, void *context)
 {
@@ -182,6 +234,60 @@ has_outer_refs(Node *node)
 	return outer_refs_walker(node, &sublevels_up);
 }
 
+/*
+ * do equalities under these two collations agree?  The grouped subquery
+ * groups its inner key under the key's own collation, while the correlated
+ * subquery compared under the equality's (ct.t = co.t COLLATE "C" over a
+ * case-insensitive column): a group would merge rows that the equality
+ * tells apart, or the reverse.  Deterministic collations all compare equal
+ * exactly the same strings.
+ */
+static bool
+same_equality(Oid collation, Oid other)
+{
+	if (collation == other)
+		return true;
+	return OidIsValid(collation) && OidIsValid(other) &&
+		get_collation_isdeterministic(collation) && get_collation_isdeterministic(other);
+}
+
+/*
+ * does the subquery (walked from -1: its own level is 0) read a level above
+ * its parent (a Var or aggregate two or more levels up)?  Converted into a
+ * join of its parent, such a reference would name a relation that is not
+ * below that join: the query it reads is another level's.
+ */
+static bool
+beyond_parent_walker(Node *node, int *sublevels_up)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup > *sublevels_up + 1;
+	if (IsA(node, Aggref))
+		return (int) ((Aggref *) node)->agglevelsup > *sublevels_up + 1;
+	if (IsA(node, PlaceHolderVar))
+		return (int) ((PlaceHolderVar *) node)->phlevelsup > *sublevels_up + 1;
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		(*sublevels_up)++;
+		r = query_tree_walker((Query *) node, beyond_parent_walker, sublevels_up, 0);
+		(*sublevels_up)--;
+		return r;
+	}
+	return expression_tree_walker(node, beyond_parent_walker, sublevels_up);
+}
+
+static bool
+reads_beyond_parent(Query *s)
+{
+	int			sublevels_up = -1;
+
+	return beyond_parent_walker((Node *) s, &sublevels_up);
+}
+
 /* has the expression Vars of its own level (levelsup 0)? */
 static bool
 has_level0_vars(Node *node)
@@ -223,6 +329,8 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 	int			n = 0;
 	Var		   *v;
 
+	if (reads_beyond_parent(s))
+		return NULL;
 	if (s->hasSubLinks)
 		dv_optree_convert_sublinks(s);
 	if (s->commandType != CMD_SELECT || !s->hasAggs || s->groupClause || s->groupingSets ||
@@ -274,12 +382,17 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		if (has_outer_refs(l) || has_level0_vars(r) || !has_level0_vars(l) ||
 			contain_volatile_functions(r) || checkExprHasSubLink(r) ||
 			exprType(l) != exprType(r) ||
-			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr)
+			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr ||
+			!same_equality(op->inputcollid, exprCollation(l)))
 			return NULL;
 		inner_keys = lappend(inner_keys, l);
 		outer_keys = lappend(outer_keys, r);
 		opnos = lappend_oid(opnos, op->opno);
 	}
+	/* (a row that no group joins gets the value over no rows, which must be known) */
+	if (inner_keys != NIL && empty_value_unknown((Node *) value->expr, NULL))
+		return NULL;
+
 	/* the subquery, grouped by its inner keys: dv_k1..dv_kn, dv_v */
 	foreach(lc, inner_keys)
 	{
@@ -498,6 +611,12 @@ dv_optree_convert_sublinks(Query *q)
 			continue;
 		}
 		sl = (SubLink *) c;
+		/* (a sublink of a subquery that reads the level above it stays: see reads_beyond_parent) */
+		if (reads_beyond_parent((Query *) sl->subselect))
+		{
+			kept = lappend(kept, lfirst(lc));
+			continue;
+		}
 		s = copyObject((Query *) sl->subselect);
 		/* (an EXISTS in the subquery's WHERE becomes a semi-join inside it first) */
 		if (s->hasSubLinks)
@@ -638,6 +757,14 @@ make_scan(Query *q, DvPlanSource *src)
 static char *build_detail = NULL;
 
 /* does a relation anywhere in the query get read with another role's rights (a view's owner)? */
+static bool other_owner_walker(Node *node, void *context);
+
+bool
+dv_optree_reads_as_other_role(Node *node)
+{
+	return other_owner_walker(node, NULL);
+}
+
 static bool
 other_owner_walker(Node *node, void *context)
 {
@@ -1213,7 +1340,7 @@ source_rows_unique(DvPlanSource *src)
  * plus the rows it deleted on balance (the window consolidated by the text
  * of its rows, so that a row updated back and forth cancels out).  Rows
  * unique by the columns read (the primary key is among them) leave by
- * their text; others by EXCEPT ALL, one copy per inserted copy.
+ * their text; others by their text too, one copy per inserted copy.
  */
 static char *
 old_scan_sql(DvOp *op)
@@ -1256,8 +1383,19 @@ old_scan_sql(DvOp *op)
 		return psprintf("SELECT %s FROM %s WHERE ROW(%s)::text NOT IN (SELECT n.dv_t FROM (%s) n WHERE n.dv_w > 0) "
 						"UNION ALL %s",
 						s_cols.data, from, s_row.data, net, NET_ROWS("<", "-o.dv_w"));
-	return psprintf("(SELECT %s FROM %s EXCEPT ALL %s) UNION ALL %s",
-					s_cols.data, from, NET_ROWS(">", "o.dv_w"), NET_ROWS("<", "-o.dv_w"));
+
+	/*
+	 * Copies leave by their text too, not by EXCEPT ALL: EXCEPT ALL compares
+	 * with the type's equality, which holds between rows of different text
+	 * (numeric 1.0 and 1.00, a nondeterministic collation's 'a' and 'A'), so
+	 * that it could take out an old copy in place of the inserted one, and
+	 * it fails on types without one (json, point).  The copies of a text are
+	 * numbered, and the first n.dv_w of them leave.
+	 */
+	return psprintf("SELECT %s FROM (SELECT %s, ROW(%s)::text AS dv_t, "
+					"pg_catalog.row_number() OVER (PARTITION BY ROW(%s)::text) AS dv_i FROM %s) o "
+					"LEFT JOIN (%s) n ON n.dv_t = o.dv_t WHERE o.dv_i > COALESCE(n.dv_w, 0) UNION ALL %s",
+					names.data, s_cols.data, s_row.data, s_row.data, from, net, NET_ROWS("<", "-o.dv_w"));
 #undef NET_ROWS
 }
 
@@ -1304,13 +1442,20 @@ group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 	appendStringInfo(&buf, " FROM (%s) d", rows_sql(&ig, inner->tree, old));
 	if (keys)
 	{
-		char	   *k1 = deparse(&ig, (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr,
-								 inner->tree, "d", NULL, NULL);
+		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
+		char	   *k1 = deparse(&ig, k1expr, inner->tree, "d", NULL, NULL);
+
+		/*
+		 * (the type's own equality, named with its schema: a bare IN under
+		 * the refresh's search_path would find another one, such as text's
+		 * for citext, and miss rows of the group)
+		 */
+		char	   *eq = dv_equality_operator(exprType(k1expr));
 
 		if (null_keys)
 			appendStringInfo(&buf, " WHERE (%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", k1, keys);
 		else
-			appendStringInfo(&buf, " WHERE (%s) IN (SELECT k.k1 FROM %s k)", k1, keys);
+			appendStringInfo(&buf, " WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)", k1, eq ? eq : "=", keys);
 	}
 	if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
 	{

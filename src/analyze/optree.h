@@ -122,6 +122,13 @@ extern char *dv_optree_explain(Query *q, DvOp *root);
 /* the sources of the subqueries planned as operators (their windows are read too) */
 extern List *dv_optree_nested_sources(DvOp *root);
 
+/*
+ * does the query read a relation with another role's rights (a view of
+ * another owner, anywhere in it)?  The operators' statements read the
+ * sources themselves, as the table's owner.
+ */
+extern bool dv_optree_reads_as_other_role(Node *node);
+
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);
 

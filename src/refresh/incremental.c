@@ -756,7 +756,19 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 	char	   *dcols = table_columns(dt->relid, "d.");
 	bool		isnull;
 	int64		held;
+	char	   *flag = pstrdup("dv_src");
 
+	/* LIMIT 0: the result is empty whatever changed */
+	if (plan->topn_rows <= 0)
+		return false;
+
+	/*
+	 * the column that tells the table's row from the changed ones must not
+	 * share a name with a column of the result (ORDER BY names them)
+	 */
+	while (get_attnum(dt->relid, flag) != InvalidAttrNumber)
+		flag = psprintf("%s_", flag);
+	flag = pstrdup(quote_identifier(flag));
 	if (dv_exec_at(psprintf("SELECT pg_catalog.count(*) FROM %s", target), snapshot, true) != 1)
 		elog(ERROR, "dynview: could not count the rows of %s", target);
 	held = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -770,11 +782,11 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
 							"dv_changed AS (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
 							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
-							"SELECT dv_src FROM (SELECT %s, 0 AS dv_src FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
+							"SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
 							"  UNION ALL SELECT (c.dv_row).*, 1 FROM dv_changed c) u "
-							"ORDER BY %s, dv_src DESC LIMIT 1",
-							dv_delta_sql(plan), dcols, target, dcols, cols, target, plan->topn_order,
-							(long long) (plan->topn_rows - 1), plan->topn_order),
+							"ORDER BY %s, %s DESC LIMIT 1",
+							dv_delta_sql(plan), dcols, target, dcols, flag, cols, flag, target, plan->topn_order,
+							(long long) (plan->topn_rows - 1), plan->topn_order, flag),
 				   snapshot, true) != 1)
 		return true;
 	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == 1;
