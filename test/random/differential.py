@@ -168,7 +168,8 @@ BASES = [
 
 
 class QueryGen:
-    """Draws nested queries; gen(depth) returns a Rel of exactly that depth."""
+    """Draws nested queries: gen(depth) returns a Rel with depth operators on its longest path
+    (more when a dynamic table stands for a base: its own query's depth counts)."""
 
     def __init__(self, rng, upstreams=()):
         self.rng = rng
@@ -242,7 +243,7 @@ class QueryGen:
                 out.append((f"count(DISTINCT {e})", "int", 10, "count(DISTINCT)"))
             elif choice == 6:
                 cnd = self.cond(alias, rel)
-                out.append((r.choice([f"count(*)", f"sum({e})"]) + f" FILTER (WHERE {cnd})", "int", 20,
+                out.append((r.choice(["count(*)", f"sum({e})"]) + f" FILTER (WHERE {cnd})", "int", 20,
                             "aggregate FILTER"))
             elif choice == 7:
                 k = r.choice([1, 2, 5, 10])
@@ -296,9 +297,6 @@ class QueryGen:
     def child(self, depth, other_max=False):
         """A child of an operator of the given depth: the first has depth - 1, others any less."""
         return self.gen(depth - 1 if not other_max else self.rng.randint(0, depth - 1))
-
-    def wrap_cols(self, alias, cols):
-        return [(f"{alias}.{c.name}", c) for c in cols]
 
     def join(self, depth, kind=None, children=None):
         r = self.rng
@@ -406,7 +404,7 @@ class QueryGen:
         if not ints:
             return None
         ic = r.choice(ints)
-        agg = r.choice([f"avg(s.{ic.name})", f"max(s.{ic.name})", f"count(*)", f"sum(s.{ic.name})",
+        agg = r.choice([f"avg(s.{ic.name})", f"max(s.{ic.name})", "count(*)", f"sum(s.{ic.name})",
                         f"min(s.{ic.name})"])
         w = ""
         if correlated:
