@@ -23,7 +23,9 @@ there, char(4) with short values), and dynamic tables of three sorts:
   subquery, a correlated aggregate in a condition, a NOT EXISTS over a dynamic table and a join
   of the two aggregate dynamic tables under one more operator.  Queries are deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
-  no float aggregate, and no column mixes numerics of two scales where "=" would merge them.
+  no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
+  unconstrained scale (equal values of two scales, such as avg() gives, would make the result
+  depend on row order).
 
 Then many steps of random DML (inserts with NULLs and duplicates of non-key values, updates of
 keys and of group columns, deletes) spread over three connections whose transactions interleave,
@@ -131,11 +133,14 @@ def make_queries(rng):
 # subquery expression).  Each Rel knows its output columns (name, kind, number of distinct values:
 # a rough guess that keeps joins from multiplying rows), a rough row count, its depth (operators on
 # the longest path down to a base) and the tags of the constructs it contains (for the tally).
-# Kinds: int (int and bigint), num (numeric without a declared scale), text, bool.  Set operations,
-# DISTINCT and grouping never mix two expressions of kind num in one column (equal numerics of
-# different scales would make the surviving spelling depend on row order); LIMIT, DISTINCT ON and
-# row_number() sort by every output column last, so that rows that tie are identical and the
-# result does not depend on row order either.
+# Kinds: int (integers, and numerics of scale 0 such as sum(bigint)), num (numeric without a
+# declared scale: avg, division), text, bool, iv (interval), ci (citext).  Equal values of kind
+# num can have different scales (avg and division choose the scale from their inputs), so no
+# operator compares num columns for DISTINCT, grouping, set operations or sorting, nor takes
+# their min or max: which spelling survived would depend on row order.  The other kinds have one
+# spelling per value at a time (see Spelling).  LIMIT, DISTINCT ON and row_number() sort by
+# every output column last, so that rows that tie are identical and the result does not depend
+# on row order either.
 
 
 class Col:
@@ -156,14 +161,19 @@ class Rel:
         return [c for c in self.cols if c.kind in kinds]
 
 
+# kinds that group keys, DISTINCT, PARTITION BY and set operations may use: every value has one
+# spelling at a time (interval and citext values are respelled all at once, see Spelling)
+KEYABLE = ("int", "text", "bool", "iv", "ci")
+
 BASES = [
     Rel(None, [Col("id", "int", 100), Col("g", "int", 4), Col("v", "int", 30), Col("w", "text", 4)],
         45, 0, [], table="a"),
     Rel(None, [Col("id", "int", 80), Col("a_id", "int", 60), Col("x", "int", 6)], 60, 0, [], table="b"),
     Rel(None, [Col("id", "int", 80), Col("a_id", "int", 60), Col("y", "int", 6)], 60, 0, [], table="c"),
-    # numeric of the seed's current scale, char(4): types whose equality is not identity
-    Rel(None, [Col("id", "int", 60), Col("k", "num", 4), Col("ch", "text", 4), Col("v", "int", 6)],
-        40, 0, [], table="d"),
+    # numeric of the seed's current scale, char(4), interval, citext: types whose equality is
+    # not identity
+    Rel(None, [Col("id", "int", 60), Col("k", "num", 4), Col("ch", "text", 4), Col("iv", "iv", 3),
+               Col("ci", "ci", 2), Col("v", "int", 6)], 40, 0, [], table="d"),
 ]
 
 
@@ -197,6 +207,10 @@ class QueryGen:
             return r.choice([e, f"NOT {e}", f"{e} IS NOT TRUE"])
         if c.kind == "text":
             return r.choice([f"{e} IN ('X', 'y', 'a')", f"{e} <> 'x'", f"{e} IS NOT NULL", f"{e} > 'Z'"])
+        if c.kind == "iv":
+            return r.choice([f"{e} > '1 day'", f"{e} = '48 hours'", f"{e} IS NULL"])
+        if c.kind == "ci":
+            return r.choice([f"{e} = 'bob'", f"{e} <> 'EVE'", f"{e} IS NOT NULL"])
         k = r.choice([0, 1, 2, 3, 5, 10, 20])
         return r.choice([f"{e} > {k}", f"{e} <= {k}", f"{e} <> {k}", f"{e} IS NULL",
                          f"{e} IS NOT NULL", f"{e} BETWEEN {k} AND {k + 10}", f"({e} + 1) % 3 = 0"])
@@ -265,11 +279,16 @@ class QueryGen:
                 out.append((f"sum({e}) - min({e})", "int", 30, None))
         return out
 
-    def pick_cols(self, rel, lo, hi):
-        """A few of rel's columns, in order, always one int column among them."""
+    def pick_cols(self, rel, lo, hi, sorted_on=False):
+        """A few of rel's columns, in order, always one int column among them.  sorted_on: the
+        columns will be compared for DISTINCT or sorted on, so none of kind num (avg and
+        division give equal numerics different scales depending on their inputs, e.g.
+        1.6666666666666667 and 1.66666666666666670000: which one DISTINCT keeps or which of
+        two rows that tie a sort puts first would depend on row order)."""
         r = self.rng
-        n = min(len(rel.cols), r.randint(lo, hi))
-        chosen = sorted(r.sample(range(len(rel.cols)), n))
+        usable = [i for i, c in enumerate(rel.cols) if not (sorted_on and c.kind == "num")]
+        n = min(len(usable), r.randint(lo, hi))
+        chosen = sorted(r.sample(usable, n))
         if not any(rel.cols[i].kind == "int" for i in chosen):
             ints = [i for i, c in enumerate(rel.cols) if c.kind == "int"]
             chosen = sorted(set(chosen[1:]) | {r.choice(ints)})
@@ -436,7 +455,7 @@ class QueryGen:
         child = child or self.child(depth)
         form = form or r.choice(["group", "group", "group", "sets", "global"])
         # group keys: columns of a kind that "=" cannot confuse (int, text, bool); num only alone
-        keyable = [c for c in child.cols if c.kind in ("int", "text", "bool")]
+        keyable = [c for c in child.cols if c.kind in KEYABLE]
         if form != "global" and not keyable:
             form = "global"
         aggs = self.agg_exprs("t", child, r.randint(1, 3))
@@ -492,7 +511,7 @@ class QueryGen:
     def distinct(self, depth, child=None):
         r = self.rng
         child = child or self.child(depth)
-        cols = [c for c in self.pick_cols(child, 1, 3)]
+        cols = self.pick_cols(child, 1, 3, sorted_on=True)
         if r.random() < 0.5:
             sql = f"SELECT DISTINCT {', '.join('t.' + c.name for c in cols)} FROM {child.src('t')}"
             tag = "DISTINCT"
@@ -513,7 +532,7 @@ class QueryGen:
         width = r.randint(1, 2)
         lsel, rsel, cols = [], [], []
         for i in range(width):
-            kinds = [k for k in ("int", "text", "bool") if left.of(k) and right.of(k)]
+            kinds = [k for k in KEYABLE if left.of(k) and right.of(k)]
             if not kinds:
                 break
             k = r.choice(kinds) if i else "int"
@@ -532,8 +551,8 @@ class QueryGen:
     def window(self, depth, child=None):
         r = self.rng
         child = child or self.child(depth)
-        cols = self.pick_cols(child, 1, 4)
-        keyable = [c for c in cols if c.kind in ("int", "text", "bool")]
+        cols = self.pick_cols(child, 1, 4, sorted_on=True)
+        keyable = [c for c in cols if c.kind in KEYABLE]
         part = ""
         if keyable and r.random() < 0.65:
             p = r.choice(keyable)
@@ -562,7 +581,7 @@ class QueryGen:
     def topn(self, depth, child=None):
         r = self.rng
         child = child or self.child(depth)
-        cols = self.pick_cols(child, 1, 4)
+        cols = self.pick_cols(child, 1, 4, sorted_on=True)
         first = r.choice(cols)
         order = f"t.{first.name} {r.choice(['DESC', 'ASC', 'DESC NULLS LAST'])}, " + \
             ", ".join(f"t.{c.name}" for c in cols if c is not first)
@@ -578,7 +597,8 @@ def nested_queries(rng, count):
     First two upstream dynamic tables (grouped), then shapes drawn every seed (an aggregate over a
     left join of a grouped subquery; a correlated aggregate in a condition, as TPC-H Q17; a NOT
     EXISTS over a dynamic table; a join of the two aggregate dynamic tables under one more
-    operator), then count queries drawn freely (depth 3 or 4)."""
+    operator), then count queries drawn freely (depth 3 or 4); last a filter and a GROUP BY over
+    two of them."""
     gen = QueryGen(rng)
     out = []
 
@@ -617,10 +637,28 @@ def nested_queries(rng, count):
     shapes = [agg_over_left_join, lambda: gen.scalar(3, correlated=True), not_exists_over_dt,
               join_of_two_aggregate_dts]
     shapes += [lambda: gen.gen(rng.choice([3, 3, 4]))] * count
+    made = []
     for i, make in enumerate(shapes):
         rel = draw(make)
         assert rel.depth >= 3, rel.sql
         out.append((f"q{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}"}))
+        made.append(Rel(None, rel.cols, rel.rows, rel.depth, (), table=f"q{i}"))
+    # simple dynamic tables over nested ones (most of them FULL): the rows the upstream's refresh
+    # changes, FULL ones included, reach them through its change buffer
+    for i in range(2):
+        up = rng.choice(made)
+        tags = {"downstream of a nested table"}
+        if i == 0:
+            q = f"SELECT {', '.join('t.' + c.name for c in up.cols)} FROM {up.table} t WHERE {gen.cond('t', up)}"
+        else:
+            keys = [c for c in up.cols if c.kind in KEYABLE][:1]
+            ints = up.of("int")
+            aggs = ["count(*) AS n"] + [f"sum(t.{c.name}) AS s_{c.name}, max(t.{c.name}) AS m_{c.name}"
+                                        for c in ints[-1:]]
+            kl = ", ".join(f"t.{k.name}" for k in keys)
+            q = (f"SELECT {kl + ', ' if kl else ''}{', '.join(aggs)} FROM {up.table} t"
+                 + (f" GROUP BY {kl}" if kl else ""))
+        out.append((f"p{i}", q, tags))
     return out
 
 
