@@ -266,7 +266,7 @@ step_random() {
 	have_files 'test/random/*.py' || skip "no test/random/*.py"
 	local min=10000
 	# seeded: the seeds are printed; a failure names its seed (rerun with --first-seed S --seeds 1).
-	# The defaults verify about 12,000 refreshes (at least 10,000 are required); fewer seeds or
+	# The defaults verify about 13,800 refreshes (at least 10,000 are required); fewer seeds or
 	# steps asked for through the environment drop that requirement.
 	if [ -n "${DV_RANDOM_SEEDS:-}" ] || [ -n "${DV_RANDOM_STEPS:-}" ]; then
 		min=0

@@ -989,7 +989,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--nested", type=int, default=10,
-                    help="nested queries drawn freely per seed, besides the fixed shapes")
+                    help="nested queries drawn freely per seed, besides the shapes drawn every seed")
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--large-window", type=int, default=100000,
                     help="rows of the large-window run (0: none); its window holds about 2.2 times as many changes")
