@@ -297,14 +297,19 @@ char *
 dv_equality_operator(Oid type)
 {
 	Oid			opr = lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr;
-	HeapTuple	tup;
+
+	return OidIsValid(opr) ? dv_operator_sql(opr) : NULL;
+}
+
+/* "OPERATOR(schema.name)" of an operator, found whatever the search_path */
+char *
+dv_operator_sql(Oid opno)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
 	char	   *sql;
 
-	if (!OidIsValid(opr))
-		return NULL;
-	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opr));
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for operator %u", opr);
+		elog(ERROR, "cache lookup failed for operator %u", opno);
 	sql = psprintf("OPERATOR(%s.%s)",
 				   quote_identifier(get_namespace_name(((Form_pg_operator) GETSTRUCT(tup))->oprnamespace)),
 				   NameStr(((Form_pg_operator) GETSTRUCT(tup))->oprname));

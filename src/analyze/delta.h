@@ -120,5 +120,6 @@ extern char *dv_plan_tree_text(DvPlan *plan);
 extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
 extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
 extern char *dv_equality_operator(Oid type);
+extern char *dv_operator_sql(Oid opno);
 
 #endif							/* DYNVIEW_DELTA_H */

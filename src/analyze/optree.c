@@ -15,11 +15,13 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
@@ -1401,6 +1403,9 @@ old_scan_sql(DvOp *op)
 
 static char *rows_sql(DvGen *g, DvOp *op, bool old);
 static char *right_sql(DvGen *g, DvOp *right, bool old, DvOp *left, const char *alias);
+static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
+static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
+static char *reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals);
 
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op), false)
@@ -1516,6 +1521,25 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 			{
 				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
 
+				List	   *rest;
+				OpExpr	   *t = op->jointype == JOIN_ANTI ? not_in_test(op->quals, op->left, op->right, &rest) : NULL;
+
+				if (t)
+				{
+					/* NOT IN: no row where x = y, x is not NULL unless nothing matches, no y NULL */
+					char	   *r = rows_sql(g, op->right, old);
+					const char *and_rest = quals_and(g, rest, op->left, "l", op->right, "r");
+
+					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE NOT EXISTS (SELECT FROM (%s) r WHERE %s%s) "
+									 "AND NOT ((%s) IS NULL AND EXISTS (SELECT FROM (%s) r WHERE %s)) "
+									 "AND NOT EXISTS (SELECT FROM (%s) r WHERE %s(%s) IS NULL)",
+									 rows_sql(g, op->left, old), r, and_rest,
+									 deparse(g, (Node *) t, op->left, "l", op->right, "r"),
+									 deparse(g, linitial(t->args), op->left, "l", NULL, NULL),
+									 r, rest ? deparse_quals(g, rest, op->left, "l", op->right, "r") : "true",
+									 r, and_rest, deparse(g, lsecond(t->args), op->right, "r", NULL, NULL));
+					break;
+				}
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
 					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE %sEXISTS (SELECT FROM (%s) r WHERE %s)",
@@ -1537,6 +1561,103 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 
 static char *delta_cte(DvGen *g, DvOp *op);
 static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
+
+/*
+ * not_in_test - the "(x = y) IS NOT FALSE" that NOT IN became
+ * (dv_optree_convert_sublinks), when x reads only keep's side and y only
+ * other's and "=" is strict; *rest gets the other conditions.  Such a
+ * condition is never hashed nor indexed, so its rows are found as those
+ * where x = y, or x is NULL, or y is NULL (the same rows: a strict "=" is
+ * NULL exactly when an argument is).  NULL if there is none.
+ */
+static OpExpr *
+not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest)
+{
+	OpExpr	   *found = NULL;
+	ListCell   *lc;
+
+	*rest = NIL;
+	foreach(lc, quals)
+	{
+		BooleanTest *bt = (BooleanTest *) lfirst(lc);
+		OpExpr	   *op;
+
+		if (found == NULL && IsA(bt, BooleanTest) && bt->booltesttype == IS_NOT_FALSE &&
+			IsA(bt->arg, OpExpr) && list_length(((OpExpr *) bt->arg)->args) == 2 &&
+			func_strict(get_opcode(((OpExpr *) bt->arg)->opno)) &&
+			bms_is_subset(expr_varnos(linitial(((OpExpr *) bt->arg)->args)), keep->rels) &&
+			bms_is_subset(expr_varnos(lsecond(((OpExpr *) bt->arg)->args)), other->rels) &&
+			!contain_volatile_functions((Node *) bt->arg))
+		{
+			op = (OpExpr *) bt->arg;
+			found = op;
+			continue;
+		}
+		*rest = lappend(*rest, lfirst(lc));
+	}
+	return found;
+}
+
+/*
+ * reach_sql - the condition on keep's row (alias k) that a row of other's
+ * delta (relation dother, alias o) matches it by quals: EXISTS, or for an
+ * uncorrelated NOT IN test "x = ANY (y of the delta)" (hashed), x NULL and
+ * a delta, or a NULL y in the delta.
+ */
+static char *
+reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals)
+{
+	List	   *rest;
+	OpExpr	   *t = not_in_test(quals, keep, other, &rest);
+
+	if (t == NULL || rest != NIL)
+		return psprintf("EXISTS (SELECT FROM %s o WHERE %s)", dother,
+						deparse_quals(g, quals, keep, "k", other, "o"));
+	return psprintf("((%s) %s ANY (SELECT %s FROM %s o) OR ((%s) IS NULL AND EXISTS (SELECT FROM %s o)) "
+					"OR EXISTS (SELECT FROM %s o WHERE (%s) IS NULL))",
+					deparse(g, linitial(t->args), keep, "k", NULL, NULL), dv_operator_sql(t->opno),
+					deparse(g, lsecond(t->args), other, "o", NULL, NULL), dother,
+					deparse(g, linitial(t->args), keep, "k", NULL, NULL), dother,
+					dother, deparse(g, lsecond(t->args), other, "o", NULL, NULL));
+}
+
+/* "q AND " for a condition list (nothing when empty) */
+static char *
+quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias)
+{
+	return quals ? psprintf("%s AND ", deparse_quals(g, quals, a, a_alias, b, b_alias)) : "";
+}
+
+/*
+ * match_count_sql - the number of other's rows (NEW, alias o) that match
+ * the row of keep (alias k) by quals: count(*), or for a NOT IN test the
+ * rows where x = y plus, if x is NULL, every row, else those where y is NULL.
+ */
+static char *
+match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals)
+{
+	List	   *rest;
+	OpExpr	   *t = not_in_test(quals, keep, other, &rest);
+	char	   *rows;
+
+	g->lateral_left = keep;
+	g->lateral_alias = "k";
+	rows = new_sql(g, other);
+	g->lateral_left = NULL;
+	g->lateral_alias = NULL;
+	if (t == NULL)
+		return psprintf("(SELECT pg_catalog.count(*) FROM (%s) o WHERE %s)", rows,
+						deparse_quals(g, quals, keep, "k", other, "o"));
+	return psprintf("((SELECT pg_catalog.count(*) FROM (%s) o WHERE %s%s) + "
+					"CASE WHEN (%s) IS NULL THEN (SELECT pg_catalog.count(*) FROM (%s) o WHERE %s) "
+					"ELSE (SELECT pg_catalog.count(*) FROM (%s) o WHERE %s(%s) IS NULL) END)",
+					rows, quals_and(g, rest, keep, "k", other, "o"),
+					deparse(g, (Node *) t, keep, "k", other, "o"),
+					deparse(g, linitial(t->args), keep, "k", NULL, NULL),
+					rows, rest ? deparse_quals(g, rest, keep, "k", other, "o") : "true",
+					rows, quals_and(g, rest, keep, "k", other, "o"),
+					deparse(g, lsecond(t->args), other, "o", NULL, NULL));
+}
 
 /*
  * right_sql - "(rows)" of the right side of a join, "LATERAL (rows)" for a
@@ -1584,11 +1705,7 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 	const char *cols = col_list(keep, "k");
 
 	/* (a LATERAL function on the other side reads keep's row, written k) */
-	g->lateral_left = keep;
-	g->lateral_alias = "k";
-	m = psprintf("(SELECT pg_catalog.count(*) FROM (%s) o WHERE %s)", new_sql(g, other), theta);
-	g->lateral_left = NULL;
-	g->lateral_alias = NULL;
+	m = match_count_sql(g, keep, other, quals);
 	s = dother
 		? psprintf("(SELECT COALESCE(pg_catalog.sum(o.dv_weight), 0)::pg_catalog.int8 FROM %s o WHERE %s)", dother, theta)
 		: "0::pg_catalog.int8";
@@ -1601,10 +1718,10 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_w AS dv_weight FROM ("
 						 "SELECT k.*, (CASE WHEN k.dv_m %s THEN 1 ELSE 0 END - CASE WHEN k.dv_m - k.dv_s %s THEN 1 ELSE 0 END)::pg_catalog.int8 AS dv_w FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE EXISTS (SELECT FROM %s o WHERE %s) OFFSET 0) k) k) k "
+						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE %s OFFSET 0) k) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 pred, pred, m, s, new_sql(g, keep), dother, theta);
+						 pred, pred, m, s, new_sql(g, keep), reach_sql(g, keep, other, dother, quals));
 	if (dkeep)
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_weight FROM ("
