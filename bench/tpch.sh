@@ -21,8 +21,9 @@ DB=dv_bench_tpch_$SCALE
 SRC=$(cd "$(dirname "$0")/.." && pwd)/test/sql/tpch.sql
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 
-# (a database is reused only once its load and build finished: bench_result has the 44 creations)
-if [ "$KEEP" = 1 ] && [ "$(psql -X -At -d "$DB" -c "SELECT count(*) FROM public.bench_result WHERE phase = 'create'" 2>/dev/null)" = 44 ]; then
+# (a database is reused once its load finished: it has public.bench_result; the queries not
+# created yet are created)
+if [ "$KEEP" = 1 ] && [ "$(psql -X -At -d "$DB" -c "SELECT to_regclass('public.bench_result') IS NOT NULL" 2>/dev/null)" = t ]; then
 	echo "reusing database $DB"
 else
 	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
@@ -53,18 +54,22 @@ CREATE SCHEMA dt;
 CREATE TABLE public.bench_result (q int, phase text, what text, ms float8, mode text, reason text, verified boolean);
 SQL
 	echo "loaded scale $SCALE in $(( $(date +%s) - t0 )) s: $(q -c "SELECT count(*) FROM orders") orders, $(q -c "SELECT count(*) FROM lineitem") lineitems"
-	for n in $(seq 1 22); do
-		q -c "SET client_min_messages = warning" -c "INSERT INTO public.bench_result
-			SELECT $n, 'create', 'mv', public.bench_ms(format('CREATE MATERIALIZED VIEW mv.q%s AS %s', q, sql)), NULL, NULL, NULL
-			  FROM queries WHERE q = $n" >/dev/null
-		q -c "SET client_min_messages = warning" -c "INSERT INTO public.bench_result
-			SELECT $n, 'create', 'dynview', public.bench_ms(format('SELECT dynview.create_dynamic_table(%L, %L, schedule => %L)', 'dt.q' || q, sql, 'manual')),
-			       NULL, NULL, NULL
-			  FROM queries WHERE q = $n" >/dev/null
-		q -c "UPDATE public.bench_result r SET mode = d.effective_mode, reason = d.mode_reason_code
-			FROM dynview.dynamic_tables d WHERE d.name = 'dt.q$n'::regclass AND r.q = $n AND r.phase = 'create' AND r.what = 'dynview'" >/dev/null
-	done
 fi
+for n in $(seq 1 22); do
+	[ "$(q -c "SELECT count(*) FROM public.bench_result WHERE q = $n AND phase = 'create'")" = 2 ] && continue
+	q -c "SET client_min_messages = warning" -c "DELETE FROM public.bench_result WHERE q = $n" \
+	  -c "DROP MATERIALIZED VIEW IF EXISTS mv.q$n" -c "SELECT dynview.drop_dynamic_table('dt.q$n') FROM dynview.dynamic_tables WHERE name = to_regclass('dt.q$n')" >/dev/null
+	q -c "SET client_min_messages = warning" -c "INSERT INTO public.bench_result
+		SELECT $n, 'create', 'mv', public.bench_ms(format('CREATE MATERIALIZED VIEW mv.q%s AS %s', q, sql)), NULL, NULL, NULL
+		  FROM queries WHERE q = $n" >/dev/null
+	q -c "SET client_min_messages = warning" -c "INSERT INTO public.bench_result
+		SELECT $n, 'create', 'dynview', public.bench_ms(format('SELECT dynview.create_dynamic_table(%L, %L, schedule => %L)', 'dt.q' || q, sql, 'manual')),
+		       NULL, NULL, NULL
+		  FROM queries WHERE q = $n" >/dev/null
+	q -c "UPDATE public.bench_result r SET mode = d.effective_mode, reason = d.mode_reason_code
+		FROM dynview.dynamic_tables d WHERE d.name = 'dt.q$n'::regclass AND r.q = $n AND r.phase = 'create' AND r.what = 'dynview'" >/dev/null
+done
+q -c "DELETE FROM public.bench_result WHERE phase LIKE 'refresh%'" >/dev/null
 
 base=$(q -c "SELECT max(o_orderkey) FROM orders")
 n_change=$(q -c "SELECT greatest(1, count(*) / 1000) FROM orders")
