@@ -1117,6 +1117,16 @@ typedef struct DvGen
 	int		   *next_id;		/* numbers its entries */
 	DvOp	   *lateral_left;	/* a LATERAL function's left side, written as ... */
 	const char *lateral_alias;	/* ... this alias */
+
+	/*
+	 * The rows of the scan of range table entry restrict_rti restricted to
+	 * the affected keys of a grouped subquery (group_sql): column
+	 * restrict_attno among relation restrict_keys's column k1 (or NULL).
+	 */
+	int			restrict_rti;
+	AttrNumber	restrict_attno;
+	const char *restrict_keys;
+	bool		restrict_null;
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1130,6 +1140,7 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->stand_in = NIL;
 	g->lateral_left = NULL;
 	g->lateral_alias = NULL;
+	g->restrict_rti = 0;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -1337,6 +1348,62 @@ source_rows_unique(DvPlanSource *src)
 }
 
 /*
+ * scan_restriction - "<alias>.<column> = ANY (keys)" (or "IS NULL") when the
+ * scan op is the one a grouped subquery's affected keys restrict
+ * (DvGen.restrict_rti), else NULL
+ */
+static char *
+scan_restriction(DvGen *g, DvOp *op, const char *alias)
+{
+	ListCell   *lc;
+	ListCell   *ln;
+
+	if (g->restrict_rti == 0 || op->source->rtindex != g->restrict_rti)
+		return NULL;
+	forboth(lc, op->cols, ln, op->source->columns)
+	{
+		DvOpCol    *col = lfirst(lc);
+		char	   *eq;
+
+		if (col->attno != g->restrict_attno)
+			continue;
+		if (g->restrict_null)
+			return psprintf("%s.%s IS NULL", alias, quote_identifier(strVal(lfirst(ln))));
+		eq = dv_equality_operator(col->type);
+		return eq ? psprintf("%s.%s %s ANY (SELECT k.k1 FROM %s k)", alias,
+							 quote_identifier(strVal(lfirst(ln))), eq, g->restrict_keys) : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * preserved_scan - is the scan of rti reached from op through filters,
+ * inner joins and the preserved side of outer, semi- and anti-joins only
+ * (so that a restriction of its rows is one of op's rows)?
+ */
+static bool
+preserved_scan(DvOp *op, int rti)
+{
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return op->source->rtindex == rti;
+		case DV_OP_FILTER:
+			return preserved_scan(op->left, rti);
+		case DV_OP_JOIN:
+			if (op->jointype == JOIN_INNER)
+				return preserved_scan(op->left, rti) || preserved_scan(op->right, rti);
+			if (op->jointype == JOIN_LEFT || op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
+				return preserved_scan(op->left, rti);
+			if (op->jointype == JOIN_RIGHT)
+				return preserved_scan(op->right, rti);
+			return false;
+		default:
+			return false;
+	}
+}
+
+/*
  * old_scan_sql - the source's rows as they were at the previous data
  * snapshot: its rows now, less the rows its window inserted on balance,
  * plus the rows it deleted on balance (the window consolidated by the text
@@ -1345,7 +1412,7 @@ source_rows_unique(DvPlanSource *src)
  * their text; others by their text too, one copy per inserted copy.
  */
 static char *
-old_scan_sql(DvOp *op)
+old_scan_sql(DvGen *g, DvOp *op)
 {
 	DvPlanSource *src = op->source;
 	StringInfoData s_cols;		/* s.a AS c1_1, ... */
@@ -1375,6 +1442,8 @@ old_scan_sql(DvOp *op)
 		appendStringInfo(&names, "%so.%s", sep, col_name(lfirst(lc)));
 	}
 	from = psprintf("%s%s s", src->only ? "ONLY " : "", src->qualified);
+	if (scan_restriction(g, op, "s"))
+		from = psprintf("%s WHERE %s", from, scan_restriction(g, op, "s"));
 	net = psprintf("SELECT ROW(%s)::text AS dv_t, pg_catalog.sum(e.dv_weight) AS dv_w FROM %s e GROUP BY 1",
 				   e_row.data, src->enr_name);
 #define NET_ROWS(cmp, count) \
@@ -1382,9 +1451,10 @@ old_scan_sql(DvOp *op)
 			 "WHERE n.dv_w " cmp " 0) o, pg_catalog.generate_series(1, " count ") dv_g", \
 			 names.data, e_cols.data, src->enr_name, net, e_row.data)
 	if (source_rows_unique(src))
-		return psprintf("SELECT %s FROM %s WHERE ROW(%s)::text NOT IN (SELECT n.dv_t FROM (%s) n WHERE n.dv_w > 0) "
+		return psprintf("SELECT %s FROM %s %s ROW(%s)::text NOT IN (SELECT n.dv_t FROM (%s) n WHERE n.dv_w > 0) "
 						"UNION ALL %s",
-						s_cols.data, from, s_row.data, net, NET_ROWS("<", "-o.dv_w"));
+						s_cols.data, from, strstr(from, " WHERE ") ? "AND" : "WHERE", s_row.data, net,
+						NET_ROWS("<", "-o.dv_w"));
 
 	/*
 	 * Copies leave by their text too, not by EXCEPT ALL: EXCEPT ALL compares
@@ -1444,7 +1514,22 @@ group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 						 deparse(&ig, (Node *) te->expr, inner->tree, "d", NULL, NULL), rti, te->resno);
 		first = false;
 	}
+	if (keys)
+	{
+		/* the affected keys restrict the scan the first key is a column of, if any */
+		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
+
+		if (IsA(k1expr, Var) && ((Var *) k1expr)->varlevelsup == 0 &&
+			preserved_scan(inner->tree, ((Var *) k1expr)->varno))
+		{
+			ig.restrict_rti = ((Var *) k1expr)->varno;
+			ig.restrict_attno = ((Var *) k1expr)->varattno;
+			ig.restrict_keys = keys;
+			ig.restrict_null = null_keys;
+		}
+	}
 	appendStringInfo(&buf, " FROM (%s) d", rows_sql(&ig, inner->tree, old));
+	ig.restrict_rti = 0;
 	if (keys)
 	{
 		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
@@ -1490,12 +1575,14 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				ListCell   *ln;
 
 				if (old)
-					return old_scan_sql(op);
+					return old_scan_sql(g, op);
 				appendStringInfoString(&buf, "SELECT ");
 				forboth(lc, op->cols, ln, src->columns)
 					appendStringInfo(&buf, "%ss.%s AS %s", foreach_current_index(lc) ? ", " : "",
 									 quote_identifier(strVal(lfirst(ln))), col_name(lfirst(lc)));
 				appendStringInfo(&buf, " FROM %s%s s", src->only ? "ONLY " : "", src->qualified);
+				if (scan_restriction(g, op, "s"))
+					appendStringInfo(&buf, " WHERE %s", scan_restriction(g, op, "s"));
 				break;
 			}
 		case DV_OP_GROUP:
