@@ -136,19 +136,13 @@ dv_policy_columns(RangeTblEntry *rte)
 
 /*
  * dv_captured_columns - the columns of a source that change capture keeps
- * for a query: those it reads, those its row-level security policies read,
- * and its primary key (so that a source's rows as they were before a
- * window can be told apart by the rows read: optree.c), as a selectedCols
- * set.
+ * for a query: those it reads and those its row-level security policies
+ * read, as a selectedCols set.
  */
 Bitmapset *
 dv_captured_columns(RangeTblEntry *rte)
 {
-	Bitmapset  *cols = bms_union(rte->selectedCols, dv_policy_columns(rte));
-	Oid			constraint;
-	Bitmapset  *pk = get_primary_key_attnos(rte->relid, false, &constraint);
-
-	return bms_union(cols, pk);
+	return bms_union(rte->selectedCols, dv_policy_columns(rte));
 }
 
 /*

@@ -1322,31 +1322,6 @@ has_delta(DvOp *op)
 	return true;
 }
 
-/* are the source's rows unique by the columns the query reads (they hold its primary key)? */
-static bool
-source_rows_unique(DvPlanSource *src)
-{
-	Oid			constraint;
-	Bitmapset  *pk = get_primary_key_attnos(src->relid, false, &constraint);
-	int			att = -1;
-
-	if (pk == NULL ||
-		(!src->only && get_rel_relkind(src->relid) != RELKIND_PARTITIONED_TABLE && has_subclass(src->relid)))
-		return false;
-	while ((att = bms_next_member(pk, att)) >= 0)
-	{
-		char	   *name = get_attname(src->relid, att + FirstLowInvalidHeapAttributeNumber, false);
-		bool		found = false;
-		ListCell   *lc;
-
-		foreach(lc, src->columns)
-			found |= strcmp(strVal(lfirst(lc)), name) == 0;
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 /*
  * scan_restriction - "<alias>.<column> = ANY (keys)" (or "IS NULL") when the
  * scan op is the one a grouped subquery's affected keys restrict
@@ -1403,82 +1378,42 @@ preserved_scan(DvOp *op, int rti)
 	}
 }
 
+static char *rows_sql(DvGen *g, DvOp *op);
+
 /*
- * old_scan_sql - the source's rows as they were at the previous data
- * snapshot: its rows now, less the rows its window inserted on balance,
- * plus the rows it deleted on balance (the window consolidated by the text
- * of its rows, so that a row updated back and forth cancels out).  Rows
- * unique by the columns read (the primary key is among them) leave by
- * their text; others by their text too, one copy per inserted copy.
+ * old_rows_sql - the rows of tree as they were at the previous data
+ * snapshot: its rows now less its delta, OLD = NEW - DELTA.  Rows its delta
+ * inserted on balance leave (consolidated by the text of the rows, the
+ * copies of one text numbered), rows it deleted on balance come back.
+ * Restricted like the rows now (DvGen.restrict_rti), so that a grouped
+ * subquery's affected groups cost their rows, driven by the delta.
  */
 static char *
-old_scan_sql(DvGen *g, DvOp *op)
+old_rows_sql(DvGen *g, DvOp *tree, const char *dtree)
 {
-	DvPlanSource *src = op->source;
-	StringInfoData s_cols;		/* s.a AS c1_1, ... */
-	StringInfoData s_row;		/* s.a, s.b */
-	StringInfoData e_cols;		/* e.a AS c1_1, ... */
-	StringInfoData e_row;		/* e.a, e.b */
-	StringInfoData names;		/* o.c1_1, ... */
-	ListCell   *lc;
-	ListCell   *ln;
-	char	   *net;
-	char	   *from;
+	char	   *ncols = chop(col_list(tree, "n"));
+	char	   *xcols = chop(col_list(tree, "x"));
+	char	   *net = psprintf("SELECT ROW(%s)::text AS dv_t, pg_catalog.sum(x.dv_weight) AS dv_w FROM %s x GROUP BY 1",
+							   xcols, dtree);
 
-	initStringInfo(&s_cols);
-	initStringInfo(&s_row);
-	initStringInfo(&e_cols);
-	initStringInfo(&e_row);
-	initStringInfo(&names);
-	forboth(lc, op->cols, ln, src->columns)
-	{
-		const char *col = quote_identifier(strVal(lfirst(ln)));
-		const char *sep = foreach_current_index(lc) ? ", " : "";
-
-		appendStringInfo(&s_cols, "%ss.%s AS %s", sep, col, col_name(lfirst(lc)));
-		appendStringInfo(&s_row, "%ss.%s", sep, col);
-		appendStringInfo(&e_cols, "e.%s AS %s, ", col, col_name(lfirst(lc)));
-		appendStringInfo(&e_row, "%se.%s", sep, col);
-		appendStringInfo(&names, "%so.%s", sep, col_name(lfirst(lc)));
-	}
-	from = psprintf("%s%s s", src->only ? "ONLY " : "", src->qualified);
-	if (scan_restriction(g, op, "s"))
-		from = psprintf("%s WHERE %s", from, scan_restriction(g, op, "s"));
-	net = psprintf("SELECT ROW(%s)::text AS dv_t, pg_catalog.sum(e.dv_weight) AS dv_w FROM %s e GROUP BY 1",
-				   e_row.data, src->enr_name);
-#define NET_ROWS(cmp, count) \
-	psprintf("SELECT %s FROM (SELECT DISTINCT ON (n.dv_t) %sn.dv_w FROM %s e JOIN (%s) n ON ROW(%s)::text = n.dv_t " \
-			 "WHERE n.dv_w " cmp " 0) o, pg_catalog.generate_series(1, " count ") dv_g", \
-			 names.data, e_cols.data, src->enr_name, net, e_row.data)
-	if (source_rows_unique(src))
-		return psprintf("SELECT %s FROM %s %s ROW(%s)::text NOT IN (SELECT n.dv_t FROM (%s) n WHERE n.dv_w > 0) "
-						"UNION ALL %s",
-						s_cols.data, from, strstr(from, " WHERE ") ? "AND" : "WHERE", s_row.data, net,
-						NET_ROWS("<", "-o.dv_w"));
-
-	/*
-	 * Copies leave by their text too, not by EXCEPT ALL: EXCEPT ALL compares
-	 * with the type's equality, which holds between rows of different text
-	 * (numeric 1.0 and 1.00, a nondeterministic collation's 'a' and 'A'), so
-	 * that it could take out an old copy in place of the inserted one, and
-	 * it fails on types without one (json, point).  The copies of a text are
-	 * numbered, and the first n.dv_w of them leave.
-	 */
-	return psprintf("SELECT %s FROM (SELECT %s, ROW(%s)::text AS dv_t, "
-					"pg_catalog.row_number() OVER (PARTITION BY ROW(%s)::text) AS dv_i FROM %s) o "
-					"LEFT JOIN (%s) n ON n.dv_t = o.dv_t WHERE o.dv_i > COALESCE(n.dv_w, 0) UNION ALL %s",
-					names.data, s_cols.data, s_row.data, s_row.data, from, net, NET_ROWS("<", "-o.dv_w"));
-#undef NET_ROWS
+	return psprintf("SELECT %s FROM (SELECT n.*, pg_catalog.row_number() OVER (PARTITION BY ROW(%s)::text) AS dv_i "
+					"FROM (%s) n) n LEFT JOIN (%s) m ON m.dv_t = ROW(%s)::text "
+					"WHERE n.dv_i > GREATEST(COALESCE(m.dv_w, 0), 0) "
+					"UNION ALL SELECT %s FROM (SELECT DISTINCT ON (ROW(%s)::text) x.*, m.dv_w AS dv_net FROM %s x "
+					"JOIN (%s) m ON m.dv_t = ROW(%s)::text WHERE m.dv_w < 0) x, "
+					"pg_catalog.generate_series(1, (-x.dv_net)::pg_catalog.int8) dv_g",
+					ncols, ncols, rows_sql(g, tree), net, ncols,
+					xcols, xcols, dtree, net, xcols);
 }
 
-static char *rows_sql(DvGen *g, DvOp *op, bool old);
-static char *right_sql(DvGen *g, DvOp *right, bool old, DvOp *left, const char *alias);
+static char *rows_sql(DvGen *g, DvOp *op);
+static char *right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias);
 static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
 static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
 static char *reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals);
 
 /* its rows now (NEW) */
-#define new_sql(g, op) rows_sql((g), (op), false)
+#define new_sql(g, op) rows_sql((g), (op))
 
 /*
  * group_sql - the rows of the subquery operator op over NEW or OLD rows of
@@ -1489,7 +1424,7 @@ static char *reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, Li
  * is among them.  Columns c<rti>_<resno>.
  */
 static char *
-group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
+group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
 {
 	DvPlan	   *inner = op->inner;
 	Query	   *gq = inner->kind == DV_PLAN_GROUPED ? inner->grouped_level : inner->level;
@@ -1528,7 +1463,7 @@ group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 			ig.restrict_null = null_keys;
 		}
 	}
-	appendStringInfo(&buf, " FROM (%s) d", rows_sql(&ig, inner->tree, old));
+	appendStringInfo(&buf, " FROM (%s) d", dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
 	ig.restrict_rti = 0;
 	if (keys)
 	{
@@ -1561,7 +1496,7 @@ group_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 }
 
 static char *
-rows_sql(DvGen *g, DvOp *op, bool old)
+rows_sql(DvGen *g, DvOp *op)
 {
 	StringInfoData buf;
 
@@ -1574,8 +1509,6 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				ListCell   *lc;
 				ListCell   *ln;
 
-				if (old)
-					return old_scan_sql(g, op);
 				appendStringInfoString(&buf, "SELECT ");
 				forboth(lc, op->cols, ln, src->columns)
 					appendStringInfo(&buf, "%ss.%s AS %s", foreach_current_index(lc) ? ", " : "",
@@ -1586,7 +1519,7 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				break;
 			}
 		case DV_OP_GROUP:
-			return group_sql(g, op, old, NULL, false);
+			return group_sql(g, op, NULL, NULL, false);
 		case DV_OP_FUNC:
 			{
 				ListCell   *lc;
@@ -1601,7 +1534,7 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				break;
 			}
 		case DV_OP_FILTER:
-			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left, old),
+			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left),
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
 			break;
 		case DV_OP_JOIN:
@@ -1614,13 +1547,13 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				if (t)
 				{
 					/* NOT IN: no row where x = y, x is not NULL unless nothing matches, no y NULL */
-					char	   *r = rows_sql(g, op->right, old);
+					char	   *r = rows_sql(g, op->right);
 					const char *and_rest = quals_and(g, rest, op->left, "l", op->right, "r");
 
 					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE NOT EXISTS (SELECT FROM (%s) r WHERE %s%s) "
 									 "AND NOT ((%s) IS NULL AND EXISTS (SELECT FROM (%s) r WHERE %s)) "
 									 "AND NOT EXISTS (SELECT FROM (%s) r WHERE %s(%s) IS NULL)",
-									 rows_sql(g, op->left, old), r, and_rest,
+									 rows_sql(g, op->left), r, and_rest,
 									 deparse(g, (Node *) t, op->left, "l", op->right, "r"),
 									 deparse(g, linitial(t->args), op->left, "l", NULL, NULL),
 									 r, rest ? deparse_quals(g, rest, op->left, "l", op->right, "r") : "true",
@@ -1630,16 +1563,16 @@ rows_sql(DvGen *g, DvOp *op, bool old)
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
 					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE %sEXISTS (SELECT FROM (%s) r WHERE %s)",
-									 rows_sql(g, op->left, old), op->jointype == JOIN_ANTI ? "NOT " : "",
-									 rows_sql(g, op->right, old), theta);
+									 rows_sql(g, op->left), op->jointype == JOIN_ANTI ? "NOT " : "",
+									 rows_sql(g, op->right), theta);
 					break;
 				}
 				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN %s r ON %s",
 								 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
-								 rows_sql(g, op->left, old),
+								 rows_sql(g, op->left),
 								 op->jointype == JOIN_LEFT ? "left" : op->jointype == JOIN_RIGHT ? "right" :
 								 op->jointype == JOIN_FULL ? "full" : "inner",
-								 right_sql(g, op->right, old, op->left, "l"), theta);
+								 right_sql(g, op->right, op->left, "l"), theta);
 				break;
 			}
 	}
@@ -1751,15 +1684,15 @@ match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals)
  * function that reads the row of the left side (left, written as alias)
  */
 static char *
-right_sql(DvGen *g, DvOp *right, bool old, DvOp *left, const char *alias)
+right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias)
 {
 	char	   *sql;
 
 	if (right->kind != DV_OP_FUNC || !right->lateral)
-		return psprintf("(%s)", rows_sql(g, right, old));
+		return psprintf("(%s)", rows_sql(g, right));
 	g->lateral_left = left;
 	g->lateral_alias = alias;
-	sql = psprintf("LATERAL (%s)", rows_sql(g, right, old));
+	sql = psprintf("LATERAL (%s)", rows_sql(g, right));
 	g->lateral_left = NULL;
 	g->lateral_alias = NULL;
 	return sql;
@@ -1863,11 +1796,11 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	}
 	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
 					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
-					 group_sql(g, op, false, keys, false), group_sql(g, op, true, keys, false));
+					 group_sql(g, op, NULL, keys, false), group_sql(g, op, d, keys, false));
 	if (keys)
 		appendStringInfo(terms, " UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
 						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
-						 group_sql(g, op, false, keys, true), group_sql(g, op, true, keys, true));
+						 group_sql(g, op, NULL, keys, true), group_sql(g, op, d, keys, true));
 }
 
 /* the name of op's delta in the WITH chain, NULL if it is empty */
@@ -1918,7 +1851,7 @@ delta_cte(DvGen *g, DvOp *op)
 				/* the inner join's rows */
 				if (dl)
 					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN %s r ON %s",
-									 cols, dl, right_sql(g, op->right, false, op->left, "l"), theta);
+									 cols, dl, right_sql(g, op->right, op->left, "l"), theta);
 				if (dr)
 					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM (%s) l JOIN %s r ON %s",
 									 terms.len ? " UNION ALL " : "", cols, new_sql(g, op->left), dr, theta);
