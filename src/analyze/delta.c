@@ -1563,7 +1563,7 @@ const_count(Node *e, int64 *v)
 
 /*
  * plan_top_n - ORDER BY ... LIMIT n [OFFSET m]: the table holds at most
- * n rows of the ordered result.  The input (the query without ORDER BY and
+ * n rows of the ordered result (those after the first m).  The input (the query without ORDER BY and
  * LIMIT) is planned as an operator, whose delta gives the rows that changed
  * before the limit; a refresh whose changed rows all sort after the table's
  * last row changes nothing, and one that reaches the table's rows (or a
@@ -1621,7 +1621,13 @@ plan_top_n(Query *query)
 	plan->kind = DV_PLAN_TOPN;
 	plan->topn_input = input;
 	plan->topn_order = order.data;
-	plan->topn_rows = count + offset;
+	/*
+	 * the table holds rows offset + 1 ... offset + count of the result: a
+	 * change reaches them when it sorts before or with its last row, whose
+	 * position in the table is count, not count + offset
+	 */
+	plan->topn_rows = count;
+	plan->topn_offset = offset;
 	plan->sources = input->sources;
 	return plan;
 }
@@ -1957,32 +1963,93 @@ dv_delta_sql(DvPlan *plan)
 	return optree_sql(plan, true);
 }
 
+/* text with every line indented by n spaces */
+static char *
+indent_text(const char *text, int n)
+{
+	StringInfoData buf;
+	const char *p = text;
+
+	initStringInfo(&buf);
+	while (*p)
+	{
+		const char *nl = strchr(p, '\n');
+		int			len = nl ? nl - p + 1 : strlen(p);
+
+		appendStringInfoSpaces(&buf, n);
+		appendBinaryStringInfo(&buf, p, len);
+		p += len;
+	}
+	return buf.data;
+}
+
+/*
+ * grouping_text - the grouping step of a GROUPED plan, for explain(): which
+ * groups a refresh touches and how it gets their new rows, so that the
+ * reader sees what a change costs (the operators below it give the delta
+ * whose keys pick the groups).
+ */
+static char *
+grouping_text(DvPlan *plan)
+{
+	StringInfoData keys;
+	ListCell   *lc;
+
+	initStringInfo(&keys);
+	foreach(lc, plan->key_columns)
+		appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(lfirst(lc)));
+	if (plan->agg_state && plan->key_columns == NIL)
+		return pstrdup("aggregate without GROUP BY: state kept in place, the delta below added to it");
+	if (plan->agg_state)
+		return psprintf("group by %s: aggregate state kept in place per group, the delta below added to it", keys.data);
+	if (!plan->keys_unique)
+		return psprintf("window partitioned by %s: the partitions whose keys the delta below has, recomputed", keys.data);
+	if (plan->key_columns == NIL)
+		return pstrdup("aggregate without GROUP BY: recomputed when the delta below is not empty");
+	if (plan->branches != NIL)
+		return psprintf("set operation on every column (%s): the rows whose values the branches' deltas have, recomputed", keys.data);
+	return psprintf("group by %s: the groups whose keys the delta below has, recomputed", keys.data);
+}
+
 /*
  * dv_plan_tree_text - the operator trees of the plan for explain(): the
- * level's, or each UNION branch's; NULL for FULL.
+ * level's, or each branch's (UNION ALL, set operations, grouping sets),
+ * under the step that groups them (GROUP BY, DISTINCT, a window, top-N);
+ * NULL for FULL.
  */
 char *
 dv_plan_tree_text(DvPlan *plan)
 {
 	StringInfoData buf;
 	ListCell   *lc;
+	char	   *tree;
 
 	if (plan->kind == DV_PLAN_FULL)
 		return NULL;
 	if (plan->kind == DV_PLAN_TOPN)
-		return psprintf("top %lld rows by %s: recomputed only when a changed row sorts before the table's last row\n%s",
-						(long long) plan->topn_rows, plan->topn_order, dv_plan_tree_text(plan->topn_input));
+		return psprintf("top %lld rows%s by %s: recomputed only when a changed row sorts before or with the table's last row, or the table holds fewer than %lld rows\n%s",
+						(long long) plan->topn_rows,
+						plan->topn_offset > 0 ? psprintf(" after the first %lld", (long long) plan->topn_offset) : "",
+						plan->topn_order, (long long) plan->topn_rows,
+						indent_text(dv_plan_tree_text(plan->topn_input), 2));
 	if (plan->branches == NIL)
-		return dv_optree_explain(plan->level, plan->tree);
-	initStringInfo(&buf);
-	foreach(lc, plan->branches)
+		tree = dv_optree_explain(plan->level, plan->tree);
+	else
 	{
-		DvPlan	   *b = lfirst(lc);
+		initStringInfo(&buf);
+		foreach(lc, plan->branches)
+		{
+			DvPlan	   *b = lfirst(lc);
 
-		appendStringInfo(&buf, "%sbranch %d:\n%s", buf.len ? "\n" : "", foreach_current_index(lc) + 1,
-						 dv_optree_explain(b->level, b->tree));
+			appendStringInfo(&buf, "%sbranch %d:\n%s", buf.len ? "\n" : "", foreach_current_index(lc) + 1,
+							 indent_text(dv_plan_tree_text(b), 2));
+		}
+		tree = buf.data;
 	}
-	return buf.data;
+	if (plan->kind == DV_PLAN_GROUPED)
+		return psprintf("%s\n%s", grouping_text(plan), indent_text(tree, 2));
+	return tree;
 }
 
 /*

@@ -86,11 +86,13 @@ typedef struct DvPlan
 	/*
 	 * TOPN: the query without ORDER BY and LIMIT, planned as an operator
 	 * (its delta: the changed rows before the limit), the ORDER BY over the
-	 * result's column names, and LIMIT + OFFSET (rows the table holds at most)
+	 * result's column names, the LIMIT (rows the table holds at most: those
+	 * after the OFFSET) and the OFFSET
 	 */
 	struct DvPlan *topn_input;
 	char	   *topn_order;
 	int64		topn_rows;
+	int64		topn_offset;
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 	List	   *spj_key;		/* SPJ: output columns passing every source's primary

@@ -1957,6 +1957,37 @@ dv_optree_new_sql(Query *q, DvOp *root, List *tlist)
 					output_list(&g, tlist, root), new_sql(&g, root));
 }
 
+/*
+ * explain_quals - a condition of the level as the user wrote it: over the
+ * level's own range table, under the aliases of the query (made unique as
+ * EXPLAIN does: a table read twice under one alias is "o" and "o_1"), not
+ * the generated column names of the delta statements (c<n>_<m>), which
+ * mean nothing to the reader of explain().
+ */
+static List *
+explain_names(DvGen *g)
+{
+	Bitmapset  *rels = NULL;
+
+	for (int rti = 1; rti <= list_length(g->q->rtable); rti++)
+		rels = bms_add_member(rels, rti);
+	return select_rtable_names_for_explain(g->q->rtable, rels);
+}
+
+static char *
+explain_quals(DvGen *g, List *quals)
+{
+	PlannedStmt *pstmt = makeNode(PlannedStmt);
+	List	   *ctx;
+
+	if (quals == NIL)
+		return "true";
+	pstmt->commandType = CMD_SELECT;
+	pstmt->rtable = g->q->rtable;
+	ctx = deparse_context_for_plan_tree(pstmt, explain_names(g));
+	return deparse_expression(plain_var_mutator((Node *) make_ands_explicit(quals), NULL), ctx, true, false);
+}
+
 static void
 explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 {
@@ -1973,19 +2004,43 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 	switch (op->kind)
 	{
 		case DV_OP_SCAN:
-			appendStringInfo(buf, "scan %s%s: its window of changes\n", op->source->only ? "ONLY " : "",
-							 op->source->qualified);
-			return;
+			{
+				/* the alias the conditions above name it by */
+				const char *name = list_nth(explain_names(g), op->source->rtindex - 1);
+				RangeTblEntry *rte = rt_fetch(op->source->rtindex, g->q->rtable);
+
+				appendStringInfo(buf, "scan %s%s", op->source->only ? "ONLY " : "", op->source->qualified);
+				if (name && strcmp(name, get_rel_name(rte->relid)) != 0)
+					appendStringInfo(buf, " AS %s", quote_identifier(name));
+				appendStringInfoString(buf, ": its window of changes\n");
+				return;
+			}
 		case DV_OP_GROUP:
 			{
 				DvGen		ig;
 
+				/*
+				 * named as the conditions above name it (a scalar subquery
+				 * made a join is dv_scalar_<n>, its value dv_v, its
+				 * correlation columns dv_k<n>), with its group keys
+				 */
+				const char *name = list_nth(explain_names(g), bms_singleton_member(op->rels) - 1);
+				StringInfoData keys;
+				ListCell   *lc;
+
+				initStringInfo(&keys);
+				foreach(lc, op->inner->key_columns)
+					appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
+									 quote_identifier(lfirst(lc)));
 				gen_init(&ig, op->inner->level, g);
-				appendStringInfo(buf, "%s\n", op->inner->kind == DV_PLAN_SPJ
-								 ? "subquery: the delta of its operators"
-								 : op->inner->input_tlist == NIL
-								 ? "subquery (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed"
-								 : "subquery (GROUP BY / DISTINCT): the groups whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)");
+				appendStringInfo(buf, "subquery%s%s", name ? " " : "", name ? quote_identifier(name) : "");
+				if (op->inner->kind == DV_PLAN_SPJ)
+					appendStringInfoString(buf, ": the delta of its operators\n");
+				else if (op->inner->input_tlist == NIL)
+					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
+				else
+					appendStringInfo(buf, " (GROUP BY %s): the groups whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
+									 keys.data);
 				explain_op(&ig, buf, op->inner->tree, depth + 1);
 				return;
 			}
@@ -1994,13 +2049,11 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 							 op->lateral ? "applied to each changed row of the left side" : "no changes of its own");
 			return;
 		case DV_OP_FILTER:
-			appendStringInfo(buf, "filter %s: applied to the delta\n",
-							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
+			appendStringInfo(buf, "filter %s: applied to the delta\n", explain_quals(g, op->quals));
 			explain_op(g, buf, op->left, depth + 1);
 			return;
 		case DV_OP_JOIN:
-			appendStringInfo(buf, "%s ON %s\n", rules[op->jointype],
-							 deparse_quals(g, op->quals, op->left, "l", op->right, "r"));
+			appendStringInfo(buf, "%s ON %s\n", rules[op->jointype], explain_quals(g, op->quals));
 			explain_op(g, buf, op->left, depth + 1);
 			explain_op(g, buf, op->right, depth + 1);
 			return;

@@ -650,7 +650,9 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	EXPLAIN_ROW("mode", aq->full_reason_code ? "FULL" : "INCREMENTAL");
 	EXPLAIN_ROW("reason_code", aq->full_reason_code);
 	EXPLAIN_ROW("reason", aq->full_reason);
-	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ ? "scan/filter/project/inner join (delta rule)" :
+	EXPLAIN_ROW("operator", plan->kind == DV_PLAN_SPJ && plan->branches != NIL ?
+				"UNION ALL of branches (also GROUPING SETS, ROLLUP, CUBE: a branch per grouping set), each maintained by its own operator tree" :
+				plan->kind == DV_PLAN_SPJ ? "operator tree without grouping at its top (delta rule of each operator)" :
 				plan->kind == DV_PLAN_TOPN ? "ORDER BY ... LIMIT (recomputed only when a change reaches the rows it holds)" :
 				plan->agg_state && plan->key_columns == NIL ? "global aggregate (state kept in place)" :
 				plan->agg_state ? "GROUP BY/DISTINCT (aggregate state kept in place per group)" :

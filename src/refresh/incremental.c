@@ -749,7 +749,7 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
  * first rows of the result are the ones the table holds.
  */
 static bool
-topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 	char	   *cols = table_columns(dt->relid, "");
@@ -778,7 +778,11 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 							dv_delta_sql(plan), dcols), snapshot, true) == 0)
 		return false;
 	if (held < plan->topn_rows)
+	{
+		*why = psprintf("The table holds fewer rows than its LIMIT (" INT64_FORMAT " of " INT64_FORMAT "), so every change of the query under ORDER BY ... LIMIT reaches it: the table was recomputed.",
+						held, plan->topn_rows);
 		return true;
+	}
 	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
 							"dv_changed AS (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
 							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
@@ -975,10 +979,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 								 GUC_ACTION_SAVE, true, 0, false);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
-			if (topn_reached(dt, plan, snapshot))
+			const char *why = NULL;
+
+			if (topn_reached(dt, plan, snapshot, &why))
 			{
 				*full_code = "TOP_N_CHANGED";
-				*full_reason = pstrdup("A changed row sorts among the rows the table holds (ORDER BY ... LIMIT): the table was recomputed.");
+				*full_reason = pstrdup(why ? why : "A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT): the table was recomputed.");
 				topn_full = true;
 				ok = false;
 			}
