@@ -206,34 +206,49 @@ empty_value_mutator(Node *node, void *context)
 	return expression_tree_mutator(node, empty_value_mutator, context);
 }
 
-/* has the expression Vars of levels above this one (levelsup >= 1, counted inside)? */
-static bool
-outer_refs_walker(Node *node, int *sublevels_up)
+/*
+ * Vars, aggregates or placeholders of a level more than "above" levels up
+ * from the node's own (a Query's own level is its inside), counted as the
+ * walk enters subqueries.
+ */
+typedef struct OuterRefs
 {
+	int			sublevels_up;
+	int			above;
+} OuterRefs;
+
+static bool
+outer_refs_walker(Node *node, OuterRefs *ctx)
+{
+	int			limit;
+
 	if (node == NULL)
 		return false;
+	limit = ctx->sublevels_up + ctx->above;
 	if (IsA(node, Var))
-		return ((Var *) node)->varlevelsup > *sublevels_up;
-	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup > *sublevels_up)
-		return true;
+		return (int) ((Var *) node)->varlevelsup > limit;
+	if (IsA(node, Aggref))
+		return (int) ((Aggref *) node)->agglevelsup > limit;
+	if (IsA(node, PlaceHolderVar))
+		return (int) ((PlaceHolderVar *) node)->phlevelsup > limit;
 	if (IsA(node, Query))
 	{
 		bool		r;
 
-		(*sublevels_up)++;
-		r = query_tree_walker((Query *) node, outer_refs_walker, sublevels_up, 0);
-		(*sublevels_up)--;
+		ctx->sublevels_up++;
+		r = query_tree_walker((Query *) node, outer_refs_walker, ctx, 0);
+		ctx->sublevels_up--;
 		return r;
 	}
-	return expression_tree_walker(node, outer_refs_walker, sublevels_up);
+	return expression_tree_walker(node, outer_refs_walker, ctx);
 }
 
 static bool
-has_outer_refs(Node *node)
+refs_above(Node *node, int above)
 {
-	int			sublevels_up = 0;
+	OuterRefs	ctx = {IsA(node, Query) ? -1 : 0, above};
 
-	return outer_refs_walker(node, &sublevels_up);
+	return outer_refs_walker(node, &ctx);
 }
 
 /*
@@ -253,41 +268,23 @@ same_equality(Oid collation, Oid other)
 		get_collation_isdeterministic(collation) && get_collation_isdeterministic(other);
 }
 
-/*
- * does the subquery (walked from -1: its own level is 0) read a level above
- * its parent (a Var or aggregate two or more levels up)?  Converted into a
- * join of its parent, such a reference would name a relation that is not
- * below that join: the query it reads is another level's.
- */
+/* does the expression (or query) read a level above its own? */
 static bool
-beyond_parent_walker(Node *node, int *sublevels_up)
+has_outer_refs(Node *node)
 {
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-		return (int) ((Var *) node)->varlevelsup > *sublevels_up + 1;
-	if (IsA(node, Aggref))
-		return (int) ((Aggref *) node)->agglevelsup > *sublevels_up + 1;
-	if (IsA(node, PlaceHolderVar))
-		return (int) ((PlaceHolderVar *) node)->phlevelsup > *sublevels_up + 1;
-	if (IsA(node, Query))
-	{
-		bool		r;
-
-		(*sublevels_up)++;
-		r = query_tree_walker((Query *) node, beyond_parent_walker, sublevels_up, 0);
-		(*sublevels_up)--;
-		return r;
-	}
-	return expression_tree_walker(node, beyond_parent_walker, sublevels_up);
+	return refs_above(node, 0);
 }
 
+/*
+ * does the subquery read a level above its parent (two or more levels up)?
+ * Converted into a join of its parent, such a reference would name a
+ * relation that is not below that join: the query it reads is another
+ * level's.
+ */
 static bool
 reads_beyond_parent(Query *s)
 {
-	int			sublevels_up = -1;
-
-	return beyond_parent_walker((Node *) s, &sublevels_up);
+	return refs_above((Node *) s, 1);
 }
 
 /* has the expression Vars of its own level (levelsup 0)? */
@@ -350,11 +347,11 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		}
 	}
 	{
-		int			sublevels_up = 0;
+		OuterRefs	ctx = {0, 0};
 
 		/* (the range table: LATERAL references, functions of outer columns) */
 		if (value == NULL || has_outer_refs((Node *) value->expr) ||
-			range_table_walker(s->rtable, outer_refs_walker, &sublevels_up, 0))
+			range_table_walker(s->rtable, outer_refs_walker, &ctx, 0))
 			return NULL;
 	}
 	foreach(lc, make_ands_implicit((Expr *) s->jointree->quals))

@@ -53,5 +53,16 @@ SELECT value FROM dynview.explain($$
   SELECT o.order_id FROM uo_orders o WHERE o.amount > (SELECT avg(o2.amount) FROM uo_orders o2 WHERE o2.customer_id = o.customer_id)$$)
  WHERE property = 'operator tree';
 
+-- a correlated IN over a grouped subquery is no operator (it reads the row it is tested for):
+-- FULL, SUBQUERY, and its refreshes right (it was taken for an uncorrelated one: an error)
+SELECT dynview.create_dynamic_table('uo_in_corr',
+  'SELECT c.customer_id FROM uo_customers c WHERE c.region IN (SELECT c2.region FROM uo_customers c2 WHERE c2.customer_id > c.customer_id GROUP BY c2.region)',
+  schedule => 'manual');
+SELECT effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name = 'uo_in_corr'::regclass;
+UPDATE uo_customers SET region = 'south' WHERE customer_id = (SELECT max(customer_id) FROM uo_customers);
+SELECT refresh_mode FROM dynview.refresh('uo_in_corr');
+SELECT dynview.verify('uo_in_corr');
+SELECT dynview.drop_dynamic_table('uo_in_corr');
+
 SELECT dynview.drop_dynamic_table('uo_page2');
 DROP TABLE uo_orders, uo_customers;
