@@ -5,26 +5,28 @@
  *	  it is, why not if it is not, and the SQL of its delta (design
  *	  section 6).
  *
- * Two classes are incremental so far:
- *	SPJ		  one query level of scans, filters, projections with immutable
- *			  expressions and inner joins (n-way, self-joins).  Its delta is
- *			  the sum over the sources i of
- *				  new(1) x .. x new(i-1) x delta(i) x old(i+1) x .. x old(n)
- *			  with weights multiplied, where old(j) = new(j) + (-delta(j)).
- *	GROUPED	  the same input under GROUP BY (any aggregates, HAVING) or
- *			  DISTINCT, with the group keys in the output: the groups whose
- *			  keys appear in the delta of the input are recomputed from the
- *			  sources (affected-group recompute).
+ * A query level becomes a tree of operators (optree.c: scans, filters,
+ * joins of every kind, subqueries and functions), after its simple
+ * subqueries are pulled up, its WITH queries inlined, its EXISTS / IN
+ * sublinks turned into semi- and anti-joins and its aggregate scalar
+ * subqueries into joins with grouped subqueries.  What is above the tree
+ * decides the plan's kind:
+ *	SPJ		  a projection: the result's delta is the tree's delta projected
+ *			  (also UNION ALL, GROUPING SETS: the UNION ALL of branches, each
+ *			  an operator);
+ *	GROUPED	  GROUP BY (any aggregates, HAVING), DISTINCT, DISTINCT ON, window
+ *			  functions with PARTITION BY, and UNION / INTERSECT / EXCEPT, with
+ *			  the keys in the output: the groups whose keys the input's delta
+ *			  touches are recomputed from the sources, or their aggregates are
+ *			  kept in place (aggstate.c);
+ *	TOPN	  ORDER BY ... LIMIT: the input's changed rows against the table's
+ *			  last row.
  * Everything else refreshes in full, with a reason code.
  *
- * SQL is generated from the rewritten Query: every source range table entry
- * gets a marker alias (dv_src_<rtindex>) and the target list a marker
- * constant for the weight; the deparsed text (pg_get_querydef, search_path
- * "pg_catalog, pg_temp") is then specialised per delta term by replacing
- * "<qualified name> dv_src_<n>" with the right input.  Delta inputs are the
- * ephemeral named relations dv_delta_<n> (the source's window of buffer rows,
- * registered by refresh.c), so the generated statements read sources at the
- * refresh's snapshot and buffer rows read at a newer one.
+ * The delta inputs are the ephemeral named relations dv_delta_<level>_<rti>
+ * (a source's window of buffer rows, registered by incremental.c), so the
+ * generated statements read sources at the refresh's snapshot and buffer
+ * rows read at a newer one.
  *
  *-------------------------------------------------------------------------
  */
