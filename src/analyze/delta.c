@@ -665,7 +665,7 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 }
 
 /*
- * agg_state_input - the template's target list for aggregate state: the
+ * agg_state_input - the input's target list for aggregate state: the
  * group keys g1..gn, then the input x<j> of each aggregate j.
  */
 static void
@@ -1922,8 +1922,9 @@ optree_sql(DvPlan *plan, bool delta)
 
 /*
  * dv_delta_sql - the SQL of the input's delta: rows of the SPJ query (or of
- * the group keys) with their weight in column dv_weight.  columns_of(i) are
- * the columns the query reads of source i (the columns of dv_delta_<rti>).
+ * the group keys, or the aggregates' inputs) with their weight in column
+ * dv_weight; of a UNION ALL (set operation, grouping sets) the branches'
+ * deltas, of a top-N query its input's changed rows.
  */
 char *
 dv_delta_sql(DvPlan *plan)
@@ -2056,7 +2057,7 @@ dv_plan_tree_text(DvPlan *plan)
 
 /*
  * dv_input_sql - the input of an aggregate-state plan over the sources as
- * they are at the statement's snapshot: the template with weight 1.
+ * they are at the statement's snapshot: the tree's rows, weight 1.
  */
 char *
 dv_input_sql(DvPlan *plan)
