@@ -756,6 +756,7 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 	char	   *dcols = table_columns(dt->relid, "d.");
 	bool		isnull;
 	int64		held;
+	int32		first;
 	char	   *flag = pstrdup("dv_src");
 
 	/* LIMIT 0: the result is empty whatever changed */
@@ -772,10 +773,24 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 	if (dv_exec_at(psprintf("SELECT pg_catalog.count(*) FROM %s", target), snapshot, true) != 1)
 		elog(ERROR, "dynview: could not count the rows of %s", target);
 	held = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	/* (a change that cancels out leaves nothing to compare) */
-	if (dv_exec_at(psprintf("WITH dv_d AS (%s) SELECT FROM dv_d d GROUP BY ROW(%s)::text "
-							"HAVING pg_catalog.sum(d.dv_weight) <> 0 LIMIT 1",
-							dv_delta_sql(plan), dcols), snapshot, true) == 0)
+	/*
+	 * One statement computes the input's delta once: whether any row changed
+	 * on balance (a change that cancels out leaves nothing to compare), and
+	 * whether the first of the changed rows and the table's last row, in
+	 * the query's order, is a changed one.
+	 */
+	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
+							"dv_changed AS MATERIALIZED (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
+							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
+							"SELECT EXISTS (SELECT FROM dv_changed), "
+							"  (SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
+							"     UNION ALL SELECT (c.dv_row).*, 1 FROM dv_changed c) u "
+							"   ORDER BY %s, %s DESC LIMIT 1)",
+							dv_delta_sql(plan), dcols, target, dcols, flag, cols, flag, target, plan->topn_order,
+							(long long) (plan->topn_rows - 1), plan->topn_order, flag),
+				   snapshot, true) != 1)
+		elog(ERROR, "dynview: could not compare the changes with the rows of %s", target);
+	if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 		return false;
 	if (held < plan->topn_rows)
 	{
@@ -783,17 +798,8 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 						held, plan->topn_rows);
 		return true;
 	}
-	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
-							"dv_changed AS (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
-							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
-							"SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
-							"  UNION ALL SELECT (c.dv_row).*, 1 FROM dv_changed c) u "
-							"ORDER BY %s, %s DESC LIMIT 1",
-							dv_delta_sql(plan), dcols, target, dcols, flag, cols, flag, target, plan->topn_order,
-							(long long) (plan->topn_rows - 1), plan->topn_order, flag),
-				   snapshot, true) != 1)
-		return true;
-	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == 1;
+	first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	return isnull || first == 1;
 }
 
 /*
