@@ -106,6 +106,16 @@ sublink_param_mutator(Node *node, List *tlist)
 	return expression_tree_mutator(node, sublink_param_mutator, (void *) tlist);
 }
 
+/* is the aggregate PostgreSQL's count or regr_count (0, not NULL, over no rows)? */
+static bool
+builtin_count(Oid aggfnoid)
+{
+	char	   *name = get_func_name(aggfnoid);
+
+	return aggfnoid < FirstGenbkiObjectId &&
+		(strcmp(name, "count") == 0 || strcmp(name, "regr_count") == 0);
+}
+
 /*
  * is the aggregate NULL over no rows (the value the LEFT JOIN gives a row
  * that no group matches)?  Of the built-in aggregates, count and
@@ -131,11 +141,7 @@ agg_null_without_rows(Oid aggfnoid)
 	if (agg->aggkind == AGGKIND_HYPOTHETICAL)
 		result = false;
 	else if (aggfnoid < FirstGenbkiObjectId)
-	{
-		char	   *name = get_func_name(aggfnoid);
-
-		result = strcmp(name, "count") != 0 && strcmp(name, "regr_count") != 0;
-	}
+		result = !builtin_count(aggfnoid);
 	else
 		result = initnull && (!OidIsValid(agg->aggfinalfn) || func_strict(agg->aggfinalfn));
 	ReleaseSysCache(tup);
@@ -179,11 +185,8 @@ empty_value_unknown(Node *node, void *context)
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
-		char	   *name = get_func_name(a->aggfnoid);
 
-		return !(a->aggfnoid < FirstGenbkiObjectId && a->aggtype == INT8OID &&
-				 (strcmp(name, "count") == 0 || strcmp(name, "regr_count") == 0)) &&
-			!agg_null_without_rows(a->aggfnoid);
+		return !builtin_count(a->aggfnoid) && !agg_null_without_rows(a->aggfnoid);
 	}
 	return expression_tree_walker(node, empty_value_unknown, context);
 }
@@ -197,9 +200,8 @@ empty_value_mutator(Node *node, void *context)
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
-		char	   *name = get_func_name(a->aggfnoid);
 
-		if ((strcmp(name, "count") == 0 || strcmp(name, "regr_count") == 0) && a->aggtype == INT8OID)
+		if (builtin_count(a->aggfnoid))
 			return (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0), false, FLOAT8PASSBYVAL);
 		return (Node *) makeNullConst(a->aggtype, -1, a->aggcollid);
 	}
