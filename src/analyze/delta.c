@@ -1725,10 +1725,16 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	r = check_jointree(query, (Node *) query->jointree);
 	if (r && strcmp(r, "SUBQUERY_IN_FROM") == 0)
 	{
-		/* a filter over one grouped subquery keeps its groups' keys; else operators */
-		DvPlan	   *over = plan_over_subquery(query, branch);
+		/*
+		 * At the top level, a filter over one grouped subquery keeps its
+		 * groups' keys: the table's rows of the affected groups are
+		 * recomputed by the whole query.  Not in a set operation's branch nor
+		 * in a subquery, whose delta must be its own rows (the subquery's
+		 * are not): there, and otherwise, operators.
+		 */
+		DvPlan	   *over = branch == 0 && !as_node ? plan_over_subquery(query, branch) : NULL;
 
-		if (over->kind != DV_PLAN_FULL)
+		if (over != NULL && over->kind != DV_PLAN_FULL)
 			return over;
 	}
 	else if (r)

@@ -48,6 +48,7 @@ INSERT INTO op_defs VALUES
   ('op_except_all', 'SELECT b.k FROM op_b b EXCEPT ALL SELECT a.k FROM op_a a'),
   ('op_setops_nested', '(SELECT a.k FROM op_a a UNION SELECT c.k FROM op_c c) EXCEPT ALL SELECT b.k FROM op_b b WHERE b.w > 8'),
   ('op_union_grouped', 'SELECT b.k, count(*) AS n FROM op_b b GROUP BY b.k UNION ALL SELECT a.k, 0 FROM op_a a'),
+  ('op_intersect_over_groups', 'SELECT s.n, s.k FROM (SELECT b.k, count(*) AS n, max(b.w) AS mx FROM op_b b GROUP BY b.k) s INTERSECT ALL SELECT a.id, a.k FROM op_a a'),
   ('op_scalar_select', 'SELECT a.id, (SELECT count(*) FROM op_b b WHERE b.k = a.k) AS nb, (SELECT max(b.w) FROM op_b b WHERE b.k = a.k) AS mw, (SELECT count(b.w) + 1 FROM op_b b WHERE b.k = a.k AND b.w > 5) AS nbig FROM op_a a'),
   ('op_scalar_count_where', 'SELECT a.id FROM op_a a WHERE (SELECT count(*) FROM op_b b WHERE b.k = a.k) < 2'),
   ('op_scalar_uncorrelated', 'SELECT a.id, (SELECT sum(b.w) FROM op_b b) AS total, (SELECT count(*) FROM op_c c) AS nc FROM op_a a'),
