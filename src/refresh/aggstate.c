@@ -918,6 +918,17 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 					 cols.data, dv_delta_sql(plan));
 	if (cols.len > 0)
 		appendStringInfo(&sql, " GROUP BY %.*s", cols.len - 2, cols.data);
+
+	/*
+	 * Equal inputs of different display scales (1 and 1.00) are different
+	 * inputs to a scale-tracked aggregate: an UPDATE from one to the other
+	 * must not cancel out here.
+	 */
+	foreach(lc, plan->aggs)
+	{
+		if (((DvAgg *) lfirst(lc))->scale_tracked)
+			appendStringInfo(&sql, ", pg_catalog.scale(x%d)", foreach_current_index(lc) + 1);
+	}
 	appendStringInfoString(&sql, " HAVING pg_catalog.sum(dv_weight) <> 0");
 	if (dv_exec_at(sql.data, snapshot, true) == 0)
 		return true;			/* the changes cancel out before the aggregation */

@@ -59,6 +59,15 @@ DELETE FROM an_o WHERE id = 10;
 COMMIT;
 SELECT * FROM an_refresh();
 SELECT * FROM an_g ORDER BY g;
+-- an UPDATE to an equal value of another scale only (1.0 -> 1.00 is no change to =, but the sum
+-- shows the largest scale): the old and the new input must not cancel out
+UPDATE an_o SET x = x::numeric(20, 4) WHERE x IS NOT NULL;
+SELECT * FROM an_refresh();
+SELECT * FROM an_g ORDER BY g;
+SELECT * FROM an_all;
+UPDATE an_o SET x = round(x, 5) WHERE g = 1;
+SELECT * FROM an_refresh();
+SELECT * FROM an_g ORDER BY g;
 
 -- NaN and the infinities: their groups are recomputed when such a value changes, and a
 -- finite change to a group that holds one keeps it
