@@ -50,6 +50,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -61,6 +62,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
+#include "utils/regproc.h"
 #include "utils/ruleutils.h"
 
 #include "dynview.h"
@@ -1634,6 +1636,238 @@ plan_top_n(Query *query)
 	return plan;
 }
 
+/* collect the window functions of an expression tree (not below sublinks) */
+static bool
+window_funcs_walker(Node *node, List **funcs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc))
+	{
+		*funcs = lappend(*funcs, node);
+		return false;			/* (a window function's arguments hold none) */
+	}
+	return expression_tree_walker(node, window_funcs_walker, (void *) funcs);
+}
+
+/*
+ * looks_back_only - does a window function's value at a row depend only on
+ * the rows that sort before it and its peers (its frame ends at the current
+ * row or before, or it ignores the frame)?  rank, dense_rank, row_number,
+ * lag with a non-negative constant offset, first_value, last_value,
+ * nth_value and aggregates over such a frame.  ntile, percent_rank,
+ * cume_dist (the partition's size) and lead do not.
+ */
+static bool
+looks_back_only(WindowFunc *wf, WindowClause *wc)
+{
+	bool		frame_used = wf->winagg;
+
+	switch (wf->winfnoid)
+	{
+		case F_ROW_NUMBER:
+		case F_RANK_:
+		case F_DENSE_RANK_:
+		case F_LAG_ANYELEMENT:
+			break;
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			{
+				Node	   *offset = eval_const_expressions(NULL, lsecond(wf->args));
+
+				/* (a negative offset reads the rows that follow) */
+				if (!IsA(offset, Const) || ((Const *) offset)->constisnull ||
+					DatumGetInt32(((Const *) offset)->constvalue) < 0)
+					return false;
+				break;
+			}
+		case F_FIRST_VALUE:
+		case F_LAST_VALUE:
+		case F_NTH_VALUE:
+			frame_used = true;
+			break;
+		default:
+			if (!wf->winagg)
+				return false;
+	}
+	return !frame_used ||
+		(wc->frameOptions & (FRAMEOPTION_END_UNBOUNDED_FOLLOWING | FRAMEOPTION_END_OFFSET_FOLLOWING |
+							 FRAMEOPTION_START_OFFSET_FOLLOWING)) == 0;
+}
+
+/*
+ * plan_window - a query whose window functions have no PARTITION BY, or
+ * are over grouped rows: the query without its window functions is the
+ * input, planned as an operator (dv_plan_node: SPJ or grouped), whose delta
+ * gives the input rows that changed (old images -1, new +1).
+ *
+ * Without PARTITION BY (every window sorted alike): a row's window values
+ * depend only on the rows that sort before it and its peers (looks_back_only),
+ * so the rows of the result that sort strictly before the first changed
+ * input row (old and new images alike, in the window's order) are those of
+ * the table, with the same values; the refresh recomputes the rows from
+ * that position on (ties included), the window still evaluated over every
+ * row (apply_window in incremental.c).
+ *
+ * With PARTITION BY over GROUP BY: a partition's rows depend on its input
+ * rows only, so the partitions whose keys the changed grouped rows have are
+ * recomputed, as for a window over plain rows.  The sort keys and partition
+ * keys must be columns of the result, so that the table's rows are found by
+ * them.
+ */
+static DvPlan *
+plan_window(Query *query)
+{
+	List	   *unpartitioned = NIL;
+	List	   *partitioned = NIL;
+	List	   *funcs = NIL;
+	List	   *order = NIL;
+	List	   *keys = NIL;
+	Query	   *iq;
+	List	   *tl = NIL;
+	DvPlan	   *input;
+	DvPlan	   *plan;
+	ListCell   *lc;
+	int			resno = 1;
+
+	if (query->distinctClause)
+		return full_plan("WINDOW_FUNCTION", "DISTINCT over window functions is not incremental yet.");
+	if (query->limitCount || query->limitOffset)
+		return full_plan("ORDER_BY_LIMIT", "ORDER BY ... LIMIT over window functions is not incremental yet.");
+	if (query->groupingSets)
+		return full_plan("WINDOW_FUNCTION", "Window functions over GROUPING SETS, ROLLUP or CUBE are not incremental yet.");
+	if (query->hasTargetSRFs)
+		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a query with window functions are not incremental.");
+	if (contain_mutable_functions((Node *) query))
+		return full_plan("VOLATILE_FUNCTION",
+						 "The query calls a volatile or stable function (such as random() or now()).");
+	foreach(lc, query->windowClause)
+	{
+		WindowClause *wc = lfirst_node(WindowClause, lc);
+
+		if (wc->partitionClause == NIL)
+			unpartitioned = lappend(unpartitioned, wc);
+		else
+			partitioned = lappend(partitioned, wc);
+	}
+	(void) window_funcs_walker((Node *) query->targetList, &funcs);
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		/* the window functions' own subqueries would read tables the input does not */
+		if (contain_window_function((Node *) te->expr) && checkExprHasSubLink((Node *) te->expr))
+			return full_plan("SUBQUERY", "A window function's argument has a subquery.");
+	}
+
+	if (unpartitioned != NIL && partitioned != NIL)
+		return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+						 "Window functions with and without PARTITION BY in one query are not incremental yet.");
+	if (unpartitioned != NIL)
+	{
+		WindowClause *first = linitial(unpartitioned);
+
+		if (first->orderClause == NIL)
+			return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+							 "A window function without PARTITION BY and ORDER BY depends on every row.");
+		foreach(lc, unpartitioned)
+		{
+			WindowClause *wc = lfirst_node(WindowClause, lc);
+
+			if (!equal(wc->orderClause, first->orderClause))
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "Window functions without PARTITION BY are incremental when they share one ORDER BY.");
+		}
+		foreach(lc, funcs)
+		{
+			WindowFunc *wf = lfirst_node(WindowFunc, lc);
+			WindowClause *wc = list_nth_node(WindowClause, query->windowClause, 0);
+			ListCell   *lw;
+
+			foreach(lw, query->windowClause)
+				if (lfirst_node(WindowClause, lw)->winref == wf->winref)
+					wc = lfirst_node(WindowClause, lw);
+			if (!looks_back_only(wf, wc))
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "A window function without PARTITION BY is incremental when its value depends only on the rows before it and its peers (rank, dense_rank, row_number, lag, first_value, last_value, nth_value, aggregates over a frame that ends at the current row); %s does not.",
+								 format_procedure(wf->winfnoid));
+		}
+		foreach(lc, first->orderClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+			TargetEntry *te = get_sortgroupclause_tle(sgc, query->targetList);
+			DvSortKey  *key = palloc0(sizeof(DvSortKey));
+
+			if (te->resjunk || te->resname == NULL)
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "A window function without PARTITION BY is incremental when every expression of its ORDER BY is a column of the result, so that the table's rows are found by it.");
+			key->column = pstrdup(te->resname);
+			key->sortop = sgc->sortop;
+			key->eqop = get_equality_op_for_ordering_op(sgc->sortop, NULL);
+			key->nulls_first = sgc->nulls_first;
+			key->collation = exprCollation((Node *) te->expr);
+			if (!OidIsValid(key->eqop))
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "The ORDER BY of a window function sorts by an operator that is not a btree ordering.");
+			order = lappend(order, key);
+		}
+	}
+	else
+	{
+		foreach(lc, window_partition_keys(query))
+			keys = lappend(keys, pstrdup(lfirst_node(TargetEntry, lc)->resname));
+		if (keys == NIL)
+			return full_plan("WINDOW_FUNCTION",
+							 "The window functions share no PARTITION BY column that is a column of the result.");
+	}
+
+	/* the input: the query without its window functions and ORDER BY */
+	iq = copyObject(query);
+	foreach(lc, iq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (contain_window_function((Node *) te->expr))
+			continue;
+		/* (an expression only the windows sorted or partitioned by) */
+		if (te->resjunk && (te->ressortgroupref == 0 ||
+							get_sortgroupref_clause_noerr(te->ressortgroupref, iq->groupClause) == NULL))
+			continue;
+		if (!te->resjunk && te->resname &&
+			(strcmp(te->resname, "dv_weight") == 0 || strcmp(te->resname, "dv_row") == 0))
+			return full_plan("RESERVED_COLUMN_NAME", "Output columns named dv_weight or dv_row are reserved by dynview.");
+		te->resno = resno++;
+		tl = lappend(tl, te);
+	}
+	iq->targetList = tl;
+	iq->windowClause = NIL;
+	iq->hasWindowFuncs = false;
+	iq->sortClause = NIL;
+	if (dv_optree_reads_as_other_role((Node *) iq))
+		return full_plan("WINDOW_FUNCTION",
+						 "The query under the window functions reads a view owned by another role, whose tables its changed rows would be computed from with the rights of the table's owner.");
+	input = dv_plan_node(iq);
+	if (input->kind == DV_PLAN_FULL)
+		return full_plan(input->reason_code, "%s", input->reason);
+	if (input->branches != NIL)
+		return full_plan("WINDOW_FUNCTION", "The query under the window functions is a set operation.");
+
+	plan = palloc0(sizeof(DvPlan));
+	plan->kind = DV_PLAN_WINDOW;
+	plan->window_input = input;
+	plan->window_order = order;
+	plan->key_columns = keys;
+	foreach(lc, iq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			plan->window_input_columns = lappend(plan->window_input_columns, pstrdup(te->resname));
+	}
+	plan->sources = input->sources;
+	return plan;
+}
+
 /*
  * dv_plan_node - a subquery in FROM planned as an operator of the query
  * that reads it (optree.c): SPJ (its delta is its tree's), or GROUP BY /
@@ -1669,6 +1903,10 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	dv_optree_convert_sublinks(query);
 	/* outputs read the sources' columns, not a join's (USING, FULL JOIN's COALESCE) */
 	query->targetList = (List *) flatten_join_alias_vars(query, (Node *) query->targetList);
+	/* windows without PARTITION BY, or over grouped rows: over their input's delta */
+	if (query->hasWindowFuncs && !as_node && branch == 0 &&
+		(window_without_partition(query) || query->hasAggs || query->groupClause))
+		return plan_window(query);
 	if (query->hasWindowFuncs)
 	{
 		if (window_without_partition(query))
@@ -1934,6 +2172,8 @@ dv_delta_sql(DvPlan *plan)
 
 	if (plan->kind == DV_PLAN_TOPN)
 		return dv_node_delta_sql(plan->topn_input);
+	if (plan->kind == DV_PLAN_WINDOW)
+		return dv_node_delta_sql(plan->window_input);
 	initStringInfo(&sql);
 	if (plan->branches != NIL)
 	{
@@ -2016,6 +2256,57 @@ grouping_text(DvPlan *plan)
 }
 
 /*
+ * dv_window_order_sql - the window's ORDER BY (a WINDOW plan without
+ * PARTITION BY) over the columns of alias, operators and collations
+ * written out so that the refresh's search_path does not matter.
+ */
+char *
+dv_window_order_sql(DvPlan *plan, const char *alias)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, plan->window_order)
+	{
+		DvSortKey  *key = lfirst(lc);
+
+		appendStringInfo(&buf, "%s%s.%s%s USING %s NULLS %s", buf.len ? ", " : "",
+						 alias, quote_identifier(key->column), collate_sql(key->collation),
+						 dv_operator_sql(key->sortop), key->nulls_first ? "FIRST" : "LAST");
+	}
+	return buf.data;
+}
+
+/* the window step of a WINDOW plan, for explain() */
+static char *
+window_text(DvPlan *plan)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	if (plan->window_order == NIL)
+	{
+		foreach(lc, plan->key_columns)
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 quote_identifier(lfirst(lc)));
+		return psprintf("window partitioned by %s over grouped rows: the partitions whose keys the changed rows below have (old and new), recomputed",
+						buf.data);
+	}
+	foreach(lc, plan->window_order)
+	{
+		DvSortKey  *key = lfirst(lc);
+
+		appendStringInfo(&buf, "%s%s USING %s NULLS %s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(key->column), get_opname(key->sortop),
+						 key->nulls_first ? "FIRST" : "LAST");
+	}
+	return psprintf("window without PARTITION BY, ordered by %s: rows before the first changed row below (old or new) keep their values; the rows from it on (its peers included) recomputed",
+					buf.data);
+}
+
+/*
  * dv_plan_tree_text - the operator trees of the plan for explain(): the
  * level's, or each branch's (UNION ALL, set operations, grouping sets),
  * under the step that groups them (GROUP BY, DISTINCT, a window, top-N);
@@ -2036,6 +2327,8 @@ dv_plan_tree_text(DvPlan *plan)
 						plan->topn_offset > 0 ? psprintf(" after the first %lld", (long long) plan->topn_offset) : "",
 						plan->topn_order, (long long) plan->topn_rows,
 						indent_text(dv_plan_tree_text(plan->topn_input), 2));
+	if (plan->kind == DV_PLAN_WINDOW)
+		return psprintf("%s\n%s", window_text(plan), indent_text(dv_plan_tree_text(plan->window_input), 2));
 	if (plan->branches == NIL)
 		tree = dv_optree_explain(plan->level, plan->tree);
 	else

@@ -49,6 +49,8 @@
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/ruleutils.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -740,6 +742,116 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 }
 
 /*
+ * before_sql - "the row of alias sorts strictly before the boundary row"
+ * in a WINDOW plan's order, the boundary's values being $1..$n: the first
+ * sort key that differs (NULLs equal to NULLs, as in a sort) decides, by
+ * the sort operator or where NULLs go.  Never NULL.
+ */
+static char *
+before_sql(DvPlan *plan, const char *alias)
+{
+	StringInfoData buf;
+	StringInfoData equal_so_far;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	initStringInfo(&equal_so_far);
+	foreach(lc, plan->window_order)
+	{
+		DvSortKey  *key = lfirst(lc);
+		int			k = foreach_current_index(lc) + 1;
+		char	   *col = psprintf("%s.%s%s", alias, quote_identifier(key->column),
+								   OidIsValid(key->collation) ? psprintf(" COLLATE %s", generate_collation_name(key->collation)) : "");
+
+		appendStringInfo(&buf, "%s(%s(COALESCE(%s %s $%d, false) OR (%s IS %sNULL AND $%d IS %sNULL)))",
+						 k > 1 ? " OR " : "", equal_so_far.data,
+						 col, dv_operator_sql(key->sortop), k,
+						 col, key->nulls_first ? "" : "NOT ", k, key->nulls_first ? "NOT " : "");
+		appendStringInfo(&equal_so_far, "((%s IS NULL AND $%d IS NULL) OR COALESCE(%s %s $%d, false)) AND ",
+						 col, k, col, dv_operator_sql(key->eqop), k);
+	}
+	return buf.data;
+}
+
+/*
+ * apply_window - refresh a WINDOW plan's table from the changed rows of its
+ * input (consolidated: rows recomputed alike cancel out).  Without
+ * PARTITION BY: the first changed row in the window's order is the
+ * boundary; the table's rows and the query's rows that do not sort before
+ * it are diffed (the query's windows evaluated over all its rows, its
+ * output restricted).  With PARTITION BY: the partitions whose keys the
+ * changed rows have, as apply_grouped.
+ */
+static void
+apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
+{
+	StringInfoData row;
+	StringInfoData keys;
+	char	   *changed;
+	char	   *restrict_q;
+	char	   *restrict_t;
+	char	   *delete_sql;
+	char	   *insert_sql;
+	ListCell   *lc;
+	uint64		n;
+	DvParams	params;
+
+	initStringInfo(&row);
+	foreach(lc, plan->window_input_columns)
+		appendStringInfo(&row, "%sd.%s", row.len ? ", " : "", quote_identifier(lfirst(lc)));
+	changed = psprintf("SELECT * FROM (SELECT d.*, pg_catalog.sum(d.dv_weight) OVER (PARTITION BY ROW(%s)::text) AS dv_net "
+					   "FROM (%s) d) d WHERE d.dv_net <> 0",
+					   row.data, dv_delta_sql(plan));
+	initStringInfo(&keys);
+	if (plan->window_order == NIL)
+	{
+		foreach(lc, plan->key_columns)
+			appendStringInfo(&keys, "%sd.%s", keys.len ? ", " : "", quote_identifier(lfirst(lc)));
+		n = dv_exec_at(psprintf("SELECT DISTINCT %s FROM (%s) d", keys.data, changed), snapshot, true);
+		if (n == 0)
+			return;				/* the changes cancel out */
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, n, &params);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, n, &params);
+	}
+	else
+	{
+		int			nkeys = list_length(plan->window_order);
+
+		foreach(lc, plan->window_order)
+			appendStringInfo(&keys, "%sd.%s", keys.len ? ", " : "",
+							 quote_identifier(((DvSortKey *) lfirst(lc))->column));
+		n = dv_exec_at(psprintf("SELECT %s FROM (%s) d ORDER BY %s LIMIT 1",
+								keys.data, changed, dv_window_order_sql(plan, "d")),
+					   snapshot, true);
+		if (n == 0)
+			return;				/* the changes cancel out */
+		params.nargs = nkeys;
+		params.types = palloc(sizeof(Oid) * nkeys);
+		params.values = palloc0(sizeof(Datum) * nkeys);
+		params.nulls = palloc(sizeof(char) * nkeys);
+		for (int k = 0; k < nkeys; k++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, k + 1, &isnull);
+			int16		typlen;
+			bool		typbyval;
+
+			params.types[k] = getBaseType(SPI_gettypeid(SPI_tuptable->tupdesc, k + 1));
+			get_typlenbyval(params.types[k], &typlen, &typbyval);
+			params.nulls[k] = isnull ? 'n' : ' ';
+			params.values[k] = isnull ? (Datum) 0 : datumCopy(v, typbyval, typlen);
+		}
+		restrict_q = psprintf("NOT (%s)", before_sql(plan, "dv_q"));
+		restrict_t = psprintf("NOT (%s)", before_sql(plan, "dv_t"));
+	}
+	dv_full_refresh_sql(dt, NULL, restrict_q, restrict_t, &delete_sql, &insert_sql, true);
+	res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+	res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+}
+
+/*
  * topn_reached - do the changed rows of a top-N table's input reach the
  * rows it holds?  The changed rows (consolidated: a row recomputed alike
  * cancels out) are merged with the table's last row in the query's order;
@@ -995,6 +1107,8 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 				ok = false;
 			}
 		}
+		else if (plan->kind == DV_PLAN_WINDOW)
+			apply_window(dt, plan, snapshot, res, &seq);
 		else if (plan->kind == DV_PLAN_SPJ)
 			ok = apply_spj(dt, plan, snapshot, res, &seq);
 		else if (plan->agg_state)
