@@ -43,6 +43,7 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_operator.h"
 #include "access/htup_details.h"
 #include "utils/syscache.h"
@@ -1651,6 +1652,44 @@ window_funcs_walker(Node *node, List **funcs)
 }
 
 /*
+ * mutable_aggregate - an aggregate (plain or a window's) with a support
+ * function that is not immutable (pg_proc marks every aggregate immutable,
+ * so contain_mutable_functions does not see it): its result can change
+ * while its input does not.
+ */
+static bool
+mutable_aggregate(Node *node, void *context)
+{
+	Oid			fn = InvalidOid;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		fn = ((Aggref *) node)->aggfnoid;
+	else if (IsA(node, WindowFunc))
+		fn = ((WindowFunc *) node)->winfnoid;
+	if (OidIsValid(fn))
+	{
+		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
+
+		if (HeapTupleIsValid(tuple))
+		{
+			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+			Oid			fns[] = {agg->aggtransfn, agg->aggfinalfn, agg->aggcombinefn, agg->aggserialfn,
+			agg->aggdeserialfn, agg->aggmtransfn, agg->aggminvtransfn, agg->aggmfinalfn};
+			bool		mutable = false;
+
+			for (int i = 0; i < lengthof(fns); i++)
+				mutable |= OidIsValid(fns[i]) && func_volatile(fns[i]) != PROVOLATILE_IMMUTABLE;
+			ReleaseSysCache(tuple);
+			if (mutable)
+				return true;
+		}
+	}
+	return expression_tree_walker(node, mutable_aggregate, context);
+}
+
+/*
  * looks_back_only - does a window function's value at a row depend only on
  * the rows that sort before it and its peers (its frame ends at the current
  * row or before, or it ignores the frame)?  rank, dense_rank, row_number,
@@ -1741,6 +1780,10 @@ plan_window(Query *query)
 	if (contain_mutable_functions((Node *) query))
 		return full_plan("VOLATILE_FUNCTION",
 						 "The query calls a volatile or stable function (such as random() or now()).");
+	if (mutable_aggregate((Node *) query->targetList, NULL) ||
+		mutable_aggregate((Node *) query->havingQual, NULL))
+		return full_plan("VOLATILE_FUNCTION",
+						 "An aggregate of the query has a volatile or stable support function, so its result can change while its input does not.");
 	foreach(lc, query->windowClause)
 	{
 		WindowClause *wc = lfirst_node(WindowClause, lc);
