@@ -112,7 +112,7 @@ window_without_partition(Query *q)
  * delta touches is exact (a window function only sees its partition).
  */
 static List *
-window_partition_keys(Query *q)
+window_partition_keys(Query *q, bool hidden_too)
 {
 	List	   *keys = NIL;
 	ListCell   *lc;
@@ -128,7 +128,7 @@ window_partition_keys(Query *q)
 		{
 			TargetEntry *te = get_sortgroupclause_tle(lfirst_node(SortGroupClause, lp), q->targetList);
 
-			if (!te->resjunk)
+			if (!te->resjunk || hidden_too)
 				these = lappend(these, te);
 		}
 		keys = first ? these : list_intersection(keys, these);
@@ -1189,6 +1189,70 @@ static DvPlan *plan_level(Query *query, int branch, bool allow_state, bool as_no
 
 /* numbers the query levels planned as operators (their windows' relation names) */
 static int next_node_level = 0;
+
+/* planning the subquery of plan_hidden_partition's wrapper: not wrapped again */
+static bool wrapping_window = false;
+
+/*
+ * plan_hidden_partition - window functions partitioned by expressions none
+ * of which is an output column: the table's rows of a partition cannot be
+ * found by its key, so the query is planned as a subquery operator of
+ * "SELECT * FROM (query)": its delta is the affected partitions' rows
+ * computed over the rows now (+1) and as they were (-1), applied to the
+ * table as a multiset (SPJ).
+ */
+static DvPlan *
+plan_hidden_partition(Query *query, bool allow_state)
+{
+	Query	   *q = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	List	   *names = NIL;
+	DvPlan	   *plan;
+	ListCell   *lc;
+	AttrNumber	attno = 0;
+
+	q->commandType = CMD_SELECT;
+	q->querySource = QSRC_ORIGINAL;
+	q->canSetTag = true;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			names = lappend(names, makeString(pstrdup(te->resname ? te->resname : "?column?")));
+	}
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = copyObject(query);
+	rte->subquery->sortClause = NIL;
+	rte->alias = makeAlias("dv_window", NIL);
+	rte->eref = makeAlias("dv_window", names);
+	rte->inFromCl = true;
+	q->rtable = list_make1(rte);
+	rtr->rtindex = 1;
+	q->jointree = makeFromExpr(list_make1(rtr), NULL);
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		attno++;
+		q->targetList = lappend(q->targetList,
+								makeTargetEntry((Expr *) makeVar(1, attno, exprType((Node *) te->expr),
+																 exprTypmod((Node *) te->expr),
+																 exprCollation((Node *) te->expr), 0),
+												attno, te->resname ? pstrdup(te->resname) : NULL, false));
+	}
+	wrapping_window = true;
+	plan = plan_level(q, 0, allow_state, false);
+	wrapping_window = false;
+	if (plan->kind == DV_PLAN_FULL)
+		return full_plan("WINDOW_FUNCTION",
+						 "The window functions share no PARTITION BY column that is a column of the result, and as a subquery they are not incremental (%s: %s)",
+						 plan->reason_code, plan->reason);
+	return plan;
+}
 static DvPlan *plan_over_subquery(Query *query, int branch);
 
 /* the leaf queries of a set operation tree, and whether every operation is UNION ALL */
@@ -1444,6 +1508,7 @@ dv_plan_query(Query *query)
 	 * that can be applied to change rows (row_security_reason).
 	 */
 	next_node_level = 0;
+	wrapping_window = false;
 	rls_reason = row_security_reason(query);
 	if (rls_reason != NULL)
 		return full_plan("ROW_LEVEL_SECURITY", "%s", rls_reason);
@@ -1857,7 +1922,7 @@ plan_window(Query *query)
 	}
 	else
 	{
-		foreach(lc, window_partition_keys(query))
+		foreach(lc, window_partition_keys(query, false))
 			keys = lappend(keys, pstrdup(lfirst_node(TargetEntry, lc)->resname));
 		if (keys == NIL)
 			return full_plan("WINDOW_FUNCTION",
@@ -1922,7 +1987,7 @@ dv_plan_node(Query *sub)
 {
 	DvPlan	   *plan = plan_level(sub, 1000 + next_node_level++, false, true);
 
-	if (plan->kind == DV_PLAN_GROUPED &&
+	if (plan->kind == DV_PLAN_GROUPED && !plan->window_node &&
 		(!plan->keys_unique || plan->grouped_level == NULL))
 		return full_plan("SUBQUERY_IN_FROM", "A subquery in FROM with window functions, or with DISTINCT over GROUP BY, is not incremental yet.");
 	return plan;
@@ -1955,12 +2020,57 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		if (window_without_partition(query))
 			return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
 							 "A window function without PARTITION BY depends on every row.");
-		if (query->hasAggs || query->groupClause || query->distinctClause)
+		if (query->distinctClause || query->groupingSets ||
+			((query->hasAggs || query->groupClause) && !as_node))
 			return full_plan("WINDOW_FUNCTION", "Window functions over grouped or DISTINCT rows are not incremental yet.");
-		keys = window_partition_keys(query);
+		if (query->hasAggs || query->groupClause)
+		{
+			ListCell   *lk;
+
+			/*
+			 * a subquery operator over grouped rows: its partitions are found
+			 * in its input by a GROUP BY expression they are partitioned by
+			 * (whole groups, so whole partitions)
+			 */
+			foreach(lk, window_partition_keys(query, true))
+			{
+				TargetEntry *te = lfirst_node(TargetEntry, lk);
+
+				if (te->ressortgroupref != 0 &&
+					get_sortgroupref_clause_noerr(te->ressortgroupref, query->groupClause) != NULL)
+					keys = lappend(keys, te);
+			}
+			if (keys == NIL)
+				return full_plan("WINDOW_FUNCTION",
+								 "Window functions over grouped rows in a subquery are incremental when they share a PARTITION BY expression that is a GROUP BY expression.");
+		}
+		else
+			keys = window_partition_keys(query, false);
+		/* partitioned by columns not in the output: the query as a subquery operator */
+		if (keys == NIL && !as_node && branch == 0 && !wrapping_window)
+			return plan_hidden_partition(query, allow_state);
+		/* (a subquery operator's partitions are found in its input, not in a table) */
+		if (keys == NIL && as_node)
+			keys = window_partition_keys(query, true);
 		if (keys == NIL)
 			return full_plan("WINDOW_FUNCTION",
 							 "The window functions share no PARTITION BY column that is a column of the result.");
+		if (as_node)
+		{
+			ListCell   *lt;
+
+			foreach(lt, query->targetList)
+			{
+				TargetEntry *te = lfirst_node(TargetEntry, lt);
+
+				if (contain_window_function((Node *) te->expr) && !IsA(te->expr, WindowFunc))
+					return full_plan("SUBQUERY_IN_FROM",
+									 "A subquery in FROM whose window function is part of an expression is not incremental yet.");
+			}
+			if (mutable_aggregate((Node *) query->targetList, NULL))
+				return full_plan("VOLATILE_FUNCTION",
+								 "An aggregate of the query has a volatile or stable support function, so its result can change while its input does not.");
+		}
 	}
 	if (query->limitCount || query->limitOffset)
 		return as_node || branch != 0 ? full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET in a subquery or a UNION branch are not incremental yet.")
@@ -2140,7 +2250,13 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
 	if (plan->sources == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
-	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs && !query->hasDistinctOn &&
+	if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasWindowFuncs)
+	{
+		/* a window's partitions, for the GROUP operator that reads it (optree.c) */
+		plan->grouped_level = query;
+		plan->window_node = true;
+	}
+	else if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		!(query->groupClause && query->distinctClause))
 	{
 		/* the level with its grouping, for a GROUP operator in the query that reads it */
@@ -2165,7 +2281,9 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 
 			te->resno = resno++;
 			te->ressortgroupref = 0;
-			plan->key_columns = lappend(plan->key_columns, pstrdup(te->resname));
+			/* (a window's partition key that is not an output column has no name) */
+			plan->key_columns = lappend(plan->key_columns,
+										te->resname ? pstrdup(te->resname) : psprintf("(PARTITION BY key %d)", te->resno));
 			tl = lappend(tl, te);
 		}
 		q->targetList = tl;

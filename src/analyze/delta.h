@@ -97,6 +97,9 @@ typedef struct DvPlan
 	List	   *key_columns;	/* GROUPED: output column names of the keys */
 	bool		keys_unique;	/* GROUPED: one row per key (GROUP BY, DISTINCT); not for windows */
 	List	   *key_delta_names;	/* GROUPED: the key columns' names in the delta (NIL: key_columns) */
+	bool		window_node;	/* GROUPED subquery operator of window functions with
+								 * PARTITION BY: grouped_level is the window level and
+								 * its keys the partition keys (output columns or not) */
 	struct DvOp *tree;			/* the level's operator tree (optree.h) */
 	Query	   *level;			/* the level its Vars refer to */
 	List	   *input_tlist;	/* the input whose delta is computed, over level */
