@@ -2283,7 +2283,11 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 			te->ressortgroupref = 0;
 			/* (a window's partition key that is not an output column has no name) */
 			plan->key_columns = lappend(plan->key_columns,
-										te->resname ? pstrdup(te->resname) : psprintf("(PARTITION BY key %d)", te->resno));
+										te->resname ? pstrdup(te->resname) :
+										IsA(te->expr, Var) && ((Var *) te->expr)->varlevelsup == 0 ?
+										get_rte_attribute_name(rt_fetch(((Var *) te->expr)->varno, q->rtable),
+															   ((Var *) te->expr)->varattno) :
+										pstrdup("?expression?"));
 			tl = lappend(tl, te);
 		}
 		q->targetList = tl;

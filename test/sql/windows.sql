@@ -23,7 +23,13 @@ INSERT INTO win_tables VALUES
   -- ranks over GROUP BY (the seed's rank layer in one query), NULL groups and NULL sums
   ('win_grp', 'SELECT g, sum(v) AS total, count(*) AS n, rank() OVER (ORDER BY sum(v) DESC NULLS LAST, g) AS rk, sum(sum(v)) OVER (ORDER BY sum(v) DESC NULLS LAST, g) AS cum FROM win_src GROUP BY g'),
   -- windows with PARTITION BY over GROUP BY, HAVING
-  ('win_grp_part', 'SELECT g, v % 3 AS b, count(*) AS n, rank() OVER (PARTITION BY g ORDER BY count(*) DESC, v % 3) AS rk, sum(count(*)) OVER (PARTITION BY g) AS gn FROM win_src GROUP BY g, v % 3 HAVING count(*) > 1');
+  ('win_grp_part', 'SELECT g, v % 3 AS b, count(*) AS n, rank() OVER (PARTITION BY g ORDER BY count(*) DESC, v % 3) AS rk, sum(count(*)) OVER (PARTITION BY g) AS gn FROM win_src GROUP BY g, v % 3 HAVING count(*) > 1'),
+  -- partitioned by a column that is not in the output (the query as a subquery operator), a frame, FILTER
+  ('win_hidden', 'SELECT id, v, sum(v) OVER (PARTITION BY g) AS g_total, count(*) FILTER (WHERE v > 10) OVER (PARTITION BY g ORDER BY v, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS c3 FROM win_src'),
+  -- top-N per group: a window with PARTITION BY in a subquery, under a filter
+  ('win_sub', 'SELECT t.g, t.id, t.v FROM (SELECT g, id, v, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST, id) AS rn FROM win_src) t WHERE t.rn <= 2'),
+  -- a window over GROUP BY in a subquery (partitioned by a GROUP BY expression), under an aggregate
+  ('win_sub_grp', 'SELECT t.rk, count(*) AS n, sum(t.s) AS s FROM (SELECT g, v % 4 AS b, sum(x) AS s, dense_rank() OVER (PARTITION BY g ORDER BY sum(x) DESC) AS rk FROM win_src GROUP BY g, v % 4) t GROUP BY t.rk');
 
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
   FROM win_tables ORDER BY name;
@@ -101,6 +107,8 @@ SELECT * FROM win_round();
 -- explain(): the window step above the input's operators
 SELECT value FROM dynview.explain_dynamic_table('win_rank') WHERE property IN ('mode', 'operator', 'operator tree');
 SELECT value FROM dynview.explain_dynamic_table('win_grp_part') WHERE property IN ('mode', 'operator', 'operator tree', 'key');
+SELECT value FROM dynview.explain_dynamic_table('win_hidden') WHERE property IN ('mode', 'operator', 'operator tree');
+SELECT value FROM dynview.explain_dynamic_table('win_sub_grp') WHERE property IN ('mode', 'operator tree');
 
 -- still FULL, with the reason
 SELECT q, r.mode, r.reason_code
@@ -115,7 +123,10 @@ SELECT q, r.mode, r.reason_code
     'SELECT id, rank() OVER (ORDER BY v) AS a FROM win_src',
     'SELECT id, v, rank() OVER (ORDER BY v) AS a, rank() OVER (PARTITION BY g ORDER BY v) AS b FROM win_src',
     'SELECT DISTINCT g, rank() OVER (ORDER BY g) AS a FROM win_src',
-    'SELECT g, count(*) AS n, rank() OVER (PARTITION BY max(v) ORDER BY g) AS a FROM win_src GROUP BY g'
+    'SELECT g, count(*) AS n, rank() OVER (PARTITION BY max(v) ORDER BY g) AS a FROM win_src GROUP BY g',
+    'SELECT t.id FROM (SELECT id, rank() OVER (ORDER BY v) AS a FROM win_src) t WHERE t.a < 3',
+    'SELECT t.id FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) + 1 AS a FROM win_src) t WHERE t.a < 3',
+    'SELECT t.g FROM (SELECT g, rank() OVER (PARTITION BY count(*) ORDER BY g) AS a FROM win_src GROUP BY g) t WHERE t.a < 3'
   ]) q,
   LATERAL (SELECT max(value) FILTER (WHERE property = 'mode') AS mode,
                   max(value) FILTER (WHERE property = 'reason_code') AS reason_code
