@@ -2017,7 +2017,11 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return plan_window(query);
 	if (query->hasWindowFuncs)
 	{
-		if (window_without_partition(query))
+		/*
+		 * (a subquery operator whose windows share no partition key is one
+		 * partition: recomputed over new and old rows when its input changed)
+		 */
+		if (window_without_partition(query) && !as_node)
 			return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
 							 "A window function without PARTITION BY depends on every row.");
 		if (query->distinctClause || query->groupingSets ||
@@ -2040,9 +2044,6 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 					get_sortgroupref_clause_noerr(te->ressortgroupref, query->groupClause) != NULL)
 					keys = lappend(keys, te);
 			}
-			if (keys == NIL)
-				return full_plan("WINDOW_FUNCTION",
-								 "Window functions over grouped rows in a subquery are incremental when they share a PARTITION BY expression that is a GROUP BY expression.");
 		}
 		else
 			keys = window_partition_keys(query, false);
@@ -2050,9 +2051,9 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		if (keys == NIL && !as_node && branch == 0 && !wrapping_window)
 			return plan_hidden_partition(query, allow_state);
 		/* (a subquery operator's partitions are found in its input, not in a table) */
-		if (keys == NIL && as_node)
+		if (keys == NIL && as_node && !query->hasAggs && !query->groupClause)
 			keys = window_partition_keys(query, true);
-		if (keys == NIL)
+		if (keys == NIL && !as_node)
 			return full_plan("WINDOW_FUNCTION",
 							 "The window functions share no PARTITION BY column that is a column of the result.");
 		if (as_node)
@@ -2128,8 +2129,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan("NO_SOURCE", "The query reads no table.");
 
 	/* the group keys, by output column name (windows: their common partition keys) */
-	if (keys != NIL)
-		;
+	if (keys != NIL || query->hasWindowFuncs)
+		;						/* (a window's keys are its partitions', or none) */
 	else if (query->groupClause != NIL)
 	{
 		foreach(lc, query->groupClause)
@@ -2173,7 +2174,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	 * would keep one spelling, see agg_state_eligible.)
 	 */
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->kind = keys != NIL || query->hasAggs || (as_node && query->hasWindowFuncs) ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
 	plan->agg_state = allow_state && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		(query->hasAggs || query->groupClause || query->distinctClause) &&

@@ -2122,6 +2122,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				appendStringInfo(buf, "subquery%s%s", name ? " " : "", name ? quote_identifier(name) : "");
 				if (op->inner->kind == DV_PLAN_SPJ)
 					appendStringInfoString(buf, ": the delta of its operators\n");
+				else if (op->inner->window_node && op->inner->input_tlist == NIL)
+					appendStringInfo(buf, " (window without a PARTITION BY key shared by its windows%s): one partition, recomputed over new rows (+) and over old rows (-) when its input changed\n",
+									 op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");
 				else if (op->inner->window_node)
 					appendStringInfo(buf, " (window partitioned by %s%s): the partitions whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data, op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");

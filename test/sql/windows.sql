@@ -29,7 +29,11 @@ INSERT INTO win_tables VALUES
   -- top-N per group: a window with PARTITION BY in a subquery, under a filter
   ('win_sub', 'SELECT t.g, t.id, t.v FROM (SELECT g, id, v, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST, id) AS rn FROM win_src) t WHERE t.rn <= 2'),
   -- a window over GROUP BY in a subquery (partitioned by a GROUP BY expression), under an aggregate
-  ('win_sub_grp', 'SELECT t.rk, count(*) AS n, sum(t.s) AS s FROM (SELECT g, v % 4 AS b, sum(x) AS s, dense_rank() OVER (PARTITION BY g ORDER BY sum(x) DESC) AS rk FROM win_src GROUP BY g, v % 4) t GROUP BY t.rk');
+  ('win_sub_grp', 'SELECT t.rk, count(*) AS n, sum(t.s) AS s FROM (SELECT g, v % 4 AS b, sum(x) AS s, dense_rank() OVER (PARTITION BY g ORDER BY sum(x) DESC) AS rk FROM win_src GROUP BY g, v % 4) t GROUP BY t.rk'),
+  -- windows without a shared partition key in a subquery (one partition, recomputed): a rank over
+  -- GROUP BY under a filter, ntile and lead under an aggregate
+  ('win_sub_rank', 'SELECT t.g, t.s, t.rk FROM (SELECT g, sum(v) AS s, rank() OVER (ORDER BY sum(v) DESC NULLS LAST) AS rk FROM win_src GROUP BY g) t WHERE t.rk <= 3'),
+  ('win_sub_ntile', 'SELECT t.q, count(*) AS n, sum(t.v) AS s FROM (SELECT id, v, ntile(4) OVER (ORDER BY v, id) AS q, lead(v) OVER (PARTITION BY g ORDER BY id) AS nx FROM win_src) t WHERE t.nx IS NOT NULL GROUP BY t.q');
 
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
   FROM win_tables ORDER BY name;
@@ -46,8 +50,8 @@ DECLARE
 BEGIN
   FOR t IN SELECT * FROM win_tables ORDER BY win_tables.name LOOP
     r := dynview.refresh(t.name);
-    EXECUTE format('SELECT count(*) FROM ((SELECT x::text FROM %I x EXCEPT ALL SELECT q::text FROM (%s) q) '
-                   'UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT x::text FROM %I x)) d',
+    EXECUTE format('SELECT count(*) FROM ((SELECT win_t_row::text FROM %I win_t_row EXCEPT ALL SELECT win_q_row::text FROM (%s) win_q_row) '
+                   'UNION ALL (SELECT win_q_row::text FROM (%s) win_q_row EXCEPT ALL SELECT win_t_row::text FROM %I win_t_row)) d',
                    t.name, t.query, t.query, t.name) INTO diff;
     name := t.name; mode := r.refresh_mode; reason := r.mode_reason_code;
     ins := r.rows_inserted; del := r.rows_deleted;
@@ -109,6 +113,7 @@ SELECT value FROM dynview.explain_dynamic_table('win_rank') WHERE property IN ('
 SELECT value FROM dynview.explain_dynamic_table('win_grp_part') WHERE property IN ('mode', 'operator', 'operator tree', 'key');
 SELECT value FROM dynview.explain_dynamic_table('win_hidden') WHERE property IN ('mode', 'operator', 'operator tree');
 SELECT value FROM dynview.explain_dynamic_table('win_sub_grp') WHERE property IN ('mode', 'operator tree');
+SELECT value FROM dynview.explain_dynamic_table('win_sub_rank') WHERE property IN ('mode', 'operator tree');
 
 -- still FULL, with the reason
 SELECT q, r.mode, r.reason_code
@@ -124,9 +129,7 @@ SELECT q, r.mode, r.reason_code
     'SELECT id, v, rank() OVER (ORDER BY v) AS a, rank() OVER (PARTITION BY g ORDER BY v) AS b FROM win_src',
     'SELECT DISTINCT g, rank() OVER (ORDER BY g) AS a FROM win_src',
     'SELECT g, count(*) AS n, rank() OVER (PARTITION BY max(v) ORDER BY g) AS a FROM win_src GROUP BY g',
-    'SELECT t.id FROM (SELECT id, rank() OVER (ORDER BY v) AS a FROM win_src) t WHERE t.a < 3',
-    'SELECT t.id FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) + 1 AS a FROM win_src) t WHERE t.a < 3',
-    'SELECT t.g FROM (SELECT g, rank() OVER (PARTITION BY count(*) ORDER BY g) AS a FROM win_src GROUP BY g) t WHERE t.a < 3'
+    'SELECT t.id FROM (SELECT id, rank() OVER (PARTITION BY g ORDER BY v) + 1 AS a FROM win_src) t WHERE t.a < 3'
   ]) q,
   LATERAL (SELECT max(value) FILTER (WHERE property = 'mode') AS mode,
                   max(value) FILTER (WHERE property = 'reason_code') AS reason_code
