@@ -1631,6 +1631,18 @@ const_count(Node *e, int64 *v)
 	return *v >= 0;
 }
 
+/* is name among the names (char *)? */
+static bool
+name_in(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (name && lfirst(lc) && strcmp(lfirst(lc), name) == 0)
+			return true;
+	return false;
+}
+
 /*
  * plan_top_n - ORDER BY ... LIMIT n [OFFSET m]: the table holds at most
  * n rows of the ordered result (those after the first m).  The input (the query without ORDER BY and
@@ -1699,6 +1711,35 @@ plan_top_n(Query *query)
 	plan->topn_rows = count;
 	plan->topn_offset = offset;
 	plan->sources = input->sources;
+
+	/*
+	 * rows that tie in the order are alike when the sort keys are every
+	 * output column, or hold the input's key (its group keys, or the
+	 * sources' primary keys passed through): one row per key
+	 */
+	{
+		List	   *sorted = NIL;
+		List	   *key = NIL;
+		bool		all = true;
+
+		foreach(lc, query->sortClause)
+			sorted = lappend(sorted, get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->resname);
+		foreach(lc, query->targetList)
+			if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
+				all = false;
+		if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)
+			key = input->key_columns;
+		else if (input->kind == DV_PLAN_SPJ)
+			key = input->spj_key;
+		plan->topn_unique_order = all;
+		if (!all && (key != NIL || (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)))
+		{
+			plan->topn_unique_order = true;
+			foreach(lc, key)
+				if (!name_in(sorted, lfirst(lc)))
+					plan->topn_unique_order = false;
+		}
+	}
 	return plan;
 }
 

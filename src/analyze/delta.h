@@ -115,6 +115,8 @@ typedef struct DvPlan
 	char	   *topn_order;
 	int64		topn_rows;
 	int64		topn_offset;
+	bool		topn_unique_order;	/* rows that tie in the order are alike: the sort
+									 * keys are every column, or hold a key of them */
 
 	/*
 	 * WINDOW: the query without its window functions (and ORDER BY),

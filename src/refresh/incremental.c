@@ -852,16 +852,25 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 }
 
 /*
- * topn_reached - do the changed rows of a top-N table's input reach the
- * rows it holds?  The changed rows (consolidated: a row recomputed alike
- * cancels out) are merged with the table's last row in the query's order;
- * if the first of them is a changed row (ties count as reaching), or the
- * table holds fewer rows than the limit (every row of the result, or the
- * result's tail under OFFSET), the table must be recomputed.  False: the
- * first rows of the result are the ones the table holds.
+ * apply_topn - refresh a top-N table (ORDER BY ... LIMIT n [OFFSET m]) from
+ * the changed rows of its input (consolidated: a row recomputed alike
+ * cancels out), computed once.  Returns false with *why when the table
+ * must be recomputed (TOP_N_CHANGED).
+ *
+ * If no changed row sorts before or with the table's last row L (and the
+ * table holds n rows), the first rows of the result are the ones it holds:
+ * nothing to write.  Otherwise, without OFFSET, the candidates C are the
+ * held rows with the changes added (a multiset by the text of the rows):
+ * every row of the result that C lacks is an old row the table did not
+ * hold, which sorts with or after L.  So the first n rows of C are the new
+ * table when C has n rows and its n-th sorts strictly before L, or ties
+ * with L where rows that tie are alike (topn_unique_order: the sort keys
+ * are every column, or a key of the rows), or when the table held fewer
+ * than n rows (it held the whole result).  Those rows are diffed with the
+ * table; anything else recomputes.
  */
 static bool
-topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
+apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq, char **why)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 	char	   *cols = table_columns(dt->relid, "");
@@ -869,11 +878,25 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 	bool		isnull;
 	int64		held;
 	int32		first;
+	uint64		ncand;
 	char	   *flag = pstrdup("dv_src");
+	char	   *delete_sql;
+	char	   *insert_sql;
+	bool		ok;
 
 	/* LIMIT 0: the result is empty whatever changed */
 	if (plan->topn_rows <= 0)
-		return false;
+		return true;
+
+	/* the input's changed rows, as rows of the table with their net weight */
+	if (dv_exec_at(psprintf("WITH dv_d AS (%s) "
+							"SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row, "
+							"  pg_catalog.sum(d.dv_weight)::pg_catalog.int8 AS dv_weight FROM dv_d d "
+							"GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0",
+							dv_delta_sql(plan), dcols, target, dcols),
+				   snapshot, true) == 0)
+		return true;			/* the changes cancel out */
+	dv_register_tuples("dv_topn_changed");
 
 	/*
 	 * the column that tells the table's row from the changed ones must not
@@ -885,33 +908,72 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 	if (dv_exec_at(psprintf("SELECT pg_catalog.count(*) FROM %s", target), snapshot, true) != 1)
 		elog(ERROR, "dynview: could not count the rows of %s", target);
 	held = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	/*
-	 * One statement computes the input's delta once: whether any row changed
-	 * on balance (a change that cancels out leaves nothing to compare), and
-	 * whether the first of the changed rows and the table's last row, in
-	 * the query's order, is a changed one.
-	 */
-	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
-							"dv_changed AS MATERIALIZED (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
-							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
-							"SELECT EXISTS (SELECT FROM dv_changed), "
-							"  (SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
-							"     UNION ALL SELECT (c.dv_row).*, 1 FROM dv_changed c) u "
-							"   ORDER BY %s, %s DESC LIMIT 1)",
-							dv_delta_sql(plan), dcols, target, dcols, flag, cols, flag, target, plan->topn_order,
-							(long long) (plan->topn_rows - 1), plan->topn_order, flag),
-				   snapshot, true) != 1)
-		elog(ERROR, "dynview: could not compare the changes with the rows of %s", target);
-	if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
-		return false;
-	if (held < plan->topn_rows)
+
+	/* the first of the changed rows and the table's last row, in the query's order */
+	if (held >= plan->topn_rows)
 	{
-		*why = psprintf("The table holds fewer rows than its LIMIT (" INT64_FORMAT " of " INT64_FORMAT "), so every change of the query under ORDER BY ... LIMIT reaches it: the table was recomputed.",
-						held, plan->topn_rows);
-		return true;
+		if (dv_exec_at(psprintf("SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
+								"  UNION ALL SELECT (c.dv_row).*, 1 FROM dv_topn_changed c) u "
+								"ORDER BY %s, %s DESC LIMIT 1",
+								flag, cols, flag, target, plan->topn_order, (long long) (plan->topn_rows - 1),
+								plan->topn_order, flag),
+					   snapshot, true) != 1)
+			elog(ERROR, "dynview: could not compare the changes with the rows of %s", target);
+		first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (!isnull && first == 0)
+		{
+			dv_unregister_tuples("dv_topn_changed");
+			return true;		/* every change sorts after the table's rows */
+		}
 	}
-	first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	return isnull || first == 1;
+	if (plan->topn_offset > 0)
+	{
+		*why = held < plan->topn_rows
+			? psprintf("The table holds fewer rows than its LIMIT (" INT64_FORMAT " of " INT64_FORMAT "), so every change of the query under ORDER BY ... LIMIT reaches it: the table was recomputed.",
+					   held, plan->topn_rows)
+			: pstrdup("A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT with OFFSET): the table was recomputed.");
+		dv_unregister_tuples("dv_topn_changed");
+		return false;
+	}
+
+	/* the candidates: the held rows with the changes added, their first n */
+	ncand = dv_exec_at(psprintf("WITH dv_u AS (SELECT ROW(t.*)::%s AS dv_row, 1::pg_catalog.int8 AS dv_weight FROM %s t "
+								"  UNION ALL SELECT c.dv_row, c.dv_weight FROM dv_topn_changed c), "
+								"dv_c AS (SELECT (pg_catalog.array_agg(u.dv_row))[1] AS dv_row, pg_catalog.sum(u.dv_weight) AS dv_n "
+								"  FROM dv_u u GROUP BY u.dv_row::text HAVING pg_catalog.sum(u.dv_weight) > 0) "
+								"SELECT (c.dv_row).* FROM dv_c c, pg_catalog.generate_series(1, c.dv_n) ORDER BY %s LIMIT %lld",
+								target, target, plan->topn_order, (long long) plan->topn_rows),
+					   snapshot, true);
+	dv_register_tuples("dv_topn_new");
+	ok = held < plan->topn_rows;
+	if (!ok && ncand == (uint64) plan->topn_rows)
+	{
+		/* the candidates' n-th row against the table's last: which comes first (ties: the table's, unless alike) */
+		if (dv_exec_at(psprintf("SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1) a "
+								"  UNION ALL SELECT %s, 1 FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b) u "
+								"ORDER BY %s, %s %s LIMIT 1",
+								flag, cols, flag, plan->topn_order, (long long) (plan->topn_rows - 1),
+								cols, target, plan->topn_order, (long long) (plan->topn_rows - 1),
+								plan->topn_order, flag, plan->topn_unique_order ? "ASC" : "DESC"),
+					   snapshot, true) != 1)
+			elog(ERROR, "dynview: could not compare the candidates with the rows of %s", target);
+		first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		ok = !isnull && first == 0;
+	}
+	if (ok)
+	{
+		dv_full_refresh_sql(dt, "SELECT * FROM dv_topn_new", NULL, NULL, &delete_sql, &insert_sql, true);
+		res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+		res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	}
+	else
+		*why = psprintf("A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT), and the held rows with the changes do not give the first " INT64_FORMAT " rows (a held row left or sank, so rows the table does not hold may come in): the table was recomputed.",
+						plan->topn_rows);
+	dv_unregister_tuples("dv_topn_new");
+	dv_unregister_tuples("dv_topn_changed");
+	return ok;
 }
 
 /*
@@ -1097,12 +1159,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 								 GUC_ACTION_SAVE, true, 0, false);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
-			const char *why = NULL;
+			char	   *why = NULL;
 
-			if (topn_reached(dt, plan, snapshot, &why))
+			if (!apply_topn(dt, plan, snapshot, res, &seq, &why))
 			{
 				*full_code = "TOP_N_CHANGED";
-				*full_reason = pstrdup(why ? why : "A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT): the table was recomputed.");
+				*full_reason = why;
 				topn_full = true;
 				ok = false;
 			}
