@@ -2529,11 +2529,19 @@ dv_plan_tree_text(DvPlan *plan)
 	if (plan->kind == DV_PLAN_FULL)
 		return NULL;
 	if (plan->kind == DV_PLAN_TOPN)
+	{
+		if (plan->topn_offset == 0)
+			return psprintf("top %lld rows by %s: a change that sorts after the table's last row writes nothing; one that reaches the held rows is added to them, and their first %lld rows are the new table when the last of them sorts %s, or the table held every row; otherwise recomputed\n%s",
+							(long long) plan->topn_rows, plan->topn_order, (long long) plan->topn_rows,
+							plan->topn_unique_order ? "before or with the old last row (rows that tie are alike)"
+							: "before the old last row and before the next of them (rows that tie need not be alike)",
+							indent_text(dv_plan_tree_text(plan->topn_input), 2));
 		return psprintf("top %lld rows%s by %s: recomputed only when a changed row sorts before or with the table's last row, or the table holds fewer than %lld rows\n%s",
 						(long long) plan->topn_rows,
 						plan->topn_offset > 0 ? psprintf(" after the first %lld", (long long) plan->topn_offset) : "",
 						plan->topn_order, (long long) plan->topn_rows,
 						indent_text(dv_plan_tree_text(plan->topn_input), 2));
+	}
 	if (plan->kind == DV_PLAN_WINDOW)
 		return psprintf("%s\n%s", window_text(plan), indent_text(dv_plan_tree_text(plan->window_input), 2));
 	if (plan->branches == NIL)

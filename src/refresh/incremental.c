@@ -862,13 +862,32 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
  * nothing to write.  Otherwise, without OFFSET, the candidates C are the
  * held rows with the changes added (a multiset by the text of the rows):
  * every row of the result that C lacks is an old row the table did not
- * hold, which sorts with or after L.  So the first n rows of C are the new
- * table when C has n rows and its n-th sorts strictly before L, or ties
- * with L where rows that tie are alike (topn_unique_order: the sort keys
- * are every column, or a key of the rows), or when the table held fewer
- * than n rows (it held the whole result).  Those rows are diffed with the
- * table; anything else recomputes.
+ * hold, which sorts with or after L.  So the first n rows of C are the
+ * new table when C has n rows and its n-th sorts strictly before L (or
+ * ties with it where rows that tie are alike, topn_unique_order: the sort
+ * keys are every column, or hold a key of the rows), or when the table
+ * held fewer than n rows (it held the whole result); where tied rows need
+ * not be alike, the n-th row of C must also sort strictly before the next
+ * one, so that the first n are one set whatever the plan.  Those rows are
+ * diffed with the table; anything else recomputes.
  */
+static bool
+topn_first(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char *flag, const char *a_sql,
+		   const char *b_sql, bool ties_to_a)
+{
+	char	   *cols = table_columns(dt->relid, "");
+	bool		isnull;
+	int32		first;
+
+	if (dv_exec_at(psprintf("SELECT %s FROM (SELECT %s, 0 AS %s FROM (%s) a UNION ALL SELECT %s, 1 FROM (%s) b) u "
+							"ORDER BY %s, %s %s LIMIT 1",
+							flag, cols, flag, a_sql, cols, b_sql, plan->topn_order, flag, ties_to_a ? "ASC" : "DESC"),
+				   snapshot, true) != 1)
+		elog(ERROR, "dynview: could not compare the rows of a top-N table");
+	first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return !isnull && first == 0;
+}
+
 static bool
 apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq, char **why)
 {
@@ -882,6 +901,7 @@ apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, i
 	char	   *flag = pstrdup("dv_src");
 	char	   *delete_sql;
 	char	   *insert_sql;
+	char	   *nth;
 	bool		ok;
 
 	/* LIMIT 0: the result is empty whatever changed */
@@ -936,40 +956,52 @@ apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, i
 		return false;
 	}
 
-	/* the candidates: the held rows with the changes added, their first n */
+	/* the candidates: the held rows with the changes added, their first n + 1 */
 	ncand = dv_exec_at(psprintf("WITH dv_u AS (SELECT ROW(t.*)::%s AS dv_row, 1::pg_catalog.int8 AS dv_weight FROM %s t "
 								"  UNION ALL SELECT c.dv_row, c.dv_weight FROM dv_topn_changed c), "
 								"dv_c AS (SELECT (pg_catalog.array_agg(u.dv_row))[1] AS dv_row, pg_catalog.sum(u.dv_weight) AS dv_n "
 								"  FROM dv_u u GROUP BY u.dv_row::text HAVING pg_catalog.sum(u.dv_weight) > 0) "
 								"SELECT (c.dv_row).* FROM dv_c c, pg_catalog.generate_series(1, c.dv_n) ORDER BY %s LIMIT %lld",
-								target, target, plan->topn_order, (long long) plan->topn_rows),
+								target, target, plan->topn_order, (long long) plan->topn_rows + 1),
 					   snapshot, true);
 	dv_register_tuples("dv_topn_new");
-	ok = held < plan->topn_rows;
-	if (!ok && ncand == (uint64) plan->topn_rows)
-	{
-		/* the candidates' n-th row against the table's last: which comes first (ties: the table's, unless alike) */
-		if (dv_exec_at(psprintf("SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1) a "
-								"  UNION ALL SELECT %s, 1 FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b) u "
-								"ORDER BY %s, %s %s LIMIT 1",
-								flag, cols, flag, plan->topn_order, (long long) (plan->topn_rows - 1),
-								cols, target, plan->topn_order, (long long) (plan->topn_rows - 1),
-								plan->topn_order, flag, plan->topn_unique_order ? "ASC" : "DESC"),
-					   snapshot, true) != 1)
-			elog(ERROR, "dynview: could not compare the candidates with the rows of %s", target);
-		first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		ok = !isnull && first == 0;
-	}
+	nth = psprintf("SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1", plan->topn_order,
+				   (long long) (plan->topn_rows - 1));
+
+	/*
+	 * A table that held n rows: C must have n rows whose n-th sorts before
+	 * the table's last row, or ties with it where tied rows are alike.
+	 */
+	ok = true;
+	if (held >= plan->topn_rows)
+		ok = ncand >= (uint64) plan->topn_rows &&
+			topn_first(dt, plan, snapshot, flag, nth,
+					   psprintf("SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1", target, plan->topn_order,
+								(long long) (plan->topn_rows - 1)),
+					   plan->topn_unique_order);
+
+	/*
+	 * Where rows can tie without being alike, which of them the query keeps
+	 * is up to its plan: the n-th candidate must sort strictly before the
+	 * next one, so that the first n rows are one set whatever the plan.
+	 */
+	if (ok && !plan->topn_unique_order && ncand > (uint64) plan->topn_rows)
+		ok = topn_first(dt, plan, snapshot, flag, nth,
+						psprintf("SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1", plan->topn_order,
+								 (long long) plan->topn_rows),
+						false);
 	if (ok)
 	{
-		dv_full_refresh_sql(dt, "SELECT * FROM dv_topn_new", NULL, NULL, &delete_sql, &insert_sql, true);
+		dv_full_refresh_sql(dt, psprintf("SELECT * FROM dv_topn_new ORDER BY %s LIMIT %lld", plan->topn_order,
+										 (long long) plan->topn_rows),
+							NULL, NULL, &delete_sql, &insert_sql, true);
 		res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
 		res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 	}
 	else
-		*why = psprintf("A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT), and the held rows with the changes do not give the first " INT64_FORMAT " rows (a held row left or sank, so rows the table does not hold may come in): the table was recomputed.",
+		*why = psprintf("A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT), and the held rows with the changes do not give the first " INT64_FORMAT " rows (a held row left or sank, or rows tie at the limit): the table was recomputed.",
 						plan->topn_rows);
 	dv_unregister_tuples("dv_topn_new");
 	dv_unregister_tuples("dv_topn_changed");
