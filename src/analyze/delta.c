@@ -20,7 +20,15 @@
  *			  touches are recomputed from the sources, or their aggregates are
  *			  kept in place (aggstate.c);
  *	TOPN	  ORDER BY ... LIMIT: the input's changed rows against the table's
- *			  last row.
+ *			  last row, added to the held rows when their first rows stay the
+ *			  result;
+ *	WINDOW	  window functions without PARTITION BY (the rows from the first
+ *			  changed input row in the window's order recomputed) or over GROUP
+ *			  BY (the partitions the changed groups touch), the input planned
+ *			  as an operator.
+ * A window with PARTITION BY in a subquery, or partitioned only by columns
+ * not in the output (read as SELECT * FROM (query)), is a subquery operator
+ * whose affected partitions are recomputed (DvPlan.window_node).
  * Everything else refreshes in full, with a reason code.
  *
  * The delta inputs are the ephemeral named relations dv_delta_<level>_<rti>
