@@ -2166,11 +2166,19 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	r = check_jointree(query, (Node *) query->jointree);
 	if (r && strcmp(r, "SUBQUERY_IN_FROM") == 0)
 	{
-		/* a filter over one grouped subquery keeps its groups' keys; else operators */
-		DvPlan	   *over = plan_over_subquery(query, branch);
+		/*
+		 * a filter over one grouped subquery keeps its groups' keys; else
+		 * operators.  (Not for a level planned as an operator: its delta
+		 * must have the level's own columns, which the subquery's grouped
+		 * plan does not give when the level projects them otherwise.)
+		 */
+		if (!as_node)
+		{
+			DvPlan	   *over = plan_over_subquery(query, branch);
 
-		if (over->kind != DV_PLAN_FULL)
-			return over;
+			if (over->kind != DV_PLAN_FULL)
+				return over;
+		}
 	}
 	else if (r)
 		return full_plan(r, "%s", reason_text(r));

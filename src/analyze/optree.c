@@ -1482,7 +1482,7 @@ window_call_sql(DvGen *g, WindowFunc *wf, Query *wq, DvOp *tree)
 				bounds[end] = "CURRENT ROW";
 			else if (fo & (off_p | off_f))
 				bounds[end] = psprintf("%s %s", deparse(g, offset, tree, "d", NULL, NULL),
-									   (fo & off_p) ? "PRECEDING" : "FOLLOWING");
+									   (fo & off_p) ? "preceding" : "following");
 		}
 		if (fo & FRAMEOPTION_BETWEEN)
 			appendStringInfo(&buf, "BETWEEN %s AND %s", bounds[0], bounds[1]);
