@@ -20,7 +20,15 @@
  *			  touches are recomputed from the sources, or their aggregates are
  *			  kept in place (aggstate.c);
  *	TOPN	  ORDER BY ... LIMIT: the input's changed rows against the table's
- *			  last row.
+ *			  last row, added to the held rows when their first rows stay the
+ *			  result;
+ *	WINDOW	  window functions without PARTITION BY (the rows from the first
+ *			  changed input row in the window's order recomputed) or over GROUP
+ *			  BY (the partitions the changed groups touch), the input planned
+ *			  as an operator.
+ * A window with PARTITION BY in a subquery, or partitioned only by columns
+ * not in the output (read as SELECT * FROM (query)), is a subquery operator
+ * whose affected partitions are recomputed (DvPlan.window_node).
  * Everything else refreshes in full, with a reason code.
  *
  * The delta inputs are the ephemeral named relations dv_delta_<level>_<rti>
@@ -43,6 +51,7 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_operator.h"
 #include "access/htup_details.h"
 #include "utils/syscache.h"
@@ -50,6 +59,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -61,6 +71,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
+#include "utils/regproc.h"
 #include "utils/ruleutils.h"
 
 #include "dynview.h"
@@ -109,7 +120,7 @@ window_without_partition(Query *q)
  * delta touches is exact (a window function only sees its partition).
  */
 static List *
-window_partition_keys(Query *q)
+window_partition_keys(Query *q, bool hidden_too)
 {
 	List	   *keys = NIL;
 	ListCell   *lc;
@@ -125,7 +136,7 @@ window_partition_keys(Query *q)
 		{
 			TargetEntry *te = get_sortgroupclause_tle(lfirst_node(SortGroupClause, lp), q->targetList);
 
-			if (!te->resjunk)
+			if (!te->resjunk || hidden_too)
 				these = lappend(these, te);
 		}
 		keys = first ? these : list_intersection(keys, these);
@@ -1186,6 +1197,70 @@ static DvPlan *plan_level(Query *query, int branch, bool allow_state, bool as_no
 
 /* numbers the query levels planned as operators (their windows' relation names) */
 static int next_node_level = 0;
+
+/* planning the subquery of plan_hidden_partition's wrapper: not wrapped again */
+static bool wrapping_window = false;
+
+/*
+ * plan_hidden_partition - window functions partitioned by expressions none
+ * of which is an output column: the table's rows of a partition cannot be
+ * found by its key, so the query is planned as a subquery operator of
+ * "SELECT * FROM (query)": its delta is the affected partitions' rows
+ * computed over the rows now (+1) and as they were (-1), applied to the
+ * table as a multiset (SPJ).
+ */
+static DvPlan *
+plan_hidden_partition(Query *query, bool allow_state)
+{
+	Query	   *q = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	List	   *names = NIL;
+	DvPlan	   *plan;
+	ListCell   *lc;
+	AttrNumber	attno = 0;
+
+	q->commandType = CMD_SELECT;
+	q->querySource = QSRC_ORIGINAL;
+	q->canSetTag = true;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			names = lappend(names, makeString(pstrdup(te->resname ? te->resname : "?column?")));
+	}
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = copyObject(query);
+	rte->subquery->sortClause = NIL;
+	rte->alias = makeAlias("dv_window", NIL);
+	rte->eref = makeAlias("dv_window", names);
+	rte->inFromCl = true;
+	q->rtable = list_make1(rte);
+	rtr->rtindex = 1;
+	q->jointree = makeFromExpr(list_make1(rtr), NULL);
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		attno++;
+		q->targetList = lappend(q->targetList,
+								makeTargetEntry((Expr *) makeVar(1, attno, exprType((Node *) te->expr),
+																 exprTypmod((Node *) te->expr),
+																 exprCollation((Node *) te->expr), 0),
+												attno, te->resname ? pstrdup(te->resname) : NULL, false));
+	}
+	wrapping_window = true;
+	plan = plan_level(q, 0, allow_state, false);
+	wrapping_window = false;
+	if (plan->kind == DV_PLAN_FULL)
+		return full_plan("WINDOW_FUNCTION",
+						 "The window functions share no PARTITION BY column that is a column of the result, and as a subquery they are not incremental (%s: %s)",
+						 plan->reason_code, plan->reason);
+	return plan;
+}
 static DvPlan *plan_over_subquery(Query *query, int branch);
 
 /* the leaf queries of a set operation tree, and whether every operation is UNION ALL */
@@ -1441,6 +1516,7 @@ dv_plan_query(Query *query)
 	 * that can be applied to change rows (row_security_reason).
 	 */
 	next_node_level = 0;
+	wrapping_window = false;
 	rls_reason = row_security_reason(query);
 	if (rls_reason != NULL)
 		return full_plan("ROW_LEVEL_SECURITY", "%s", rls_reason);
@@ -1563,6 +1639,18 @@ const_count(Node *e, int64 *v)
 	return *v >= 0;
 }
 
+/* is name among the names (char *)? */
+static bool
+name_in(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (name && lfirst(lc) && strcmp(lfirst(lc), name) == 0)
+			return true;
+	return false;
+}
+
 /*
  * plan_top_n - ORDER BY ... LIMIT n [OFFSET m]: the table holds at most
  * n rows of the ordered result (those after the first m).  The input (the query without ORDER BY and
@@ -1631,6 +1719,309 @@ plan_top_n(Query *query)
 	plan->topn_rows = count;
 	plan->topn_offset = offset;
 	plan->sources = input->sources;
+
+	/*
+	 * rows that tie in the order are alike when the sort keys are every
+	 * output column, or hold the input's key (its group keys, or the
+	 * sources' primary keys passed through): one row per key
+	 */
+	{
+		List	   *sorted = NIL;
+		List	   *key = NIL;
+		bool		all = true;
+
+		foreach(lc, query->sortClause)
+			sorted = lappend(sorted, get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->resname);
+		foreach(lc, query->targetList)
+			if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
+				all = false;
+		if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)
+			key = input->key_columns;
+		else if (input->kind == DV_PLAN_SPJ)
+			key = input->spj_key;
+		plan->topn_unique_order = all;
+		if (!all && (key != NIL || (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)))
+		{
+			plan->topn_unique_order = true;
+			foreach(lc, key)
+				if (!name_in(sorted, lfirst(lc)))
+					plan->topn_unique_order = false;
+		}
+	}
+	return plan;
+}
+
+/* collect the window functions of an expression tree (not below sublinks) */
+static bool
+window_funcs_walker(Node *node, List **funcs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc))
+	{
+		*funcs = lappend(*funcs, node);
+		return false;			/* (a window function's arguments hold none) */
+	}
+	return expression_tree_walker(node, window_funcs_walker, (void *) funcs);
+}
+
+/*
+ * mutable_aggregate - an aggregate (plain or a window's) with a support
+ * function that is not immutable (pg_proc marks every aggregate immutable,
+ * so contain_mutable_functions does not see it): its result can change
+ * while its input does not.
+ */
+static bool
+mutable_aggregate(Node *node, void *context)
+{
+	Oid			fn = InvalidOid;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		fn = ((Aggref *) node)->aggfnoid;
+	else if (IsA(node, WindowFunc))
+		fn = ((WindowFunc *) node)->winfnoid;
+	if (OidIsValid(fn))
+	{
+		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
+
+		if (HeapTupleIsValid(tuple))
+		{
+			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+			Oid			fns[] = {agg->aggtransfn, agg->aggfinalfn, agg->aggcombinefn, agg->aggserialfn,
+			agg->aggdeserialfn, agg->aggmtransfn, agg->aggminvtransfn, agg->aggmfinalfn};
+			bool		mutable = false;
+
+			for (int i = 0; i < lengthof(fns); i++)
+				mutable |= OidIsValid(fns[i]) && func_volatile(fns[i]) != PROVOLATILE_IMMUTABLE;
+			ReleaseSysCache(tuple);
+			if (mutable)
+				return true;
+		}
+	}
+	return expression_tree_walker(node, mutable_aggregate, context);
+}
+
+/*
+ * looks_back_only - does a window function's value at a row depend only on
+ * the rows that sort before it and its peers (its frame ends at the current
+ * row or before, or it ignores the frame)?  rank, dense_rank, row_number,
+ * lag with a non-negative constant offset, first_value, last_value,
+ * nth_value and aggregates over such a frame.  ntile, percent_rank,
+ * cume_dist (the partition's size) and lead do not.
+ */
+static bool
+looks_back_only(WindowFunc *wf, WindowClause *wc)
+{
+	bool		frame_used = wf->winagg;
+
+	switch (wf->winfnoid)
+	{
+		case F_ROW_NUMBER:
+		case F_RANK_:
+		case F_DENSE_RANK_:
+		case F_LAG_ANYELEMENT:
+			break;
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			{
+				Node	   *offset = eval_const_expressions(NULL, lsecond(wf->args));
+
+				/* (a negative offset reads the rows that follow) */
+				if (!IsA(offset, Const) || ((Const *) offset)->constisnull ||
+					DatumGetInt32(((Const *) offset)->constvalue) < 0)
+					return false;
+				break;
+			}
+		case F_FIRST_VALUE:
+		case F_LAST_VALUE:
+		case F_NTH_VALUE:
+			frame_used = true;
+			break;
+		default:
+			if (!wf->winagg)
+				return false;
+	}
+	return !frame_used ||
+		(wc->frameOptions & (FRAMEOPTION_END_UNBOUNDED_FOLLOWING | FRAMEOPTION_END_OFFSET_FOLLOWING |
+							 FRAMEOPTION_START_OFFSET_FOLLOWING)) == 0;
+}
+
+/*
+ * plan_window - a query whose window functions have no PARTITION BY, or
+ * are over grouped rows: the query without its window functions is the
+ * input, planned as an operator (dv_plan_node: SPJ or grouped), whose delta
+ * gives the input rows that changed (old images -1, new +1).
+ *
+ * Without PARTITION BY (every window sorted alike): a row's window values
+ * depend only on the rows that sort before it and its peers (looks_back_only),
+ * so the rows of the result that sort strictly before the first changed
+ * input row (old and new images alike, in the window's order) are those of
+ * the table, with the same values; the refresh recomputes the rows from
+ * that position on (ties included), the window still evaluated over every
+ * row (apply_window in incremental.c).
+ *
+ * With PARTITION BY over GROUP BY: a partition's rows depend on its input
+ * rows only, so the partitions whose keys the changed grouped rows have are
+ * recomputed, as for a window over plain rows.  The sort keys and partition
+ * keys must be columns of the result, so that the table's rows are found by
+ * them.
+ */
+static DvPlan *
+plan_window(Query *query)
+{
+	List	   *unpartitioned = NIL;
+	List	   *partitioned = NIL;
+	List	   *funcs = NIL;
+	List	   *order = NIL;
+	List	   *keys = NIL;
+	Query	   *iq;
+	List	   *tl = NIL;
+	DvPlan	   *input;
+	DvPlan	   *plan;
+	ListCell   *lc;
+	int			resno = 1;
+
+	if (query->distinctClause)
+		return full_plan("WINDOW_FUNCTION", "DISTINCT over window functions is not incremental yet.");
+	if (query->limitCount || query->limitOffset)
+		return full_plan("ORDER_BY_LIMIT", "ORDER BY ... LIMIT over window functions is not incremental yet.");
+	if (query->groupingSets)
+		return full_plan("WINDOW_FUNCTION", "Window functions over GROUPING SETS, ROLLUP or CUBE are not incremental yet.");
+	if (query->hasTargetSRFs)
+		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a query with window functions are not incremental.");
+	if (contain_mutable_functions((Node *) query))
+		return full_plan("VOLATILE_FUNCTION",
+						 "The query calls a volatile or stable function (such as random() or now()).");
+	if (mutable_aggregate((Node *) query->targetList, NULL) ||
+		mutable_aggregate((Node *) query->havingQual, NULL))
+		return full_plan("VOLATILE_FUNCTION",
+						 "An aggregate of the query has a volatile or stable support function, so its result can change while its input does not.");
+	foreach(lc, query->windowClause)
+	{
+		WindowClause *wc = lfirst_node(WindowClause, lc);
+
+		if (wc->partitionClause == NIL)
+			unpartitioned = lappend(unpartitioned, wc);
+		else
+			partitioned = lappend(partitioned, wc);
+	}
+	(void) window_funcs_walker((Node *) query->targetList, &funcs);
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		/* the window functions' own subqueries would read tables the input does not */
+		if (contain_window_function((Node *) te->expr) && checkExprHasSubLink((Node *) te->expr))
+			return full_plan("SUBQUERY", "A window function's argument has a subquery.");
+	}
+
+	if (unpartitioned != NIL && partitioned != NIL)
+		return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+						 "Window functions with and without PARTITION BY in one query are not incremental yet.");
+	if (unpartitioned != NIL)
+	{
+		WindowClause *first = linitial(unpartitioned);
+
+		if (first->orderClause == NIL)
+			return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+							 "A window function without PARTITION BY and ORDER BY depends on every row.");
+		foreach(lc, unpartitioned)
+		{
+			WindowClause *wc = lfirst_node(WindowClause, lc);
+
+			if (!equal(wc->orderClause, first->orderClause))
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "Window functions without PARTITION BY are incremental when they share one ORDER BY.");
+		}
+		foreach(lc, funcs)
+		{
+			WindowFunc *wf = lfirst_node(WindowFunc, lc);
+			WindowClause *wc = list_nth_node(WindowClause, query->windowClause, 0);
+			ListCell   *lw;
+
+			foreach(lw, query->windowClause)
+				if (lfirst_node(WindowClause, lw)->winref == wf->winref)
+					wc = lfirst_node(WindowClause, lw);
+			if (!looks_back_only(wf, wc))
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "A window function without PARTITION BY is incremental when its value depends only on the rows before it and its peers (rank, dense_rank, row_number, lag, first_value, last_value, nth_value, aggregates over a frame that ends at the current row); %s does not.",
+								 format_procedure(wf->winfnoid));
+		}
+		foreach(lc, first->orderClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+			TargetEntry *te = get_sortgroupclause_tle(sgc, query->targetList);
+			DvSortKey  *key = palloc0(sizeof(DvSortKey));
+
+			if (te->resjunk || te->resname == NULL)
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "A window function without PARTITION BY is incremental when every expression of its ORDER BY is a column of the result, so that the table's rows are found by it.");
+			key->column = pstrdup(te->resname);
+			key->sortop = sgc->sortop;
+			key->eqop = get_equality_op_for_ordering_op(sgc->sortop, NULL);
+			key->nulls_first = sgc->nulls_first;
+			key->collation = exprCollation((Node *) te->expr);
+			if (!OidIsValid(key->eqop))
+				return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
+								 "The ORDER BY of a window function sorts by an operator that is not a btree ordering.");
+			order = lappend(order, key);
+		}
+	}
+	else
+	{
+		foreach(lc, window_partition_keys(query, false))
+			keys = lappend(keys, pstrdup(lfirst_node(TargetEntry, lc)->resname));
+		if (keys == NIL)
+			return full_plan("WINDOW_FUNCTION",
+							 "The window functions share no PARTITION BY column that is a column of the result.");
+	}
+
+	/* the input: the query without its window functions and ORDER BY */
+	iq = copyObject(query);
+	foreach(lc, iq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (contain_window_function((Node *) te->expr))
+			continue;
+		/* (an expression only the windows sorted or partitioned by) */
+		if (te->resjunk && (te->ressortgroupref == 0 ||
+							get_sortgroupref_clause_noerr(te->ressortgroupref, iq->groupClause) == NULL))
+			continue;
+		if (!te->resjunk && te->resname &&
+			(strcmp(te->resname, "dv_weight") == 0 || strcmp(te->resname, "dv_row") == 0))
+			return full_plan("RESERVED_COLUMN_NAME", "Output columns named dv_weight or dv_row are reserved by dynview.");
+		te->resno = resno++;
+		tl = lappend(tl, te);
+	}
+	iq->targetList = tl;
+	iq->windowClause = NIL;
+	iq->hasWindowFuncs = false;
+	iq->sortClause = NIL;
+	if (dv_optree_reads_as_other_role((Node *) iq))
+		return full_plan("WINDOW_FUNCTION",
+						 "The query under the window functions reads a view owned by another role, whose tables its changed rows would be computed from with the rights of the table's owner.");
+	input = dv_plan_node(iq);
+	if (input->kind == DV_PLAN_FULL)
+		return full_plan(input->reason_code, "%s", input->reason);
+	if (input->branches != NIL)
+		return full_plan("WINDOW_FUNCTION", "The query under the window functions is a set operation.");
+
+	plan = palloc0(sizeof(DvPlan));
+	plan->kind = DV_PLAN_WINDOW;
+	plan->window_input = input;
+	plan->window_order = order;
+	plan->key_columns = keys;
+	foreach(lc, iq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			plan->window_input_columns = lappend(plan->window_input_columns, pstrdup(te->resname));
+	}
+	plan->sources = input->sources;
 	return plan;
 }
 
@@ -1645,7 +2036,7 @@ dv_plan_node(Query *sub)
 {
 	DvPlan	   *plan = plan_level(sub, 1000 + next_node_level++, false, true);
 
-	if (plan->kind == DV_PLAN_GROUPED &&
+	if (plan->kind == DV_PLAN_GROUPED && !plan->window_node &&
 		(!plan->keys_unique || plan->grouped_level == NULL))
 		return full_plan("SUBQUERY_IN_FROM", "A subquery in FROM with window functions, or with DISTINCT over GROUP BY, is not incremental yet.");
 	return plan;
@@ -1669,17 +2060,67 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	dv_optree_convert_sublinks(query);
 	/* outputs read the sources' columns, not a join's (USING, FULL JOIN's COALESCE) */
 	query->targetList = (List *) flatten_join_alias_vars(query, (Node *) query->targetList);
+	/* windows without PARTITION BY, or over grouped rows: over their input's delta */
+	if (query->hasWindowFuncs && !as_node && branch == 0 &&
+		(window_without_partition(query) || query->hasAggs || query->groupClause))
+		return plan_window(query);
 	if (query->hasWindowFuncs)
 	{
-		if (window_without_partition(query))
+		/*
+		 * (a subquery operator whose windows share no partition key is one
+		 * partition: recomputed over new and old rows when its input changed)
+		 */
+		if (window_without_partition(query) && !as_node)
 			return full_plan("UNSUPPORTED_WINDOW_WITHOUT_PARTITION",
 							 "A window function without PARTITION BY depends on every row.");
-		if (query->hasAggs || query->groupClause || query->distinctClause)
+		if (query->distinctClause || query->groupingSets ||
+			((query->hasAggs || query->groupClause) && !as_node))
 			return full_plan("WINDOW_FUNCTION", "Window functions over grouped or DISTINCT rows are not incremental yet.");
-		keys = window_partition_keys(query);
-		if (keys == NIL)
+		if (query->hasAggs || query->groupClause)
+		{
+			ListCell   *lk;
+
+			/*
+			 * a subquery operator over grouped rows: its partitions are found
+			 * in its input by a GROUP BY expression they are partitioned by
+			 * (whole groups, so whole partitions)
+			 */
+			foreach(lk, window_partition_keys(query, true))
+			{
+				TargetEntry *te = lfirst_node(TargetEntry, lk);
+
+				if (te->ressortgroupref != 0 &&
+					get_sortgroupref_clause_noerr(te->ressortgroupref, query->groupClause) != NULL)
+					keys = lappend(keys, te);
+			}
+		}
+		else
+			keys = window_partition_keys(query, false);
+		/* partitioned by columns not in the output: the query as a subquery operator */
+		if (keys == NIL && !as_node && branch == 0 && !wrapping_window)
+			return plan_hidden_partition(query, allow_state);
+		/* (a subquery operator's partitions are found in its input, not in a table) */
+		if (keys == NIL && as_node && !query->hasAggs && !query->groupClause)
+			keys = window_partition_keys(query, true);
+		if (keys == NIL && !as_node)
 			return full_plan("WINDOW_FUNCTION",
 							 "The window functions share no PARTITION BY column that is a column of the result.");
+		if (as_node)
+		{
+			ListCell   *lt;
+
+			foreach(lt, query->targetList)
+			{
+				TargetEntry *te = lfirst_node(TargetEntry, lt);
+
+				if (contain_window_function((Node *) te->expr) && !IsA(te->expr, WindowFunc))
+					return full_plan("SUBQUERY_IN_FROM",
+									 "A subquery in FROM whose window function is part of an expression is not incremental yet.");
+			}
+			if (mutable_aggregate((Node *) query->targetList, NULL))
+				return full_plan("VOLATILE_FUNCTION",
+								 "An aggregate of the query has a volatile or stable support function, so its result can change while its input does not.");
+		}
 	}
 	if (query->limitCount || query->limitOffset)
 		return as_node || branch != 0 ? full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET in a subquery or a UNION branch are not incremental yet.")
@@ -1726,16 +2167,18 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	if (r && strcmp(r, "SUBQUERY_IN_FROM") == 0)
 	{
 		/*
-		 * At the top level, a filter over one grouped subquery keeps its
-		 * groups' keys: the table's rows of the affected groups are
-		 * recomputed by the whole query.  Not in a set operation's branch nor
-		 * in a subquery, whose delta must be its own rows (the subquery's
-		 * are not): there, and otherwise, operators.
+		 * a filter over one grouped subquery keeps its groups' keys; else
+		 * operators.  (Not for a level planned as an operator: its delta
+		 * must have the level's own columns, which the subquery's grouped
+		 * plan does not give when the level projects them otherwise.)
 		 */
-		DvPlan	   *over = branch == 0 && !as_node ? plan_over_subquery(query, branch) : NULL;
+		if (!as_node)
+		{
+			DvPlan	   *over = plan_over_subquery(query, branch);
 
-		if (over != NULL && over->kind != DV_PLAN_FULL)
-			return over;
+			if (over->kind != DV_PLAN_FULL)
+				return over;
+		}
 	}
 	else if (r)
 		return full_plan(r, "%s", reason_text(r));
@@ -1743,8 +2186,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan("NO_SOURCE", "The query reads no table.");
 
 	/* the group keys, by output column name (windows: their common partition keys) */
-	if (keys != NIL)
-		;
+	if (keys != NIL || query->hasWindowFuncs)
+		;						/* (a window's keys are its partitions', or none) */
 	else if (query->groupClause != NIL)
 	{
 		foreach(lc, query->groupClause)
@@ -1788,7 +2231,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	 * would keep one spelling, see agg_state_eligible.)
 	 */
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = keys != NIL || query->hasAggs ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->kind = keys != NIL || query->hasAggs || (as_node && query->hasWindowFuncs) ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
 	plan->agg_state = allow_state && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		(query->hasAggs || query->groupClause || query->distinctClause) &&
@@ -1865,7 +2308,13 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
 	if (plan->sources == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
-	if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs && !query->hasDistinctOn &&
+	if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasWindowFuncs)
+	{
+		/* a window's partitions, for the GROUP operator that reads it (optree.c) */
+		plan->grouped_level = query;
+		plan->window_node = true;
+	}
+	else if (plan->kind == DV_PLAN_GROUPED && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		!(query->groupClause && query->distinctClause))
 	{
 		/* the level with its grouping, for a GROUP operator in the query that reads it */
@@ -1890,7 +2339,13 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 
 			te->resno = resno++;
 			te->ressortgroupref = 0;
-			plan->key_columns = lappend(plan->key_columns, pstrdup(te->resname));
+			/* (a window's partition key that is not an output column has no name) */
+			plan->key_columns = lappend(plan->key_columns,
+										te->resname ? pstrdup(te->resname) :
+										IsA(te->expr, Var) && ((Var *) te->expr)->varlevelsup == 0 ?
+										get_rte_attribute_name(rt_fetch(((Var *) te->expr)->varno, q->rtable),
+															   ((Var *) te->expr)->varattno) :
+										pstrdup("?expression?"));
 			tl = lappend(tl, te);
 		}
 		q->targetList = tl;
@@ -1940,6 +2395,8 @@ dv_delta_sql(DvPlan *plan)
 
 	if (plan->kind == DV_PLAN_TOPN)
 		return dv_node_delta_sql(plan->topn_input);
+	if (plan->kind == DV_PLAN_WINDOW)
+		return dv_node_delta_sql(plan->window_input);
 	initStringInfo(&sql);
 	if (plan->branches != NIL)
 	{
@@ -2022,6 +2479,57 @@ grouping_text(DvPlan *plan)
 }
 
 /*
+ * dv_window_order_sql - the window's ORDER BY (a WINDOW plan without
+ * PARTITION BY) over the columns of alias, operators and collations
+ * written out so that the refresh's search_path does not matter.
+ */
+char *
+dv_window_order_sql(DvPlan *plan, const char *alias)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, plan->window_order)
+	{
+		DvSortKey  *key = lfirst(lc);
+
+		appendStringInfo(&buf, "%s%s.%s%s USING %s NULLS %s", buf.len ? ", " : "",
+						 alias, quote_identifier(key->column), collate_sql(key->collation),
+						 dv_operator_sql(key->sortop), key->nulls_first ? "FIRST" : "LAST");
+	}
+	return buf.data;
+}
+
+/* the window step of a WINDOW plan, for explain() */
+static char *
+window_text(DvPlan *plan)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	if (plan->window_order == NIL)
+	{
+		foreach(lc, plan->key_columns)
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 quote_identifier(lfirst(lc)));
+		return psprintf("window partitioned by %s over grouped rows: the partitions whose keys the changed rows below have (old and new), recomputed",
+						buf.data);
+	}
+	foreach(lc, plan->window_order)
+	{
+		DvSortKey  *key = lfirst(lc);
+
+		appendStringInfo(&buf, "%s%s USING %s NULLS %s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier(key->column), get_opname(key->sortop),
+						 key->nulls_first ? "FIRST" : "LAST");
+	}
+	return psprintf("window without PARTITION BY, ordered by %s: rows before the first changed row below (old or new) keep their values; the rows from it on (its peers included) recomputed",
+					buf.data);
+}
+
+/*
  * dv_plan_tree_text - the operator trees of the plan for explain(): the
  * level's, or each branch's (UNION ALL, set operations, grouping sets),
  * under the step that groups them (GROUP BY, DISTINCT, a window, top-N);
@@ -2037,11 +2545,21 @@ dv_plan_tree_text(DvPlan *plan)
 	if (plan->kind == DV_PLAN_FULL)
 		return NULL;
 	if (plan->kind == DV_PLAN_TOPN)
+	{
+		if (plan->topn_offset == 0)
+			return psprintf("top %lld rows by %s: a change that sorts after the table's last row writes nothing; one that reaches the held rows is added to them, and their first %lld rows are the new table when the last of them sorts %s, or the table held every row; otherwise recomputed\n%s",
+							(long long) plan->topn_rows, plan->topn_order, (long long) plan->topn_rows,
+							plan->topn_unique_order ? "before or with the old last row (rows that tie are alike)"
+							: "before the old last row and before the next of them (rows that tie need not be alike)",
+							indent_text(dv_plan_tree_text(plan->topn_input), 2));
 		return psprintf("top %lld rows%s by %s: recomputed only when a changed row sorts before or with the table's last row, or the table holds fewer than %lld rows\n%s",
 						(long long) plan->topn_rows,
 						plan->topn_offset > 0 ? psprintf(" after the first %lld", (long long) plan->topn_offset) : "",
 						plan->topn_order, (long long) plan->topn_rows,
 						indent_text(dv_plan_tree_text(plan->topn_input), 2));
+	}
+	if (plan->kind == DV_PLAN_WINDOW)
+		return psprintf("%s\n%s", window_text(plan), indent_text(dv_plan_tree_text(plan->window_input), 2));
 	if (plan->branches == NIL)
 		tree = dv_optree_explain(plan->level, plan->tree);
 	else

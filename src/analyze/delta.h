@@ -15,8 +15,27 @@ typedef enum DvPlanKind
 	DV_PLAN_FULL,				/* refreshed in full: reason_code says why */
 	DV_PLAN_SPJ,				/* scan, filter, project, inner joins */
 	DV_PLAN_GROUPED,			/* the same under GROUP BY / DISTINCT: affected groups */
-	DV_PLAN_TOPN				/* ORDER BY ... LIMIT over an SPJ or grouped input */
+	DV_PLAN_TOPN,				/* ORDER BY ... LIMIT over an SPJ or grouped input */
+	DV_PLAN_WINDOW				/* window functions over an SPJ or grouped input:
+								 * without PARTITION BY, the rows from the first
+								 * changed one in the window's order; over GROUP BY
+								 * with PARTITION BY, the affected partitions */
 } DvPlanKind;
+
+/*
+ * A sort key of a WINDOW plan's window (its ORDER BY): an output column,
+ * the operator it sorts by (the "less than" of the ordering: > for DESC),
+ * the equality of the same btree family, where NULLs go, and the
+ * collation the window sorts with.
+ */
+typedef struct DvSortKey
+{
+	char	   *column;
+	Oid			sortop;
+	Oid			eqop;
+	bool		nulls_first;
+	Oid			collation;
+} DvSortKey;
 
 /*
  * An aggregate that a GROUPED plan maintains in place in the table's state
@@ -78,6 +97,9 @@ typedef struct DvPlan
 	List	   *key_columns;	/* GROUPED: output column names of the keys */
 	bool		keys_unique;	/* GROUPED: one row per key (GROUP BY, DISTINCT); not for windows */
 	List	   *key_delta_names;	/* GROUPED: the key columns' names in the delta (NIL: key_columns) */
+	bool		window_node;	/* GROUPED subquery operator of window functions with
+								 * PARTITION BY: grouped_level is the window level and
+								 * its keys the partition keys (output columns or not) */
 	struct DvOp *tree;			/* the level's operator tree (optree.h) */
 	Query	   *level;			/* the level its Vars refer to */
 	List	   *input_tlist;	/* the input whose delta is computed, over level */
@@ -93,6 +115,18 @@ typedef struct DvPlan
 	char	   *topn_order;
 	int64		topn_rows;
 	int64		topn_offset;
+	bool		topn_unique_order;	/* rows that tie in the order are alike: the sort
+									 * keys are every column, or hold a key of them */
+
+	/*
+	 * WINDOW: the query without its window functions (and ORDER BY),
+	 * planned as an operator (its delta: the changed input rows), the names
+	 * of its output columns, and either the window's sort keys (no
+	 * PARTITION BY: window_order) or the partition keys (key_columns).
+	 */
+	struct DvPlan *window_input;
+	List	   *window_input_columns;	/* of char * */
+	List	   *window_order;	/* of DvSortKey * */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 	List	   *spj_key;		/* SPJ: output columns passing every source's primary
@@ -119,6 +153,7 @@ extern char *dv_node_delta_sql(DvPlan *node);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
 extern char *dv_plan_tree_text(DvPlan *plan);
+extern char *dv_window_order_sql(DvPlan *plan, const char *alias);
 extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
 extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
 extern char *dv_equality_operator(Oid type);

@@ -1415,6 +1415,91 @@ static char *reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, Li
 #define new_sql(g, op) rows_sql((g), (op))
 
 /*
+ * window_call_sql - a window function of a window subquery operator
+ * (DvPlan.window_node) over the rows of its input (alias d): the function
+ * called by its qualified name with its arguments (each deparsed), its
+ * FILTER, and its window written out from the WindowClause (PARTITION BY,
+ * ORDER BY with the sort operator and where NULLs go, the frame), since
+ * ruleutils deparses a window only as part of a whole query.
+ */
+static char *
+window_call_sql(DvGen *g, WindowFunc *wf, Query *wq, DvOp *tree)
+{
+	StringInfoData buf;
+	WindowClause *wc = NULL;
+	ListCell   *lc;
+	int			fo;
+
+	foreach(lc, wq->windowClause)
+		if (lfirst_node(WindowClause, lc)->winref == wf->winref)
+			wc = lfirst_node(WindowClause, lc);
+	if (wc == NULL)
+		elog(ERROR, "dynview: no window clause for winref %u", wf->winref);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s(", quote_qualified_identifier(get_namespace_name(get_func_namespace(wf->winfnoid)),
+															  get_func_name(wf->winfnoid)));
+	if (wf->winstar)
+		appendStringInfoChar(&buf, '*');
+	foreach(lc, wf->args)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 deparse(g, lfirst(lc), tree, "d", NULL, NULL));
+	appendStringInfoChar(&buf, ')');
+	if (wf->aggfilter)
+		appendStringInfo(&buf, " FILTER (WHERE %s)", deparse(g, (Node *) wf->aggfilter, tree, "d", NULL, NULL));
+	appendStringInfoString(&buf, " OVER (");
+	foreach(lc, wc->partitionClause)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "PARTITION BY ",
+						 deparse(g, get_sortgroupclause_expr(lfirst(lc), wq->targetList), tree, "d", NULL, NULL));
+	foreach(lc, wc->orderClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+		appendStringInfo(&buf, "%s(%s) USING %s NULLS %s", foreach_current_index(lc) ? ", " : " ORDER BY ",
+						 deparse(g, get_sortgroupclause_expr(sgc, wq->targetList), tree, "d", NULL, NULL),
+						 dv_operator_sql(sgc->sortop), sgc->nulls_first ? "FIRST" : "LAST");
+	}
+	fo = wc->frameOptions;
+	if (fo & FRAMEOPTION_NONDEFAULT)
+	{
+		const char *bounds[2] = {NULL, NULL};
+
+		appendStringInfoString(&buf, (fo & FRAMEOPTION_RANGE) ? " RANGE " :
+							   (fo & FRAMEOPTION_ROWS) ? " ROWS " : " GROUPS ");
+		for (int end = 0; end < 2; end++)
+		{
+			int			unb_p = end ? FRAMEOPTION_END_UNBOUNDED_PRECEDING : FRAMEOPTION_START_UNBOUNDED_PRECEDING;
+			int			unb_f = end ? FRAMEOPTION_END_UNBOUNDED_FOLLOWING : FRAMEOPTION_START_UNBOUNDED_FOLLOWING;
+			int			cur = end ? FRAMEOPTION_END_CURRENT_ROW : FRAMEOPTION_START_CURRENT_ROW;
+			int			off_p = end ? FRAMEOPTION_END_OFFSET_PRECEDING : FRAMEOPTION_START_OFFSET_PRECEDING;
+			int			off_f = end ? FRAMEOPTION_END_OFFSET_FOLLOWING : FRAMEOPTION_START_OFFSET_FOLLOWING;
+			Node	   *offset = end ? wc->endOffset : wc->startOffset;
+
+			if (fo & unb_p)
+				bounds[end] = "UNBOUNDED PRECEDING";
+			else if (fo & unb_f)
+				bounds[end] = "UNBOUNDED FOLLOWING";
+			else if (fo & cur)
+				bounds[end] = "CURRENT ROW";
+			else if (fo & (off_p | off_f))
+				bounds[end] = psprintf("%s %s", deparse(g, offset, tree, "d", NULL, NULL),
+									   (fo & off_p) ? "preceding" : "following");
+		}
+		if (fo & FRAMEOPTION_BETWEEN)
+			appendStringInfo(&buf, "BETWEEN %s AND %s", bounds[0], bounds[1]);
+		else
+			appendStringInfoString(&buf, bounds[0]);
+		if (fo & FRAMEOPTION_EXCLUDE_CURRENT_ROW)
+			appendStringInfoString(&buf, " EXCLUDE CURRENT ROW");
+		else if (fo & FRAMEOPTION_EXCLUDE_GROUP)
+			appendStringInfoString(&buf, " EXCLUDE GROUP");
+		else if (fo & FRAMEOPTION_EXCLUDE_TIES)
+			appendStringInfoString(&buf, " EXCLUDE TIES");
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/*
  * group_sql - the rows of the subquery operator op over NEW or OLD rows of
  * its input, or, given the name of the relation of its affected keys
  * (columns k1..kn), the rows of the groups whose first key is among them
@@ -1445,7 +1530,9 @@ group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_key
 		if (te->resjunk)
 			continue;
 		appendStringInfo(&buf, "%s%s AS c%d_%d", first ? "" : ", ",
-						 deparse(&ig, (Node *) te->expr, inner->tree, "d", NULL, NULL), rti, te->resno);
+						 inner->window_node && IsA(te->expr, WindowFunc)
+						 ? window_call_sql(&ig, (WindowFunc *) te->expr, gq, inner->tree)
+						 : deparse(&ig, (Node *) te->expr, inner->tree, "d", NULL, NULL), rti, te->resno);
 		first = false;
 	}
 	if (keys)
@@ -2035,6 +2122,12 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				appendStringInfo(buf, "subquery%s%s", name ? " " : "", name ? quote_identifier(name) : "");
 				if (op->inner->kind == DV_PLAN_SPJ)
 					appendStringInfoString(buf, ": the delta of its operators\n");
+				else if (op->inner->window_node && op->inner->input_tlist == NIL)
+					appendStringInfo(buf, " (window without a PARTITION BY key shared by its windows%s): one partition, recomputed over new rows (+) and over old rows (-) when its input changed\n",
+									 op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");
+				else if (op->inner->window_node)
+					appendStringInfo(buf, " (window partitioned by %s%s): the partitions whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
+									 keys.data, op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
 				else

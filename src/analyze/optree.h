@@ -35,7 +35,9 @@
  *			 or a global aggregate, its groups whose keys the DELTA of its
  *			 input has, recomputed over NEW (+1) and over OLD (-1), where OLD
  *			 reads each source as it was: its rows minus the window's net
- *			 inserted rows plus its net deleted ones
+ *			 inserted rows plus its net deleted ones; window functions, their
+ *			 partitions whose keys the DELTA of the input has (all rows when
+ *			 the windows share no partition key), recomputed the same way
  *
  * Operators compose: a child's NEW and DELTA are any operator's.  A
  * subtree whose sources have an empty window has an empty DELTA and its

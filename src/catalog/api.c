@@ -249,8 +249,10 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq)
 	StringInfoData sql;
 	bool		unique;
 
-	if (plan->kind == DV_PLAN_GROUPED)
+	if (plan->kind == DV_PLAN_GROUPED || (plan->kind == DV_PLAN_WINDOW && plan->key_columns != NIL))
 		cols = plan->key_columns;
+	else if (plan->kind == DV_PLAN_WINDOW)
+		cols = list_make1(((DvSortKey *) linitial(plan->window_order))->column);
 	else if (plan->spj_key != NIL)
 		cols = plan->spj_key;
 	else
@@ -654,6 +656,9 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				"UNION ALL of branches (also GROUPING SETS, ROLLUP, CUBE: a branch per grouping set), each maintained by its own operator tree" :
 				plan->kind == DV_PLAN_SPJ ? "operator tree without grouping at its top (delta rule of each operator)" :
 				plan->kind == DV_PLAN_TOPN ? "ORDER BY ... LIMIT (recomputed only when a change reaches the rows it holds)" :
+				plan->kind == DV_PLAN_WINDOW && plan->window_order != NIL ?
+				"window without PARTITION BY (the rows from the first changed row in the window's order recomputed)" :
+				plan->kind == DV_PLAN_WINDOW ? "window with PARTITION BY over grouped rows (affected partitions recomputed)" :
 				plan->agg_state && plan->key_columns == NIL ? "global aggregate (state kept in place)" :
 				plan->agg_state ? "GROUP BY/DISTINCT (aggregate state kept in place per group)" :
 				plan->kind == DV_PLAN_GROUPED && plan->keys_unique ? "GROUP BY/DISTINCT (affected groups recomputed)" :
@@ -661,7 +666,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				"full recompute");
 	EXPLAIN_ROW("sources", sources.data);
 	EXPLAIN_ROW("operator tree", dv_plan_tree_text(plan));
-	if (plan->kind == DV_PLAN_GROUPED)
+	if (plan->kind == DV_PLAN_GROUPED || (plan->kind == DV_PLAN_WINDOW && plan->key_columns != NIL))
 	{
 		StringInfoData keys;
 

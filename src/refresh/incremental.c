@@ -49,6 +49,8 @@
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/ruleutils.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -740,16 +742,154 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 }
 
 /*
- * topn_reached - do the changed rows of a top-N table's input reach the
- * rows it holds?  The changed rows (consolidated: a row recomputed alike
- * cancels out) are merged with the table's last row in the query's order;
- * if the first of them is a changed row (ties count as reaching), or the
- * table holds fewer rows than the limit (every row of the result, or the
- * result's tail under OFFSET), the table must be recomputed.  False: the
- * first rows of the result are the ones the table holds.
+ * before_sql - "the row of alias sorts strictly before the boundary row"
+ * in a WINDOW plan's order, the boundary's values being $1..$n: the first
+ * sort key that differs (NULLs equal to NULLs, as in a sort) decides, by
+ * the sort operator or where NULLs go.  Never NULL.
+ */
+static char *
+before_sql(DvPlan *plan, const char *alias)
+{
+	StringInfoData buf;
+	StringInfoData equal_so_far;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	initStringInfo(&equal_so_far);
+	foreach(lc, plan->window_order)
+	{
+		DvSortKey  *key = lfirst(lc);
+		int			k = foreach_current_index(lc) + 1;
+		char	   *col = psprintf("%s.%s%s", alias, quote_identifier(key->column),
+								   OidIsValid(key->collation) ? psprintf(" COLLATE %s", generate_collation_name(key->collation)) : "");
+
+		appendStringInfo(&buf, "%s(%s(COALESCE(%s %s $%d, false) OR (%s IS %sNULL AND $%d IS %sNULL)))",
+						 k > 1 ? " OR " : "", equal_so_far.data,
+						 col, dv_operator_sql(key->sortop), k,
+						 col, key->nulls_first ? "" : "NOT ", k, key->nulls_first ? "NOT " : "");
+		appendStringInfo(&equal_so_far, "((%s IS NULL AND $%d IS NULL) OR COALESCE(%s %s $%d, false)) AND ",
+						 col, k, col, dv_operator_sql(key->eqop), k);
+	}
+	return buf.data;
+}
+
+/*
+ * apply_window - refresh a WINDOW plan's table from the changed rows of its
+ * input (consolidated: rows recomputed alike cancel out).  Without
+ * PARTITION BY: the first changed row in the window's order is the
+ * boundary; the table's rows and the query's rows that do not sort before
+ * it are diffed (the query's windows evaluated over all its rows, its
+ * output restricted).  With PARTITION BY: the partitions whose keys the
+ * changed rows have, as apply_grouped.
+ */
+static void
+apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
+{
+	StringInfoData row;
+	StringInfoData keys;
+	char	   *changed;
+	char	   *restrict_q;
+	char	   *restrict_t;
+	char	   *delete_sql;
+	char	   *insert_sql;
+	ListCell   *lc;
+	uint64		n;
+	DvParams	params;
+
+	initStringInfo(&row);
+	foreach(lc, plan->window_input_columns)
+		appendStringInfo(&row, "%sd.%s", row.len ? ", " : "", quote_identifier(lfirst(lc)));
+	changed = psprintf("SELECT * FROM (SELECT d.*, pg_catalog.sum(d.dv_weight) OVER (PARTITION BY ROW(%s)::text) AS dv_net "
+					   "FROM (%s) d) d WHERE d.dv_net <> 0",
+					   row.data, dv_delta_sql(plan));
+	initStringInfo(&keys);
+	if (plan->window_order == NIL)
+	{
+		foreach(lc, plan->key_columns)
+			appendStringInfo(&keys, "%sd.%s", keys.len ? ", " : "", quote_identifier(lfirst(lc)));
+		n = dv_exec_at(psprintf("SELECT DISTINCT %s FROM (%s) d", keys.data, changed), snapshot, true);
+		if (n == 0)
+			return;				/* the changes cancel out */
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, n, &params);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, n, &params);
+	}
+	else
+	{
+		int			nkeys = list_length(plan->window_order);
+
+		foreach(lc, plan->window_order)
+			appendStringInfo(&keys, "%sd.%s", keys.len ? ", " : "",
+							 quote_identifier(((DvSortKey *) lfirst(lc))->column));
+		n = dv_exec_at(psprintf("SELECT %s FROM (%s) d ORDER BY %s LIMIT 1",
+								keys.data, changed, dv_window_order_sql(plan, "d")),
+					   snapshot, true);
+		if (n == 0)
+			return;				/* the changes cancel out */
+		params.nargs = nkeys;
+		params.types = palloc(sizeof(Oid) * nkeys);
+		params.values = palloc0(sizeof(Datum) * nkeys);
+		params.nulls = palloc(sizeof(char) * nkeys);
+		for (int k = 0; k < nkeys; k++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, k + 1, &isnull);
+			int16		typlen;
+			bool		typbyval;
+
+			params.types[k] = getBaseType(SPI_gettypeid(SPI_tuptable->tupdesc, k + 1));
+			get_typlenbyval(params.types[k], &typlen, &typbyval);
+			params.nulls[k] = isnull ? 'n' : ' ';
+			params.values[k] = isnull ? (Datum) 0 : datumCopy(v, typbyval, typlen);
+		}
+		restrict_q = psprintf("NOT (%s)", before_sql(plan, "dv_q"));
+		restrict_t = psprintf("NOT (%s)", before_sql(plan, "dv_t"));
+	}
+	dv_full_refresh_sql(dt, NULL, restrict_q, restrict_t, &delete_sql, &insert_sql, true);
+	res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+	res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+}
+
+/*
+ * apply_topn - refresh a top-N table (ORDER BY ... LIMIT n [OFFSET m]) from
+ * the changed rows of its input (consolidated: a row recomputed alike
+ * cancels out), computed once.  Returns false with *why when the table
+ * must be recomputed (TOP_N_CHANGED).
+ *
+ * If no changed row sorts before or with the table's last row L (and the
+ * table holds n rows), the first rows of the result are the ones it holds:
+ * nothing to write.  Otherwise, without OFFSET, the candidates C are the
+ * held rows with the changes added (a multiset by the text of the rows):
+ * every row of the result that C lacks is an old row the table did not
+ * hold, which sorts with or after L.  So the first n rows of C are the
+ * new table when C has n rows and its n-th sorts strictly before L (or
+ * ties with it where rows that tie are alike, topn_unique_order: the sort
+ * keys are every column, or hold a key of the rows), or when the table
+ * held fewer than n rows (it held the whole result); where tied rows need
+ * not be alike, the n-th row of C must also sort strictly before the next
+ * one, so that the first n are one set whatever the plan.  Those rows are
+ * diffed with the table; anything else recomputes.
  */
 static bool
-topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
+topn_first(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char *flag, const char *a_sql,
+		   const char *b_sql, bool ties_to_a)
+{
+	char	   *cols = table_columns(dt->relid, "");
+	bool		isnull;
+	int32		first;
+
+	if (dv_exec_at(psprintf("SELECT %s FROM (SELECT %s, 0 AS %s FROM (%s) a UNION ALL SELECT %s, 1 FROM (%s) b) u "
+							"ORDER BY %s, %s %s LIMIT 1",
+							flag, cols, flag, a_sql, cols, b_sql, plan->topn_order, flag, ties_to_a ? "ASC" : "DESC"),
+				   snapshot, true) != 1)
+		elog(ERROR, "dynview: could not compare the rows of a top-N table");
+	first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return !isnull && first == 0;
+}
+
+static bool
+apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq, char **why)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
 	char	   *cols = table_columns(dt->relid, "");
@@ -757,11 +897,26 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 	bool		isnull;
 	int64		held;
 	int32		first;
+	uint64		ncand;
 	char	   *flag = pstrdup("dv_src");
+	char	   *delete_sql;
+	char	   *insert_sql;
+	char	   *nth;
+	bool		ok;
 
 	/* LIMIT 0: the result is empty whatever changed */
 	if (plan->topn_rows <= 0)
-		return false;
+		return true;
+
+	/* the input's changed rows, as rows of the table with their net weight */
+	if (dv_exec_at(psprintf("WITH dv_d AS (%s) "
+							"SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row, "
+							"  pg_catalog.sum(d.dv_weight)::pg_catalog.int8 AS dv_weight FROM dv_d d "
+							"GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0",
+							dv_delta_sql(plan), dcols, target, dcols),
+				   snapshot, true) == 0)
+		return true;			/* the changes cancel out */
+	dv_register_tuples("dv_topn_changed");
 
 	/*
 	 * the column that tells the table's row from the changed ones must not
@@ -773,33 +928,84 @@ topn_reached(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char **why)
 	if (dv_exec_at(psprintf("SELECT pg_catalog.count(*) FROM %s", target), snapshot, true) != 1)
 		elog(ERROR, "dynview: could not count the rows of %s", target);
 	held = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	/*
-	 * One statement computes the input's delta once: whether any row changed
-	 * on balance (a change that cancels out leaves nothing to compare), and
-	 * whether the first of the changed rows and the table's last row, in
-	 * the query's order, is a changed one.
-	 */
-	if (dv_exec_at(psprintf("WITH dv_d AS (%s), "
-							"dv_changed AS MATERIALIZED (SELECT (pg_catalog.array_agg(ROW(%s)::%s))[1] AS dv_row FROM dv_d d "
-							"  GROUP BY ROW(%s)::text HAVING pg_catalog.sum(d.dv_weight) <> 0) "
-							"SELECT EXISTS (SELECT FROM dv_changed), "
-							"  (SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
-							"     UNION ALL SELECT (c.dv_row).*, 1 FROM dv_changed c) u "
-							"   ORDER BY %s, %s DESC LIMIT 1)",
-							dv_delta_sql(plan), dcols, target, dcols, flag, cols, flag, target, plan->topn_order,
-							(long long) (plan->topn_rows - 1), plan->topn_order, flag),
-				   snapshot, true) != 1)
-		elog(ERROR, "dynview: could not compare the changes with the rows of %s", target);
-	if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
-		return false;
-	if (held < plan->topn_rows)
+
+	/* the first of the changed rows and the table's last row, in the query's order */
+	if (held >= plan->topn_rows)
 	{
-		*why = psprintf("The table holds fewer rows than its LIMIT (" INT64_FORMAT " of " INT64_FORMAT "), so every change of the query under ORDER BY ... LIMIT reaches it: the table was recomputed.",
-						held, plan->topn_rows);
-		return true;
+		if (dv_exec_at(psprintf("SELECT %s FROM (SELECT %s, 0 AS %s FROM (SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1) b "
+								"  UNION ALL SELECT (c.dv_row).*, 1 FROM dv_topn_changed c) u "
+								"ORDER BY %s, %s DESC LIMIT 1",
+								flag, cols, flag, target, plan->topn_order, (long long) (plan->topn_rows - 1),
+								plan->topn_order, flag),
+					   snapshot, true) != 1)
+			elog(ERROR, "dynview: could not compare the changes with the rows of %s", target);
+		first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (!isnull && first == 0)
+		{
+			dv_unregister_tuples("dv_topn_changed");
+			return true;		/* every change sorts after the table's rows */
+		}
 	}
-	first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	return isnull || first == 1;
+	if (plan->topn_offset > 0)
+	{
+		*why = held < plan->topn_rows
+			? psprintf("The table holds fewer rows than its LIMIT (" INT64_FORMAT " of " INT64_FORMAT "), so every change of the query under ORDER BY ... LIMIT reaches it: the table was recomputed.",
+					   held, plan->topn_rows)
+			: pstrdup("A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT with OFFSET): the table was recomputed.");
+		dv_unregister_tuples("dv_topn_changed");
+		return false;
+	}
+
+	/* the candidates: the held rows with the changes added, their first n + 1 */
+	ncand = dv_exec_at(psprintf("WITH dv_u AS (SELECT ROW(t.*)::%s AS dv_row, 1::pg_catalog.int8 AS dv_weight FROM %s t "
+								"  UNION ALL SELECT c.dv_row, c.dv_weight FROM dv_topn_changed c), "
+								"dv_c AS (SELECT (pg_catalog.array_agg(u.dv_row))[1] AS dv_row, pg_catalog.sum(u.dv_weight) AS dv_n "
+								"  FROM dv_u u GROUP BY u.dv_row::text HAVING pg_catalog.sum(u.dv_weight) > 0) "
+								"SELECT (c.dv_row).* FROM dv_c c, pg_catalog.generate_series(1, c.dv_n) ORDER BY %s LIMIT %lld",
+								target, target, plan->topn_order, (long long) plan->topn_rows + 1),
+					   snapshot, true);
+	dv_register_tuples("dv_topn_new");
+	nth = psprintf("SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1", plan->topn_order,
+				   (long long) (plan->topn_rows - 1));
+
+	/*
+	 * A table that held n rows: C must have n rows whose n-th sorts before
+	 * the table's last row, or ties with it where tied rows are alike.
+	 */
+	ok = true;
+	if (held >= plan->topn_rows)
+		ok = ncand >= (uint64) plan->topn_rows &&
+			topn_first(dt, plan, snapshot, flag, nth,
+					   psprintf("SELECT * FROM %s ORDER BY %s OFFSET %lld LIMIT 1", target, plan->topn_order,
+								(long long) (plan->topn_rows - 1)),
+					   plan->topn_unique_order);
+
+	/*
+	 * Where rows can tie without being alike, which of them the query keeps
+	 * is up to its plan: the n-th candidate must sort strictly before the
+	 * next one, so that the first n rows are one set whatever the plan.
+	 */
+	if (ok && !plan->topn_unique_order && ncand > (uint64) plan->topn_rows)
+		ok = topn_first(dt, plan, snapshot, flag, nth,
+						psprintf("SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1", plan->topn_order,
+								 (long long) plan->topn_rows),
+						false);
+	if (ok)
+	{
+		dv_full_refresh_sql(dt, psprintf("SELECT * FROM dv_topn_new ORDER BY %s LIMIT %lld", plan->topn_order,
+										 (long long) plan->topn_rows),
+							NULL, NULL, &delete_sql, &insert_sql, true);
+		res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+		res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	}
+	else
+		*why = psprintf("A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT), and the held rows with the changes do not give the first " INT64_FORMAT " rows (a held row left or sank, or rows tie at the limit): the table was recomputed.",
+						plan->topn_rows);
+	dv_unregister_tuples("dv_topn_new");
+	dv_unregister_tuples("dv_topn_changed");
+	return ok;
 }
 
 /*
@@ -985,16 +1191,18 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 								 GUC_ACTION_SAVE, true, 0, false);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
-			const char *why = NULL;
+			char	   *why = NULL;
 
-			if (topn_reached(dt, plan, snapshot, &why))
+			if (!apply_topn(dt, plan, snapshot, res, &seq, &why))
 			{
 				*full_code = "TOP_N_CHANGED";
-				*full_reason = pstrdup(why ? why : "A changed row sorts before or with the last row the table holds (ORDER BY ... LIMIT): the table was recomputed.");
+				*full_reason = why;
 				topn_full = true;
 				ok = false;
 			}
 		}
+		else if (plan->kind == DV_PLAN_WINDOW)
+			apply_window(dt, plan, snapshot, res, &seq);
 		else if (plan->kind == DV_PLAN_SPJ)
 			ok = apply_spj(dt, plan, snapshot, res, &seq);
 		else if (plan->agg_state)

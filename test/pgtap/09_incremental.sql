@@ -16,7 +16,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dynview;
 
-SELECT plan(104);
+SELECT plan(106);
 
 CREATE TABLE dvt_orders (id int PRIMARY KEY, customer text, amount numeric(10,2), qty int, doc json);
 CREATE TABLE dvt_customers (customer text PRIMARY KEY, region text);
@@ -132,12 +132,17 @@ SELECT is(pg_temp.create_mode('dvt_intersect',
           'INCREMENTAL/', 'INTERSECT: INCREMENTAL (rows the branches touch recomputed)');
 SELECT ok(dynview.verify('dvt_union'), 'verify dvt_union after creation');
 SELECT is(pg_temp.create_mode('dvt_window',
-              'SELECT id, row_number() OVER (PARTITION BY customer ORDER BY id) AS rn FROM dvt_orders'),
-          'FULL/WINDOW_FUNCTION', 'a window function with PARTITION BY: FULL, WINDOW_FUNCTION');
+              'SELECT DISTINCT customer, row_number() OVER (PARTITION BY customer ORDER BY id) AS rn FROM dvt_orders'),
+          'FULL/WINDOW_FUNCTION', 'a window function under DISTINCT: FULL, WINDOW_FUNCTION');
 SELECT ok(dynview.verify('dvt_window'), 'verify dvt_window after creation');
+SELECT is(pg_temp.create_mode('dvt_window_hidden',
+              'SELECT id, row_number() OVER (PARTITION BY customer ORDER BY id) AS rn FROM dvt_orders'),
+          'INCREMENTAL/', 'a window function partitioned by a column not in the output: INCREMENTAL (a subquery operator)');
+SELECT is(pg_temp.create_mode('dvt_window_rank', 'SELECT id, qty, rank() OVER (ORDER BY qty DESC) AS rk FROM dvt_orders'),
+          'INCREMENTAL/', 'rank() without PARTITION BY: INCREMENTAL (rows from the first changed one recomputed)');
 SELECT is(pg_temp.create_mode('dvt_window_all', 'SELECT id, sum(qty) OVER () AS all_qty FROM dvt_orders'),
           'FULL/UNSUPPORTED_WINDOW_WITHOUT_PARTITION',
-          'a window function without PARTITION BY: FULL, UNSUPPORTED_WINDOW_WITHOUT_PARTITION');
+          'a window function without PARTITION BY and ORDER BY: FULL, UNSUPPORTED_WINDOW_WITHOUT_PARTITION');
 SELECT ok(dynview.verify('dvt_window_all'), 'verify dvt_window_all after creation');
 SELECT is(pg_temp.create_mode('dvt_limit', 'SELECT id, qty FROM dvt_orders ORDER BY id LIMIT 2'),
           'INCREMENTAL/', 'ORDER BY ... LIMIT: INCREMENTAL (top-N)');

@@ -307,7 +307,7 @@ class QueryGen:
         if depth == 0:
             return self.base()
         ops = [self.join, self.join, self.semi, self.scalar, self.aggregate, self.aggregate,
-               self.distinct, self.setop, self.window, self.topn]
+               self.distinct, self.setop, self.window, self.window_grouped, self.topn]
         while True:
             rel = self.rng.choice(ops)(depth)
             if rel is not None:
@@ -548,13 +548,13 @@ class QueryGen:
                f"SELECT {', '.join(rsel)} FROM {right.src('r')}{rw}")
         return Rel(sql, cols, left.rows + right.rows, depth, {op} | left.tags | right.tags)
 
-    def window(self, depth, child=None):
+    def window(self, depth, child=None, partition=None):
         r = self.rng
         child = child or self.child(depth)
         cols = self.pick_cols(child, 1, 4, sorted_on=True)
         keyable = [c for c in cols if c.kind in KEYABLE]
         part = ""
-        if keyable and r.random() < 0.65:
+        if keyable and (partition if partition is not None else r.random() < 0.65):
             p = r.choice(keyable)
             part = f"PARTITION BY t.{p.name} "
             tag = "window with PARTITION BY"
@@ -571,12 +571,45 @@ class QueryGen:
             (f"count(*) OVER ({part.strip()})", "int"),
             (f"sum(t.{ic.name}) OVER ({part}ORDER BY {full})", "int"),
             (f"max(t.{ic.name}) OVER ({part}ORDER BY {full} ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)", "int"),
+            (f"lag(t.{ic.name}, {r.choice([1, 2])}) OVER ({part}ORDER BY {full})", "int"),
+            (f"first_value(t.{ic.name}) OVER ({part}ORDER BY {full})", "int"),
+            (f"count(*) OVER ({part}ORDER BY t.{ic.name} DESC NULLS LAST)", "int"),
+            (f"sum(t.{ic.name}) OVER ({part}ORDER BY t.{ic.name} GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW)", "int"),
         ])
         name = self.fresh("wf")
         sel = [f"t.{c.name}" for c in cols] + [f"{f[0]} AS {name}"]
         sql = f"SELECT {', '.join(sel)} FROM {child.src('t')}"
         out = [Col(c.name, c.kind, c.ndv) for c in cols] + [Col(name, f[1], 10)]
         return Rel(sql, out, child.rows, depth, {tag} | child.tags)
+
+    def window_grouped(self, depth, child=None):
+        """Window functions over GROUP BY in one level: without PARTITION BY (a rank layer), or
+        partitioned by the first of two group keys."""
+        r = self.rng
+        child = child or self.child(depth)
+        keyable = [c for c in child.cols if c.kind in KEYABLE]
+        ints = child.of("int")
+        if not keyable or not ints:
+            return None
+        keys = r.sample(keyable, min(len(keyable), r.randint(1, 2)))
+        ic = r.choice(ints)
+        kl = ", ".join(f"t.{k.name}" for k in keys)
+        s_name, n_name, w_name = self.fresh("s"), self.fresh("n"), self.fresh("wg")
+        part = f"PARTITION BY t.{keys[0].name} " if len(keys) == 2 and r.random() < 0.5 else ""
+        f = r.choice([
+            f"rank() OVER ({part}ORDER BY sum(t.{ic.name}) DESC NULLS LAST)",
+            f"dense_rank() OVER ({part}ORDER BY count(*), sum(t.{ic.name}))",
+            f"sum(count(*)) OVER ({part}ORDER BY sum(t.{ic.name}) NULLS FIRST)",
+            f"sum(sum(t.{ic.name})) OVER ({part.strip()})" if part else
+            f"lag(count(*)) OVER (ORDER BY count(*), sum(t.{ic.name}) DESC, {kl})",
+        ])
+        having = f" HAVING count(*) > {r.choice([1, 2])}" if r.random() < 0.25 else ""
+        sql = (f"SELECT {kl}, sum(t.{ic.name}) AS {s_name}, count(*) AS {n_name}, {f} AS {w_name} "
+               f"FROM {child.src('t')} GROUP BY {kl}{having}")
+        out = [Col(k.name, k.kind, k.ndv) for k in keys] + [Col(s_name, "int", 20), Col(n_name, "int", 20),
+                                                             Col(w_name, "int", 10)]
+        tag = "window over GROUP BY" + (" with PARTITION BY" if part else " without PARTITION BY")
+        return Rel(sql, out, child.rows, depth, {tag, "GROUP BY"} | child.tags)
 
     def topn(self, depth, child=None):
         r = self.rng
@@ -634,8 +667,20 @@ def nested_queries(rng, count):
         wrap = rng.choice([gen.aggregate, gen.window, gen.topn, gen.distinct])
         return wrap(j.depth + 1, child=j)
 
+    def rank_layer():
+        # the seed's rank layer: a window without PARTITION BY over a grouped dynamic table, or
+        # over a grouped subquery, or over GROUP BY in the same level
+        form = rng.choice(["dt", "sub", "level"])
+        if form == "dt":
+            up = rng.choice(ups)
+            return gen.window(max(3, up.depth + 1), child=up, partition=False)
+        grouped = gen.aggregate(2, form="group")
+        if form == "sub":
+            return gen.window(3, child=grouped, partition=False)
+        return gen.window_grouped(3, child=gen.gen(2))
+
     shapes = [agg_over_left_join, lambda: gen.scalar(3, correlated=True), not_exists_over_dt,
-              join_of_two_aggregate_dts]
+              join_of_two_aggregate_dts, rank_layer]
     shapes += [lambda: gen.gen(rng.choice([3, 3, 4]))] * count
     made = []
     for i, make in enumerate(shapes):
