@@ -1126,6 +1126,14 @@ typedef struct DvGen
 	AttrNumber	restrict_attno;
 	const char *restrict_keys;
 	bool		restrict_null;
+
+	/*
+	 * The delta of grouped subquery operator keys_filter_op recomputes only
+	 * the affected groups whose keys (alias k) pass keys_filter
+	 * (partner_keys_filter), or all when NULL.
+	 */
+	DvOp	   *keys_filter_op;
+	const char *keys_filter;
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1140,6 +1148,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->lateral_left = NULL;
 	g->lateral_alias = NULL;
 	g->restrict_rti = 0;
+	g->keys_filter_op = NULL;
+	g->keys_filter = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -1580,6 +1590,142 @@ rows_sql(DvGen *g, DvOp *op)
 
 static char *delta_cte(DvGen *g, DvOp *op);
 static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
+static char *add_cte(DvGen *g, const char *sql);
+
+/*
+ * group_key_attno - the output column (resno) of the subquery operator op
+ * that is its first group key (the first key of its input's delta), or 0
+ * if it has no keys or outputs none as a plain column.
+ */
+static AttrNumber
+group_key_attno(DvOp *op)
+{
+	DvPlan	   *inner = op->inner;
+	Query	   *gq;
+	Node	   *k1;
+	ListCell   *lc;
+
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL)
+		return 0;
+	gq = inner->grouped_level;
+	k1 = plain_var_mutator((Node *) linitial_node(TargetEntry, inner->input_tlist)->expr, NULL);
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk && equal(plain_var_mutator((Node *) te->expr, NULL), k1))
+			return te->resno;
+	}
+	return 0;
+}
+
+/*
+ * group_key_match - a condition of the join (quals) "e = key", key the
+ * first group key of the grouped subquery operator grp and e an expression
+ * of the row of the join's other side (operator other) alone, compared by
+ * the key type's own (strict) equality under a collation that agrees with
+ * the group's: then only a group whose key is some e can join a row of
+ * other.  Returns e (and its operator in *opno), or NULL if no condition is
+ * such.
+ */
+static Node *
+group_key_match(DvOp *grp, DvOp *other, List *quals, Oid *opno)
+{
+	AttrNumber	kattno = group_key_attno(grp);
+	int			rti;
+	ListCell   *lc;
+
+	if (kattno == 0)
+		return NULL;
+	rti = bms_singleton_member(grp->rels);
+	foreach(lc, quals)
+	{
+		OpExpr	   *e = (OpExpr *) lfirst(lc);
+		Node	   *a;
+		Node	   *b;
+		Bitmapset  *avars;
+
+		if (!IsA(e, OpExpr) || list_length(e->args) != 2)
+			continue;
+		a = linitial(e->args);
+		b = lsecond(e->args);
+		if (IsA(a, Var) && ((Var *) a)->varno == rti && ((Var *) a)->varlevelsup == 0)
+		{
+			Node	   *t = a;
+
+			a = b;
+			b = t;
+		}
+		if (!IsA(b, Var) || ((Var *) b)->varno != rti || ((Var *) b)->varattno != kattno ||
+			((Var *) b)->varlevelsup != 0)
+			continue;
+		avars = expr_varnos(a);
+		if (avars == NULL || !bms_is_subset(avars, other->rels) || has_outer_refs(a) ||
+			contain_volatile_functions(a) || checkExprHasSubLink(a) || exprType(a) != exprType(b) ||
+			e->opno != lookup_type_cache(exprType(b), TYPECACHE_EQ_OPR)->eq_opr ||
+			!func_strict(get_opcode(e->opno)) ||
+			!same_equality(e->inputcollid, exprCollation(b)))
+			continue;
+		*opno = e->opno;
+		return a;
+	}
+	return NULL;
+}
+
+/*
+ * keyed_group_sql - "(rows)" of the grouped subquery operator grp, a side
+ * of a join whose other side is read as its delta (relation dother, the
+ * rows of operator other): when the join equates grp's first group key
+ * with an expression e of other's row (group_key_match), only the groups
+ * whose key is some e of the delta can join it, so only those are computed
+ * (group_sql over the keys of the delta: the subquery's input restricted
+ * by them, through an index on the key where there is one) instead of
+ * every group of the subquery.  NULL if the join has no such condition.
+ */
+static char *
+keyed_group_sql(DvGen *g, DvOp *grp, DvOp *other, const char *dother, List *quals)
+{
+	Oid			opno;
+	Node	   *e = group_key_match(grp, other, quals, &opno);
+
+	if (e == NULL)
+		return NULL;
+	return psprintf("(%s)", group_sql(g, grp, NULL,
+									  add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o",
+														  deparse(g, e, other, "o", NULL, NULL), dother)),
+									  false));
+}
+
+/*
+ * partner_keys_filter - for the delta of the grouped subquery operator
+ * right, the right side of a join whose rows it only matches (inner, left,
+ * semi- and anti-join: a group that joins no row of the left side adds
+ * nothing to the join's delta), with a condition "e = key"
+ * (group_key_match): the condition on its affected keys (alias k, first
+ * key k1) that some row of the left side, now (NEW) or in its delta (the
+ * rows it had and no longer has), has e = k1.  A changed group that no row
+ * of the left side can join is then not recomputed at all.  NULL if there
+ * is no such condition.
+ */
+static char *
+partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
+{
+	Oid			opno;
+	Node	   *e;
+	char	   *eq;
+
+	if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
+		join->jointype != JOIN_SEMI && join->jointype != JOIN_ANTI)
+		return NULL;
+	e = group_key_match(join->right, join->left, join->quals, &opno);
+	if (e == NULL)
+		return NULL;
+	eq = psprintf("(%s) %s k.k1", deparse(g, e, join->left, "o", NULL, NULL), dv_operator_sql(opno));
+	if (dl == NULL)
+		return psprintf("EXISTS (SELECT FROM (%s) o WHERE %s)", new_sql(g, join->left), eq);
+	return psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s) OR EXISTS (SELECT FROM %s o WHERE %s))",
+					new_sql(g, join->left), eq, dl, eq);
+}
 
 /*
  * not_in_test - the "(x = y) IS NOT FALSE" that NOT IN became
@@ -1791,7 +1937,10 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 							 deparse(&ig, (Node *) lfirst_node(TargetEntry, lc)->expr, inner->tree, "d", NULL, NULL),
 							 foreach_current_index(lc) + 1);
 		appendStringInfo(&k, " FROM %s d", d);
-		keys = add_cte(g, k.data);
+		if (g->keys_filter_op == op && g->keys_filter)
+			keys = add_cte(g, psprintf("SELECT * FROM (%s) k WHERE %s", k.data, g->keys_filter));
+		else
+			keys = add_cte(g, k.data);
 	}
 	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
 					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
@@ -1837,9 +1986,19 @@ delta_cte(DvGen *g, DvOp *op)
 		case DV_OP_JOIN:
 			{
 				char	   *dl = delta_cte(g, op->left);
-				char	   *dr = delta_cte(g, op->right);
+				char	   *dr;
 				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
 				const char *cols = psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"));
+
+				/* (a changed group of a subquery on the right that no left row joins adds nothing) */
+				if (op->right->kind == DV_OP_GROUP && has_delta(op->right))
+				{
+					g->keys_filter = partner_keys_filter(g, op, dl);
+					g->keys_filter_op = g->keys_filter ? op->right : NULL;
+				}
+				dr = delta_cte(g, op->right);
+				g->keys_filter_op = NULL;
+				g->keys_filter = NULL;
 
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
@@ -1849,11 +2008,20 @@ delta_cte(DvGen *g, DvOp *op)
 				}
 				/* the inner join's rows */
 				if (dl)
+				{
+					char	   *right = keyed_group_sql(g, op->right, op->left, dl, op->quals);
+
 					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN %s r ON %s",
-									 cols, dl, right_sql(g, op->right, op->left, "l"), theta);
+									 cols, dl, right ? right : right_sql(g, op->right, op->left, "l"), theta);
+				}
 				if (dr)
-					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM (%s) l JOIN %s r ON %s",
-									 terms.len ? " UNION ALL " : "", cols, new_sql(g, op->left), dr, theta);
+				{
+					char	   *left = keyed_group_sql(g, op->left, op->right, dr, op->quals);
+
+					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s l JOIN %s r ON %s",
+									 terms.len ? " UNION ALL " : "", cols,
+									 left ? left : psprintf("(%s)", new_sql(g, op->left)), dr, theta);
+				}
 				if (dl && dr)
 					appendStringInfo(&terms, " UNION ALL SELECT %s-(l.dv_weight * r.dv_weight) FROM %s l JOIN %s r ON %s",
 									 cols, dl, dr, theta);

@@ -34,8 +34,20 @@
  *	group	 a subquery in FROM: SPJ, its own tree's DELTA; GROUP BY, DISTINCT
  *			 or a global aggregate, its groups whose keys the DELTA of its
  *			 input has, recomputed over NEW (+1) and over OLD (-1), where OLD
- *			 reads each source as it was: its rows minus the window's net
- *			 inserted rows plus its net deleted ones
+ *			 is its input's NEW less its input's DELTA (restricted to the
+ *			 affected keys like NEW)
+ *
+ * A grouped subquery G joined by a condition "e = k1" (k1 its first group
+ * key, e an expression of the other side X's row, the key type's strict
+ * equality) is read by the key:
+ *	- in DELTA(X) join NEW(G), NEW(G) is computed for the groups whose key
+ *	  is some e of DELTA(X) only (TPC-H Q17: the avg of the parts a changed
+ *	  lineitem has, not of every part);
+ *	- as the right side of an inner, left, semi- or anti-join, DELTA(G)
+ *	  recomputes only the affected groups that some row of NEW(X) or of
+ *	  DELTA(X) has e = k1 for: another group joins no row before or after
+ *	  the change and adds nothing to the join's delta (Q17: of the parts a
+ *	  change has, those of the brand and container the query reads).
  *
  * Operators compose: a child's NEW and DELTA are any operator's.  A
  * subtree whose sources have an empty window has an empty DELTA and its

@@ -60,7 +60,12 @@ INSERT INTO op_defs VALUES
   ('op_grouping_sets', 'SELECT a.k, a.v, count(*) AS n FROM op_a a GROUP BY GROUPING SETS ((a.k), (a.v), ()) HAVING count(*) > 0'),
   ('op_distinct_on', 'SELECT DISTINCT ON (b.k) b.k, b.id, b.w FROM op_b b ORDER BY b.k, b.w DESC, b.id'),
   ('op_distinct_on_join', 'SELECT DISTINCT ON (a.id) a.id, b.id AS bid, b.w FROM op_a a LEFT JOIN op_b b ON b.k = a.k ORDER BY a.id, b.w NULLS FIRST, b.id'),
-  ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
+  ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)'),
+  -- a correlated avg (TPC-H Q17's shape): the grouped subquery's changed groups that no row of
+  -- the join joins are not recomputed, and the join's delta reads only the groups its keys reach
+  ('op_scalar_corr_avg', 'SELECT a.id, b.id AS bid, b.w FROM op_a a JOIN op_b b ON b.k = a.k WHERE a.v <> ''two'' AND b.w < (SELECT 1.2 * avg(b2.w) FROM op_b b2 WHERE b2.k = a.k)'),
+  ('op_group_join_filtered', 'SELECT a.id, s.total, s.mx FROM op_a a JOIN (SELECT b.k, sum(b.w) AS total, max(b.w) AS mx FROM op_b b GROUP BY b.k) s ON s.k = a.k AND s.mx > 4 WHERE a.v <> ''uno'''),
+  ('op_semi_grouped_keys', 'SELECT a.id, a.v FROM op_a a WHERE a.k IN (SELECT b.k FROM op_b b WHERE b.w > 2 GROUP BY b.k HAVING sum(b.w) > 6) AND a.id > 1');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
   FROM op_defs;
