@@ -49,6 +49,14 @@
  *	  the change and adds nothing to the join's delta (Q17: of the parts a
  *	  change has, those of the brand and container the query reads).
  *
+ * A global aggregate subquery whose aggregates are all extremes (min, max,
+ * bool_and, bool_or: pg_aggregate.aggsortop) computes its input's NEW once
+ * (a WITH entry; its one row now is read from there by the whole statement)
+ * and its row as it was over the first row of NEW in each aggregate's order
+ * plus the deleted rows of the input's DELTA, when no inserted row reaches
+ * an extreme (else over NEW - DELTA); the two rows cancel when their text
+ * is the same (TPC-H Q15: max(total_revenue) over a grouped view).
+ *
  * Operators compose: a child's NEW and DELTA are any operator's.  A
  * subtree whose sources have an empty window has an empty DELTA and its
  * terms are left out.  Expressions (join conditions, filters, the level's
@@ -107,6 +115,14 @@ typedef struct DvOp
  * Modifies q in place.
  */
 extern void dv_optree_convert_sublinks(Query *q);
+
+/*
+ * dv_optree_split_having - a grouped level whose HAVING compares its
+ * aggregates with an uncorrelated scalar subquery, as a level over the
+ * grouped level (a subquery in FROM) with those conditions as its WHERE;
+ * q itself if it has none.
+ */
+extern Query *dv_optree_split_having(Query *q);
 
 /*
  * dv_optree_build - the operator tree of the level's join tree and WHERE,
