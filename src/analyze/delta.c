@@ -2056,6 +2056,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	if (query->setOperations)
 		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
 	query = pull_up_simple_subqueries(copyObject(query));
+	/* a scalar subquery in HAVING: a condition over the grouped level as a subquery */
+	query = dv_optree_split_having(query);
 	/* EXISTS, IN and their negations become semi- and anti-joins */
 	dv_optree_convert_sublinks(query);
 	/* outputs read the sources' columns, not a join's (USING, FULL JOIN's COALESCE) */

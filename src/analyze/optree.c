@@ -536,6 +536,177 @@ decorrelate_scalars(Query *q)
 	q->jointree = makeFromExpr(list_make1(tree), quals);
 }
 
+typedef struct HavingWalk
+{
+	bool		ok;				/* level-0 Vars only inside aggregates, sublinks uncorrelated scalars */
+	bool		sublink;		/* has a scalar sublink */
+	List	   *aggrefs;		/* the aggregates (distinct by equal()) */
+} HavingWalk;
+
+static bool
+having_walker(Node *node, HavingWalk *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		if (((Aggref *) node)->agglevelsup == 0 && !list_member(ctx->aggrefs, node))
+			ctx->aggrefs = lappend(ctx->aggrefs, node);
+		return false;
+	}
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+
+		if (sl->subLinkType != EXPR_SUBLINK || has_outer_refs(sl->subselect))
+			ctx->ok = false;
+		ctx->sublink = true;
+		return false;
+	}
+	if ((IsA(node, Var) && ((Var *) node)->varlevelsup == 0) || IsA(node, GroupingFunc) ||
+		IsA(node, PlaceHolderVar))
+	{
+		ctx->ok = false;
+		return false;
+	}
+	return expression_tree_walker(node, having_walker, (void *) ctx);
+}
+
+typedef struct HavingMap
+{
+	List	   *aggrefs;
+	List	   *resnos;			/* int: the subquery's column of each aggregate */
+} HavingMap;
+
+static Node *
+having_mutator(Node *node, HavingMap *m)
+{
+	ListCell   *la;
+	ListCell   *lr;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+	{
+		forboth(la, m->aggrefs, lr, m->resnos)
+		{
+			if (equal(node, lfirst(la)))
+				return (Node *) makeVar(1, lfirst_int(lr), exprType(node), exprTypmod(node),
+										exprCollation(node), 0);
+		}
+		elog(ERROR, "dynview: aggregate of HAVING not found");
+	}
+	if (IsA(node, SubLink))
+		return (Node *) copyObject(node);
+	return expression_tree_mutator(node, having_mutator, (void *) m);
+}
+
+/*
+ * dv_optree_split_having - a grouped level whose HAVING compares its
+ * aggregates with an uncorrelated scalar subquery (TPC-H Q11: a group is
+ * kept if its sum exceeds a fraction of the sum over every group) becomes
+ * a level over the grouped level as a subquery in FROM (its other HAVING
+ * conditions kept, each aggregate those conditions read one more column),
+ * with those conditions as its WHERE over the subquery's columns: the
+ * scalar subquery is then a join (decorrelate_scalars) with the grouped
+ * subquery, an operator whose affected groups are recomputed.  Returns q
+ * itself when it has no such condition.
+ */
+Query *
+dv_optree_split_having(Query *q)
+{
+	List	   *keep = NIL;
+	List	   *moved = NIL;
+	HavingWalk	walk = {true, false, NIL};
+	HavingMap	map = {NIL, NIL};
+	Query	   *sub;
+	Query	   *outer;
+	RangeTblEntry *rte;
+	RangeTblRef *rtr;
+	List	   *colnames = NIL;
+	ListCell   *lc;
+	int			resno;
+
+	if (q->havingQual == NULL || !checkExprHasSubLink(q->havingQual) || q->groupingSets ||
+		q->hasWindowFuncs || q->distinctClause || q->hasTargetSRFs || q->limitCount ||
+		q->limitOffset || q->setOperations || q->rowMarks || q->cteList ||
+		q->commandType != CMD_SELECT || q->jointree == NULL || q->jointree->fromlist == NIL)
+		return q;
+	foreach(lc, make_ands_implicit((Expr *) q->havingQual))
+	{
+		HavingWalk	w = {true, false, NIL};
+
+		(void) having_walker(lfirst(lc), &w);
+		if (!w.sublink)
+		{
+			keep = lappend(keep, lfirst(lc));
+			continue;
+		}
+		if (!w.ok)
+			return q;
+		moved = lappend(moved, lfirst(lc));
+		(void) having_walker(lfirst(lc), &walk);
+	}
+	if (moved == NIL)
+		return q;
+
+	/* the grouped level, every column an output (GROUP BY's own ones too), and the aggregates */
+	sub = copyObject(q);
+	sub->havingQual = keep ? (Node *) make_ands_explicit(keep) : NULL;
+	sub->sortClause = NIL;
+	sub->hasSubLinks = checkExprHasSubLink((Node *) sub->targetList) ||
+		checkExprHasSubLink((Node *) sub->jointree) || checkExprHasSubLink(sub->havingQual);
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk || te->resname == NULL)
+			te->resname = psprintf("dv_j%d", te->resno);
+		te->resjunk = false;
+		colnames = lappend(colnames, makeString(pstrdup(te->resname)));
+	}
+	resno = list_length(sub->targetList);
+	foreach(lc, walk.aggrefs)
+	{
+		resno++;
+		sub->targetList = lappend(sub->targetList,
+								  makeTargetEntry(copyObject(lfirst(lc)), resno, psprintf("dv_h%d", resno), false));
+		colnames = lappend(colnames, makeString(psprintf("dv_h%d", resno)));
+		map.aggrefs = lappend(map.aggrefs, lfirst(lc));
+		map.resnos = lappend_int(map.resnos, resno);
+	}
+
+	/* SELECT <its columns> FROM (sub) dv_having WHERE <the conditions moved> ORDER BY ... */
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sub;
+	rte->eref = makeAlias("dv_having", colnames);
+	rte->inFromCl = true;
+	rtr = makeNode(RangeTblRef);
+	rtr->rtindex = 1;
+	outer = makeNode(Query);
+	outer->commandType = CMD_SELECT;
+	outer->querySource = q->querySource;
+	outer->canSetTag = true;
+	outer->rtable = list_make1(rte);
+	outer->jointree = makeFromExpr(list_make1(rtr),
+								   (Node *) make_ands_explicit((List *) having_mutator((Node *) moved, &map)));
+	outer->hasSubLinks = true;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		TargetEntry *nte = makeTargetEntry((Expr *) makeVar(1, te->resno, exprType((Node *) te->expr),
+															  exprTypmod((Node *) te->expr),
+															  exprCollation((Node *) te->expr), 0),
+										   te->resno, te->resname ? pstrdup(te->resname) : NULL, te->resjunk);
+
+		nte->ressortgroupref = te->ressortgroupref;
+		outer->targetList = lappend(outer->targetList, nte);
+	}
+	outer->sortClause = copyObject(q->sortClause);
+	return outer;
+}
+
 /* "SELECT <its outputs> FROM (s) dv_in": s as the one FROM item of a simple query */
 static Query *
 wrap_subquery(Query *s)
@@ -1114,6 +1285,13 @@ typedef struct DvGen
 	List	   *stand_in;		/* range table of the level's size, columns c<rti>_<attno> */
 	StringInfo	with;			/* the WITH chain of deltas (shared with inner levels) */
 	int		   *next_id;		/* numbers its entries */
+
+	/*
+	 * (shared like with) pairs of a subquery operator and the WITH entry
+	 * holding its rows now, computed once by its delta (global_extreme_delta)
+	 * and read from there wherever its rows now are read
+	 */
+	List	  **new_ctes;
 	DvOp	   *lateral_left;	/* a LATERAL function's left side, written as ... */
 	const char *lateral_alias;	/* ... this alias */
 
@@ -1126,6 +1304,14 @@ typedef struct DvGen
 	AttrNumber	restrict_attno;
 	const char *restrict_keys;
 	bool		restrict_null;
+
+	/*
+	 * The delta of grouped subquery operator keys_filter_op recomputes only
+	 * the affected groups whose keys (alias k) pass keys_filter
+	 * (partner_keys_filter), or all when NULL.
+	 */
+	DvOp	   *keys_filter_op;
+	const char *keys_filter;
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1140,15 +1326,19 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->lateral_left = NULL;
 	g->lateral_alias = NULL;
 	g->restrict_rti = 0;
+	g->keys_filter_op = NULL;
+	g->keys_filter = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
 		g->next_id = outer->next_id;
+		g->new_ctes = outer->new_ctes;
 	}
 	else
 	{
 		g->with = makeStringInfo();
 		g->next_id = palloc0(sizeof(int));
+		g->new_ctes = palloc0(sizeof(List *));
 	}
 	foreach(lc, q->rtable)
 	{
@@ -1508,7 +1698,17 @@ window_call_sql(DvGen *g, WindowFunc *wf, Query *wq, DvOp *tree)
  * is among them.  Columns c<rti>_<resno>.
  */
 static char *
+group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys, const char *input);
+
+static char *
 group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
+{
+	return group_sql_over(g, op, dtree, keys, null_keys, NULL);
+}
+
+/* group_sql over the rows of a given statement (input, columns of the input's tree), if not NULL */
+static char *
+group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys, const char *input)
 {
 	DvPlan	   *inner = op->inner;
 	Query	   *gq = inner->kind == DV_PLAN_GROUPED ? inner->grouped_level : inner->level;
@@ -1549,7 +1749,8 @@ group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_key
 			ig.restrict_null = null_keys;
 		}
 	}
-	appendStringInfo(&buf, " FROM (%s) d", dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
+	appendStringInfo(&buf, " FROM (%s) d", input ? input :
+					 dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
 	ig.restrict_rti = 0;
 	if (keys)
 	{
@@ -1605,7 +1806,17 @@ rows_sql(DvGen *g, DvOp *op)
 				break;
 			}
 		case DV_OP_GROUP:
-			return group_sql(g, op, NULL, NULL, false);
+			{
+				ListCell   *lc;
+
+				/* (computed once by its delta: global_extreme_delta) */
+				foreach(lc, *g->new_ctes)
+				{
+					if (linitial(lfirst(lc)) == op)
+						return psprintf("SELECT * FROM %s", (char *) lsecond(lfirst(lc)));
+				}
+				return group_sql(g, op, NULL, NULL, false);
+			}
 		case DV_OP_FUNC:
 			{
 				ListCell   *lc;
@@ -1667,6 +1878,144 @@ rows_sql(DvGen *g, DvOp *op)
 
 static char *delta_cte(DvGen *g, DvOp *op);
 static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
+static char *add_cte(DvGen *g, const char *sql);
+static List *extreme_aggrefs(DvOp *op);
+static void global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs, StringInfo terms);
+
+/*
+ * group_key_attno - the output column (resno) of the subquery operator op
+ * that is its first group key (the first key of its input's delta), or 0
+ * if it has no keys or outputs none as a plain column.
+ */
+static AttrNumber
+group_key_attno(DvOp *op)
+{
+	DvPlan	   *inner = op->inner;
+	Query	   *gq;
+	Node	   *k1;
+	ListCell   *lc;
+
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL)
+		return 0;
+	gq = inner->grouped_level;
+	k1 = plain_var_mutator((Node *) linitial_node(TargetEntry, inner->input_tlist)->expr, NULL);
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk && equal(plain_var_mutator((Node *) te->expr, NULL), k1))
+			return te->resno;
+	}
+	return 0;
+}
+
+/*
+ * group_key_match - a condition of the join (quals) "e = key", key the
+ * first group key of the grouped subquery operator grp and e an expression
+ * of the row of the join's other side (operator other) alone, compared by
+ * the key type's own (strict) equality under a collation that agrees with
+ * the group's: then only a group whose key is some e can join a row of
+ * other.  Returns e (and its operator in *opno), or NULL if no condition is
+ * such.
+ */
+static Node *
+group_key_match(DvOp *grp, DvOp *other, List *quals, Oid *opno)
+{
+	AttrNumber	kattno = group_key_attno(grp);
+	int			rti;
+	ListCell   *lc;
+
+	if (kattno == 0)
+		return NULL;
+	rti = bms_singleton_member(grp->rels);
+	foreach(lc, quals)
+	{
+		OpExpr	   *e = (OpExpr *) lfirst(lc);
+		Node	   *a;
+		Node	   *b;
+		Bitmapset  *avars;
+
+		if (!IsA(e, OpExpr) || list_length(e->args) != 2)
+			continue;
+		a = linitial(e->args);
+		b = lsecond(e->args);
+		if (IsA(a, Var) && ((Var *) a)->varno == rti && ((Var *) a)->varlevelsup == 0)
+		{
+			Node	   *t = a;
+
+			a = b;
+			b = t;
+		}
+		if (!IsA(b, Var) || ((Var *) b)->varno != rti || ((Var *) b)->varattno != kattno ||
+			((Var *) b)->varlevelsup != 0)
+			continue;
+		avars = expr_varnos(a);
+		if (avars == NULL || !bms_is_subset(avars, other->rels) || has_outer_refs(a) ||
+			contain_volatile_functions(a) || checkExprHasSubLink(a) || exprType(a) != exprType(b) ||
+			e->opno != lookup_type_cache(exprType(b), TYPECACHE_EQ_OPR)->eq_opr ||
+			!func_strict(get_opcode(e->opno)) ||
+			!same_equality(e->inputcollid, exprCollation(b)))
+			continue;
+		*opno = e->opno;
+		return a;
+	}
+	return NULL;
+}
+
+/*
+ * keyed_group_sql - "(rows)" of the grouped subquery operator grp, a side
+ * of a join whose other side is read as its delta (relation dother, the
+ * rows of operator other): when the join equates grp's first group key
+ * with an expression e of other's row (group_key_match), only the groups
+ * whose key is some e of the delta can join it, so only those are computed
+ * (group_sql over the keys of the delta: the subquery's input restricted
+ * by them, through an index on the key where there is one) instead of
+ * every group of the subquery.  NULL if the join has no such condition.
+ */
+static char *
+keyed_group_sql(DvGen *g, DvOp *grp, DvOp *other, const char *dother, List *quals)
+{
+	Oid			opno;
+	Node	   *e = group_key_match(grp, other, quals, &opno);
+
+	if (e == NULL)
+		return NULL;
+	return psprintf("(%s)", group_sql(g, grp, NULL,
+									  add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o",
+														  deparse(g, e, other, "o", NULL, NULL), dother)),
+									  false));
+}
+
+/*
+ * partner_keys_filter - for the delta of the grouped subquery operator
+ * right, the right side of a join whose rows it only matches (inner, left,
+ * semi- and anti-join: a group that joins no row of the left side adds
+ * nothing to the join's delta), with a condition "e = key"
+ * (group_key_match): the condition on its affected keys (alias k, first
+ * key k1) that some row of the left side, now (NEW) or in its delta (the
+ * rows it had and no longer has), has e = k1.  A changed group that no row
+ * of the left side can join is then not recomputed at all.  NULL if there
+ * is no such condition.
+ */
+static char *
+partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
+{
+	Oid			opno;
+	Node	   *e;
+	char	   *eq;
+
+	if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
+		join->jointype != JOIN_SEMI && join->jointype != JOIN_ANTI)
+		return NULL;
+	e = group_key_match(join->right, join->left, join->quals, &opno);
+	if (e == NULL)
+		return NULL;
+	eq = psprintf("(%s) %s k.k1", deparse(g, e, join->left, "o", NULL, NULL), dv_operator_sql(opno));
+	if (dl == NULL)
+		return psprintf("EXISTS (SELECT FROM (%s) o WHERE %s)", new_sql(g, join->left), eq);
+	return psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s) OR EXISTS (SELECT FROM %s o WHERE %s))",
+					new_sql(g, join->left), eq, dl, eq);
+}
 
 /*
  * not_in_test - the "(x = y) IS NOT FALSE" that NOT IN became
@@ -1867,6 +2216,11 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 		appendStringInfo(terms, "d.dv_weight FROM %s d", d);
 		return;
 	}
+	if (d != NULL && extreme_aggrefs(op) != NIL)
+	{
+		global_extreme_delta(g, op, &ig, d, extreme_aggrefs(op), terms);
+		return;
+	}
 	if (inner->input_tlist != NIL)
 	{
 		StringInfoData k;
@@ -1878,7 +2232,10 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 							 deparse(&ig, (Node *) lfirst_node(TargetEntry, lc)->expr, inner->tree, "d", NULL, NULL),
 							 foreach_current_index(lc) + 1);
 		appendStringInfo(&k, " FROM %s d", d);
-		keys = add_cte(g, k.data);
+		if (g->keys_filter_op == op && g->keys_filter)
+			keys = add_cte(g, psprintf("SELECT * FROM (%s) k WHERE %s", k.data, g->keys_filter));
+		else
+			keys = add_cte(g, k.data);
 	}
 	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
 					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
@@ -1887,6 +2244,144 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 		appendStringInfo(terms, " UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
 						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
 						 group_sql(g, op, NULL, keys, true), group_sql(g, op, d, keys, true));
+}
+
+static bool
+collect_aggrefs_walker(Node *node, List **aggrefs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		*aggrefs = lappend(*aggrefs, node);
+		return false;			/* (an aggregate's argument has none of this level) */
+	}
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, collect_aggrefs_walker, (void *) aggrefs);
+}
+
+/*
+ * extreme_aggrefs - the aggregates of a global aggregate subquery operator
+ * (no GROUP BY, grouping sets or DISTINCT) if every one is a plain aggregate
+ * equal to the first of its input in an ordering (pg_aggregate.aggsortop:
+ * min, max, bool_and, bool_or and the like), of one argument, without
+ * DISTINCT, ORDER BY or FILTER; NIL otherwise.
+ */
+static List *
+extreme_aggrefs(DvOp *op)
+{
+	DvPlan	   *inner = op->inner;
+	Query	   *gq;
+	List	   *aggrefs = NIL;
+	ListCell   *lc;
+
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL)
+		return NIL;
+	gq = inner->grouped_level;
+	if (!gq->hasAggs || gq->groupClause || gq->groupingSets || gq->distinctClause ||
+		gq->hasWindowFuncs || gq->hasTargetSRFs)
+		return NIL;
+	(void) collect_aggrefs_walker((Node *) gq->targetList, &aggrefs);
+	(void) collect_aggrefs_walker(gq->havingQual, &aggrefs);
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		HeapTuple	tup;
+		Oid			sortop;
+
+		if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL || a->aggdistinct || a->aggorder ||
+			a->aggfilter || list_length(a->args) != 1 || a->aggstar ||
+			contain_volatile_functions((Node *) a->args))
+			return NIL;
+		tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+		if (!HeapTupleIsValid(tup))
+			return NIL;
+		sortop = ((Form_pg_aggregate) GETSTRUCT(tup))->aggsortop;
+		ReleaseSysCache(tup);
+		if (!OidIsValid(sortop))
+			return NIL;
+	}
+	return aggrefs;
+}
+
+/*
+ * global_extreme_delta - the delta of a global aggregate subquery operator
+ * whose aggregates are all extremes (extreme_aggrefs): its one row now and
+ * its row as it was, each computed once.  The input's rows now (NEW) are
+ * computed once (a WITH entry, which the operator's rows now are read from
+ * wherever the statement reads them) and aggregated; for each aggregate j
+ * its first row in j's ordering is kept (e_j).  If no inserted row of the
+ * input's delta (weight > 0) reaches an extreme, m_j, of the rows now (its
+ * value not NULL and not after m_j in j's ordering), the row that gave m_j
+ * was there before the change, so each aggregate over the rows as they
+ * were is its value over e_1..e_n and the deleted rows (weight < 0): the
+ * rows as they were are those minus the net inserted ones plus the net
+ * deleted ones, and a deleted row that is not deleted on balance has an
+ * inserted copy, which reaches no extreme.  Otherwise the rows as they were
+ * are computed as for any grouped subquery (its input's NEW less DELTA).
+ * The two rows cancel when their text is the same: the delta is empty when
+ * the aggregates did not change.
+ */
+static void
+global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs, StringInfo terms)
+{
+	DvPlan	   *inner = op->inner;
+	char	   *ni = add_cte(g, rows_sql(ig, inner->tree));
+	char	   *cols = chop(col_list(inner->tree, "x"));
+	StringInfoData reduced;
+	StringInfoData reach;
+	char	   *ok;
+	char	   *now;
+	char	   *was;
+	ListCell   *lc;
+
+	initStringInfo(&reduced);
+	initStringInfo(&reach);
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+		char	   *sortop;
+		char	   *collate;
+		char	   *ej;
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for aggregate %u", a->aggfnoid);
+		sortop = dv_operator_sql(((Form_pg_aggregate) GETSTRUCT(tup))->aggsortop);
+		ReleaseSysCache(tup);
+		collate = OidIsValid(a->inputcollid)
+			? psprintf(" COLLATE %s", generate_collation_name(a->inputcollid)) : "";
+		ej = add_cte(g, psprintf("SELECT * FROM %s x ORDER BY (%s)%s USING %s NULLS LAST LIMIT 1", ni,
+								 deparse(ig, arg, inner->tree, "x", NULL, NULL), collate, sortop));
+		appendStringInfo(&reduced, "SELECT %s FROM %s x UNION ALL ", cols, ej);
+
+		/*
+		 * a row of the delta reaches m_j unless m_j comes first (m_j OP x);
+		 * a NULL x never does, and with m_j NULL (no e_j) every other one does
+		 */
+		if (foreach_current_index(lc) > 0)
+			appendStringInfoString(&reach, " OR ");
+		appendStringInfo(&reach, "((%s) IS NOT NULL AND NOT EXISTS (SELECT FROM %s e WHERE (%s)%s %s (%s)%s))",
+						 deparse(ig, arg, inner->tree, "x", NULL, NULL), ej,
+						 deparse(ig, arg, inner->tree, "e", NULL, NULL), collate, sortop,
+						 deparse(ig, arg, inner->tree, "x", NULL, NULL), collate);
+	}
+	appendStringInfo(&reduced, "SELECT %s FROM %s x WHERE x.dv_weight < 0", cols, d);
+	ok = add_cte(g, psprintf("SELECT NOT EXISTS (SELECT FROM %s x WHERE x.dv_weight > 0 AND (%s)) AS dv_ok",
+							 d, reach.data));
+	now = add_cte(g, group_sql_over(g, op, NULL, NULL, false, psprintf("SELECT * FROM %s", ni)));
+	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
+	was = add_cte(g, psprintf("SELECT s.* FROM (%s) s WHERE (SELECT dv_ok FROM %s) "
+							  "UNION ALL SELECT s.* FROM (%s) s WHERE NOT (SELECT dv_ok FROM %s)",
+							  group_sql_over(g, op, NULL, NULL, false, reduced.data), ok,
+							  group_sql(g, op, d, NULL, false), ok));
+	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
+					 "WHERE NOT EXISTS (SELECT FROM %s o WHERE ROW(o.*)::text = ROW(n.*)::text) "
+					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
+					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
+					 now, was, was, now);
 }
 
 /* the name of op's delta in the WITH chain, NULL if it is empty */
@@ -1924,9 +2419,19 @@ delta_cte(DvGen *g, DvOp *op)
 		case DV_OP_JOIN:
 			{
 				char	   *dl = delta_cte(g, op->left);
-				char	   *dr = delta_cte(g, op->right);
+				char	   *dr;
 				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
 				const char *cols = psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"));
+
+				/* (a changed group of a subquery on the right that no left row joins adds nothing) */
+				if (op->right->kind == DV_OP_GROUP && has_delta(op->right))
+				{
+					g->keys_filter = partner_keys_filter(g, op, dl);
+					g->keys_filter_op = g->keys_filter ? op->right : NULL;
+				}
+				dr = delta_cte(g, op->right);
+				g->keys_filter_op = NULL;
+				g->keys_filter = NULL;
 
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
@@ -1936,11 +2441,20 @@ delta_cte(DvGen *g, DvOp *op)
 				}
 				/* the inner join's rows */
 				if (dl)
+				{
+					char	   *right = keyed_group_sql(g, op->right, op->left, dl, op->quals);
+
 					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN %s r ON %s",
-									 cols, dl, right_sql(g, op->right, op->left, "l"), theta);
+									 cols, dl, right ? right : right_sql(g, op->right, op->left, "l"), theta);
+				}
 				if (dr)
-					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM (%s) l JOIN %s r ON %s",
-									 terms.len ? " UNION ALL " : "", cols, new_sql(g, op->left), dr, theta);
+				{
+					char	   *left = keyed_group_sql(g, op->left, op->right, dr, op->quals);
+
+					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s l JOIN %s r ON %s",
+									 terms.len ? " UNION ALL " : "", cols,
+									 left ? left : psprintf("(%s)", new_sql(g, op->left)), dr, theta);
+				}
 				if (dl && dr)
 					appendStringInfo(&terms, " UNION ALL SELECT %s-(l.dv_weight * r.dv_weight) FROM %s l JOIN %s r ON %s",
 									 cols, dl, dr, theta);

@@ -34,10 +34,30 @@
  *	group	 a subquery in FROM: SPJ, its own tree's DELTA; GROUP BY, DISTINCT
  *			 or a global aggregate, its groups whose keys the DELTA of its
  *			 input has, recomputed over NEW (+1) and over OLD (-1), where OLD
- *			 reads each source as it was: its rows minus the window's net
- *			 inserted rows plus its net deleted ones; window functions, their
- *			 partitions whose keys the DELTA of the input has (all rows when
- *			 the windows share no partition key), recomputed the same way
+ *			 is its input's NEW less its input's DELTA (restricted to the
+ *			 affected keys like NEW); window functions, their partitions whose
+ *			 keys the DELTA of the input has (all rows when the windows share
+ *			 no partition key), recomputed the same way
+ *
+ * A grouped subquery G joined by a condition "e = k1" (k1 its first group
+ * key, e an expression of the other side X's row, the key type's strict
+ * equality) is read by the key:
+ *	- in DELTA(X) join NEW(G), NEW(G) is computed for the groups whose key
+ *	  is some e of DELTA(X) only (TPC-H Q17: the avg of the parts a changed
+ *	  lineitem has, not of every part);
+ *	- as the right side of an inner, left, semi- or anti-join, DELTA(G)
+ *	  recomputes only the affected groups that some row of NEW(X) or of
+ *	  DELTA(X) has e = k1 for: another group joins no row before or after
+ *	  the change and adds nothing to the join's delta (Q17: of the parts a
+ *	  change has, those of the brand and container the query reads).
+ *
+ * A global aggregate subquery whose aggregates are all extremes (min, max,
+ * bool_and, bool_or: pg_aggregate.aggsortop) computes its input's NEW once
+ * (a WITH entry; its one row now is read from there by the whole statement)
+ * and its row as it was over the first row of NEW in each aggregate's order
+ * plus the deleted rows of the input's DELTA, when no inserted row reaches
+ * an extreme (else over NEW - DELTA); the two rows cancel when their text
+ * is the same (TPC-H Q15: max(total_revenue) over a grouped view).
  *
  * Operators compose: a child's NEW and DELTA are any operator's.  A
  * subtree whose sources have an empty window has an empty DELTA and its
@@ -97,6 +117,14 @@ typedef struct DvOp
  * Modifies q in place.
  */
 extern void dv_optree_convert_sublinks(Query *q);
+
+/*
+ * dv_optree_split_having - a grouped level whose HAVING compares its
+ * aggregates with an uncorrelated scalar subquery, as a level over the
+ * grouped level (a subquery in FROM) with those conditions as its WHERE;
+ * q itself if it has none.
+ */
+extern Query *dv_optree_split_having(Query *q);
 
 /*
  * dv_optree_build - the operator tree of the level's join tree and WHERE,

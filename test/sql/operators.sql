@@ -61,7 +61,22 @@ INSERT INTO op_defs VALUES
   ('op_grouping_sets', 'SELECT a.k, a.v, count(*) AS n FROM op_a a GROUP BY GROUPING SETS ((a.k), (a.v), ()) HAVING count(*) > 0'),
   ('op_distinct_on', 'SELECT DISTINCT ON (b.k) b.k, b.id, b.w FROM op_b b ORDER BY b.k, b.w DESC, b.id'),
   ('op_distinct_on_join', 'SELECT DISTINCT ON (a.id) a.id, b.id AS bid, b.w FROM op_a a LEFT JOIN op_b b ON b.k = a.k ORDER BY a.id, b.w NULLS FIRST, b.id'),
-  ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)');
+  ('op_union_outer', 'SELECT a.id, b.w FROM op_a a LEFT JOIN op_b b ON a.k = b.k UNION ALL SELECT c.id, NULL FROM op_c c WHERE NOT EXISTS (SELECT FROM op_a a WHERE a.k = c.k)'),
+  -- a correlated avg (TPC-H Q17's shape): the grouped subquery's changed groups that no row of
+  -- the join joins are not recomputed, and the join's delta reads only the groups its keys reach
+  ('op_scalar_corr_avg', 'SELECT a.id, b.id AS bid, b.w FROM op_a a JOIN op_b b ON b.k = a.k WHERE a.v <> ''two'' AND b.w < (SELECT 1.2 * avg(b2.w) FROM op_b b2 WHERE b2.k = a.k)'),
+  ('op_group_join_filtered', 'SELECT a.id, s.total, s.mx FROM op_a a JOIN (SELECT b.k, sum(b.w) AS total, max(b.w) AS mx FROM op_b b GROUP BY b.k) s ON s.k = a.k AND s.mx > 4 WHERE a.v <> ''uno'''),
+  ('op_semi_grouped_keys', 'SELECT a.id, a.v FROM op_a a WHERE a.k IN (SELECT b.k FROM op_b b WHERE b.w > 2 GROUP BY b.k HAVING sum(b.w) > 6) AND a.id > 1'),
+  -- uncorrelated extremes (TPC-H Q15's shape: the max over a grouped subquery): the row as it
+  -- was from the extremes now and the deleted rows, unless an inserted row reaches an extreme
+  ('op_scalar_max_grouped', 'SELECT a.id, s.k, s.total FROM op_a a JOIN (SELECT b.k, sum(b.w) AS total FROM op_b b GROUP BY b.k) s ON s.k = a.k WHERE s.total = (SELECT max(t.total) FROM (SELECT b2.k, sum(b2.w) AS total FROM op_b b2 GROUP BY b2.k) t)'),
+  ('op_scalar_min_text', 'SELECT a.id, a.v FROM op_a a WHERE a.v > (SELECT min(c.tag) FROM op_c c WHERE c.id > 20) AND a.id <= (SELECT max(b.w) FROM op_b b WHERE b.w < 9)'),
+  ('op_global_extremes', 'SELECT a.id, s.m, s.n FROM op_a a, (SELECT max(b.w) AS m, min(b.k) AS n FROM op_b b HAVING max(b.w) > 3) s'),
+  ('op_global_bool', 'SELECT a.id, (SELECT bool_and(b.w > 2) FROM op_b b) AS allbig, (SELECT bool_or(c.k IS NULL) FROM op_c c) AS anynull FROM op_a a'),
+  -- a scalar subquery in HAVING (TPC-H Q11's shape): a condition over the grouped level as a
+  -- subquery, which the scalar subquery joins
+  ('op_having_scalar', 'SELECT b.k, sum(b.w) AS total FROM op_b b GROUP BY b.k HAVING sum(b.w) > (SELECT 0.3 * sum(b2.w) FROM op_b b2) AND count(*) >= 1'),
+  ('op_having_scalar_join', 'SELECT a.v, count(*) AS n FROM op_a a JOIN op_b b ON b.k = a.k GROUP BY a.v, a.k HAVING count(*) + 1 > (SELECT min(c.k) FROM op_c c) ORDER BY a.k');
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
   FROM op_defs;
