@@ -863,7 +863,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	bool		topn_full = false;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	plan = dv_plan_query(dv_parse_definition(dt->definition));
+	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (plan->kind == DV_PLAN_FULL)
 	{
@@ -1104,7 +1104,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 		return false;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	query = dv_parse_definition(dt->definition);
+	query = dv_plan_cache_query(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (contain_mutable_functions((Node *) query) || changes_by_itself((Node *) query, NULL))
 		return false;
