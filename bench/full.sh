@@ -7,6 +7,7 @@
 # Usage: eval "$(scripts/cluster.sh env)"; bench/full.sh [orders...]   (default: 1000000)
 #        DV_BENCH_ROUNDS (default 3): changes per size; medians reported.
 #        DV_BENCH_PARALLEL (default: the server's max_parallel_workers_per_gather) for both sides.
+#        DV_BENCH_KEEP=1: keep the database (dv_bench_full_<orders>) afterwards.
 # Needs a running cluster with dynview preloaded. Not a test.
 set -euo pipefail
 SIZES=("${@:-1000000}")
@@ -73,5 +74,5 @@ SQL
 	echo "  build: dynview ${t_build} ms (next refresh ${t_wait_after_build} ms); CREATE MATERIALIZED VIEW + unique index ${t_mv_build} ms; ratio $(awk -v a="$t_build" -v b="$t_mv_build" 'BEGIN{printf "%.2f", a/b}')"
 	echo "  FULL refresh (median of $ROUNDS; last: $hist, verify=$ok): dynview ${t_dv} ms (${dv[*]}); REFRESH MV ${t_mv} ms (${mv[*]}); CONCURRENTLY ${t_mvc} ms (${mvc[*]})"
 	echo "  ratios: dynview / REFRESH MV $(awk -v a="$t_dv" -v b="$t_mv" 'BEGIN{printf "%.2f", a/b}'); dynview / CONCURRENTLY $(awk -v a="$t_dv" -v b="$t_mvc" 'BEGIN{printf "%.2f", a/b}')"
-	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
+	[ "${DV_BENCH_KEEP:-0}" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
 done

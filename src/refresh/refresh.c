@@ -52,6 +52,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "optimizer/optimizer.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -278,6 +279,28 @@ rows_are_distinct(Oid relid)
 }
 
 /*
+ * writes_are_own - can the refresh's write statements run no user code that
+ * writes: the dynamic table has no trigger (foreign keys included), rule,
+ * CHECK constraint or column of a domain type, and its query calls no
+ * volatile function.  Then what they write is dynview's own and is not
+ * decoded (dv_refresh_mark_own_writes).  Call as the table's owner.
+ */
+static bool
+writes_are_own(DvTable *dt)
+{
+	Relation	rel = table_open(dt->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
+		rel->rd_rel->relchecks == 0;
+
+	for (int i = 0; own && i < desc->natts; i++)
+		own = TupleDescAttr(desc, i)->attisdropped ||
+			get_typtype(TupleDescAttr(desc, i)->atttypid) != TYPTYPE_DOMAIN;
+	table_close(rel, AccessShareLock);
+	return own && !contain_volatile_functions((Node *) dv_plan_cache_query(dt));
+}
+
+/*
  * full_refresh_apply - a FULL refresh in one statement: the query is
  * evaluated once, the table read once, and the difference applied (rows of
  * the table that the result does not have deleted, then the result's rows
@@ -289,9 +312,10 @@ rows_are_distinct(Oid relid)
  * matched copy by copy; where a unique index makes the table's rows
  * distinct, only the result's copies are numbered (a second copy there
  * finds no match, is inserted and violates the index, as it should).  The
- * difference is one FULL JOIN on the text (a hash or merge join) whose
- * unmatched rows alone are kept; readers are not blocked (DELETE and
- * INSERT, ExclusiveLock held by the caller).
+ * difference is one FULL JOIN on the text and copy number whose unmatched
+ * rows alone are kept; the table's rows that go are deleted by their ctids
+ * (a TID scan); readers are not blocked (DELETE and INSERT, ExclusiveLock
+ * held by the caller).
  *
  * The DELETE's rows are read before the INSERT runs (the UNION ALL reads
  * them first), so a row deleted and inserted again under the same key does
@@ -313,20 +337,27 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshRes
 	int			rc;
 	uint64		n;
 
+	/*
+	 * Each row's text with its copy number is one key ("<row text>:<n>"): a
+	 * row's text never is a prefix of another's (record_out quotes a field's
+	 * parentheses), so the key is unambiguous, and the join on it is a hash
+	 * join that sorts nothing beyond the numbering.
+	 */
 	sql = psprintf("WITH dv_j AS MATERIALIZED ("
 				   "  SELECT o.dv_ctid, n.dv_row"
-				   "  FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_key, %s AS dv_n"
+				   "  FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text || %s AS dv_key"
 				   "        FROM %s dv_t) o"
-				   "  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_row::text COLLATE \"C\" AS dv_key,"
-				   "                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_row::text COLLATE \"C\") AS dv_n"
+				   "  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_row::text || ':' ||"
+				   "                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_row::text COLLATE \"C\") AS dv_key"
 				   "             FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q) dv_s) n"
-				   "    ON o.dv_key = n.dv_key AND o.dv_n = n.dv_n"
+				   "    ON o.dv_key = n.dv_key"
 				   "  WHERE o.dv_key IS NULL OR n.dv_key IS NULL), "
-				   "dv_d AS (DELETE FROM %s dv_t USING dv_j WHERE dv_t.ctid = dv_j.dv_ctid RETURNING dv_t.*), "
+				   "dv_d AS (DELETE FROM %s dv_t WHERE dv_t.ctid = ANY (ARRAY("
+				   "  SELECT dv_j.dv_ctid FROM dv_j WHERE dv_j.dv_ctid IS NOT NULL)) RETURNING dv_t.*), "
 				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM dv_j WHERE dv_j.dv_ctid IS NULL RETURNING *) "
 				   "%s",
-				   distinct ? "1::bigint" :
-				   "pg_catalog.row_number() OVER (PARTITION BY ROW(dv_t.*)::text COLLATE \"C\")",
+				   distinct ? "':1'" :
+				   "':' || pg_catalog.row_number() OVER (PARTITION BY ROW(dv_t.*)::text COLLATE \"C\")",
 				   target, target, dt->definition, target, target,
 				   own_buffer ?
 				   "SELECT -1 AS dv_weight, dv_d.* FROM dv_d UNION ALL SELECT 1, dv_i.* FROM dv_i" :
@@ -846,6 +877,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	 */
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	dv_check_definition_permissions(dv_plan_cache_query(dt));
+	/* writes that only dynview makes are not decoded (the decoder need not read them) */
+	dv_refresh_mark_own_writes(writes_are_own(dt));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
 	/* only this table's refresh statements may write it (hooks/guard.c) */
@@ -967,6 +1000,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
+	dv_refresh_mark_own_writes(false);
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
@@ -991,6 +1025,7 @@ dv_refresh_empty(Oid relid)
 
 	LockRelationOid(relid, ExclusiveLock);
 	dv_guard_set_refreshing(relid, dt->sources);
+	dv_refresh_mark_own_writes(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	n = run_write(dt, psprintf("DELETE FROM %s RETURNING *", quote_qualified_identifier(dt->schema_name, dt->table_name)),
 				  GetTransactionSnapshot(), SPI_OK_DELETE_RETURNING);
