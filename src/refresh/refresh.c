@@ -336,20 +336,24 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshRes
 	char	   *sql;
 	int			rc;
 	uint64		n;
+	int			nestlevel;
 
 	/*
 	 * Each row's text with its copy number is one key ("<row text>:<n>"): a
 	 * row's text never is a prefix of another's (record_out quotes a field's
 	 * parentheses), so the key is unambiguous, and the join on it is a hash
-	 * join that sorts nothing beyond the numbering.
+	 * join that sorts nothing beyond the numbering.  Each row's text is
+	 * computed once (OFFSET 0 keeps the subquery whole).
 	 */
 	sql = psprintf("WITH dv_j AS MATERIALIZED ("
 				   "  SELECT o.dv_ctid, n.dv_row"
-				   "  FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text || %s AS dv_key"
-				   "        FROM %s dv_t) o"
-				   "  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_row::text || ':' ||"
-				   "                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_row::text COLLATE \"C\") AS dv_key"
-				   "             FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q) dv_s) n"
+				   "  FROM (SELECT dv_o.dv_ctid, dv_o.dv_text || %s AS dv_key"
+				   "        FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_text"
+				   "              FROM %s dv_t OFFSET 0) dv_o) o"
+				   "  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_text || ':' ||"
+				   "                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_text) AS dv_key"
+				   "             FROM (SELECT dv_r.dv_row, dv_r.dv_row::text COLLATE \"C\" AS dv_text"
+				   "                   FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q) dv_r OFFSET 0) dv_s) n"
 				   "    ON o.dv_key = n.dv_key"
 				   "  WHERE o.dv_key IS NULL OR n.dv_key IS NULL), "
 				   "dv_d AS (DELETE FROM %s dv_t WHERE dv_t.ctid = ANY (ARRAY("
@@ -357,13 +361,24 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshRes
 				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM dv_j WHERE dv_j.dv_ctid IS NULL RETURNING *) "
 				   "%s",
 				   distinct ? "':1'" :
-				   "':' || pg_catalog.row_number() OVER (PARTITION BY ROW(dv_t.*)::text COLLATE \"C\")",
+				   "':' || pg_catalog.row_number() OVER (PARTITION BY dv_o.dv_text)",
 				   target, target, dt->definition, target, target,
 				   own_buffer ?
 				   "SELECT -1 AS dv_weight, dv_d.* FROM dv_d UNION ALL SELECT 1, dv_i.* FROM dv_i" :
 				   "SELECT dv_w, pg_catalog.count(*) FROM (SELECT -1 AS dv_w FROM dv_d UNION ALL SELECT 1 FROM dv_i) dv_u GROUP BY dv_w");
+
+	/*
+	 * The planner cannot estimate the join of row texts (it takes a few
+	 * distinct values, many matches), so the statement's cost looks huge and
+	 * JIT would compile it with full optimization: seconds, more than it
+	 * saves (bench/full.sh).  The user's query inside runs without JIT too.
+	 */
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	n = dv_exec_statement(sql, snapshot, false, "refresh",
 						  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
+	AtEOXact_GUC(true, nestlevel);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
 	res->rows_deleted = res->rows_inserted = 0;
