@@ -871,6 +871,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = lsn;
+	/* (a refresh of another table that failed in this transaction left its own say) */
+	dv_refresh_mark_own_writes(false);
 
 	missing = find_missing_sources(dt, &recreated);
 	if (missing)
