@@ -24,8 +24,9 @@
  * What the cache returns is shared with later refreshes: callers must not
  * change it.  The only field a refresh writes, a source's delta_rows, is
  * reset to -1 (not read yet) at each lookup.  Entries live in their own
- * memory contexts under CacheMemoryContext; an entry that failed to build
- * is not kept.
+ * memory contexts under CacheMemoryContext; an entry dropped is freed in a
+ * later transaction (what a caller holds stays valid until its transaction
+ * ends); an entry that failed to build is not kept.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,6 +35,7 @@
 #include "nodes/pg_list.h"
 #include "optimizer/optimizer.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -54,6 +56,13 @@ typedef struct PlanCacheEntry
 } PlanCacheEntry;
 
 static List *entries = NIL;		/* of PlanCacheEntry *, in CacheMemoryContext */
+
+/*
+ * Entries dropped in the current transaction: freed in a later one, so that
+ * what a caller got from the cache earlier in this transaction stays valid.
+ */
+static List *retired = NIL;
+static LocalTransactionId retired_lxid = InvalidLocalTransactionId;
 static bool callbacks_registered = false;
 
 /*
@@ -128,20 +137,41 @@ register_callbacks(void)
 	callbacks_registered = true;
 }
 
-/* free the entries that are no longer valid */
+/* take an entry out of the cache; its memory goes in a later transaction */
+static void
+retire(PlanCacheEntry *e)
+{
+	MemoryContext old = MemoryContextSwitchTo(CacheMemoryContext);
+
+	entries = list_delete_ptr(entries, e);
+	retired = lappend(retired, e);
+	retired_lxid = MyProc->lxid;
+	MemoryContextSwitchTo(old);
+}
+
+/* retire the entries that are no longer valid; free those of earlier transactions */
 static void
 drop_invalid(void)
 {
 	ListCell   *lc;
 
+	if (retired != NIL && retired_lxid != MyProc->lxid)
+	{
+		foreach(lc, retired)
+			MemoryContextDelete(((PlanCacheEntry *) lfirst(lc))->context);
+		list_free(retired);
+		retired = NIL;
+	}
 	foreach(lc, entries)
 	{
 		PlanCacheEntry *e = lfirst(lc);
 
 		if (!e->valid)
 		{
-			entries = foreach_delete_current(entries, lc);
-			MemoryContextDelete(e->context);
+			retire(e);
+			/* (the list changed: start over) */
+			drop_invalid();
+			return;
 		}
 	}
 }
@@ -215,15 +245,19 @@ lookup(DvTable *dt)
 		}
 	}
 
-	/* an older entry of the table (other definition or owner) goes */
-	foreach(lc, entries)
+	/* an older entry of the table (other definition or owner, or invalid) goes */
+	for (;;)
 	{
-		e = lfirst(lc);
-		if (e->relid == dt->relid)
+		PlanCacheEntry *older = NULL;
+
+		foreach(lc, entries)
 		{
-			entries = foreach_delete_current(entries, lc);
-			MemoryContextDelete(e->context);
+			if (((PlanCacheEntry *) lfirst(lc))->relid == dt->relid)
+				older = lfirst(lc);
 		}
+		if (older == NULL)
+			break;
+		retire(older);
 	}
 
 	building = true;
