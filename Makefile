@@ -16,6 +16,7 @@ OBJS = \
 	src/refresh/incremental.o \
 	src/refresh/aggstate.o \
 	src/refresh/txnwatch.o \
+	src/refresh/plancache.o \
 	src/hooks/guard.o \
 	src/scheduler/launcher.o \
 	src/scheduler/scheduler.o \

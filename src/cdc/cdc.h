@@ -32,6 +32,11 @@
 extern int	dv_max_sources;
 extern bool dv_buffer_meta_column(const char *name);
 
+/* plugin.c: dynview's own writes, which the output plugin never decodes */
+extern uint16 dv_cdc_own_writes_begin(void);
+extern void dv_cdc_own_writes_end(uint16 previous);
+extern void dv_cdc_own_writes_always(void);
+
 /* shmem.c */
 extern void dv_shmem_init(void);
 extern bool dv_shmem_available(void);

@@ -565,6 +565,12 @@ dynview_decoder_main(Datum main_arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+
+	/*
+	 * Everything this worker writes (change buffers, their pruning, its
+	 * state) is dynview's own: none of it is decoded (plugin.c).
+	 */
+	dv_cdc_own_writes_always();
 	pgstat_report_appname("dynview decoder");
 	/* whatever the database or role settings say: no schema a role can write (dv_safe_search_path_push) */
 	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);

@@ -32,11 +32,13 @@
 #include "access/detoast.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "access/tupdesc.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "replication/logical.h"
+#include "replication/origin.h"
 #include "replication/output_plugin.h"
 #include "replication/reorderbuffer.h"
 #include "utils/memutils.h"
@@ -296,6 +298,86 @@ plugin_shutdown(LogicalDecodingContext *ctx)
 {
 }
 
+/*
+ * plugin_filter_by_origin - dynview's own writes are never decoded: the
+ * change records written while dv_cdc_own_writes_begin() was in effect carry
+ * the origin DoNotReplicateId, and PostgreSQL drops records whose origin the
+ * plugin filters before they reach the reorder buffer (no memory, no spill,
+ * no replay).  Only records are marked, never a commit record (PostgreSQL
+ * does not write DoNotReplicateId into commit records), so a transaction
+ * that also wrote sources keeps those writes.  Records of real replication
+ * origins (a subscription applying into a source) are decoded as always.
+ */
+static bool
+plugin_filter_by_origin(LogicalDecodingContext *ctx, RepOriginId origin_id)
+{
+	return origin_id == DoNotReplicateId;
+}
+
+/*
+ * dv_cdc_own_writes_begin - mark the change records this backend writes from
+ * now on as dynview's own (see plugin_filter_by_origin) until
+ * dv_cdc_own_writes_end(previous), which the caller must also reach on error
+ * (PG_FINALLY).  Only for writes to dynview's relations (dynamic tables,
+ * their state and change buffers) that no user code can join: the caller
+ * makes sure no trigger, rule or volatile function runs inside.  Returns
+ * the origin to restore.
+ */
+static bool own_writes_callback = false;
+static bool own_writes_open = false;	/* a begin without its end yet */
+static RepOriginId own_writes_outer;	/* the origin before the outermost begin */
+
+/*
+ * A transaction that ends (an error thrown past the caller's end, say) must
+ * not leave the mark on for the session's next writes.
+ */
+static void
+own_writes_xact_callback(XactEvent event, void *arg)
+{
+	if (own_writes_open)
+	{
+		replorigin_session_origin = own_writes_outer;
+		own_writes_open = false;
+	}
+}
+
+uint16
+dv_cdc_own_writes_begin(void)
+{
+	RepOriginId previous = replorigin_session_origin;
+
+	if (!own_writes_callback)
+	{
+		RegisterXactCallback(own_writes_xact_callback, NULL);
+		own_writes_callback = true;
+	}
+	if (!own_writes_open)
+	{
+		own_writes_outer = previous;
+		own_writes_open = true;
+	}
+	replorigin_session_origin = DoNotReplicateId;
+	return previous;
+}
+
+void
+dv_cdc_own_writes_end(uint16 previous)
+{
+	replorigin_session_origin = previous;
+	if (previous == own_writes_outer)
+		own_writes_open = false;
+}
+
+/*
+ * dv_cdc_own_writes_always - every write of this process is dynview's own
+ * (the decoder worker: change buffers, their pruning, its state)
+ */
+void
+dv_cdc_own_writes_always(void)
+{
+	replorigin_session_origin = DoNotReplicateId;
+}
+
 void
 _PG_output_plugin_init(OutputPluginCallbacks *cb)
 {
@@ -305,4 +387,5 @@ _PG_output_plugin_init(OutputPluginCallbacks *cb)
 	cb->truncate_cb = plugin_truncate;
 	cb->commit_cb = plugin_commit;
 	cb->shutdown_cb = plugin_shutdown;
+	cb->filter_by_origin_cb = plugin_filter_by_origin;
 }

@@ -534,7 +534,7 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	if (strcmp(dt->effective_mode, "INCREMENTAL") != 0)
 		return;
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	plan = dv_plan_query(dv_parse_definition(dt->definition));
+	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (!plan->agg_state)
 		return;

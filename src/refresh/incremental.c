@@ -209,6 +209,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	bool	   *snulls;
 	uint64		xid = own_xid8();
 	CommandId	cid = GetCurrentCommandId(true);
+	uint16		save_origin;
 
 	if (!OidIsValid(buffer) || ntuples == 0)
 		return;
@@ -216,39 +217,49 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	dv_watch_written(dt->relid);
 	rel = table_open(buffer, RowExclusiveLock);
 	bdesc = RelationGetDescr(rel);
-	map = palloc(sizeof(int) * bdesc->natts);
-	for (int i = 0; i < bdesc->natts; i++)
+	/* (heap_insert runs no user code: always dynview's own write) */
+	save_origin = dv_cdc_own_writes_begin();
+	PG_TRY();
 	{
-		map[i] = -1;
-		for (int j = 0; i >= DV_BUFFER_META_COLS && j < sdesc->natts; j++)
-			if (strcmp(NameStr(TupleDescAttr(bdesc, i)->attname), NameStr(TupleDescAttr(sdesc, j)->attname)) == 0)
-				map[i] = j;
-	}
-	values = palloc(sizeof(Datum) * bdesc->natts);
-	nulls = palloc(sizeof(bool) * bdesc->natts);
-	svalues = palloc(sizeof(Datum) * sdesc->natts);
-	snulls = palloc(sizeof(bool) * sdesc->natts);
-	for (uint64 i = 0; i < ntuples; i++)
-	{
-		HeapTuple	tup;
-
-		heap_deform_tuple(tuptable->vals[i], sdesc, svalues, snulls);
-		values[0] = UInt64GetDatum(xid);
-		values[1] = LSNGetDatum(InvalidXLogRecPtr);
-		values[2] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
-		values[3] = Int32GetDatum((*seq)++);
-		values[4] = Int16GetDatum((int16) weight);
-		for (int c = 0; c < DV_BUFFER_META_COLS; c++)
-			nulls[c] = false;
-		for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
+		map = palloc(sizeof(int) * bdesc->natts);
+		for (int i = 0; i < bdesc->natts; i++)
 		{
-			nulls[c] = map[c] < 0 || snulls[map[c]];
-			values[c] = nulls[c] ? (Datum) 0 : svalues[map[c]];
+			map[i] = -1;
+			for (int j = 0; i >= DV_BUFFER_META_COLS && j < sdesc->natts; j++)
+				if (strcmp(NameStr(TupleDescAttr(bdesc, i)->attname), NameStr(TupleDescAttr(sdesc, j)->attname)) == 0)
+					map[i] = j;
 		}
-		tup = heap_form_tuple(bdesc, values, nulls);
-		heap_insert(rel, tup, cid, 0, NULL);
-		heap_freetuple(tup);
+		values = palloc(sizeof(Datum) * bdesc->natts);
+		nulls = palloc(sizeof(bool) * bdesc->natts);
+		svalues = palloc(sizeof(Datum) * sdesc->natts);
+		snulls = palloc(sizeof(bool) * sdesc->natts);
+		for (uint64 i = 0; i < ntuples; i++)
+		{
+			HeapTuple	tup;
+
+			heap_deform_tuple(tuptable->vals[i], sdesc, svalues, snulls);
+			values[0] = UInt64GetDatum(xid);
+			values[1] = LSNGetDatum(InvalidXLogRecPtr);
+			values[2] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+			values[3] = Int32GetDatum((*seq)++);
+			values[4] = Int16GetDatum((int16) weight);
+			for (int c = 0; c < DV_BUFFER_META_COLS; c++)
+				nulls[c] = false;
+			for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
+			{
+				nulls[c] = map[c] < 0 || snulls[map[c]];
+				values[c] = nulls[c] ? (Datum) 0 : svalues[map[c]];
+			}
+			tup = heap_form_tuple(bdesc, values, nulls);
+			heap_insert(rel, tup, cid, 0, NULL);
+			heap_freetuple(tup);
+		}
 	}
+	PG_FINALLY();
+	{
+		dv_cdc_own_writes_end(save_origin);
+	}
+	PG_END_TRY();
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
 }
@@ -411,6 +422,24 @@ dv_set_current_table(const char *qualified_name)
  * to *rc.  An error names "<what> of dynamic table "<table>"" instead of
  * showing the statement.  Rows stay in SPI_tuptable.
  */
+/*
+ * The refresh whose write statements are dynview's own writes (no trigger,
+ * rule or volatile function can run inside them, dv_refresh_mark_own_writes):
+ * the local transaction it was said in; 0 when none.
+ */
+static LocalTransactionId own_writes_lxid = InvalidLocalTransactionId;
+
+/*
+ * dv_refresh_mark_own_writes - from now on in this transaction, the write
+ * statements of the refresh (on) are written as dynview's own, which the
+ * decoder does not decode; off for statements that may run user code.
+ */
+void
+dv_refresh_mark_own_writes(bool on)
+{
+	own_writes_lxid = on ? MyProc->lxid : InvalidLocalTransactionId;
+}
+
 static uint64
 exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const char *what,
 					  const char *table, DvParams *params, int *rc)
@@ -419,9 +448,14 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	SPIPlanPtr	plan;
 	Oid			save_target;
 	int			save_level;
+	bool		own = !read_only && own_writes_lxid != InvalidLocalTransactionId &&
+		own_writes_lxid == MyProc->lxid;
+	uint16		save_origin = 0;
 
 	/* this statement may write the table being refreshed; what it runs may not */
 	dv_guard_begin_write(&save_target, &save_level);
+	if (own)
+		save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
 	{
 		plan = SPI_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL);
@@ -436,6 +470,8 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	{
 		ErrorData  *edata;
 
+		if (own)
+			dv_cdc_own_writes_end(save_origin);
 		dv_guard_end_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
@@ -443,6 +479,8 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 		dv_rethrow_refresh_error(edata, sql, psprintf("%s of dynamic table \"%s\"", what, table));
 	}
 	PG_END_TRY();
+	if (own)
+		dv_cdc_own_writes_end(save_origin);
 	dv_guard_end_write(save_target, save_level);
 	SPI_freeplan(plan);
 	return SPI_processed;
@@ -1069,7 +1107,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	bool		topn_full = false;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	plan = dv_plan_query(dv_parse_definition(dt->definition));
+	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (plan->kind == DV_PLAN_FULL)
 	{
@@ -1312,7 +1350,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 		return false;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	query = dv_parse_definition(dt->definition);
+	query = dv_plan_cache_query(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (contain_mutable_functions((Node *) query) || changes_by_itself((Node *) query, NULL))
 		return false;

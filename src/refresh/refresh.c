@@ -32,9 +32,11 @@
 #include "utils/resowner.h"
 #include "access/xlog.h"
 #include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_subscription_rel.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -50,6 +52,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "optimizer/optimizer.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -227,6 +230,203 @@ table_is_empty(DvTable *dt, Snapshot snapshot)
 		elog(ERROR, "could not read dynamic table \"%s\"", dt->table_name);
 	SPI_freeplan(plan);
 	return SPI_processed == 0;
+}
+
+/*
+ * rows_are_distinct - does a unique index of the dynamic table guarantee
+ * that no two of its rows are alike: an immediate or deferred unique index
+ * without predicate or expressions whose key columns are NOT NULL or
+ * NULLS NOT DISTINCT (the derived key's index is of that kind).  Then a
+ * FULL refresh need not number the table's copies of a row.
+ */
+static bool
+rows_are_distinct(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		distinct = false;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index index;
+		bool		ok;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(tup);
+		ok = index->indisunique && index->indisvalid && index->indislive &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL) &&
+			heap_attisnull(tup, Anum_pg_index_indexprs, NULL);
+		for (int k = 0; ok && k < index->indnkeyatts; k++)
+		{
+			AttrNumber	att = index->indkey.values[k];
+
+			ok = att > 0 && (index->indnullsnotdistinct ||
+							 TupleDescAttr(RelationGetDescr(rel), att - 1)->attnotnull);
+		}
+		ReleaseSysCache(tup);
+		if (ok)
+		{
+			distinct = true;
+			break;
+		}
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return distinct;
+}
+
+/*
+ * writes_are_own - can the refresh's write statements run no user code that
+ * writes: the dynamic table has no trigger (foreign keys included), rule,
+ * CHECK constraint or column of a domain type, and its query calls no
+ * volatile function.  Then what they write is dynview's own and is not
+ * decoded (dv_refresh_mark_own_writes).  Call as the table's owner.
+ */
+static bool
+writes_are_own(DvTable *dt)
+{
+	Relation	rel = table_open(dt->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
+		rel->rd_rel->relchecks == 0;
+
+	for (int i = 0; own && i < desc->natts; i++)
+		own = TupleDescAttr(desc, i)->attisdropped ||
+			get_typtype(TupleDescAttr(desc, i)->atttypid) != TYPTYPE_DOMAIN;
+	table_close(rel, AccessShareLock);
+	return own && !contain_volatile_functions((Node *) dv_plan_cache_query(dt));
+}
+
+/*
+ * full_refresh_apply - a FULL refresh in one statement: the query is
+ * evaluated once, the table read once, and the difference applied (rows of
+ * the table that the result does not have deleted, then the result's rows
+ * the table does not have inserted); unchanged rows are not rewritten.
+ *
+ * Rows are matched as a multiset by their text form (the form verify()
+ * compares), the result's rows cast to the table's row type first (as they
+ * would be stored).  Copies of one row are numbered on each side and
+ * matched copy by copy; where a unique index makes the table's rows
+ * distinct, only the result's copies are numbered (a second copy there
+ * finds no match, is inserted and violates the index, as it should).  The
+ * difference is one FULL JOIN on the text and copy number whose unmatched
+ * rows alone are kept; the table's rows that go are deleted by their ctids
+ * (a TID scan); readers are not blocked (DELETE and INSERT, ExclusiveLock
+ * held by the caller).
+ *
+ * The DELETE's rows are read before the INSERT runs (the UNION ALL reads
+ * them first), so a row deleted and inserted again under the same key does
+ * not meet itself in the unique index (had it run the other way round, the
+ * index would raise an error, never keep a wrong row).
+ *
+ * When the table has its own change buffer (a downstream reads it), the
+ * deleted and inserted rows are written there with weights -1 and +1.
+ * Sets res->rows_deleted and rows_inserted.  Runs as the caller set up
+ * (the owner, in dv_run_as_owner); needs SPI.
+ */
+static void
+full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshResult *res,
+				   int32 *seq)
+{
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	bool		distinct = rows_are_distinct(dt->relid);
+	char	   *sql;
+	int			rc;
+	uint64		n;
+	int			nestlevel;
+
+	/*
+	 * Each row's text with its copy number is one key ("<row text>:<n>"): a
+	 * row's text never is a prefix of another's (record_out quotes a field's
+	 * parentheses), so the key is unambiguous, and the join on it is a hash
+	 * join that sorts nothing beyond the numbering.  Each row's text is
+	 * computed once (OFFSET 0 keeps the subquery whole).
+	 */
+	sql = psprintf("WITH dv_j AS MATERIALIZED ("
+				   "  SELECT o.dv_ctid, n.dv_row"
+				   "  FROM (SELECT dv_o.dv_ctid, dv_o.dv_text || %s AS dv_key"
+				   "        FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_text"
+				   "              FROM %s dv_t OFFSET 0) dv_o) o"
+				   "  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_text || ':' ||"
+				   "                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_text) AS dv_key"
+				   "             FROM (SELECT dv_r.dv_row, dv_r.dv_row::text COLLATE \"C\" AS dv_text"
+				   "                   FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q) dv_r OFFSET 0) dv_s) n"
+				   "    ON o.dv_key = n.dv_key"
+				   "  WHERE o.dv_key IS NULL OR n.dv_key IS NULL), "
+				   "dv_d AS (DELETE FROM %s dv_t WHERE dv_t.ctid = ANY (ARRAY("
+				   "  SELECT dv_j.dv_ctid FROM dv_j WHERE dv_j.dv_ctid IS NOT NULL)) RETURNING dv_t.*), "
+				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM dv_j WHERE dv_j.dv_ctid IS NULL RETURNING *) "
+				   "%s",
+				   distinct ? "':1'" :
+				   "':' || pg_catalog.row_number() OVER (PARTITION BY dv_o.dv_text)",
+				   target, target, dt->definition, target, target,
+				   own_buffer ?
+				   "SELECT -1 AS dv_weight, dv_d.* FROM dv_d UNION ALL SELECT 1, dv_i.* FROM dv_i" :
+				   "SELECT dv_w, pg_catalog.count(*) FROM (SELECT -1 AS dv_w FROM dv_d UNION ALL SELECT 1 FROM dv_i) dv_u GROUP BY dv_w");
+
+	/*
+	 * The planner cannot estimate the join of row texts (it takes a few
+	 * distinct values, many matches), so the statement's cost looks huge and
+	 * JIT would compile it with full optimization: seconds, more than it
+	 * saves (bench/full.sh).  The user's query inside runs without JIT too.
+	 */
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	n = dv_exec_statement(sql, snapshot, false, "refresh",
+						  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
+	AtEOXact_GUC(true, nestlevel);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
+	res->rows_deleted = res->rows_inserted = 0;
+	if (!own_buffer)
+	{
+		for (uint64 i = 0; i < n; i++)
+		{
+			bool		isnull;
+			int32		w = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+			int64		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+
+			if (w < 0)
+				res->rows_deleted = count;
+			else
+				res->rows_inserted = count;
+		}
+	}
+	else
+	{
+		/*
+		 * Rows of weight -1 first, then +1 (stable partition, whatever order
+		 * they came in), each part written with its weight.  The weight is
+		 * the first column: dv_write_own_buffer matches buffer columns by
+		 * name, a later column of the same name wins, so a table column named
+		 * dv_weight still lands in its own place.
+		 */
+		SPITupleTable *tuptable = SPI_tuptable;
+		HeapTuple  *sorted = palloc(sizeof(HeapTuple) * Max(n, 1));
+		SPITupleTable part = *tuptable;
+		uint64		k = 0;
+
+		for (int pass = 0; pass < 2; pass++)
+			for (uint64 i = 0; i < n; i++)
+			{
+				bool		isnull;
+				int32		w = DatumGetInt32(SPI_getbinval(tuptable->vals[i], tuptable->tupdesc, 1, &isnull));
+
+				if ((w < 0) == (pass == 0))
+					sorted[k++] = tuptable->vals[i];
+				if (pass == 0 && w < 0)
+					res->rows_deleted++;
+			}
+		res->rows_inserted = (int64) n - res->rows_deleted;
+		part.vals = sorted;
+		dv_write_own_buffer(dt, &part, (uint64) res->rows_deleted, -1, seq);
+		part.vals = sorted + res->rows_deleted;
+		dv_write_own_buffer(dt, &part, (uint64) res->rows_inserted, +1, seq);
+	}
 }
 
 /* does the deparsed definition name the qualified relation (as a whole token)? */
@@ -447,9 +647,9 @@ follow_renames(DvTable *dt)
  * changes it (the stored text does not change).
  */
 static char *
-definition_signature(const char *definition)
+definition_signature(DvTable *dt)
 {
-	char	   *tree = nodeToString(dv_parse_definition(definition));
+	char	   *tree = nodeToString(dv_plan_cache_query(dt));
 	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
 	const char *errstr = NULL;
 
@@ -477,7 +677,7 @@ definition_changed(DvTable *dt)
 	int			save_sec;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	signature = definition_signature(dt->definition);
+	signature = definition_signature(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (stored != NULL && strcmp(stored, signature) == 0)
 		return false;
@@ -532,7 +732,7 @@ column_type_changes(DvTable *dt, char **described)
 	int			save_sec;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	query = dv_parse_definition(dt->definition);
+	query = dv_plan_cache_query(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
 	initStringInfo(&actions);
@@ -660,7 +860,6 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	DvRefreshResult res = {0};
 	bool		recreated;
 	char	   *missing;
-	char	   *delete_sql;
 	char	   *insert_sql;
 	int			save_nestlevel;
 	Oid			save_userid;
@@ -672,6 +871,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 
 	res.start_time = GetCurrentTimestamp();
 	res.data_lsn = lsn;
+	/* (a refresh of another table that failed in this transaction left its own say) */
+	dv_refresh_mark_own_writes(false);
 
 	missing = find_missing_sources(dt, &recreated);
 	if (missing)
@@ -692,7 +893,9 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	 * data.
 	 */
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	dv_check_definition_permissions(dv_parse_definition(dt->definition));
+	dv_check_definition_permissions(dv_plan_cache_query(dt));
+	/* writes that only dynview makes are not decoded (the decoder need not read them) */
+	dv_refresh_mark_own_writes(writes_are_own(dt));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
 	/* only this table's refresh statements may write it (hooks/guard.c) */
@@ -751,7 +954,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
 												  get_namespace_oid("dynview_buffer", false)));
-		dv_full_refresh_sql(dt, NULL, NULL, NULL, &delete_sql, &insert_sql, own_buffer);
+		insert_sql = NULL;
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		if (retype != NULL)
 		{
@@ -778,7 +981,6 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			}
 			res.mode_reason = psprintf("%s The types of its query's columns changed (%s): the table's columns took them.",
 									   res.mode_reason ? res.mode_reason : "", retype_what);
-			delete_sql = NULL;
 			insert_sql = psprintf("INSERT INTO %s %s%s",
 								  quote_qualified_identifier(dt->schema_name, dt->table_name),
 								  dt->definition, own_buffer ? " RETURNING *" : "");
@@ -786,20 +988,22 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		else if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
 		{
 			/* the first build of an empty table: nothing to compare with */
-			delete_sql = NULL;
 			insert_sql = psprintf("INSERT INTO %s %s%s",
 								  quote_qualified_identifier(dt->schema_name, dt->table_name),
 								  dt->definition, own_buffer ? " RETURNING *" : "");
 		}
-		if (delete_sql)
-			res.rows_deleted = (int64) run_write(dt, delete_sql, snapshot,
-												 own_buffer ? SPI_OK_DELETE_RETURNING : SPI_OK_DELETE);
-		if (own_buffer && delete_sql)
-			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
-		res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot,
-											  own_buffer ? SPI_OK_INSERT_RETURNING : SPI_OK_INSERT);
-		if (own_buffer)
-			dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_inserted, +1, &seq);
+		if (insert_sql == NULL)
+		{
+			/* the query once, the difference applied in one pass */
+			full_refresh_apply(dt, snapshot, own_buffer, &res, &seq);
+		}
+		else
+		{
+			res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot,
+												  own_buffer ? SPI_OK_INSERT_RETURNING : SPI_OK_INSERT);
+			if (own_buffer)
+				dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_inserted, +1, &seq);
+		}
 		/*
 		 * A table restored from another database has no definition tree (its
 		 * OIDs were that database's): the definition just ran, so its tree
@@ -813,6 +1017,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
+	dv_refresh_mark_own_writes(false);
 	res.state = "SUCCEED";
 	res.data_snapshot = dv_snapshot_to_text(snapshot);
 	res.end_time = GetCurrentTimestamp();
@@ -837,6 +1042,7 @@ dv_refresh_empty(Oid relid)
 
 	LockRelationOid(relid, ExclusiveLock);
 	dv_guard_set_refreshing(relid, dt->sources);
+	dv_refresh_mark_own_writes(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	n = run_write(dt, psprintf("DELETE FROM %s RETURNING *", quote_qualified_identifier(dt->schema_name, dt->table_name)),
 				  GetTransactionSnapshot(), SPI_OK_DELETE_RETURNING);
