@@ -35,6 +35,7 @@ bool		dv_log_refreshes = false;
 int			dv_history_retention = 7 * 1440;
 int			dv_max_sources_per_role = 256;
 double		dv_full_refresh_change_ratio = 0.5;
+int			dv_lock_timeout = 1000;
 
 static void
 define_gucs(void)
@@ -87,6 +88,18 @@ define_gucs(void)
 							 "is recomputed instead of applied (reason CHANGE_VOLUME); 0 never does so.",
 							 &dv_full_refresh_change_ratio, 0.5, 0.0, 1000000.0, PGC_USERSET,
 							 0, NULL, NULL, NULL);
+	/*
+	 * Scheduled refreshes only: one session holding a lock on a source (a
+	 * LOCK TABLE, an ALTER TABLE) must not stall the scheduler and with it
+	 * every other pipeline of the database.
+	 */
+	DefineCustomIntVariable("dynview.lock_timeout",
+							"Longest time a scheduled refresh waits for a lock.",
+							"A scheduled refresh that waits longer for a lock (on a source, a dynamic table or a catalog row) "
+							"is given up, recorded as SKIPPED with reason LOCK_TIMEOUT, and retried at the next cycle; "
+							"the scheduler goes on with the other pipelines. 0 waits without limit. Manual refreshes use the caller's lock_timeout.",
+							&dv_lock_timeout, 1000, 0, INT_MAX, PGC_SIGHUP,
+							GUC_UNIT_MS, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",

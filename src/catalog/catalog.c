@@ -966,6 +966,48 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 }
 
 /*
+ * dv_lock_timeout_reason - the history text of a refresh given up after
+ * dynview.lock_timeout (message: the lock wait's error).
+ */
+char *
+dv_lock_timeout_reason(const char *message)
+{
+	return psprintf("A lock was not granted within dynview.lock_timeout (%d ms): %s. "
+					"The refresh is retried at the next cycle.", dv_lock_timeout, message);
+}
+
+/*
+ * dv_history_skipped - record that a refresh of relid did not run now and
+ * will be retried (state SKIPPED, with a reason code and text): unlike a
+ * failure it does not count towards dynview.max_consecutive_failures.
+ * Needs SPI and a transaction.
+ */
+void
+dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
+				   const char *reason)
+{
+	Oid			types[4] = {OIDOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(reason_code);
+	values[2] = CStringGetTextDatum(reason);
+	values[3] = CStringGetTextDatum(trigger_names[trigger]);
+	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog SET last_refresh_state = 'SKIPPED' "
+					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
+					"INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, refresh_mode, "
+					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
+					"  mode_reason_code, mode_reason) "
+					"SELECT relid, schema_name, table_name, 'SKIPPED', NULL, $4, clock_timestamp(), "
+					"  clock_timestamp(), 0, 0, 0, $2, $3 FROM c",
+					4, types, values, NULL, -1);
+	ereport(LOG,
+			(errmsg("dynview: %s refresh of dynamic table \"%s\" skipped (%s)",
+					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?", reason_code),
+			 errdetail_internal("%s", reason)));
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
  * context that was current at SPI_connect (SPI_returntuple).

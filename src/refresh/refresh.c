@@ -959,6 +959,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	List	   *lockorder;
 	List	   *done = NIL;
 	List	   *failed = NIL;
+	List	   *skipped = NIL;	/* lock timeouts: retried, not failures */
 	ListCell   *lc;
 	Snapshot	snapshot;
 	TimestampTz taken_at;
@@ -1081,6 +1082,12 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			}
 			PG_END_TRY();
 		}
+		else if (reads_any(oid, skipped))
+		{
+			dv_history_skipped(oid, t, "LOCK_TIMEOUT",
+							   "An upstream dynamic table of this pipeline could not take a lock within dynview.lock_timeout; retried at the next cycle.");
+			skipped = lappend_oid(skipped, oid);
+		}
 		else if (reads_any(oid, failed))
 		{
 			/* scheduled: an upstream failed, this table waits for the next cycle */
@@ -1112,8 +1119,17 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				RollbackAndReleaseCurrentSubTransaction();
 				MemoryContextSwitchTo(oldcontext);
 				CurrentResourceOwner = oldowner;
-				dv_history_failure(oid, t, "FAILED", edata->message);
-				failed = lappend_oid(failed, oid);
+				if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+				{
+					/* dynview.lock_timeout (scheduler.c): try again later */
+					dv_history_skipped(oid, t, "LOCK_TIMEOUT", dv_lock_timeout_reason(edata->message));
+					skipped = lappend_oid(skipped, oid);
+				}
+				else
+				{
+					dv_history_failure(oid, t, "FAILED", edata->message);
+					failed = lappend_oid(failed, oid);
+				}
 				refreshed = false;
 			}
 			PG_END_TRY();

@@ -25,6 +25,12 @@
  * schedule wakes it.  About once a minute it deletes refresh_history rows
  * older than dynview.history_retention (each table's latest row stays).
  *
+ * A pipeline waits at most dynview.lock_timeout for any lock (it runs with
+ * lock_timeout set for its transaction): a session holding a lock on a
+ * source must not stall every other pipeline.  A table whose refresh timed
+ * out waiting is recorded SKIPPED with reason LOCK_TIMEOUT (not a failure:
+ * no backoff, no suspension) and is retried at the next look.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -119,6 +125,32 @@ record_failure(Oid relid, const char *message)
 	CommitTransactionCommand();
 }
 
+/*
+ * a pipeline's lock wait timed out outside its per-table subtransactions
+ * (e.g. checking a definition against a locked source): every table of the
+ * pipeline is skipped, the upstreams with trigger UPSTREAM
+ */
+static void
+record_skipped(Oid relid, const char *message)
+{
+	ListCell   *lc;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_is_dynamic_table(relid))
+	{
+		foreach(lc, dv_catalog_upstream_closure(relid))
+			dv_history_skipped(lfirst_oid(lc),
+							   lfirst_oid(lc) == relid ? DV_TRIGGER_SYSTEM_SCHEDULED : DV_TRIGGER_UPSTREAM,
+							   "LOCK_TIMEOUT", dv_lock_timeout_reason(message));
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+}
+
 /* refresh one due pipeline in its own transaction; errors are recorded */
 static void
 refresh_due(Oid relid)
@@ -128,7 +160,11 @@ refresh_due(Oid relid)
 	PG_TRY();
 	{
 		SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
+		StartTransactionCommand();
+		/* for this transaction only (GUC_ACTION_LOCAL) */
+		if (dv_lock_timeout > 0)
+			(void) set_config_option("lock_timeout", psprintf("%d", dv_lock_timeout),
+									 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, "refreshing a dynamic table pipeline");
@@ -146,9 +182,14 @@ refresh_due(Oid relid)
 		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
-		ereport(LOG,
-				(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message)));
-		record_failure(relid, edata->message);
+		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+			record_skipped(relid, edata->message);
+		else
+		{
+			ereport(LOG,
+					(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message)));
+			record_failure(relid, edata->message);
+		}
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
