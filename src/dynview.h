@@ -164,6 +164,9 @@ extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *
 extern void dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 							   const char *reason);
 extern char *dv_lock_timeout_reason(const char *message);
+extern void dv_history_begin_running(Oid root, DvRefreshTrigger trigger);
+extern void dv_history_end_running(void);
+extern void dv_history_interrupted(void);
 extern int	dv_safe_search_path_push(void);
 extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,

@@ -40,6 +40,7 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "nodes/nodeFuncs.h"
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
@@ -1045,6 +1046,14 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		bool		refreshed = false;
 		DvRefreshTrigger t = oid == relid ? trigger : DV_TRIGGER_UPSTREAM;
 
+		/* the scheduler's pg_stat_activity names the table (manual refreshes show the caller's query) */
+		if (trigger == DV_TRIGGER_SYSTEM_SCHEDULED)
+			pgstat_report_activity(STATE_RUNNING,
+								   psprintf("dynview: refreshing dynamic table %s (pipeline of %s)",
+											quote_qualified_identifier(get_namespace_name(get_rel_namespace(oid)),
+																	   get_rel_name(oid)),
+											quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																	   get_rel_name(relid))));
 		/* see what the upstream refreshes before it wrote */
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);

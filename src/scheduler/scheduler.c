@@ -31,6 +31,14 @@
  * out waiting is recorded SKIPPED with reason LOCK_TIMEOUT (not a failure:
  * no backoff, no suspension) and is retried at the next look.
  *
+ * Visibility: before a pipeline runs, its tables get refresh_history rows
+ * in state RUNNING, committed in a transaction of their own; the refresh
+ * replaces each with its outcome (same refresh_id) in its own transaction,
+ * so another session sees RUNNING exactly while the refresh is under way.
+ * Rows no outcome replaced are deleted afterwards; RUNNING rows found at
+ * the worker's start (a crash) become FAILED.  pg_stat_activity.query of
+ * the worker names the pipeline and the table being refreshed.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -47,7 +55,9 @@
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
 #include "dynview.h"
@@ -151,12 +161,67 @@ record_skipped(Oid relid, const char *message)
 	CommitTransactionCommand();
 }
 
-/* refresh one due pipeline in its own transaction; errors are recorded */
+/*
+ * announce - in a transaction of its own: RUNNING history rows for the
+ * pipeline of relid (dv_history_begin_running), committed before it runs;
+ * returns the table's qualified name (in the caller's memory), or NULL if
+ * it is no longer a dynamic table.
+ */
+static char *
+announce(Oid relid)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	char	   *name = NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_is_dynamic_table(relid))
+	{
+		char	   *qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+														   get_rel_name(relid));
+
+		name = MemoryContextStrdup(caller, qualified);
+		dv_history_begin_running(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(caller);
+	return name;
+}
+
+/* in a transaction of its own: drop the RUNNING rows that no outcome replaced */
+static void
+announce_end(void)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	dv_history_end_running();
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+}
+
+/*
+ * refresh one due pipeline in its own transaction; errors are recorded.
+ * While it runs, refresh_history shows its tables RUNNING (committed
+ * before, replaced by the outcome when the refresh commits) and
+ * pg_stat_activity names it.
+ */
 static void
 refresh_due(Oid relid)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
+	char	   *name = announce(relid);
 
+	if (name == NULL)
+		return;
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("dynview: refreshing the pipeline of dynamic table %s", name));
 	PG_TRY();
 	{
 		SetCurrentStatementStartTimestamp();
@@ -167,7 +232,6 @@ refresh_due(Oid relid)
 									 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, "refreshing a dynamic table pipeline");
 		if (dv_is_dynamic_table(relid))
 			(void) dv_refresh_pipeline(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
 		PopActiveSnapshot();
@@ -193,6 +257,7 @@ refresh_due(Oid relid)
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
+	announce_end();
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
@@ -279,6 +344,17 @@ dynview_scheduler_main(Datum main_arg)
 	dv_shmem_set_scheduler(dboid, MyLatch);
 	loop_context = AllocSetContextCreate(TopMemoryContext, "dynview scheduler loop",
 										 ALLOCSET_DEFAULT_SIZES);
+
+	/* RUNNING rows of a previous scheduler of this database did not finish */
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_extension_present())
+		dv_history_interrupted();
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
 
 	for (;;)
 	{
