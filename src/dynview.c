@@ -36,6 +36,7 @@ int			dv_history_retention = 7 * 1440;
 int			dv_max_sources_per_role = 256;
 double		dv_full_refresh_change_ratio = 0.5;
 int			dv_lock_timeout = 1000;
+int			dv_max_refresh_workers = 1;
 
 static void
 define_gucs(void)
@@ -100,6 +101,13 @@ define_gucs(void)
 							"the scheduler goes on with the other pipelines. 0 waits without limit. Manual refreshes use the caller's lock_timeout.",
 							&dv_lock_timeout, 1000, 0, INT_MAX, PGC_SIGHUP,
 							GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.max_refresh_workers",
+							"Most pipelines of one database the scheduler refreshes at once.",
+							"Above 1, each due pipeline is refreshed by a background worker of its own (taken from max_worker_processes), "
+							"so that a long refresh does not delay the others; pipelines that share a table never run at once. "
+							"1 refreshes in the scheduler, one pipeline after another.",
+							&dv_max_refresh_workers, 1, 1, 64, PGC_SIGHUP,
+							0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",

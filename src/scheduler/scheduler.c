@@ -31,6 +31,16 @@
  * out waiting is recorded SKIPPED with reason LOCK_TIMEOUT (not a failure:
  * no backoff, no suspension) and is retried at the next look.
  *
+ * Parallel pipelines: with dynview.max_refresh_workers > 1, each due
+ * pipeline runs in a "dynview refresh worker" (a dynamic background worker
+ * the scheduler starts, which refreshes that one pipeline as refresh_due
+ * does and exits), up to that many at once, so that a long pipeline does
+ * not delay the others.  Pipelines that share a table never run at the same
+ * time (a due pipeline that shares one with a running worker waits for the
+ * next look); a worker's exit wakes the scheduler (bgw_notify_pid).  With
+ * 1 (the default), or when no worker slot is free, the scheduler refreshes
+ * the pipeline itself.
+ *
  * Visibility: before a pipeline runs, its tables get refresh_history rows
  * in state RUNNING, committed in a transaction of their own; the refresh
  * replaces each with its outcome (same refresh_id) in its own transaction,
@@ -64,6 +74,19 @@
 #include "cdc/cdc.h"
 
 PGDLLEXPORT void dynview_scheduler_main(Datum main_arg);
+PGDLLEXPORT void dynview_refresh_worker_main(Datum main_arg);
+
+#define MAX_REFRESH_WORKERS	64
+
+/* a running refresh worker of this scheduler (scheduler-local) */
+typedef struct RefreshWorker
+{
+	BackgroundWorkerHandle *handle; /* NULL: free entry */
+	Oid			root;
+	List	   *tables;			/* the pipeline's tables, in TopMemoryContext */
+} RefreshWorker;
+
+static RefreshWorker refresh_workers[MAX_REFRESH_WORKERS];
 
 /*
  * dv_scheduler_start - start the scheduler worker of dboid (launcher).
@@ -321,6 +344,111 @@ prune_history(void)
 	CommitTransactionCommand();
 }
 
+/* forget refresh workers that have exited; returns how many still run */
+static int
+reap_refresh_workers(void)
+{
+	int			running = 0;
+
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+	{
+		RefreshWorker *w = &refresh_workers[i];
+		pid_t		pid;
+
+		if (w->handle == NULL)
+			continue;
+		if (GetBackgroundWorkerPid(w->handle, &pid) != BGWH_STOPPED)
+		{
+			running++;
+			continue;
+		}
+		pfree(w->handle);
+		list_free(w->tables);
+		memset(w, 0, sizeof(RefreshWorker));
+	}
+	return running;
+}
+
+/* does a running refresh worker refresh one of tables? */
+static bool
+pipeline_busy(List *tables)
+{
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+	{
+		ListCell   *lc;
+
+		if (refresh_workers[i].handle == NULL)
+			continue;
+		foreach(lc, tables)
+			if (list_member_oid(refresh_workers[i].tables, lfirst_oid(lc)))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * start_refresh_worker - start a worker that refreshes the pipeline of
+ * root (tables: its tables); false if no background worker slot was free.
+ */
+static bool
+start_refresh_worker(Oid dboid, Oid root, List *tables)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	MemoryContext old;
+
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+	{
+		if (refresh_workers[i].handle != NULL)
+			continue;
+		memset(&worker, 0, sizeof(worker));
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		worker.bgw_restart_time = BGW_NEVER_RESTART;
+		snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
+		snprintf(worker.bgw_function_name, BGW_MAXLEN, "dynview_refresh_worker_main");
+		snprintf(worker.bgw_name, BGW_MAXLEN, "dynview refresh worker %u", dboid);
+		snprintf(worker.bgw_type, BGW_MAXLEN, "dynview refresh worker");
+		worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+		memcpy(worker.bgw_extra, &root, sizeof(Oid));
+		worker.bgw_notify_pid = MyProcPid;
+		/* the handle outlives the loop's memory */
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		{
+			MemoryContextSwitchTo(old);
+			return false;
+		}
+		refresh_workers[i].handle = handle;
+		refresh_workers[i].root = root;
+		refresh_workers[i].tables = list_copy(tables);
+		MemoryContextSwitchTo(old);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * dynview_refresh_worker_main - a refresh worker: refresh one pipeline
+ * (the root's OID in bgw_extra) as the scheduler would, then exit.
+ */
+void
+dynview_refresh_worker_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	Oid			root;
+
+	memcpy(&root, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("dynview refresh worker");
+	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+	refresh_due(root);
+	proc_exit(0);
+}
+
 static void
 scheduler_shutdown(int code, Datum arg)
 {
@@ -359,8 +487,11 @@ dynview_scheduler_main(Datum main_arg)
 	for (;;)
 	{
 		List	   *due = NIL;
+		List	   *pipelines = NIL;	/* per due root: its tables */
 		ListCell   *lc;
+		ListCell   *lc2;
 		bool		present;
+		bool		parallel = dv_max_refresh_workers > 1;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -385,6 +516,13 @@ dynview_scheduler_main(Datum main_arg)
 			found = due_tables();
 			MemoryContextSwitchTo(loop_context);
 			due = list_copy(found);		/* SPI's memory goes with SPI_finish */
+			foreach(lc, due)
+			{
+				List	   *closure = parallel ? dv_catalog_upstream_closure(lfirst_oid(lc)) : NIL;
+
+				MemoryContextSwitchTo(loop_context);
+				pipelines = lappend(pipelines, list_copy(closure));
+			}
 			PopActiveSnapshot();
 			SPI_finish();
 		}
@@ -393,8 +531,27 @@ dynview_scheduler_main(Datum main_arg)
 		if (!present)
 			proc_exit(0);
 
-		foreach(lc, due)
-			refresh_due(lfirst_oid(lc));
+		if (parallel)
+			(void) reap_refresh_workers();
+		forboth(lc, due, lc2, pipelines)
+		{
+			Oid			root = lfirst_oid(lc);
+			List	   *tables = lfirst(lc2);
+
+			if (!parallel)
+			{
+				refresh_due(root);
+				continue;
+			}
+			/* a pipeline sharing a table with a running one waits for the next look */
+			if (pipeline_busy(tables))
+				continue;
+			if (reap_refresh_workers() >= Min(dv_max_refresh_workers, MAX_REFRESH_WORKERS))
+				break;
+			if (!start_refresh_worker(dboid, root, tables))
+				refresh_due(root);	/* no worker slot: refresh it here */
+		}
+		MemoryContextSwitchTo(loop_context);
 		if (present)
 			prune_history();
 
