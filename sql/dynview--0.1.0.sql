@@ -483,11 +483,23 @@ Errors: negative timeout (22023), dynview not in shared_preload_libraries (55000
 Example: SELECT dynview.wait_for_capture('10 seconds');$$;
 
 -- Per source: buffered changes; per database (source IS NULL): the slot and the decoder's lag.
+-- The decoder's state in shared memory: NOT_STARTED, STARTING, RUNNING, RESTARTING, FAILED,
+-- NO_WORKER (no background worker slot), NO_LAUNCHER, NOT_REGISTERED, NOT_LOADED; its pid; the
+-- last failure to start or run it, with detail and hint, and when.
+CREATE FUNCTION dynview._capture_status(OUT state text, OUT decoder_pid int,
+    OUT last_error text, OUT last_error_time timestamptz)
+RETURNS record
+LANGUAGE C STRICT VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS 'MODULE_PATHNAME', 'dynview_capture_status';
+REVOKE ALL ON FUNCTION dynview._capture_status() FROM PUBLIC;
+
 CREATE FUNCTION dynview._cdc_status(
     OUT source regclass, OUT buffered_changes bigint, OUT oldest_commit_time timestamptz,
     OUT buffer_bytes bigint, OUT slot_name name, OUT confirmed_lsn pg_lsn,
     OUT wal_retained_bytes numeric, OUT decoded_lsn pg_lsn, OUT decoder_lag_bytes numeric,
-    OUT decoder_lag_seconds double precision)
+    OUT decoder_lag_seconds double precision, OUT decoder_state text, OUT decoder_pid int,
+    OUT decoder_last_error text, OUT decoder_last_error_time timestamptz)
 RETURNS SETOF record
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -506,11 +518,20 @@ BEGIN
     SELECT s.slot_name, s.confirmed_flush_lsn, pg_current_wal_lsn() - s.restart_lsn
       INTO slot_name, confirmed_lsn, wal_retained_bytes
       FROM pg_replication_slots s, dynview.decoder_state d WHERE s.slot_name = d.slot_name;
-    decoded_lsn := dynview._decoded_lsn();
-    decoder_lag_bytes := greatest(pg_current_wal_flush_lsn() - decoded_lsn, 0);
+    -- the decoder's published position; when it does not run, what it had committed
+    -- (or the slot's position): the lag then grows with the WAL written since
+    decoded_lsn := coalesce(dynview._decoded_lsn(),
+                            (SELECT d.decoded_lsn FROM dynview.decoder_state d), confirmed_lsn);
+    -- NULL (not 0) when nothing was ever decoded: the lag is unknown
+    decoder_lag_bytes := CASE WHEN decoded_lsn IS NOT NULL
+                              THEN greatest(pg_current_wal_flush_lsn() - decoded_lsn, 0) END;
     SELECT extract(epoch FROM now() - d.updated_at) INTO decoder_lag_seconds
       FROM dynview.decoder_state d;
     IF decoder_lag_bytes = 0 THEN decoder_lag_seconds := 0; END IF;
+    IF decoded_lsn IS NULL THEN decoder_lag_seconds := NULL; END IF;
+    SELECT c.state, c.decoder_pid, c.last_error, c.last_error_time
+      INTO decoder_state, decoder_pid, decoder_last_error, decoder_last_error_time
+      FROM dynview._capture_status() c;
     RETURN NEXT;
 END
 $$;
@@ -519,7 +540,7 @@ CREATE VIEW dynview.cdc_status WITH (security_barrier) AS
 SELECT * FROM dynview._cdc_status() s
  WHERE s.source IS NULL OR has_table_privilege(s.source::oid, 'SELECT');
 COMMENT ON VIEW dynview.cdc_status IS
-'Change capture: one row per tracked source (buffered changes, oldest buffered commit time, buffer size in bytes) and one row for the database (source NULL: slot, confirmed LSN, WAL retained by the slot in bytes, decoded-up-to LSN, decoder lag in bytes and seconds).';
+'Change capture: one row per tracked source (buffered changes, oldest buffered commit time, buffer size in bytes) and one row for the database (source NULL: slot, confirmed LSN, WAL retained by the slot in bytes, decoded-up-to LSN, decoder lag in bytes and seconds, decoder state, pid, last error and its time).';
 REVOKE ALL ON FUNCTION dynview._cdc_status() FROM PUBLIC;
 
 -- Start this database's decoder (needs shared_preload_libraries = 'dynview').

@@ -35,6 +35,8 @@ bool		dv_log_refreshes = false;
 int			dv_history_retention = 7 * 1440;
 int			dv_max_sources_per_role = 256;
 double		dv_full_refresh_change_ratio = 0.5;
+int			dv_lock_timeout = 1000;
+int			dv_max_refresh_workers = 1;
 
 static void
 define_gucs(void)
@@ -87,6 +89,25 @@ define_gucs(void)
 							 "is recomputed instead of applied (reason CHANGE_VOLUME); 0 never does so.",
 							 &dv_full_refresh_change_ratio, 0.5, 0.0, 1000000.0, PGC_USERSET,
 							 0, NULL, NULL, NULL);
+	/*
+	 * Scheduled refreshes only: one session holding a lock on a source (a
+	 * LOCK TABLE, an ALTER TABLE) must not stall the scheduler and with it
+	 * every other pipeline of the database.
+	 */
+	DefineCustomIntVariable("dynview.lock_timeout",
+							"Longest time a scheduled refresh waits for a lock.",
+							"A scheduled refresh that waits longer for a lock (on a source, a dynamic table or a catalog row) "
+							"is given up, recorded as SKIPPED with reason LOCK_TIMEOUT, and retried at the next cycle; "
+							"the scheduler goes on with the other pipelines. 0 waits without limit. Manual refreshes use the caller's lock_timeout.",
+							&dv_lock_timeout, 1000, 0, INT_MAX, PGC_SIGHUP,
+							GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.max_refresh_workers",
+							"Most pipelines of one database the scheduler refreshes at once.",
+							"Above 1, each due pipeline is refreshed by a background worker of its own (taken from max_worker_processes), "
+							"so that a long refresh does not delay the others; pipelines that share a table never run at once. "
+							"1 refreshes in the scheduler, one pipeline after another.",
+							&dv_max_refresh_workers, 1, 1, 64, PGC_SIGHUP,
+							0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",

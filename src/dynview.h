@@ -43,6 +43,8 @@ extern bool dv_log_refreshes;
 extern double dv_full_refresh_change_ratio;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;
+extern int	dv_lock_timeout;
+extern int	dv_max_refresh_workers;
 
 /* Refresh triggers, as stored in refresh_history.refresh_trigger */
 typedef enum DvRefreshTrigger
@@ -160,6 +162,12 @@ extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const ch
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
 extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,
 							   const char *message);
+extern void dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
+							   const char *reason);
+extern char *dv_lock_timeout_reason(const char *message);
+extern void dv_history_begin_running(Oid root, DvRefreshTrigger trigger);
+extern void dv_history_end_running(void);
+extern void dv_history_interrupted(void);
 extern int	dv_safe_search_path_push(void);
 extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,

@@ -48,6 +48,7 @@
 #include "dynview.h"
 
 static uint64 widen_xid(TransactionId xid, FullTransactionId next);
+static Datum take_running_id(Oid relid, char *null);
 
 static const char *trigger_names[] = {
 	[DV_TRIGGER_SYSTEM_SCHEDULED] = "SYSTEM_SCHEDULED",
@@ -936,14 +937,16 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
 void
 dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const char *message)
 {
-	Oid			types[5] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID};
-	Datum		values[5];
+	Oid			types[6] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID};
+	Datum		values[6];
+	char		nulls[7] = "      ";
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(message);
 	values[2] = Int32GetDatum(dv_max_consecutive_failures);
 	values[3] = CStringGetTextDatum(state);
 	values[4] = CStringGetTextDatum(trigger_names[trigger]);
+	values[5] = take_running_id(relid, &nulls[5]);
 	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog "
 					"  SET consecutive_failures = consecutive_failures + 1, last_refresh_state = $4, "
 					"      scheduling_state = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
@@ -951,11 +954,12 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 					"      suspend_reason = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
 					"                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
 					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
-					"INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, refresh_mode, "
+					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
 					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, error_message) "
-					"SELECT relid, schema_name, table_name, $4, NULL, $5, clock_timestamp(), "
+					"SELECT coalesce($6, nextval('dynview.refresh_history_refresh_id_seq')), "
+					"  relid, schema_name, table_name, $4, NULL, $5, clock_timestamp(), "
 					"  clock_timestamp(), 0, 0, 0, $2 FROM c",
-					5, types, values, NULL, -1);
+					6, types, values, nulls, -1);
 	/* failures always reach the server log (successes only with dynview.log_refreshes) */
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" %s",
@@ -966,6 +970,177 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 }
 
 /*
+ * Refreshes announced as RUNNING (dv_history_begin_running): the committed
+ * RUNNING row of each table of the pipeline the scheduler is refreshing.
+ * The refresh's own history row replaces it, with the same refresh_id, in
+ * the refreshing transaction (take_running_id): other sessions see RUNNING
+ * until that transaction commits, then the outcome.  Backend-local, in
+ * TopMemoryContext; emptied by dv_history_end_running.
+ */
+typedef struct RunningRow
+{
+	Oid			relid;
+	int64		refresh_id;
+} RunningRow;
+
+static List *running_rows = NIL;
+
+/*
+ * take_running_id - if relid was announced RUNNING, delete that row in the
+ * current transaction and return its refresh_id for the row that replaces
+ * it; else NULL.  (An abort undoes the delete: the row is RUNNING again and
+ * stays announced.)
+ */
+static Datum
+take_running_id(Oid relid, char *null)
+{
+	ListCell   *lc;
+
+	foreach(lc, running_rows)
+	{
+		RunningRow *r = lfirst(lc);
+		Oid			types[1] = {INT8OID};
+		Datum		values[1];
+
+		if (r->relid != relid)
+			continue;
+		values[0] = Int64GetDatum(r->refresh_id);
+		dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE refresh_id = $1 AND state = 'RUNNING'",
+						1, types, values, NULL, -1);
+		if (SPI_processed == 0)
+			break;				/* replaced already */
+		*null = ' ';
+		return Int64GetDatum(r->refresh_id);
+	}
+	*null = 'n';
+	return (Datum) 0;
+}
+
+/*
+ * dv_history_begin_running - write and commit-to-be a RUNNING row for every
+ * table of the pipeline of root (root with trigger, its upstreams with
+ * UPSTREAM), so that a DBA sees from another session what the scheduler is
+ * refreshing.  Call in a transaction of its own, committed before the
+ * refresh starts; needs SPI.
+ */
+void
+dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
+{
+	ListCell   *lc;
+
+	dv_history_end_running();
+	foreach(lc, dv_catalog_upstream_closure(root))
+	{
+		Oid			relid = lfirst_oid(lc);
+		Oid			types[2] = {OIDOID, TEXTOID};
+		Datum		values[2];
+		MemoryContext old;
+		RunningRow *r;
+
+		values[0] = ObjectIdGetDatum(relid);
+		values[1] = CStringGetTextDatum(trigger_names[relid == root ? trigger : DV_TRIGGER_UPSTREAM]);
+		dv_catalog_exec("INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, "
+						"  refresh_trigger, start_time) "
+						"SELECT relid, schema_name, table_name, 'RUNNING', $2, clock_timestamp() "
+						"FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
+						"RETURNING refresh_id",
+						2, types, values, NULL, -1);
+		if (SPI_processed != 1)
+			continue;
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		r = palloc(sizeof(RunningRow));
+		r->relid = relid;
+		r->refresh_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &(bool){false}));
+		running_rows = lappend(running_rows, r);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * dv_history_end_running - the announced pipeline is over: delete the
+ * RUNNING rows that no outcome replaced (tables the refresh did not record,
+ * upstreams of a pipeline that failed as a whole) and forget them.  Needs a
+ * transaction and SPI when rows were announced.
+ */
+void
+dv_history_end_running(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, running_rows)
+	{
+		RunningRow *r = lfirst(lc);
+		Oid			types[1] = {INT8OID};
+		Datum		values[1];
+
+		values[0] = Int64GetDatum(r->refresh_id);
+		dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE refresh_id = $1 AND state = 'RUNNING'",
+						1, types, values, NULL, -1);
+	}
+	list_free_deep(running_rows);
+	running_rows = NIL;
+}
+
+/*
+ * dv_history_interrupted - RUNNING rows left by a scheduler that stopped
+ * (crash, restart) become FAILED.  Called by the scheduler at its start,
+ * when no refresh of its can be running; needs SPI.
+ */
+void
+dv_history_interrupted(void)
+{
+	dv_catalog_exec("UPDATE dynview.refresh_history SET state = 'FAILED', end_time = clock_timestamp(), "
+					"  duration_ms = extract(epoch FROM clock_timestamp() - start_time) * 1000, "
+					"  error_message = 'The refresh was interrupted: the server or the scheduler stopped while it ran.' "
+					"WHERE state = 'RUNNING'", 0, NULL, NULL, NULL, -1);
+}
+
+/*
+ * dv_lock_timeout_reason - the history text of a refresh given up after
+ * dynview.lock_timeout (message: the lock wait's error).
+ */
+char *
+dv_lock_timeout_reason(const char *message)
+{
+	return psprintf("A lock was not granted within dynview.lock_timeout (%d ms): %s. "
+					"The refresh is retried at the next cycle.", dv_lock_timeout, message);
+}
+
+/*
+ * dv_history_skipped - record that a refresh of relid did not run now and
+ * will be retried (state SKIPPED, with a reason code and text): unlike a
+ * failure it does not count towards dynview.max_consecutive_failures.
+ * Needs SPI and a transaction.
+ */
+void
+dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
+				   const char *reason)
+{
+	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, INT8OID};
+	Datum		values[5];
+	char		nulls[6] = "     ";
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(reason_code);
+	values[2] = CStringGetTextDatum(reason);
+	values[3] = CStringGetTextDatum(trigger_names[trigger]);
+	values[4] = take_running_id(relid, &nulls[4]);
+	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog SET last_refresh_state = 'SKIPPED' "
+					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
+					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
+					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
+					"  mode_reason_code, mode_reason) "
+					"SELECT coalesce($5, nextval('dynview.refresh_history_refresh_id_seq')), "
+					"  relid, schema_name, table_name, 'SKIPPED', NULL, $4, clock_timestamp(), "
+					"  clock_timestamp(), 0, 0, 0, $2, $3 FROM c",
+					5, types, values, nulls, -1);
+	ereport(LOG,
+			(errmsg("dynview: %s refresh of dynamic table \"%s\" skipped (%s)",
+					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?", reason_code),
+			 errdetail_internal("%s", reason)));
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
  * context that was current at SPI_connect (SPI_returntuple).
@@ -973,10 +1148,10 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 Datum
 dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 {
-#define HIST_NARGS 16
+#define HIST_NARGS 17
 	Oid			types[HIST_NARGS] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
 		TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, LSNOID, TEXTOID, TEXTOID, TEXTOID,
-	OIDOID};
+	OIDOID, INT8OID};
 	Datum		values[HIST_NARGS];
 	char		nulls[HIST_NARGS + 1];
 	HeapTuple	tup;
@@ -1016,12 +1191,15 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	else
 		nulls[14] = 'n';
 	values[15] = ObjectIdGetDatum(dt->relid);
+	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
+	values[16] = take_running_id(dt->relid, &nulls[16]);
 
-	dv_catalog_exec("INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, "
+	dv_catalog_exec("INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, "
 					"refresh_mode, refresh_trigger, start_time, end_time, duration_ms, rows_inserted, "
 					"rows_deleted, source_tables, data_snapshot, data_lsn, mode_reason_code, "
 					"mode_reason, error_message) "
-					"VALUES ($1::regclass, $2, $3, $4, $5, $6, $7, $8, "
+					"VALUES (coalesce($17, nextval('dynview.refresh_history_refresh_id_seq')), "
+					"  $1::regclass, $2, $3, $4, $5, $6, $7, $8, "
 					"  extract(epoch FROM ($8 - $7)) * 1000, $9, $10, "
 					"  (SELECT coalesce(jsonb_agg(jsonb_build_object("
 					"      'name', CASE WHEN s.source_relid = 0 THEN format('%I.%I', s.source_schema, s.source_name) "

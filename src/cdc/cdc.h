@@ -21,6 +21,7 @@
 #define DYNVIEW_CDC_H
 
 #include "access/xlogdefs.h"
+#include "datatype/timestamp.h"
 #include "postmaster/bgworker.h"
 #include "replication/output_plugin.h"
 #include "storage/latch.h"
@@ -36,6 +37,46 @@ extern bool dv_buffer_meta_column(const char *name);
 extern uint16 dv_cdc_own_writes_begin(void);
 extern void dv_cdc_own_writes_end(uint16 previous);
 extern void dv_cdc_own_writes_always(void);
+
+/*
+ * Where the decoder of a database is (shared memory, shown by cdc_status).
+ * FAILED and NO_WORKER mean that capture cannot run now: refreshes and
+ * create_dynamic_table fail at once with the recorded cause instead of
+ * waiting (dv_capture_check).  RESTARTING: it ran, failed, and is being
+ * restarted (waiters keep waiting).
+ */
+typedef enum DvCaptureState
+{
+	DV_CAPTURE_NOT_STARTED,		/* the launcher has not started it yet */
+	DV_CAPTURE_STARTING,		/* started: connecting, creating its slot */
+	DV_CAPTURE_RUNNING,			/* decoding */
+	DV_CAPTURE_RESTARTING,		/* failed after it ran; restarted after a backoff */
+	DV_CAPTURE_FAILED,			/* its last start failed (error recorded) */
+	DV_CAPTURE_NO_WORKER		/* no background worker slot was free */
+} DvCaptureState;
+
+#define DV_CAPTURE_TEXT		256
+
+/* a copy of one database's capture state (dv_shmem_capture_status) */
+typedef struct DvCaptureStatus
+{
+	DvCaptureState state;
+	uint32		attempts;
+	pid_t		decoder_pid;
+	bool		launcher_running;
+	TimestampTz error_time;		/* 0: no failure recorded */
+	char		error[DV_CAPTURE_TEXT];
+	char		detail[DV_CAPTURE_TEXT];
+	char		hint[DV_CAPTURE_TEXT];
+} DvCaptureStatus;
+
+typedef enum DvWaitResult
+{
+	DV_WAIT_DONE,
+	DV_WAIT_TIMEOUT,
+	DV_WAIT_SELF,				/* the decoder waits for this transaction */
+	DV_WAIT_CAPTURE_FAILED		/* the decoder cannot run */
+} DvWaitResult;
 
 /* shmem.c */
 extern void dv_shmem_init(void);
@@ -54,7 +95,15 @@ extern void dv_shmem_wake_scheduler(Oid dboid);
 extern void dv_shmem_publish_decoded(Oid dboid, XLogRecPtr lsn);
 extern void dv_shmem_set_decoder_waiting(Oid dboid, TransactionId xid);
 extern XLogRecPtr dv_shmem_decoded_lsn(Oid dboid);
-extern bool dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms);
+extern DvWaitResult dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms);
+extern bool dv_shmem_launcher_running(void);
+extern void dv_shmem_capture_started(Oid dboid);
+extern void dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const char *error,
+									   const char *detail, const char *hint);
+extern bool dv_shmem_capture_status(Oid dboid, DvCaptureStatus *status);
+extern void dv_shmem_request_capture_retry(void);
+extern bool dv_shmem_take_capture_retry(Oid dboid);
+extern void dv_shmem_capture_sleep(long timeout_ms);
 extern void dv_shmem_track_source(Oid relid, bool in_transaction);
 extern void dv_shmem_untrack_source(Oid relid);
 extern bool dv_shmem_database_registered(Oid dboid);
@@ -98,6 +147,9 @@ extern bool dv_capture_sync(long timeout_ms);
 extern bool dv_capture_wait(XLogRecPtr lsn, long timeout_ms);
 extern XLogRecPtr dv_capture_position(void);
 extern bool dv_capture_before_dropdb(const char *dbname);
+extern void dv_capture_check(void);
+extern const char *dv_capture_state_name(DvCaptureState state);
+extern const char *dv_capture_plugin_setting_problem(void);
 
 /* tracking.c */
 extern void dv_tracking_start(List *sources, bool identity_required);

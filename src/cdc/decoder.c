@@ -25,6 +25,14 @@
  * When the extension is dropped, the worker drops its slot and exits; the
  * launcher then does not restart it.
  *
+ * The worker records where it is in shared memory (dv_shmem_capture_started,
+ * dv_shmem_set_capture_state): STARTING until it decodes, then RUNNING.  An
+ * error before that (the server refuses dynview as an output plugin, no
+ * replication slot is free, ...) is recorded as FAILED with its message,
+ * detail and a hint naming the fix, so that create_dynamic_table and
+ * refreshes fail at once with the real cause (capture.c); an error later is
+ * recorded as RESTARTING (the launcher restarts the worker).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -550,16 +558,37 @@ decoder_shutdown(int code, Datum arg)
 	dv_shmem_set_decoder(DatumGetObjectId(arg), NULL);
 }
 
+/* has this worker decoded (published its position)?  Errors after that are not start failures */
+static bool decoder_started = false;
+
+/*
+ * record_failure - note in shared memory why the worker is about to exit
+ * with an error, with a hint naming the fix where the cause is known.
+ */
+static void
+record_failure(Oid dboid, ErrorData *edata)
+{
+	const char *hint = edata->hint;
+	const char *setting = dv_capture_plugin_setting_problem();
+
+	if (setting)
+		hint = psprintf("Add dynview to output_plugin_libraries (for example '%s%sdynview') and reload the configuration.",
+						setting, setting[0] ? ", " : "");
+	else if (edata->sqlerrcode == ERRCODE_CONFIGURATION_LIMIT_EXCEEDED && !decoder_started)
+		hint = "Drop an unused replication slot with pg_drop_replication_slot(), or raise max_replication_slots and restart the server.";
+	else if (edata->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE && hint == NULL)
+		hint = "Set wal_level = logical and restart the server.";
+	dv_shmem_set_capture_state(dboid, decoder_started ? DV_CAPTURE_RESTARTING : DV_CAPTURE_FAILED,
+							   edata->message, edata->detail ? edata->detail : edata->detail_log, hint);
+}
+
+static void decode(Oid dboid);
+
 void
 dynview_decoder_main(Datum main_arg)
 {
 	Oid			dboid = DatumGetObjectId(main_arg);
-	char	   *slot;
-	LogicalDecodingContext *ctx;
-	DvPluginState *state;
-	XLogRecPtr	decoded;
-	TimestampTz last_check;
-	TimestampTz last_prune = 0;
+	MemoryContext oldcontext;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -572,6 +601,39 @@ dynview_decoder_main(Datum main_arg)
 	 */
 	dv_cdc_own_writes_always();
 	pgstat_report_appname("dynview decoder");
+	dv_shmem_capture_started(dboid);
+	oldcontext = CurrentMemoryContext;
+	PG_TRY();
+	{
+		decode(dboid);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		/* record why, then exit as an uncaught error would (logged, exit code 1) */
+		HOLD_INTERRUPTS();
+		MemoryContextSwitchTo(oldcontext);
+		edata = CopyErrorData();
+		record_failure(dboid, edata);
+		RESUME_INTERRUPTS();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* the worker's body: start (slot, state), then decode until told to leave */
+static void
+decode(Oid dboid)
+{
+	Datum		main_arg = ObjectIdGetDatum(dboid);
+	char	   *slot;
+	LogicalDecodingContext *ctx;
+	DvPluginState *state;
+	XLogRecPtr	decoded;
+	TimestampTz last_check;
+	TimestampTz last_prune = 0;
+
 	/* whatever the database or role settings say: no schema a role can write (dv_safe_search_path_push) */
 	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
 	slot = dv_slot_name(dboid);
@@ -631,6 +693,8 @@ dynview_decoder_main(Datum main_arg)
 		decoded = MyReplicationSlot->data.confirmed_flush;
 	dv_shmem_set_decoder(dboid, MyLatch);
 	dv_shmem_publish_decoded(dboid, decoded);
+	decoder_started = true;
+	dv_shmem_set_capture_state(dboid, DV_CAPTURE_RUNNING, NULL, NULL, NULL);
 	ereport(LOG, (errmsg("dynview: decoder started for slot \"%s\" at %X/%X",
 						 slot, LSN_FORMAT_ARGS(MyReplicationSlot->data.restart_lsn))));
 	last_check = GetCurrentTimestamp();

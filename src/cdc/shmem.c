@@ -15,11 +15,22 @@
  *		creating_xid		the CREATE EXTENSION that registered it, while it may
  *							still be in progress
  *		cv					broadcast whenever decoded_lsn advances
+ *		decoder_pid			the decoder process (0: none); set by the decoder
+ *		capture_state		DvCaptureState: where the decoder is, set by the
+ *							decoder (starting, running, failed) and by the
+ *							launcher (no background worker slot was free)
+ *		capture_attempts	decoder starts so far (a waiter sees a new attempt)
+ *		retry_requested		a backend asks the launcher to start the decoder
+ *							now instead of after its backoff
+ *		error_time, error, detail, hint
+ *							the last failure to start or run the decoder
+ *							(kept once it runs again, for cdc_status)
  *	  sources[]: one entry per tracked source relation:
  *		dboid, relid		the source
  *		creating_xid		the transaction that started tracking it, while
  *							that transaction may still abort; else invalid
  *	  launcher_latch		to wake the launcher (new database registered)
+ *	  launcher_pid			the launcher process (0: not running)
  *
  * Readers take the lock shared; the decoder's per-change lookup is a short
  * linear scan of sources[] (bounded by dynview.max_sources).
@@ -55,6 +66,14 @@ typedef struct DvDatabaseState
 	TransactionId waiting_for_xid;
 	TransactionId creating_xid;	/* CREATE EXTENSION that may still abort */
 	ConditionVariable cv;
+	pid_t		decoder_pid;
+	DvCaptureState capture_state;
+	uint32		capture_attempts;
+	bool		retry_requested;
+	TimestampTz error_time;
+	char		error[DV_CAPTURE_TEXT];
+	char		detail[DV_CAPTURE_TEXT];
+	char		hint[DV_CAPTURE_TEXT];
 } DvDatabaseState;
 
 typedef struct DvSourceState
@@ -68,6 +87,7 @@ typedef struct DvShared
 {
 	LWLock	   *lock;
 	Latch	   *launcher_latch;
+	pid_t		launcher_pid;
 	DvDatabaseState databases[DV_MAX_DATABASES];
 	int			nsources;		/* entries in use at the front of sources[] */
 	DvSourceState sources[FLEXIBLE_ARRAY_MEMBER];
@@ -188,6 +208,12 @@ dv_shmem_register_database(Oid dboid, TransactionId creating_xid)
 		db->decoded_lsn = InvalidXLogRecPtr;
 		db->waiting_for_xid = InvalidTransactionId;
 		db->creating_xid = InvalidTransactionId;
+		db->decoder_pid = 0;
+		db->capture_state = DV_CAPTURE_NOT_STARTED;
+		db->capture_attempts = 0;
+		db->retry_requested = false;
+		db->error_time = 0;
+		db->error[0] = db->detail[0] = db->hint[0] = '\0';
 	}
 	if (TransactionIdIsValid(creating_xid))
 		db->creating_xid = creating_xid;
@@ -266,10 +292,190 @@ dv_shmem_databases(int *n)
 	return result;
 }
 
+static void
+launcher_gone(int code, Datum arg)
+{
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	dv_shared->launcher_latch = NULL;
+	dv_shared->launcher_pid = 0;
+	LWLockRelease(dv_shared->lock);
+}
+
+/* the launcher announces itself; forgotten when it exits */
 void
 dv_shmem_set_launcher_latch(Latch *latch)
 {
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
 	dv_shared->launcher_latch = latch;
+	dv_shared->launcher_pid = MyProcPid;
+	LWLockRelease(dv_shared->lock);
+	before_shmem_exit(launcher_gone, (Datum) 0);
+}
+
+/* is the launcher running (it may not have started yet)? */
+bool
+dv_shmem_launcher_running(void)
+{
+	bool		running;
+
+	if (dv_shared == NULL)
+		return false;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	running = dv_shared->launcher_pid != 0;
+	LWLockRelease(dv_shared->lock);
+	return running;
+}
+
+static void
+wake_launcher(void)
+{
+	Latch	   *latch;
+
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	latch = dv_shared->launcher_latch;
+	LWLockRelease(dv_shared->lock);
+	if (latch)
+		SetLatch(latch);
+}
+
+/*
+ * dv_shmem_capture_started - the decoder of dboid starts (an attempt):
+ * state STARTING, its pid noted.  No-op if dboid is not registered.
+ */
+void
+dv_shmem_capture_started(Oid dboid)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+	{
+		db->decoder_pid = MyProcPid;
+		db->capture_state = DV_CAPTURE_STARTING;
+		db->capture_attempts++;
+	}
+	LWLockRelease(dv_shared->lock);
+}
+
+/*
+ * dv_shmem_set_capture_state - record where the decoder of dboid is; with
+ * an error (NULL: none), record it as the last failure.  The strings are
+ * truncated to DV_CAPTURE_TEXT bytes.  Waiters on the condition variable
+ * are woken: a failure ends their wait.
+ */
+void
+dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const char *error,
+						   const char *detail, const char *hint)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+	{
+		db->capture_state = state;
+		if (state != DV_CAPTURE_STARTING && state != DV_CAPTURE_RUNNING &&
+			db->decoder_pid == MyProcPid)
+			db->decoder_pid = 0;
+		if (error)
+		{
+			db->error_time = GetCurrentTimestamp();
+			strlcpy(db->error, error, DV_CAPTURE_TEXT);
+			strlcpy(db->detail, detail ? detail : "", DV_CAPTURE_TEXT);
+			strlcpy(db->hint, hint ? hint : "", DV_CAPTURE_TEXT);
+		}
+	}
+	LWLockRelease(dv_shared->lock);
+	if (db)
+		ConditionVariableBroadcast(&db->cv);
+}
+
+/*
+ * dv_shmem_capture_status - copy the capture state of dboid into *status;
+ * false if dboid is not registered (or shared memory is absent).
+ */
+bool
+dv_shmem_capture_status(Oid dboid, DvCaptureStatus *status)
+{
+	DvDatabaseState *db;
+
+	memset(status, 0, sizeof(DvCaptureStatus));
+	if (dv_shared == NULL)
+		return false;
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	status->launcher_running = dv_shared->launcher_pid != 0;
+	db = find_database(dboid);
+	if (db)
+	{
+		status->state = db->capture_state;
+		status->attempts = db->capture_attempts;
+		status->decoder_pid = db->decoder_pid;
+		status->error_time = db->error_time;
+		strlcpy(status->error, db->error, DV_CAPTURE_TEXT);
+		strlcpy(status->detail, db->detail, DV_CAPTURE_TEXT);
+		strlcpy(status->hint, db->hint, DV_CAPTURE_TEXT);
+	}
+	LWLockRelease(dv_shared->lock);
+	return db != NULL;
+}
+
+/*
+ * dv_shmem_request_capture_retry - ask the launcher to start the decoder of
+ * the current database now (a backend waits for capture that failed: a
+ * fixed setting is then seen at once, not after the backoff).
+ */
+void
+dv_shmem_request_capture_retry(void)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(MyDatabaseId);
+	if (db)
+		db->retry_requested = true;
+	LWLockRelease(dv_shared->lock);
+	wake_launcher();
+}
+
+/* launcher: was a retry asked for dboid?  Clears the request. */
+bool
+dv_shmem_take_capture_retry(Oid dboid)
+{
+	DvDatabaseState *db;
+	bool		requested = false;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+	{
+		requested = db->retry_requested;
+		db->retry_requested = false;
+	}
+	LWLockRelease(dv_shared->lock);
+	return requested;
+}
+
+/*
+ * dv_shmem_capture_sleep - sleep on the condition variable of the current
+ * database (woken when decoding advances or the capture state changes), at
+ * most timeout_ms.
+ */
+void
+dv_shmem_capture_sleep(long timeout_ms)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	db = find_database(MyDatabaseId);
+	LWLockRelease(dv_shared->lock);
+	if (db == NULL)
+	{
+		pg_usleep(timeout_ms * 1000L);
+		return;
+	}
+	(void) ConditionVariableTimedSleep(&db->cv, timeout_ms, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
 }
 
 /* the decoder's or the scheduler's latch of dboid, or NULL */
@@ -425,41 +631,53 @@ dv_shmem_decoded_lsn(Oid dboid)
  * dv_shmem_wait_decoded - wait until the decoder of the current database has
  * committed the changes of every transaction that committed before lsn.
  *
- * Returns false on timeout (timeout_ms < 0 waits forever), or at once when
- * the decoder waits for the current transaction (it would never get there:
- * the caller must then refresh without the buffers).
+ * Returns DV_WAIT_TIMEOUT on timeout (timeout_ms < 0 waits forever),
+ * DV_WAIT_SELF at once when the decoder waits for the current transaction
+ * (it would never get there: the caller must then refresh without the
+ * buffers), DV_WAIT_CAPTURE_FAILED as soon as the decoder could not start
+ * (the caller reports why: dv_capture_check).
  */
-bool
+DvWaitResult
 dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 {
 	DvDatabaseState *db;
 	TimestampTz start = GetCurrentTimestamp();
-	bool		ok = false;
+	DvWaitResult result = DV_WAIT_TIMEOUT;
 
 	require_shmem();
 	LWLockAcquire(dv_shared->lock, LW_SHARED);
 	db = find_database(MyDatabaseId);
 	LWLockRelease(dv_shared->lock);
 	if (db == NULL)
-		return false;
+		return DV_WAIT_TIMEOUT;
 
 	dv_shmem_wake_decoder(MyDatabaseId);
 	for (;;)
 	{
 		XLogRecPtr	decoded;
 		TransactionId waiting;
+		DvCaptureState state;
 
 		LWLockAcquire(dv_shared->lock, LW_SHARED);
 		decoded = db->decoded_lsn;
 		waiting = db->waiting_for_xid;
+		state = db->capture_state;
 		LWLockRelease(dv_shared->lock);
 		if (decoded >= lsn)
 		{
-			ok = true;
+			result = DV_WAIT_DONE;
 			break;
 		}
 		if (TransactionIdIsValid(waiting) && TransactionIdIsCurrentTransactionId(waiting))
+		{
+			result = DV_WAIT_SELF;
 			break;
+		}
+		if (state == DV_CAPTURE_FAILED || state == DV_CAPTURE_NO_WORKER)
+		{
+			result = DV_WAIT_CAPTURE_FAILED;
+			break;
+		}
 		if (timeout_ms >= 0 &&
 			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) timeout_ms))
 			break;
@@ -467,7 +685,7 @@ dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 		(void) ConditionVariableTimedSleep(&db->cv, 100, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-	return ok;
+	return result;
 }
 
 static void

@@ -106,18 +106,26 @@ dv_tracking_wait_for_decoder(void)
 	{
 		/*
 		 * A running decoder may wait long for its slot (for transactions
-		 * open elsewhere): keep waiting (statement_timeout applies).  No
-		 * decoder at all after a minute is a configuration problem.
+		 * open elsewhere): keep waiting (statement_timeout applies).  One
+		 * that cannot start fails this at once with the cause it recorded;
+		 * no launcher, or no decoder after 10 seconds, is a configuration
+		 * problem too.
 		 */
+		dv_capture_check();
 		if (!dv_shmem_decoder_running(MyDatabaseId) &&
-			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 60 * 1000))
+			(!dv_shmem_launcher_running() ||
+			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 10 * 1000)))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("the dynview decoder of database \"%s\" is not running",
+					 errmsg("change capture cannot run in database \"%s\"",
 							get_database_name(MyDatabaseId)),
-					 errhint("Check the server log; dynview must be in shared_preload_libraries and max_replication_slots and max_worker_processes must leave room for it.")));
+					 dv_shmem_launcher_running() ?
+					 errdetail("The dynview launcher has not started a decoder for this database.") :
+					 errdetail("The dynview launcher is not running."),
+					 errhint("Check the server log; max_worker_processes (now %d) must leave room for the dynview launcher and two workers per database with dynview.",
+							 max_worker_processes)));
 		CHECK_FOR_INTERRUPTS();
-		pg_usleep(10 * 1000L);
+		dv_shmem_capture_sleep(10);
 	}
 }
 

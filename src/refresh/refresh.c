@@ -42,6 +42,7 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "nodes/nodeFuncs.h"
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
@@ -1165,6 +1166,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	List	   *lockorder;
 	List	   *done = NIL;
 	List	   *failed = NIL;
+	List	   *skipped = NIL;	/* lock timeouts: retried, not failures */
 	ListCell   *lc;
 	Snapshot	snapshot;
 	TimestampTz taken_at;
@@ -1250,6 +1252,14 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		bool		refreshed = false;
 		DvRefreshTrigger t = oid == relid ? trigger : DV_TRIGGER_UPSTREAM;
 
+		/* the scheduler's pg_stat_activity names the table (manual refreshes show the caller's query) */
+		if (trigger == DV_TRIGGER_SYSTEM_SCHEDULED)
+			pgstat_report_activity(STATE_RUNNING,
+								   psprintf("dynview: refreshing dynamic table %s (pipeline of %s)",
+											quote_qualified_identifier(get_namespace_name(get_rel_namespace(oid)),
+																	   get_rel_name(oid)),
+											quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																	   get_rel_name(relid))));
 		/* see what the upstream refreshes before it wrote */
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);
@@ -1287,6 +1297,12 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			}
 			PG_END_TRY();
 		}
+		else if (reads_any(oid, skipped))
+		{
+			dv_history_skipped(oid, t, "LOCK_TIMEOUT",
+							   "An upstream dynamic table of this pipeline could not take a lock within dynview.lock_timeout; retried at the next cycle.");
+			skipped = lappend_oid(skipped, oid);
+		}
 		else if (reads_any(oid, failed))
 		{
 			/* scheduled: an upstream failed, this table waits for the next cycle */
@@ -1318,8 +1334,17 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				RollbackAndReleaseCurrentSubTransaction();
 				MemoryContextSwitchTo(oldcontext);
 				CurrentResourceOwner = oldowner;
-				dv_history_failure(oid, t, "FAILED", edata->message);
-				failed = lappend_oid(failed, oid);
+				if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+				{
+					/* dynview.lock_timeout (scheduler.c): try again later */
+					dv_history_skipped(oid, t, "LOCK_TIMEOUT", dv_lock_timeout_reason(edata->message));
+					skipped = lappend_oid(skipped, oid);
+				}
+				else
+				{
+					dv_history_failure(oid, t, "FAILED", edata->message);
+					failed = lappend_oid(failed, oid);
+				}
 				refreshed = false;
 			}
 			PG_END_TRY();

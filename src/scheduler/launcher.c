@@ -14,6 +14,14 @@
  * dead one with a backoff of 1 s doubling to 60 s.  It sleeps on its latch,
  * which registration sets, or at most dynview.naptime * 10.
  *
+ * When no background worker slot is free for a decoder, the launcher records
+ * it in shared memory (capture state NO_WORKER, with the fix), which makes
+ * create_dynamic_table and refreshes fail at once with that cause.  A
+ * backend that finds capture failed may ask for a retry
+ * (dv_shmem_request_capture_retry): the decoder is then started at once,
+ * not after its backoff; a configuration reload does the same for every
+ * stopped decoder.
+ *
  * State machine per database (local to the launcher):
  *	  no handle --start--> running --exits--> stopped (restart after backoff)
  *	  unregistered (extension dropped) --> forgotten, not restarted
@@ -57,6 +65,8 @@ typedef struct WorkerSlot
 	BackgroundWorkerHandle *scheduler;	/* the scheduler */
 	TimestampTz scheduler_next_start;
 	int			scheduler_backoff_ms;
+	bool		decoder_warned;	/* warned that no worker slot was free */
+	bool		scheduler_warned;
 } WorkerSlot;
 
 static WorkerSlot workers[MAX_TRACKED_WORKERS];
@@ -206,11 +216,26 @@ supervise(void)
 	{
 		WorkerSlot *w = worker_for(dbs[i], true);
 		pid_t		pid;
+		bool		had_scheduler;
 
 		if (w == NULL)
 			continue;
+		/* a backend waits for a decoder that failed: try again now */
+		if (dv_shmem_take_capture_retry(w->dboid))
+			w->next_start = now;
+		had_scheduler = w->scheduler != NULL;
 		keep_running(w->dboid, &w->scheduler, &w->scheduler_next_start, &w->scheduler_backoff_ms,
 					 now, &sleep_ms, dv_scheduler_start);
+		if (w->scheduler == NULL && now >= w->scheduler_next_start && !w->scheduler_warned)
+		{
+			ereport(WARNING,
+					(errmsg("dynview: could not start the scheduler of database %u: no background worker slot is free", w->dboid),
+					 errhint("Raise max_worker_processes (now %d) and restart the server: dynview needs one for its launcher and two for each database with dynview.",
+							 max_worker_processes)));
+			w->scheduler_warned = true;
+		}
+		else if (w->scheduler != NULL && !had_scheduler)
+			w->scheduler_warned = false;
 		if (w->handle != NULL &&
 			GetBackgroundWorkerPid(w->handle, &pid) != BGWH_STOPPED)
 			continue;
@@ -226,9 +251,22 @@ supervise(void)
 		{
 			dv_decoder_start(w->dboid, &w->handle);
 			if (w->handle == NULL)
-				ereport(WARNING,
-						(errmsg("dynview: could not start the decoder of database %u", w->dboid),
-						 errhint("Raise max_worker_processes.")));
+			{
+				char	   *hint = psprintf("Raise max_worker_processes (now %d) and restart the server: dynview needs one for its launcher and two for each database with dynview.",
+											max_worker_processes);
+
+				if (!w->decoder_warned)
+					ereport(WARNING,
+							(errmsg("dynview: could not start the decoder of database %u: no background worker slot is free", w->dboid),
+							 errhint("%s", hint)));
+				w->decoder_warned = true;
+				dv_shmem_set_capture_state(w->dboid, DV_CAPTURE_NO_WORKER,
+										   "no background worker slot was free", NULL, hint);
+				/* look again after a while, not at once */
+				sleep_ms = Min(sleep_ms, 1000L);
+			}
+			else
+				w->decoder_warned = false;
 		}
 		else
 		{
@@ -288,6 +326,12 @@ dynview_launcher_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			/* a fixed setting may let stopped decoders start: no backoff */
+			for (int i = 0; i < MAX_TRACKED_WORKERS; i++)
+			{
+				workers[i].next_start = 0;
+				workers[i].backoff_ms = 1000;
+			}
 		}
 		sleep_ms = supervise();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

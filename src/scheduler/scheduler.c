@@ -25,6 +25,30 @@
  * schedule wakes it.  About once a minute it deletes refresh_history rows
  * older than dynview.history_retention (each table's latest row stays).
  *
+ * A pipeline waits at most dynview.lock_timeout for any lock (it runs with
+ * lock_timeout set for its transaction): a session holding a lock on a
+ * source must not stall every other pipeline.  A table whose refresh timed
+ * out waiting is recorded SKIPPED with reason LOCK_TIMEOUT (not a failure:
+ * no backoff, no suspension) and is retried at the next look.
+ *
+ * Parallel pipelines: with dynview.max_refresh_workers > 1, each due
+ * pipeline runs in a "dynview refresh worker" (a dynamic background worker
+ * the scheduler starts, which refreshes that one pipeline as refresh_due
+ * does and exits), up to that many at once, so that a long pipeline does
+ * not delay the others.  Pipelines that share a table never run at the same
+ * time (a due pipeline that shares one with a running worker waits for the
+ * next look); a worker's exit wakes the scheduler (bgw_notify_pid).  With
+ * 1 (the default), or when no worker slot is free, the scheduler refreshes
+ * the pipeline itself.
+ *
+ * Visibility: before a pipeline runs, its tables get refresh_history rows
+ * in state RUNNING, committed in a transaction of their own; the refresh
+ * replaces each with its outcome (same refresh_id) in its own transaction,
+ * so another session sees RUNNING exactly while the refresh is under way.
+ * Rows no outcome replaced are deleted afterwards; RUNNING rows found at
+ * the worker's start (a crash) become FAILED.  pg_stat_activity.query of
+ * the worker names the pipeline and the table being refreshed.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -41,13 +65,28 @@
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
 #include "dynview.h"
 #include "cdc/cdc.h"
 
 PGDLLEXPORT void dynview_scheduler_main(Datum main_arg);
+PGDLLEXPORT void dynview_refresh_worker_main(Datum main_arg);
+
+#define MAX_REFRESH_WORKERS	64
+
+/* a running refresh worker of this scheduler (scheduler-local) */
+typedef struct RefreshWorker
+{
+	BackgroundWorkerHandle *handle; /* NULL: free entry */
+	Oid			root;
+	List	   *tables;			/* the pipeline's tables, in TopMemoryContext */
+} RefreshWorker;
+
+static RefreshWorker refresh_workers[MAX_REFRESH_WORKERS];
 
 /*
  * dv_scheduler_start - start the scheduler worker of dboid (launcher).
@@ -119,19 +158,103 @@ record_failure(Oid relid, const char *message)
 	CommitTransactionCommand();
 }
 
-/* refresh one due pipeline in its own transaction; errors are recorded */
+/*
+ * a pipeline's lock wait timed out outside its per-table subtransactions
+ * (e.g. checking a definition against a locked source): every table of the
+ * pipeline is skipped, the upstreams with trigger UPSTREAM
+ */
+static void
+record_skipped(Oid relid, const char *message)
+{
+	ListCell   *lc;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_is_dynamic_table(relid))
+	{
+		foreach(lc, dv_catalog_upstream_closure(relid))
+			dv_history_skipped(lfirst_oid(lc),
+							   lfirst_oid(lc) == relid ? DV_TRIGGER_SYSTEM_SCHEDULED : DV_TRIGGER_UPSTREAM,
+							   "LOCK_TIMEOUT", dv_lock_timeout_reason(message));
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+}
+
+/*
+ * announce - in a transaction of its own: RUNNING history rows for the
+ * pipeline of relid (dv_history_begin_running), committed before it runs;
+ * returns the table's qualified name (in the caller's memory), or NULL if
+ * it is no longer a dynamic table.
+ */
+static char *
+announce(Oid relid)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	char	   *name = NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_is_dynamic_table(relid))
+	{
+		char	   *qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+														   get_rel_name(relid));
+
+		name = MemoryContextStrdup(caller, qualified);
+		dv_history_begin_running(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(caller);
+	return name;
+}
+
+/* in a transaction of its own: drop the RUNNING rows that no outcome replaced */
+static void
+announce_end(void)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	dv_history_end_running();
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+}
+
+/*
+ * refresh one due pipeline in its own transaction; errors are recorded.
+ * While it runs, refresh_history shows its tables RUNNING (committed
+ * before, replaced by the outcome when the refresh commits) and
+ * pg_stat_activity names it.
+ */
 static void
 refresh_due(Oid relid)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
+	char	   *name = announce(relid);
 
+	if (name == NULL)
+		return;
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("dynview: refreshing the pipeline of dynamic table %s", name));
 	PG_TRY();
 	{
 		SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
+		StartTransactionCommand();
+		/* for this transaction only (GUC_ACTION_LOCAL) */
+		if (dv_lock_timeout > 0)
+			(void) set_config_option("lock_timeout", psprintf("%d", dv_lock_timeout),
+									 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, "refreshing a dynamic table pipeline");
 		if (dv_is_dynamic_table(relid))
 			(void) dv_refresh_pipeline(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
 		PopActiveSnapshot();
@@ -146,12 +269,18 @@ refresh_due(Oid relid)
 		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
-		ereport(LOG,
-				(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message)));
-		record_failure(relid, edata->message);
+		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+			record_skipped(relid, edata->message);
+		else
+		{
+			ereport(LOG,
+					(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message)));
+			record_failure(relid, edata->message);
+		}
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
+	announce_end();
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
@@ -215,6 +344,111 @@ prune_history(void)
 	CommitTransactionCommand();
 }
 
+/* forget refresh workers that have exited; returns how many still run */
+static int
+reap_refresh_workers(void)
+{
+	int			running = 0;
+
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+	{
+		RefreshWorker *w = &refresh_workers[i];
+		pid_t		pid;
+
+		if (w->handle == NULL)
+			continue;
+		if (GetBackgroundWorkerPid(w->handle, &pid) != BGWH_STOPPED)
+		{
+			running++;
+			continue;
+		}
+		pfree(w->handle);
+		list_free(w->tables);
+		memset(w, 0, sizeof(RefreshWorker));
+	}
+	return running;
+}
+
+/* does a running refresh worker refresh one of tables? */
+static bool
+pipeline_busy(List *tables)
+{
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+	{
+		ListCell   *lc;
+
+		if (refresh_workers[i].handle == NULL)
+			continue;
+		foreach(lc, tables)
+			if (list_member_oid(refresh_workers[i].tables, lfirst_oid(lc)))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * start_refresh_worker - start a worker that refreshes the pipeline of
+ * root (tables: its tables); false if no background worker slot was free.
+ */
+static bool
+start_refresh_worker(Oid dboid, Oid root, List *tables)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	MemoryContext old;
+
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+	{
+		if (refresh_workers[i].handle != NULL)
+			continue;
+		memset(&worker, 0, sizeof(worker));
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		worker.bgw_restart_time = BGW_NEVER_RESTART;
+		snprintf(worker.bgw_library_name, BGW_MAXLEN, "dynview");
+		snprintf(worker.bgw_function_name, BGW_MAXLEN, "dynview_refresh_worker_main");
+		snprintf(worker.bgw_name, BGW_MAXLEN, "dynview refresh worker %u", dboid);
+		snprintf(worker.bgw_type, BGW_MAXLEN, "dynview refresh worker");
+		worker.bgw_main_arg = ObjectIdGetDatum(dboid);
+		memcpy(worker.bgw_extra, &root, sizeof(Oid));
+		worker.bgw_notify_pid = MyProcPid;
+		/* the handle outlives the loop's memory */
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		{
+			MemoryContextSwitchTo(old);
+			return false;
+		}
+		refresh_workers[i].handle = handle;
+		refresh_workers[i].root = root;
+		refresh_workers[i].tables = list_copy(tables);
+		MemoryContextSwitchTo(old);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * dynview_refresh_worker_main - a refresh worker: refresh one pipeline
+ * (the root's OID in bgw_extra) as the scheduler would, then exit.
+ */
+void
+dynview_refresh_worker_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	Oid			root;
+
+	memcpy(&root, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("dynview refresh worker");
+	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+	refresh_due(root);
+	proc_exit(0);
+}
+
 static void
 scheduler_shutdown(int code, Datum arg)
 {
@@ -239,11 +473,25 @@ dynview_scheduler_main(Datum main_arg)
 	loop_context = AllocSetContextCreate(TopMemoryContext, "dynview scheduler loop",
 										 ALLOCSET_DEFAULT_SIZES);
 
+	/* RUNNING rows of a previous scheduler of this database did not finish */
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_extension_present())
+		dv_history_interrupted();
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+
 	for (;;)
 	{
 		List	   *due = NIL;
+		List	   *pipelines = NIL;	/* per due root: its tables */
 		ListCell   *lc;
+		ListCell   *lc2;
 		bool		present;
+		bool		parallel = dv_max_refresh_workers > 1;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -268,6 +516,13 @@ dynview_scheduler_main(Datum main_arg)
 			found = due_tables();
 			MemoryContextSwitchTo(loop_context);
 			due = list_copy(found);		/* SPI's memory goes with SPI_finish */
+			foreach(lc, due)
+			{
+				List	   *closure = parallel ? dv_catalog_upstream_closure(lfirst_oid(lc)) : NIL;
+
+				MemoryContextSwitchTo(loop_context);
+				pipelines = lappend(pipelines, list_copy(closure));
+			}
 			PopActiveSnapshot();
 			SPI_finish();
 		}
@@ -276,8 +531,27 @@ dynview_scheduler_main(Datum main_arg)
 		if (!present)
 			proc_exit(0);
 
-		foreach(lc, due)
-			refresh_due(lfirst_oid(lc));
+		if (parallel)
+			(void) reap_refresh_workers();
+		forboth(lc, due, lc2, pipelines)
+		{
+			Oid			root = lfirst_oid(lc);
+			List	   *tables = lfirst(lc2);
+
+			if (!parallel)
+			{
+				refresh_due(root);
+				continue;
+			}
+			/* a pipeline sharing a table with a running one waits for the next look */
+			if (pipeline_busy(tables))
+				continue;
+			if (reap_refresh_workers() >= Min(dv_max_refresh_workers, MAX_REFRESH_WORKERS))
+				break;
+			if (!start_refresh_worker(dboid, root, tables))
+				refresh_due(root);	/* no worker slot: refresh it here */
+		}
+		MemoryContextSwitchTo(loop_context);
 		if (present)
 			prune_history();
 

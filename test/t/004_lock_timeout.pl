@@ -1,0 +1,94 @@
+# One session holding a lock on one source must not stall the scheduler (issue 16): scheduled
+# refreshes wait at most dynview.lock_timeout for a lock, record SKIPPED with reason LOCK_TIMEOUT
+# (not a failure: no suspension), and the scheduler goes on with the other pipelines; once the
+# lock is gone the table catches up.  Waits are bounded polls on what the scheduler did.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('lock_timeout');
+$node->init(allows_streaming => 'logical');
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'dynview'
+wal_level = logical
+max_replication_slots = 10
+max_worker_processes = 16
+dynview.naptime = 100
+dynview.lock_timeout = 200
+dynview.max_consecutive_failures = 2
+});
+my $bindir = $node->config_data('--bindir');
+my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
+$node->append_conf('postgresql.conf',
+	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
+  if $described =~ /^output_plugin_libraries\t/m;
+$node->start;
+
+$node->safe_psql('postgres', 'CREATE EXTENSION dynview');
+$node->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+$node->safe_psql(
+	'postgres', q{
+SET client_min_messages = warning;
+CREATE TABLE src_locked (id int PRIMARY KEY, v int);
+CREATE TABLE src_free (id int PRIMARY KEY, v int);
+INSERT INTO src_locked VALUES (1, 10);
+INSERT INTO src_free VALUES (1, 10);
+SELECT dynview.create_dynamic_table('d_locked', 'SELECT id, v FROM src_locked', schedule => '1 second');
+SELECT dynview.create_dynamic_table('d_down', 'SELECT count(*) AS n, sum(v) AS s FROM d_locked', schedule => '1 second');
+SELECT dynview.create_dynamic_table('d_free', 'SELECT id, v FROM src_free', schedule => '1 second');
+});
+
+# a session holds an ACCESS EXCLUSIVE lock on one source, as LOCK TABLE or ALTER TABLE do
+$node->safe_psql('postgres', q{INSERT INTO src_locked VALUES (2, 20)});
+my $locker = $node->background_psql('postgres');
+$locker->query_safe(q{BEGIN; LOCK TABLE src_locked IN ACCESS EXCLUSIVE MODE});
+
+# the other pipeline goes on: a change of its source reaches its table while the lock is held
+$node->safe_psql('postgres', q{INSERT INTO src_free VALUES (2, 20)});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 2 FROM d_free}),
+	'the scheduler refreshes another pipeline while a source of one is locked');
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) > 0 FROM dynview.refresh_history
+		              WHERE name = 'd_locked'::regclass AND state = 'SKIPPED'
+		                AND mode_reason_code = 'LOCK_TIMEOUT'
+		                AND mode_reason LIKE 'A lock was not granted within dynview.lock_timeout (200 ms)%'}),
+	'the blocked refresh is recorded SKIPPED with reason LOCK_TIMEOUT');
+# skipped as often as it was tried, never counted as failures (max_consecutive_failures = 2)
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) >= 3 FROM dynview.refresh_history
+		              WHERE name = 'd_locked'::regclass AND state = 'SKIPPED'}),
+	'the blocked table is retried at every cycle');
+is( $node->safe_psql(
+		'postgres', q{SELECT scheduling_state || ' ' || consecutive_failures || ' ' || last_refresh_state
+		              FROM dynview.dynamic_tables WHERE name = 'd_locked'::regclass}),
+	'ACTIVE 0 SKIPPED', 'a skipped refresh is no failure: the table stays ACTIVE');
+is( $node->safe_psql(
+		'postgres', q{SELECT count(*) FROM dynview.refresh_history
+		              WHERE state IN ('FAILED', 'UPSTREAM_FAILED')}),
+	'0', 'no refresh failed');
+# the free table stays fresh, on its own schedule, while the lock is held
+$node->safe_psql('postgres', q{INSERT INTO src_free VALUES (3, 30)});
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM d_free}),
+	'the other pipeline keeps being refreshed');
+
+$locker->query_safe('COMMIT');
+$locker->quit;
+
+# the lock is gone: the blocked table and its downstream catch up
+ok( $node->poll_query_until(
+		'postgres', q{SELECT (SELECT count(*) FROM d_locked) = 2 AND (SELECT n FROM d_down) = 2}),
+	'after the lock is released, the skipped pipeline catches up');
+is( $node->safe_psql(
+		'postgres', q{SELECT dynview.verify('d_locked') AND dynview.verify('d_down') AND dynview.verify('d_free')}),
+	't', 'verify() after the scheduled refreshes');
+is( $node->safe_psql(
+		'postgres', q{SELECT consecutive_failures FROM dynview.dynamic_tables WHERE name = 'd_locked'::regclass}),
+	'0', 'no failure counted');
+
+$node->stop;
+done_testing();

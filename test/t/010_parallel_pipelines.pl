@@ -1,0 +1,87 @@
+# Parallel pipelines (issue 16): with dynview.max_refresh_workers = 2 a pipeline that cannot
+# finish (held here by a lock on its source, with dynview.lock_timeout = 0 so it waits without
+# limit) does not delay an independent one: the fast table keeps being refreshed by another
+# refresh worker.  With one worker the fast table would wait behind the held one.  Pipelines
+# sharing a table never run at once.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('parallel');
+$node->init(allows_streaming => 'logical');
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'dynview'
+wal_level = logical
+max_replication_slots = 10
+max_worker_processes = 16
+dynview.naptime = 100
+dynview.lock_timeout = 0
+dynview.max_refresh_workers = 2
+});
+my $bindir = $node->config_data('--bindir');
+my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
+$node->append_conf('postgresql.conf',
+	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
+  if $described =~ /^output_plugin_libraries\t/m;
+$node->start;
+
+$node->safe_psql('postgres', 'CREATE EXTENSION dynview');
+$node->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+$node->safe_psql(
+	'postgres', q{
+SET client_min_messages = warning;
+CREATE TABLE slow_src (id int PRIMARY KEY, v int);
+CREATE TABLE fast_src (id int PRIMARY KEY, v int);
+INSERT INTO slow_src VALUES (1, 1);
+INSERT INTO fast_src VALUES (1, 1);
+SELECT dynview.create_dynamic_table('slow_t', 'SELECT id, v FROM slow_src', schedule => '1 second');
+SELECT dynview.create_dynamic_table('slow_down', 'SELECT count(*) AS n FROM slow_t', schedule => '1 second');
+SELECT dynview.create_dynamic_table('fast_t', 'SELECT id, v FROM fast_src', schedule => '1 second');
+});
+
+# hold the slow pipeline
+$node->safe_psql('postgres', q{INSERT INTO slow_src VALUES (2, 2)});
+my $locker = $node->background_psql('postgres');
+$locker->query_safe(q{BEGIN; LOCK TABLE slow_src IN ACCESS EXCLUSIVE MODE});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+		              WHERE backend_type = 'dynview refresh worker' AND wait_event_type = 'Lock'}),
+	'a refresh worker waits for the held source');
+
+# the independent pipeline keeps being refreshed, change after change
+for my $i (2 .. 4)
+{
+	$node->safe_psql('postgres', "INSERT INTO fast_src VALUES ($i, $i)");
+	ok($node->poll_query_until('postgres', "SELECT count(*) = $i FROM fast_t"),
+		"change $i of the fast source reaches its table while the slow pipeline is held");
+}
+is( $node->safe_psql(
+		'postgres', q{SELECT count(*) FROM dynview.refresh_history
+		              WHERE name IN ('slow_t'::regclass, 'slow_down'::regclass) AND state = 'RUNNING'}),
+	'2', 'the held pipeline is RUNNING (both its tables)');
+is( $node->safe_psql(
+		'postgres', q{SELECT count(*) FROM pg_stat_activity
+		              WHERE backend_type = 'dynview refresh worker' AND wait_event_type = 'Lock'}),
+	'1', 'only one worker waits: the held pipeline was not started twice');
+
+$locker->query_safe('COMMIT');
+$locker->quit;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT (SELECT count(*) FROM slow_t) = 2 AND (SELECT n FROM slow_down) = 2}),
+	'the held pipeline completes once the lock is gone');
+is( $node->safe_psql(
+		'postgres', q{SELECT dynview.verify('slow_t') AND dynview.verify('slow_down') AND dynview.verify('fast_t')}),
+	't', 'verify() after parallel refreshes');
+is( $node->safe_psql(
+		'postgres', q{SELECT count(*) FROM dynview.refresh_history WHERE state NOT IN ('SUCCEED', 'RUNNING')}),
+	'0', 'no refresh failed or was skipped');
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 0 FROM dynview.refresh_history WHERE state = 'RUNNING'}),
+	'no RUNNING row is left');
+
+$node->stop;
+done_testing();
