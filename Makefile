@@ -17,6 +17,7 @@ OBJS = \
 	src/refresh/aggstate.o \
 	src/refresh/txnwatch.o \
 	src/hooks/guard.o \
+	src/hooks/matview.o \
 	src/scheduler/launcher.o \
 	src/scheduler/scheduler.o \
 	src/cdc/shmem.o \

@@ -592,9 +592,9 @@ call_previous(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 }
 
 static void
-guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					 ProcessUtilityContext context, ParamListInfo params,
-					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+			  ProcessUtilityContext context, ParamListInfo params,
+			  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			copied = InvalidOid;
 
@@ -674,6 +674,43 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			watch_write_tree(copied);
 		mark_changed_outside(copied);
 	}
+}
+
+/*
+ * Materialized-view statements about dynamic tables are first translated
+ * (matview.c): into statements on tables, guarded as those are, or done.
+ */
+static void
+guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					 ProcessUtilityContext context, ParamListInfo params,
+					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+
+	if ((IsA(parsetree, CreateTableAsStmt) || IsA(parsetree, RefreshMatViewStmt) ||
+		 IsA(parsetree, DropStmt) || IsA(parsetree, AlterTableStmt) ||
+		 IsA(parsetree, RenameStmt) || IsA(parsetree, AlterObjectSchemaStmt)) &&
+		IsTransactionState() && dv_extension_present())
+	{
+		List	   *stmts = dv_matview_translate(pstmt, queryString);
+		ListCell   *lc;
+
+		foreach(lc, stmts)
+			guard_process(lfirst(lc), queryString, readOnlyTree || lfirst(lc) != pstmt,
+						  context, params, queryEnv, dest, qc);
+		return;
+	}
+	guard_process(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+/*
+ * dv_guard_is_dynamic_table - is relid a dynamic table?  (The guard's
+ * cached lookup; no SPI.)
+ */
+bool
+dv_guard_is_dynamic_table(Oid relid)
+{
+	return is_dynamic_table(relid);
 }
 
 /*
