@@ -24,7 +24,8 @@ OBJS = \
 	src/cdc/plugin.o \
 	src/cdc/decoder.o \
 	src/cdc/tracking.o \
-	src/cdc/capture.o
+	src/cdc/capture.o \
+	src/cdc/partitions.o
 
 PG_CPPFLAGS = -I$(srcdir)/src -Wall -Wmissing-prototypes
 

@@ -276,6 +276,9 @@ extern bool dv_guard_in_refresh_statement(void);
 extern void dv_guard_allow_column_ddl(Oid relid);
 extern bool dv_guard_is_dynamic_table(Oid relid);
 
+/* cdc/partitions.c */
+extern bool dv_partition_tree_capturable(Oid relid);
+
 /* hooks/matview.c */
 struct PlannedStmt;
 extern List *dv_matview_translate(struct PlannedStmt *pstmt, const char *queryString);

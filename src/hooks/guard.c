@@ -25,6 +25,8 @@
  *	  subscription writes (refresh.c).
  *	- ProcessUtility hook: DROP DATABASE of a database with dynview first
  *	  stops its decoder and drops its slot (a slot would block the drop).
+ *	- ProcessUtility hook: partitions created in, attached to, detached
+ *	  from or dropped from a captured partitioned source (cdc/partitions.c).
  *	- The sql_drop event trigger function unregisters dropped dynamic
  *	  tables and marks dropped sources missing in their downstreams.
  *
@@ -45,6 +47,7 @@
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
@@ -214,6 +217,21 @@ refuse_write(Oid relid, const char *detail)
 static void
 check_source_write(Oid relid)
 {
+	/* (a partition of a partitioned source is part of it) */
+	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid) &&
+		get_rel_relispartition(relid))
+	{
+		ListCell   *lc;
+
+		foreach(lc, get_partition_ancestors(relid))
+		{
+			if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
+			{
+				relid = lfirst_oid(lc);
+				break;
+			}
+		}
+	}
 	if (write_level >= 0 && list_member_oid(refreshing_sources, relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -233,11 +251,21 @@ watch_write(Oid relid)
 		dv_watch_written(relid);
 }
 
-/* a write to relid, and to the partitions or inheritance children its rows may reach */
+/*
+ * a write to relid, and to the partitions or inheritance children its rows
+ * may reach, and, for a partition, to the partitioned tables it is part of
+ */
 static void
 watch_write_tree(Oid relid)
 {
 	watch_write(relid);
+	if (get_rel_relispartition(relid))
+	{
+		ListCell   *lc;
+
+		foreach(lc, get_partition_ancestors(relid))
+			watch_write(lfirst_oid(lc));
+	}
 	if (has_subclass(relid))
 	{
 		ListCell   *lc;
@@ -597,6 +625,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			copied = InvalidOid;
+	bool		partitions = false;
+	List	   *detached = NIL;
 
 	/* no refresh truncates: TRUNCATE never reaches a dynamic table */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
@@ -666,7 +696,17 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			return;
 		}
 	}
+	/* partitions of captured sources created, attached, detached, dropped (cdc/partitions.c) */
+	if (dv_partition_utility_relevant(pstmt->utilityStmt) && IsTransactionState() &&
+		dv_extension_present())
+	{
+		partitions = true;
+		detached = dv_partition_utility_before(pstmt->utilityStmt);
+	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	/* (DETACH ... CONCURRENTLY has committed in between) */
+	if (partitions && IsTransactionState())
+		dv_partition_utility_after(pstmt->utilityStmt, detached);
 	if (OidIsValid(copied))
 	{
 		/* (again: a refresh run in its middle, by a trigger, saw only the rows before) */
