@@ -8,6 +8,7 @@ OBJS = \
 	src/dynview.o \
 	src/catalog/catalog.o \
 	src/catalog/api.o \
+	src/catalog/partitioned.o \
 	src/analyze/analyze.o \
 	src/analyze/delta.o \
 	src/analyze/optree.o \

@@ -193,6 +193,23 @@ typedef struct DvCreateArgs
 extern Oid	dv_create_dynamic_table(DvCreateArgs *args, bool replace);
 extern void dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode);
 
+/* catalog/partitioned.c: partitioned dynamic tables */
+typedef struct DvPartitionedArgs
+{
+	char	   *name;
+	char	   *query;
+	char	   *partition_by;	/* column of the query: dynview.partition() */
+	ArrayType  *primary_key;	/* text[] or NULL */
+	char	   *refresh_mode;
+	int			retention;		/* partitions kept; 0: all */
+} DvPartitionedArgs;
+
+extern char *dv_partition_setting;
+extern Oid	dv_create_partitioned_dynamic_table(DvPartitionedArgs *args);
+extern Datum dv_refresh_partition(Oid relid, const char *value);
+extern bool dv_is_partitioned_dynamic_table(Oid relid);
+extern void dv_partitioned_forget(Datum relid_array);
+
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
 extern char *dv_definition_tree(const char *definition);

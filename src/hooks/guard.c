@@ -121,25 +121,39 @@ guard_relcache_callback(Datum arg, Oid relid)
 		(void) hash_search(guard_cache, &relid, HASH_REMOVE, NULL);
 }
 
-/* look relid up in dynamic_table_catalog through its primary key index */
+/* look relid up in catalog table (of schema dynview) through its primary key index */
 static bool
-lookup_dynamic_table(Oid catalog, Oid relid)
+lookup_catalog(Oid catalog, const char *table, Oid relid)
 {
 	Relation	rel;
 	SysScanDesc scan;
 	ScanKeyData key;
-	Oid			index = get_relname_relid(DV_CATALOG_TABLE "_pkey", get_rel_namespace(catalog));
+	Oid			nsp = get_rel_namespace(catalog);
+	Oid			index = get_relname_relid(psprintf("%s_pkey", table), nsp);
+	Oid			tableid = get_relname_relid(table, nsp);
 	bool		found;
 
-	if (!OidIsValid(index))
+	if (!OidIsValid(index) || !OidIsValid(tableid))
 		return false;
-	rel = table_open(catalog, AccessShareLock);
+	rel = table_open(tableid, AccessShareLock);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(rel, index, true, NULL, 1, &key);
 	found = HeapTupleIsValid(systable_getnext(scan));
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;
+}
+
+/*
+ * a dynamic table, or a partitioned dynamic table (whose partitions are
+ * dynamic tables: catalog/partitioned.c), guarded alike
+ */
+static bool
+lookup_dynamic_table(Oid catalog, Oid relid)
+{
+	return lookup_catalog(catalog, DV_CATALOG_TABLE, relid) ||
+		(get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE &&
+		 lookup_catalog(catalog, "partitioned_table_catalog", relid));
 }
 
 /*
@@ -570,8 +584,10 @@ check_structure(Node *parsetree)
 				(OidIsValid(relid = dynamic_table_named(stmt->relation)) ||
 				 OidIsValid(relid = dynamic_table_named((RangeVar *) cmd->def))))
 				refuse_inheritance(relid);
+			/* (but the partitions dynview attaches to a partitioned dynamic table) */
 			if (cmd->subtype == AT_AttachPartition &&
-				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)))
+				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)) &&
+				(relid != ddl_allowed || ddl_allowed_lxid != MyProc->lxid))
 				refuse_inheritance(relid);
 		}
 		/* dynview's allowance is for its one statement */

@@ -73,7 +73,7 @@ unknown_option(DefElem *def)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unrecognized parameter \"%s.%s\"", DV_OPTION_NAMESPACE, def->defname),
-			 errhint("The parameters of a dynamic table are dynview.schedule, dynview.refresh_mode and dynview.primary_key.")));
+			 errhint("The parameters of a dynamic table are dynview.schedule, dynview.refresh_mode, dynview.primary_key, dynview.partition_by and dynview.retention.")));
 }
 
 /* the relation rv names, if it exists and is a dynamic table */
@@ -200,6 +200,8 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 	IntoClause *into = stmt->into;
 	DvCreateArgs args;
 	ListCell   *lc;
+	char	   *partition_by = NULL;
+	char	   *retention = NULL;
 
 	if (into->colNames != NIL)
 		ereport(ERROR,
@@ -236,6 +238,10 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 			args.refresh_mode = defGetString(def);
 		else if (strcmp(def->defname, "primary_key") == 0)
 			primary_key_option(def, &args);
+		else if (strcmp(def->defname, "partition_by") == 0)
+			partition_by = defGetString(def);
+		else if (strcmp(def->defname, "retention") == 0)
+			retention = defGetString(def);
 		else
 			unknown_option(def);
 	}
@@ -256,6 +262,37 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 		}
 	}
 	args.query = query_text(queryString, location, len);
+	if (partition_by != NULL)
+	{
+		/* a partitioned dynamic table: created empty; partitions by REFRESH (catalog/partitioned.c) */
+		DvPartitionedArgs pargs;
+
+		memset(&pargs, 0, sizeof(pargs));
+		pargs.name = args.name;
+		pargs.query = args.query;
+		pargs.partition_by = partition_by;
+		pargs.primary_key = args.primary_key;
+		pargs.refresh_mode = args.refresh_mode;
+		if (retention != NULL)
+		{
+			char	   *end;
+			long		n = strtol(retention, &end, 10);
+
+			if (*end != '\0' || end == retention || n < 1 || n > INT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("invalid value for parameter \"dynview.retention\": \"%s\"", retention),
+						 errdetail("The value is the number of partitions to keep, at least 1.")));
+			pargs.retention = (int) n;
+		}
+		(void) dv_create_partitioned_dynamic_table(&pargs);
+		return;
+	}
+	if (retention != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"dynview.retention\" needs \"dynview.partition_by\""),
+				 errhint("Retention drops partitions of a partitioned dynamic table.")));
 	(void) dv_create_dynamic_table(&args, false);
 }
 
@@ -320,6 +357,11 @@ alter_options(AlterTableStmt *stmt, Oid relid)
 	stmt->cmds = cmds;
 	if (!any)
 		return;
+	if (dv_is_partitioned_dynamic_table(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is a partitioned dynamic table, whose partitions are refreshed one by one", get_rel_name(relid)),
+				 errhint("Refresh a partition with SET dynview.partition = 'value'; REFRESH MATERIALIZED VIEW, or alter the partitions.")));
 	if (!pg_class_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 	SPI_connect();
@@ -374,6 +416,22 @@ dv_matview_translate(PlannedStmt *pstmt, const char *queryString)
 						 errmsg("cannot empty dynamic table \"%s\" with REFRESH ... WITH NO DATA",
 								get_rel_name(relid)),
 						 errhint("Stop its scheduled refreshes with dynview.suspend(), or drop it.")));
+			if (dv_is_partitioned_dynamic_table(relid))
+			{
+				/* one partition: the value of dynview.partition */
+				if (dv_partition_setting == NULL || dv_partition_setting[0] == '\0')
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("\"%s\" is a partitioned dynamic table, and dynview.partition is not set",
+									get_rel_name(relid)),
+							 errhint("SET dynview.partition = 'value' first, to fill or refresh that partition.")));
+				if (!pg_class_ownercheck(relid, GetUserId()))
+					aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+				SPI_connect();
+				(void) dv_refresh_partition(relid, dv_partition_setting);
+				SPI_finish();
+				return NIL;
+			}
 			SPI_connect();
 			(void) dv_refresh_pipeline(dv_resolve_dynamic_table(rangevar_name(stmt->relation), false, true),
 									   DV_TRIGGER_MANUAL);
