@@ -202,6 +202,7 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 	ListCell   *lc;
 	char	   *partition_by = NULL;
 	char	   *retention = NULL;
+	bool		schedule_given = false;
 
 	if (into->colNames != NIL)
 		ereport(ERROR,
@@ -233,7 +234,10 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 							def->defname),
 					 errhint("Set storage parameters with ALTER TABLE ... SET (...) after creating the dynamic table.")));
 		if (strcmp(def->defname, "schedule") == 0)
+		{
 			args.schedule = defGetString(def);
+			schedule_given = true;
+		}
 		else if (strcmp(def->defname, "refresh_mode") == 0)
 			args.refresh_mode = defGetString(def);
 		else if (strcmp(def->defname, "primary_key") == 0)
@@ -267,6 +271,12 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 		/* a partitioned dynamic table: created empty; partitions by REFRESH (catalog/partitioned.c) */
 		DvPartitionedArgs pargs;
 
+		if (schedule_given)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a partitioned dynamic table has no schedule"),
+					 errdetail("Its partitions are filled and refreshed on demand, one value at a time."),
+					 errhint("Leave out dynview.schedule; refresh a partition with SET dynview.partition = 'value'; REFRESH MATERIALIZED VIEW.")));
 		memset(&pargs, 0, sizeof(pargs));
 		pargs.name = args.name;
 		pargs.query = args.query;

@@ -81,6 +81,7 @@ SELECT dynview.create_partitioned_dynamic_table('bad', 'SELECT dept_id, dynview.
 CREATE MATERIALIZED VIEW bad WITH (dynview.retention = 3) AS SELECT dept_id FROM t_department;
 CREATE MATERIALIZED VIEW bad WITH (dynview.partition_by = 'pt', dynview.retention = 'many') AS SELECT dept_id, dynview.partition() AS pt FROM t_department;
 ALTER MATERIALIZED VIEW part_dlmv_department SET (dynview.schedule = '1 minute');
+CREATE MATERIALIZED VIEW bad WITH (dynview.partition_by = 'pt', dynview.schedule = '1 minute') AS SELECT dept_id, dynview.partition() AS pt FROM t_department;
 SELECT count(*) FROM pg_class WHERE relname = 'bad';
 
 -- DROP MATERIALIZED VIEW drops the partitions and the bookkeeping
