@@ -610,7 +610,9 @@ check_structure(Node *parsetree)
 
 /*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
- * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH).
+ * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
+ * for a partitioned dynamic table, that of each of its partitions (COPY
+ * into it routes rows to them).
  */
 static void
 mark_changed_outside(Oid relid)
@@ -618,7 +620,15 @@ mark_changed_outside(Oid relid)
 	if (!OidIsValid(relid) || !is_dynamic_table(relid))
 		return;
 	SPI_connect();
-	dv_catalog_mark_changed_outside(relid);
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+	{
+		ListCell   *lc;
+
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+			dv_catalog_mark_changed_outside(lfirst_oid(lc));
+	}
+	else
+		dv_catalog_mark_changed_outside(relid);
 	SPI_finish();
 }
 

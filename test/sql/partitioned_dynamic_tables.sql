@@ -69,6 +69,14 @@ TRUNCATE part_dlmv_department;
 CREATE TABLE part_extra PARTITION OF part_dlmv_department FOR VALUES IN ('x');
 ALTER TABLE part_dlmv_department ADD COLUMN extra int;
 
+-- COPY into it (as a restore may) routes rows to partitions: their next refresh is FULL
+COPY part_dlmv_department FROM stdin;
+1099	Extra	Extra Department	20260526
+\.
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('part_dlmv_department', partition => '20260526');
+SELECT dynview.verify('part_dlmv_department_20260526');
+SELECT count(*) FROM part_dlmv_department WHERE dept_id = 1099;
+
 -- errors
 RESET dynview.partition;
 REFRESH MATERIALIZED VIEW part_dlmv_department;
