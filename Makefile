@@ -8,6 +8,7 @@ OBJS = \
 	src/dynview.o \
 	src/catalog/catalog.o \
 	src/catalog/api.o \
+	src/catalog/partitioned.o \
 	src/analyze/analyze.o \
 	src/analyze/delta.o \
 	src/analyze/optree.o \
@@ -18,13 +19,15 @@ OBJS = \
 	src/refresh/txnwatch.o \
 	src/refresh/plancache.o \
 	src/hooks/guard.o \
+	src/hooks/matview.o \
 	src/scheduler/launcher.o \
 	src/scheduler/scheduler.o \
 	src/cdc/shmem.o \
 	src/cdc/plugin.o \
 	src/cdc/decoder.o \
 	src/cdc/tracking.o \
-	src/cdc/capture.o
+	src/cdc/capture.o \
+	src/cdc/partitions.o
 
 PG_CPPFLAGS = -I$(srcdir)/src -Wall -Wmissing-prototypes
 

@@ -13,6 +13,8 @@
 #        in use; 0 measures with whatever the cache holds (after a bulk load: the load's leftovers).
 #        DV_BENCH_JOIN=left: the detail layer reads doc_products with LEFT JOIN (issue 13's
 #        dashboard: an order whose product is missing keeps its row, with NULLs).
+#        DV_BENCH_PARTITIONED=1: doc_orders is partitioned by week of order_time (primary key
+#        (order_id, order_time), a default partition for the new orders), issue 15.
 #        DV_BENCH_KEEP=1: keep the database (dv_bench_pipeline_<orders>) afterwards, and reuse it
 #        (skip the load and the build) when it exists already - for working on the refresh.
 # Needs a running cluster with dynview preloaded. Not a test.
@@ -23,6 +25,7 @@ KEEP=${DV_BENCH_KEEP:-0}
 JOIN=${DV_BENCH_JOIN:-inner}
 case "$JOIN" in inner) JOIN_SQL=JOIN ;; left) JOIN_SQL="LEFT JOIN" ;; *) echo "DV_BENCH_JOIN: inner or left" >&2; exit 2 ;; esac
 PREWARM=${DV_BENCH_PREWARM:-1}
+PARTITIONED=${DV_BENCH_PARTITIONED:-0}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 now_ms() { date +%s%3N; }
@@ -45,7 +48,20 @@ prewarm() {
 }
 
 for N in "${SIZES[@]}"; do
-	DB=dv_bench_pipeline_$N$([ "$JOIN" = inner ] || echo "_$JOIN")
+	DB=dv_bench_pipeline_$N$([ "$JOIN" = inner ] || echo "_$JOIN")$([ "$PARTITIONED" = 0 ] || echo "_part")
+	if [ "$PARTITIONED" = 1 ]; then
+		# weekly partitions over the orders' times (one a second from 2026-01-01), and a default
+		ORDERS_DDL="CREATE TABLE doc_orders (order_id text, user_id text, product_id text, quantity int,
+                         unit_price numeric(10,2), amount numeric(10,2), order_time timestamp, status text,
+                         PRIMARY KEY (order_id, order_time)) PARTITION BY RANGE (order_time);
+SELECT format('CREATE TABLE doc_orders_w%s PARTITION OF doc_orders FOR VALUES FROM (%L) TO (%L)',
+         w, timestamp '2026-01-01' + w * interval '1 week', timestamp '2026-01-01' + (w + 1) * interval '1 week')
+  FROM generate_series(0, $N / 604800) w \\gexec
+CREATE TABLE doc_orders_default PARTITION OF doc_orders DEFAULT;"
+	else
+		ORDERS_DDL="CREATE TABLE doc_orders (order_id text PRIMARY KEY, user_id text, product_id text, quantity int,
+                         unit_price numeric(10,2), amount numeric(10,2), order_time timestamp, status text);"
+	fi
 	DWD="SELECT o.order_id, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status FROM doc_orders o $JOIN_SQL doc_products p ON o.product_id = p.product_id WHERE o.status = 'completed'"
 	GMV="SELECT category, count(DISTINCT order_id) AS order_cnt, sum(quantity) AS total_qty, sum(amount) AS gmv, CAST(sum(amount) / sum(quantity) AS numeric(10,2)) AS avg_price FROM doc_dwd_order_detail GROUP BY category"
 	RANK="SELECT rank() OVER (ORDER BY gmv DESC) AS gmv_rank, category, order_cnt, total_qty, gmv, avg_price FROM doc_ads_category_gmv"
@@ -60,8 +76,7 @@ SET client_min_messages = warning;
 CREATE TABLE doc_products (product_id text PRIMARY KEY, product_name text, category text, brand text);
 INSERT INTO doc_products SELECT 'P' || g, 'product ' || g, 'category ' || (g % 50), 'brand ' || (g % 300)
   FROM generate_series(1, 10000) g;
-CREATE TABLE doc_orders (order_id text PRIMARY KEY, user_id text, product_id text, quantity int,
-                         unit_price numeric(10,2), amount numeric(10,2), order_time timestamp, status text);
+$ORDERS_DDL
 INSERT INTO doc_orders SELECT 'O' || g, 'U' || (g % 100000), 'P' || (1 + g % 10000), 1 + g % 5,
        (10 + g % 490)::numeric(10,2), ((1 + g % 5) * (10 + g % 490))::numeric(10,2),
        timestamp '2026-01-01' + g * interval '1 second', CASE WHEN g % 10 = 0 THEN 'cancelled' ELSE 'completed' END

@@ -11,6 +11,7 @@ PACKAGES=(
 	postgresql-server-dev-15
 	postgresql-15-cron
 	postgresql-15-pgtap
+	postgresql-15-partman
 	python3-psycopg2
 	libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl

@@ -8,7 +8,7 @@
 #
 # scripts/test.sh, cluster.sh, demo.sh and doc-examples.sh honour DV_PGBIN (default: the system's
 # /usr/lib/postgresql/15/bin); `make install` then installs into the copy (pg_config is found on
-# PATH before the system's).  Run scripts/install-deps.sh first, so pg_cron and pgTAP are copied too.
+# PATH before the system's).  Run scripts/install-deps.sh first, so pg_cron, pgTAP and pg_partman are copied too.
 set -euo pipefail
 dir=${1:?usage: scripts/private-pg.sh DIR}
 mkdir -p "$dir/usr/lib/postgresql" "$dir/usr/share/postgresql" "$dir/usr/include"

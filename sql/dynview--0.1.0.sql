@@ -45,6 +45,20 @@ CREATE TABLE dynview.dynamic_table_catalog (
     created_at           timestamptz NOT NULL DEFAULT now()
 );
 
+-- One row per partitioned dynamic table (issue 15): a partitioned table whose partitions, one per
+-- value of partition_column, are dynamic tables of their own (query with dynview.partition()
+-- replaced by the value), made by the first refresh of that value.
+CREATE TABLE dynview.partitioned_table_catalog (
+    relid            regclass PRIMARY KEY,
+    query            text NOT NULL,            -- as the user wrote it, dynview.partition() inside
+    definition       text NOT NULL,            -- analysed, schema-qualified (not rewritten)
+    partition_column name NOT NULL,
+    refresh_mode     text NOT NULL CHECK (refresh_mode IN ('auto', 'incremental', 'full')),
+    primary_key      text[],
+    retention        int CHECK (retention > 0),  -- keep this many partitions (greatest values)
+    created_at       timestamptz NOT NULL DEFAULT now()
+);
+
 -- One row per (dynamic table, source it reads). Sources are remembered by name too, so that a
 -- dropped source that reappears is recognised (design section 7).
 CREATE TABLE dynview.source_catalog (
@@ -133,6 +147,7 @@ COMMENT ON TABLE dynview.refresh_history IS
 -- pg_dump keeps the catalogs (regclass columns are dumped by name and restored to new OIDs).
 SELECT pg_catalog.pg_extension_config_dump('dynview.dynamic_table_catalog', '');
 SELECT pg_catalog.pg_extension_config_dump('dynview.source_catalog', '');
+SELECT pg_catalog.pg_extension_config_dump('dynview.partitioned_table_catalog', '');
 SELECT pg_catalog.pg_extension_config_dump('dynview.refresh_history', '');
 SELECT pg_catalog.pg_extension_config_dump('dynview.refresh_history_refresh_id_seq', '');
 
@@ -260,6 +275,42 @@ $$Refreshes the dynamic table NAME now, in the caller's transaction (refresh tri
 Works under pg_cron: SELECT cron.schedule('totals', '* * * * *', $c$SELECT dynview.refresh('public.order_totals')$c$);
 Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501); an error of the query itself is raised as is.
 Example: SELECT state, refresh_mode, rows_inserted, rows_deleted FROM dynview.refresh('public.order_totals');$$;
+
+CREATE FUNCTION dynview.partition()
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$SELECT pg_catalog.current_setting('dynview.partition')$$;
+
+COMMENT ON FUNCTION dynview.partition() IS
+$$The partition value of a partitioned dynamic table, in its query: each partition's own query has it replaced by the partition's value (text). Outside such a query it is the setting dynview.partition.
+Example: SELECT dynview.create_partitioned_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}');$$;
+
+CREATE FUNCTION dynview.create_partitioned_dynamic_table(
+    name text,
+    query text,
+    partition_by text,
+    primary_key text[] DEFAULT NULL,
+    refresh_mode text DEFAULT 'auto',
+    retention int DEFAULT NULL)
+RETURNS regclass
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_create_partitioned_dynamic_table';
+
+COMMENT ON FUNCTION dynview.create_partitioned_dynamic_table(text, text, text, text[], text, int) IS
+$$Creates NAME as a partitioned table (LIST on column PARTITION_BY of QUERY's result), empty: each partition is filled by refresh(NAME, partition => value), which creates it on demand as a dynamic table of its own (query with dynview.partition() replaced by the value; schedule 'manual') and later refreshes it from its own data snapshot. primary_key: key columns of each partition. retention: keep this many partitions (greatest values), drop older ones at each partition refresh.
+Errors: as create_dynamic_table; PARTITION_BY not a column of the query (42703); a query without dynview.partition() (22023); retention < 1 (22023).
+Example: SELECT dynview.create_partitioned_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}', retention => 10);$$;
+
+CREATE FUNCTION dynview.refresh(name text, partition text)
+RETURNS dynview.refresh_history
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'dynview_refresh_partition';
+
+COMMENT ON FUNCTION dynview.refresh(text, text) IS
+$$Refreshes partition PARTITION of the partitioned dynamic table NAME: creates it (trigger CREATION, FULL) if it does not exist, else refreshes it (MANUAL, INCREMENTAL from the partition's own data snapshot); other partitions keep their rows. Returns the partition's history row (table_name names the partition). Drops partitions beyond the table's retention.
+Errors: unknown name (42P01), not a partitioned dynamic table (42809), not the owner (42501), NULL partition (22004).
+Example: SELECT state, refresh_mode, table_name FROM dynview.refresh('part_dept', partition => '20260526');$$;
 
 CREATE FUNCTION dynview.alter_dynamic_table(name text, schedule text DEFAULT NULL, refresh_mode text DEFAULT NULL)
 RETURNS void

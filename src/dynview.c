@@ -115,6 +115,11 @@ define_gucs(void)
 								NULL,
 								&dv_max_sources, 1024, 16, 1000000, PGC_POSTMASTER,
 								0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dynview.partition",
+							   "The partition value of a partitioned dynamic table.",
+							   "REFRESH MATERIALIZED VIEW of a partitioned dynamic table fills or refreshes this partition; dynview.partition() returns it.",
+							   &dv_partition_setting, "", PGC_USERSET, 0,
+							   NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dynview");
 }
 

@@ -181,6 +181,43 @@ extern char *dv_catalog_get_definition_tree(Oid relid);
 extern void dv_catalog_set_definition_tree(Oid relid, const char *tree);
 extern void dv_catalog_set_definition(Oid relid, const char *definition);
 
+/*
+ * What a new dynamic table is made of (catalog/api.c): from the arguments
+ * of create_dynamic_table(), or from CREATE MATERIALIZED VIEW ... WITH
+ * (dynview.*) (hooks/matview.c).
+ */
+typedef struct DvCreateArgs
+{
+	char	   *name;			/* possibly qualified, quoted as SQL names are */
+	char	   *query;
+	char	   *schedule;		/* validated (dv_validate_schedule) */
+	char	   *refresh_mode;	/* validated (dv_validate_refresh_mode) */
+	bool		initialize;		/* fill it at once */
+	ArrayType  *primary_key;	/* text[] or NULL */
+	List	   *key_columns;	/* of char *, from primary_key */
+} DvCreateArgs;
+
+/* catalog/api.c */
+extern Oid	dv_create_dynamic_table(DvCreateArgs *args, bool replace);
+extern void dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode);
+
+/* catalog/partitioned.c: partitioned dynamic tables */
+typedef struct DvPartitionedArgs
+{
+	char	   *name;
+	char	   *query;
+	char	   *partition_by;	/* column of the query: dynview.partition() */
+	ArrayType  *primary_key;	/* text[] or NULL */
+	char	   *refresh_mode;
+	int			retention;		/* partitions kept; 0: all */
+} DvPartitionedArgs;
+
+extern char *dv_partition_setting;
+extern Oid	dv_create_partitioned_dynamic_table(DvPartitionedArgs *args);
+extern Datum dv_refresh_partition(Oid relid, const char *value);
+extern bool dv_is_partitioned_dynamic_table(Oid relid);
+extern void dv_partitioned_forget(Datum relid_array);
+
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
 extern char *dv_definition_tree(const char *definition);
@@ -271,6 +308,14 @@ extern void dv_guard_begin_write(Oid *save_target, int *save_level);
 extern void dv_guard_end_write(Oid save_target, int save_level);
 extern bool dv_guard_in_refresh_statement(void);
 extern void dv_guard_allow_column_ddl(Oid relid);
+extern bool dv_guard_is_dynamic_table(Oid relid);
+
+/* cdc/partitions.c */
+extern bool dv_partition_tree_capturable(Oid relid);
+
+/* hooks/matview.c */
+struct PlannedStmt;
+extern List *dv_matview_translate(struct PlannedStmt *pstmt, const char *queryString);
 
 /* scheduler/launcher.c */
 struct BackgroundWorkerHandle;

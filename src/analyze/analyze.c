@@ -378,8 +378,11 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 					continue;
 				if (kind == RELKIND_RELATION && dv_is_dynamic_table(src->relid))
 					continue;
+				/* its leaves' changes are captured (cdc/partitions.c) */
+				if (kind == RELKIND_PARTITIONED_TABLE && dv_partition_tree_capturable(src->relid))
+					continue;
 				aq->full_reason_code = "SOURCE_NOT_CAPTURED";
-				aq->full_reason = psprintf("Changes of \"%s\" (an unlogged, partitioned or foreign table or a materialized view) are not captured.",
+				aq->full_reason = psprintf("Changes of \"%s\" (an unlogged or foreign table, a partitioned table with such partitions, or a materialized view) are not captured.",
 										   src->table_name);
 				break;
 			}

@@ -2279,6 +2279,10 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 			return full_plan("SOURCE_NOT_CAPTURED",
 							 "\"%s\" is not WAL-logged (unlogged or temporary): its changes are not captured.",
 							 get_rel_name(rte->relid));
+		if (!rte->inh && rte->relkind == RELKIND_PARTITIONED_TABLE)
+			return full_plan("PARTITIONED_ONLY",
+							 "\"%s\" is partitioned and read with ONLY, which reads none of its partitions' rows; its captured changes are its partitions'.",
+							 get_rel_name(rte->relid));
 		if (rte->inh && rte->relkind == RELKIND_RELATION && has_subclass(rte->relid))
 			return full_plan("INHERITANCE_CHILDREN",
 							 "\"%s\" has inheritance children, whose changes are not captured with it (read it with ONLY to use the parent's rows alone).",

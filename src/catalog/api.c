@@ -48,18 +48,6 @@ PG_FUNCTION_INFO_V1(dynview_suspend);
 PG_FUNCTION_INFO_V1(dynview_resume);
 PG_FUNCTION_INFO_V1(dynview_verify);
 
-/* the arguments shared by create and create_or_replace */
-typedef struct CreateArgs
-{
-	char	   *name;
-	char	   *query;
-	char	   *schedule;
-	char	   *refresh_mode;
-	bool		initialize;
-	ArrayType  *primary_key;
-	List	   *key_columns;	/* of char *, from primary_key */
-} CreateArgs;
-
 static char *
 text_arg(FunctionCallInfo fcinfo, int n, const char *argname)
 {
@@ -72,9 +60,9 @@ text_arg(FunctionCallInfo fcinfo, int n, const char *argname)
 }
 
 static void
-read_create_args(FunctionCallInfo fcinfo, CreateArgs *args)
+read_create_args(FunctionCallInfo fcinfo, DvCreateArgs *args)
 {
-	memset(args, 0, sizeof(CreateArgs));
+	memset(args, 0, sizeof(DvCreateArgs));
 	args->name = text_arg(fcinfo, 0, "name");
 	args->query = text_arg(fcinfo, 1, "query");
 	args->schedule = dv_validate_schedule(text_arg(fcinfo, 2, "schedule"));
@@ -132,7 +120,7 @@ resolve_mode(const char *refresh_mode, DvAnalyzedQuery *aq)
 }
 
 static void
-check_key_columns(CreateArgs *args, DvAnalyzedQuery *aq)
+check_key_columns(DvCreateArgs *args, DvAnalyzedQuery *aq)
 {
 	ListCell   *lc;
 
@@ -284,7 +272,7 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq)
 }
 
 static Oid
-create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
+create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 {
 	DvAnalyzedQuery *aq;
 	const char *effective;
@@ -331,7 +319,7 @@ create_new(CreateArgs *args, RangeVar *rv, Oid nspid)
  * appended.
  */
 static void
-replace_existing(CreateArgs *args, Oid relid)
+replace_existing(DvCreateArgs *args, Oid relid)
 {
 	DvAnalyzedQuery *aq;
 	const char *effective;
@@ -448,23 +436,26 @@ replace_existing(CreateArgs *args, Oid relid)
 }
 
 /*
- * create_or_replace - shared body of the two create functions.
+ * dv_create_dynamic_table - create the dynamic table args describes, or,
+ * with replace, give an existing one the new definition.  The body of
+ * create_dynamic_table() and create_or_replace_dynamic_table(), and of
+ * CREATE MATERIALIZED VIEW ... WITH (dynview.*) (hooks/matview.c): one set
+ * of checks and errors for both.  Arguments validated by the caller
+ * (dv_validate_schedule, dv_validate_refresh_mode).
  */
-static Oid
-create_or_replace(FunctionCallInfo fcinfo, bool replace)
+Oid
+dv_create_dynamic_table(DvCreateArgs *args, bool replace)
 {
-	CreateArgs	args;
 	RangeVar   *rv;
 	Oid			nspid;
 	Oid			existing;
 
-	read_create_args(fcinfo, &args);
 	dv_check_wal_level();
 	/* before anything is written: the slot's creation waits for writers */
 	if (dv_shmem_available())
 		dv_tracking_wait_for_decoder();
 
-	rv = makeRangeVarFromNameList(stringToQualifiedNameList(args.name));
+	rv = makeRangeVarFromNameList(stringToQualifiedNameList(args->name));
 	nspid = RangeVarGetAndCheckCreationNamespace(rv, NoLock, &existing);
 	if (isAnyTempNamespace(nspid))
 		ereport(ERROR,
@@ -478,22 +469,34 @@ create_or_replace(FunctionCallInfo fcinfo, bool replace)
 		if (!replace)
 			ereport(ERROR,
 					(errcode(ERRCODE_DUPLICATE_TABLE),
-					 errmsg("relation \"%s\" already exists", args.name),
+					 errmsg("relation \"%s\" already exists", args->name),
 					 errhint("Use dynview.create_or_replace_dynamic_table() to change a dynamic table's definition, or choose another name.")));
 		if (!dv_is_dynamic_table(existing))
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("\"%s\" is not a dynamic table", args.name),
+					 errmsg("\"%s\" is not a dynamic table", args->name),
 					 errhint("Only dynamic tables can be replaced; drop the relation or choose another name.")));
 		if (!pg_class_ownercheck(existing, GetUserId()))
-			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, args.name);
-		replace_existing(&args, existing);
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, args->name);
+		replace_existing(args, existing);
 	}
 	else
-		existing = create_new(&args, rv, nspid);
+		existing = create_new(args, rv, nspid);
 	SPI_finish();
 	dv_shmem_wake_scheduler_at_commit();
 	return existing;
+}
+
+/*
+ * create_or_replace - shared body of the two create functions.
+ */
+static Oid
+create_or_replace(FunctionCallInfo fcinfo, bool replace)
+{
+	DvCreateArgs args;
+
+	read_create_args(fcinfo, &args);
+	return dv_create_dynamic_table(&args, replace);
 }
 
 Datum
@@ -545,16 +548,15 @@ dynview_refresh(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(result);
 }
 
-Datum
-dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
+/*
+ * dv_alter_dynamic_table - new schedule and/or refresh mode (NULL keeps
+ * one, both validated by the caller) of dynamic table relid, whose owner
+ * the caller checked.  alter_dynamic_table() and ALTER MATERIALIZED VIEW
+ * ... SET (dynview.*).  Needs SPI.
+ */
+void
+dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode)
 {
-	char	   *name = text_arg(fcinfo, 0, "name");
-	char	   *schedule = PG_ARGISNULL(1) ? NULL : dv_validate_schedule(text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	char	   *mode = PG_ARGISNULL(2) ? NULL : dv_validate_refresh_mode(text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	Oid			relid;
-
-	SPI_connect();
-	relid = dv_resolve_dynamic_table(name, false, true);
 	LockRelationOid(relid, ExclusiveLock);
 	dv_catalog_set_schedule(relid, schedule, mode);
 	dv_shmem_wake_scheduler_at_commit();
@@ -568,6 +570,17 @@ dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
 									  strcmp(effective, "FULL") == 0 ? aq->full_reason_code : NULL,
 									  strcmp(effective, "FULL") == 0 ? aq->full_reason : NULL);
 	}
+}
+
+Datum
+dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_arg(fcinfo, 0, "name");
+	char	   *schedule = PG_ARGISNULL(1) ? NULL : dv_validate_schedule(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	char	   *mode = PG_ARGISNULL(2) ? NULL : dv_validate_refresh_mode(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+
+	SPI_connect();
+	dv_alter_dynamic_table(dv_resolve_dynamic_table(name, false, true), schedule, mode);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -861,6 +861,7 @@ dv_catalog_forget_relations(List *relids)
 					1, types, values, NULL, -1);
 	dv_catalog_exec("DELETE FROM dynview.dynamic_table_catalog WHERE relid::oid = ANY ($1)",
 					1, types, values, NULL, -1);
+	dv_partitioned_forget(values[0]);
 	foreach(lc, relids)
 	{
 		dv_guard_invalidate(lfirst_oid(lc));

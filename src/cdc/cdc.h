@@ -159,4 +159,11 @@ extern void dv_tracking_sync_buffers(List *sources);
 extern Oid	dv_buffer_relid(Oid source_relid);
 extern Oid	dv_buffer_column_type(Oid type, int32 *typmod);
 
+/* partitions.c */
+extern List *dv_partition_capture_targets(Relation relation);
+extern List *dv_partition_leaves(Oid relid, LOCKMODE lockmode);
+extern bool dv_partition_utility_relevant(Node *parsetree);
+extern List *dv_partition_utility_before(Node *parsetree);
+extern void dv_partition_utility_after(Node *parsetree, List *detached);
+
 #endif							/* DYNVIEW_CDC_H */

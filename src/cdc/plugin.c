@@ -20,6 +20,8 @@
  *	- A new image's unchanged TOASTed values (on-disk pointers the decoder
  *	  cannot follow) are taken from the old image.
  *	- TRUNCATE: a marker (weight 0, no tuple).
+ *	- A change of a partition is kept for each tracked partition ancestor
+ *	  too (partitions.c).
  *	- Transactions whose commit ends at or before skip_upto were written
  *	  before a crash or restart and are skipped, so nothing is duplicated.
  *	- Relations that are not tracked sources, in particular dynview's own
@@ -179,12 +181,13 @@ flat_copy(TupleDesc desc, HeapTuple tuple, HeapTuple fallback)
  * recompute in full (a TRUNCATE, or a change logged without its old row).
  */
 static void
-keep_change(DvPluginState *state, ReorderBufferTXN *txn, Relation relation,
+keep_change(DvPluginState *state, ReorderBufferTXN *txn, Relation relation, Oid target,
 			int16 weight, HeapTuple tuple, HeapTuple fallback)
 {
 	DvChange   *c = palloc(sizeof(DvChange));
 
-	c->relid = RelationGetRelid(relation);
+	/* (a partition's change is kept for its tracked ancestor: the buffer maps columns by name) */
+	c->relid = target;
 	c->xid = txn->xid;
 	c->commit_lsn = txn->final_lsn;
 	c->commit_time = txn->xact_time.commit_time;
@@ -205,6 +208,20 @@ tracked(Relation relation)
 	return dv_shmem_source_tracked(MyDatabaseId, RelationGetRelid(relation), NULL);
 }
 
+/*
+ * capture_targets - the tracked sources a change of relation counts for:
+ * itself if tracked, and its tracked partition ancestors (partitions.c).
+ */
+static List *
+capture_targets(Relation relation)
+{
+	List	   *targets = dv_partition_capture_targets(relation);
+
+	if (tracked(relation))
+		targets = lcons_oid(RelationGetRelid(relation), targets);
+	return targets;
+}
+
 static void
 plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 			  Relation relation, ReorderBufferChange *change)
@@ -213,6 +230,8 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	MemoryContext old;
 	HeapTuple	oldtup;
 	HeapTuple	newtup;
+	List	   *targets;
+	ListCell   *lc;
 	static uint32 changes_seen = 0;
 
 	/*
@@ -229,7 +248,7 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 		proc_exit(0);
 	}
 
-	if (state->skipping || !tracked(relation))
+	if (state->skipping || (targets = capture_targets(relation)) == NIL)
 		return;
 	old = MemoryContextSwitchTo(state->context);
 	oldtup = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
@@ -244,23 +263,28 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	if (oldtup && relation->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
 		oldtup = NULL;
 	newtup = change->data.tp.newtuple ? &change->data.tp.newtuple->tuple : NULL;
-	switch (change->action)
+	foreach(lc, targets)
 	{
-		case REORDER_BUFFER_CHANGE_INSERT:
-			if (newtup)
-				keep_change(state, txn, relation, +1, newtup, NULL);
-			break;
-		case REORDER_BUFFER_CHANGE_UPDATE:
-			/* without its old row the change cannot be weighted: a marker */
-			keep_change(state, txn, relation, -1, oldtup, NULL);
-			if (newtup && oldtup)
-				keep_change(state, txn, relation, +1, newtup, oldtup);
-			break;
-		case REORDER_BUFFER_CHANGE_DELETE:
-			keep_change(state, txn, relation, -1, oldtup, NULL);
-			break;
-		default:
-			break;
+		Oid			target = lfirst_oid(lc);
+
+		switch (change->action)
+		{
+			case REORDER_BUFFER_CHANGE_INSERT:
+				if (newtup)
+					keep_change(state, txn, relation, target, +1, newtup, NULL);
+				break;
+			case REORDER_BUFFER_CHANGE_UPDATE:
+				/* without its old row the change cannot be weighted: a marker */
+				keep_change(state, txn, relation, target, -1, oldtup, NULL);
+				if (newtup && oldtup)
+					keep_change(state, txn, relation, target, +1, newtup, oldtup);
+				break;
+			case REORDER_BUFFER_CHANGE_DELETE:
+				keep_change(state, txn, relation, target, -1, oldtup, NULL);
+				break;
+			default:
+				break;
+		}
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -276,8 +300,13 @@ plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 		return;
 	old = MemoryContextSwitchTo(state->context);
 	for (int i = 0; i < nrelations; i++)
-		if (tracked(relations[i]))
-			keep_change(state, txn, relations[i], 0, NULL, NULL);
+	{
+		ListCell   *lc;
+
+		/* (TRUNCATE of a partitioned table lists its leaves) */
+		foreach(lc, capture_targets(relations[i]))
+			keep_change(state, txn, relations[i], lfirst_oid(lc), 0, NULL, NULL);
+	}
 	MemoryContextSwitchTo(old);
 }
 

@@ -21,8 +21,13 @@
  * Stopping (no dynamic table reads it any more): drop the buffer, restore
  * the replica identity, unregister.
  *
- * Sources that cannot be captured (unlogged, partitioned, foreign tables,
- * materialized views) are not tracked; their dynamic tables refresh in full.
+ * A partitioned source is tracked with its leaves (partitions.c): each
+ * leaf gets REPLICA IDENTITY FULL too (not restored when tracking stops),
+ * and step 5 waits for the writers of every leaf.
+ *
+ * Sources that cannot be captured (unlogged and foreign tables, partitioned
+ * tables with such partitions, materialized views) are not tracked; their
+ * dynamic tables refresh in full.
  *
  *-------------------------------------------------------------------------
  */
@@ -54,10 +59,12 @@
 #include "dynview.h"
 #include "cdc/cdc.h"
 
-/* can changes of this relation be captured from the WAL? */
+/* can changes of this relation be captured from the WAL?  (partitioned: partitions.c) */
 static bool
 capturable(Oid relid)
 {
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		return dv_partition_tree_capturable(relid);
 	return get_rel_relkind(relid) == RELKIND_RELATION &&
 		get_rel_persistence(relid) == RELPERSISTENCE_PERMANENT &&
 		!IsCatalogRelationOid(relid);	/* system catalogs: read in full */
@@ -384,6 +391,25 @@ check_role_limit(Oid source)
 }
 
 /*
+ * track_partitions - the leaves of partitioned source relid: REPLICA
+ * IDENTITY FULL (their old rows are logged under them), and their writers
+ * waited for with the source's (*started).
+ */
+static void
+track_partitions(Oid relid, bool identity_required, List **started)
+{
+	ListCell   *lc;
+
+	foreach(lc, dv_partition_leaves(relid, NoLock))
+	{
+		char		previous;
+
+		set_replica_identity_full(lfirst_oid(lc), &previous, identity_required);
+		*started = lappend_oid(*started, lfirst_oid(lc));
+	}
+}
+
+/*
  * dv_tracking_start - track every capturable source in the list that is not
  * tracked yet (design section 4).  identity_required: a source whose replica
  * identity cannot be set (the caller does not own it) is an error, else
@@ -446,6 +472,8 @@ dv_tracking_start(List *sources, bool identity_required)
 		}
 		check_role_limit(src->relid);
 		set_replica_identity_full(src->relid, &previous, identity_required);
+		if (get_rel_relkind(src->relid) == RELKIND_PARTITIONED_TABLE)
+			track_partitions(src->relid, identity_required, &started);
 		buffer = create_buffer(src->relid, src->columns);
 		values[0] = ObjectIdGetDatum(src->relid);
 		values[1] = ObjectIdGetDatum(buffer);

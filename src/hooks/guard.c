@@ -25,6 +25,8 @@
  *	  subscription writes (refresh.c).
  *	- ProcessUtility hook: DROP DATABASE of a database with dynview first
  *	  stops its decoder and drops its slot (a slot would block the drop).
+ *	- ProcessUtility hook: partitions created in, attached to, detached
+ *	  from or dropped from a captured partitioned source (cdc/partitions.c).
  *	- The sql_drop event trigger function unregisters dropped dynamic
  *	  tables and marks dropped sources missing in their downstreams.
  *
@@ -45,6 +47,7 @@
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
@@ -118,25 +121,39 @@ guard_relcache_callback(Datum arg, Oid relid)
 		(void) hash_search(guard_cache, &relid, HASH_REMOVE, NULL);
 }
 
-/* look relid up in dynamic_table_catalog through its primary key index */
+/* look relid up in catalog table (of schema dynview) through its primary key index */
 static bool
-lookup_dynamic_table(Oid catalog, Oid relid)
+lookup_catalog(Oid catalog, const char *table, Oid relid)
 {
 	Relation	rel;
 	SysScanDesc scan;
 	ScanKeyData key;
-	Oid			index = get_relname_relid(DV_CATALOG_TABLE "_pkey", get_rel_namespace(catalog));
+	Oid			nsp = get_rel_namespace(catalog);
+	Oid			index = get_relname_relid(psprintf("%s_pkey", table), nsp);
+	Oid			tableid = get_relname_relid(table, nsp);
 	bool		found;
 
-	if (!OidIsValid(index))
+	if (!OidIsValid(index) || !OidIsValid(tableid))
 		return false;
-	rel = table_open(catalog, AccessShareLock);
+	rel = table_open(tableid, AccessShareLock);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(rel, index, true, NULL, 1, &key);
 	found = HeapTupleIsValid(systable_getnext(scan));
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;
+}
+
+/*
+ * a dynamic table, or a partitioned dynamic table (whose partitions are
+ * dynamic tables: catalog/partitioned.c), guarded alike
+ */
+static bool
+lookup_dynamic_table(Oid catalog, Oid relid)
+{
+	return lookup_catalog(catalog, DV_CATALOG_TABLE, relid) ||
+		(get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE &&
+		 lookup_catalog(catalog, "partitioned_table_catalog", relid));
 }
 
 /*
@@ -214,6 +231,21 @@ refuse_write(Oid relid, const char *detail)
 static void
 check_source_write(Oid relid)
 {
+	/* (a partition of a partitioned source is part of it) */
+	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid) &&
+		get_rel_relispartition(relid))
+	{
+		ListCell   *lc;
+
+		foreach(lc, get_partition_ancestors(relid))
+		{
+			if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
+			{
+				relid = lfirst_oid(lc);
+				break;
+			}
+		}
+	}
 	if (write_level >= 0 && list_member_oid(refreshing_sources, relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -233,11 +265,21 @@ watch_write(Oid relid)
 		dv_watch_written(relid);
 }
 
-/* a write to relid, and to the partitions or inheritance children its rows may reach */
+/*
+ * a write to relid, and to the partitions or inheritance children its rows
+ * may reach, and, for a partition, to the partitioned tables it is part of
+ */
 static void
 watch_write_tree(Oid relid)
 {
 	watch_write(relid);
+	if (get_rel_relispartition(relid))
+	{
+		ListCell   *lc;
+
+		foreach(lc, get_partition_ancestors(relid))
+			watch_write(lfirst_oid(lc));
+	}
 	if (has_subclass(relid))
 	{
 		ListCell   *lc;
@@ -542,8 +584,10 @@ check_structure(Node *parsetree)
 				(OidIsValid(relid = dynamic_table_named(stmt->relation)) ||
 				 OidIsValid(relid = dynamic_table_named((RangeVar *) cmd->def))))
 				refuse_inheritance(relid);
+			/* (but the partitions dynview attaches to a partitioned dynamic table) */
 			if (cmd->subtype == AT_AttachPartition &&
-				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)))
+				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)) &&
+				(relid != ddl_allowed || ddl_allowed_lxid != MyProc->lxid))
 				refuse_inheritance(relid);
 		}
 		/* dynview's allowance is for its one statement */
@@ -566,7 +610,9 @@ check_structure(Node *parsetree)
 
 /*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
- * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH).
+ * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
+ * for a partitioned dynamic table, that of each of its partitions (COPY
+ * into it routes rows to them).
  */
 static void
 mark_changed_outside(Oid relid)
@@ -574,7 +620,15 @@ mark_changed_outside(Oid relid)
 	if (!OidIsValid(relid) || !is_dynamic_table(relid))
 		return;
 	SPI_connect();
-	dv_catalog_mark_changed_outside(relid);
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+	{
+		ListCell   *lc;
+
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+			dv_catalog_mark_changed_outside(lfirst_oid(lc));
+	}
+	else
+		dv_catalog_mark_changed_outside(relid);
 	SPI_finish();
 }
 
@@ -592,11 +646,13 @@ call_previous(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 }
 
 static void
-guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					 ProcessUtilityContext context, ParamListInfo params,
-					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+			  ProcessUtilityContext context, ParamListInfo params,
+			  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			copied = InvalidOid;
+	bool		partitions = false;
+	List	   *detached = NIL;
 
 	/* no refresh truncates: TRUNCATE never reaches a dynamic table */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
@@ -666,7 +722,17 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			return;
 		}
 	}
+	/* partitions of captured sources created, attached, detached, dropped (cdc/partitions.c) */
+	if (dv_partition_utility_relevant(pstmt->utilityStmt) && IsTransactionState() &&
+		dv_extension_present())
+	{
+		partitions = true;
+		detached = dv_partition_utility_before(pstmt->utilityStmt);
+	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	/* (DETACH ... CONCURRENTLY has committed in between) */
+	if (partitions && IsTransactionState())
+		dv_partition_utility_after(pstmt->utilityStmt, detached);
 	if (OidIsValid(copied))
 	{
 		/* (again: a refresh run in its middle, by a trigger, saw only the rows before) */
@@ -674,6 +740,43 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 			watch_write_tree(copied);
 		mark_changed_outside(copied);
 	}
+}
+
+/*
+ * Materialized-view statements about dynamic tables are first translated
+ * (matview.c): into statements on tables, guarded as those are, or done.
+ */
+static void
+guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					 ProcessUtilityContext context, ParamListInfo params,
+					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+
+	if ((IsA(parsetree, CreateTableAsStmt) || IsA(parsetree, RefreshMatViewStmt) ||
+		 IsA(parsetree, DropStmt) || IsA(parsetree, AlterTableStmt) ||
+		 IsA(parsetree, RenameStmt) || IsA(parsetree, AlterObjectSchemaStmt)) &&
+		IsTransactionState() && dv_extension_present())
+	{
+		List	   *stmts = dv_matview_translate(pstmt, queryString);
+		ListCell   *lc;
+
+		foreach(lc, stmts)
+			guard_process(lfirst(lc), queryString, readOnlyTree || lfirst(lc) != pstmt,
+						  context, params, queryEnv, dest, qc);
+		return;
+	}
+	guard_process(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+/*
+ * dv_guard_is_dynamic_table - is relid a dynamic table?  (The guard's
+ * cached lookup; no SPI.)
+ */
+bool
+dv_guard_is_dynamic_table(Oid relid)
+{
+	return is_dynamic_table(relid);
 }
 
 /*

@@ -390,6 +390,22 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	return SPI_processed == 0;
 }
 
+/* has this transaction written a partition of relid (which need not lock relid)? */
+static bool
+partition_written(Oid relid)
+{
+	ListCell   *lc;
+
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+	{
+		if (dv_holds_write_lock(lfirst_oid(lc)))
+			return true;
+	}
+	return false;
+}
+
 /* does the buffer hold rows of the current transaction? */
 static bool
 buffer_has_own_rows(Oid buffer)
@@ -1134,7 +1150,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		 * This transaction wrote the source: S_new sees those rows, but the
 		 * decoder captures them only after commit.
 		 */
-		if (dv_holds_write_lock(relid))
+		if (dv_holds_write_lock(relid) || partition_written(relid))
 		{
 			*full_code = "SOURCE_CHANGED_IN_TRANSACTION";
 			*full_reason = psprintf("This transaction changed \"%s\"; its changes are captured only once it commits.",

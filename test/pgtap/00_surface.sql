@@ -5,7 +5,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dynview;
 
-SELECT plan(83);
+SELECT plan(95);
 
 SELECT has_schema('dynview', 'schema dynview exists');
 
@@ -23,9 +23,13 @@ INSERT INTO api_fn VALUES
  ('suspend', '{text}', 'void', 'name text'),
  ('resume', '{text}', 'void', 'name text'),
  ('verify', '{text}', 'boolean', 'name text'),
- ('refresh_history', '{text,integer}', 'setof dynview.refresh_history', 'name text, max_rows integer DEFAULT 100');
+ ('refresh_history', '{text,integer}', 'setof dynview.refresh_history', 'name text, max_rows integer DEFAULT 100'),
+ ('create_partitioned_dynamic_table', '{text,text,text,text[],text,integer}', 'regclass',
+  'name text, query text, partition_by text, primary_key text[] DEFAULT NULL::text[], refresh_mode text DEFAULT ''auto''::text, retention integer DEFAULT NULL::integer'),
+ ('refresh', '{text,text}', 'dynview.refresh_history', 'name text, partition text'),
+ ('partition', '{}', 'text', '');
 
--- 9 x 4 = 36 tests
+-- 12 x 4 = 48 tests
 SELECT has_function('dynview', fn, args, format('dynview.%s(%s) exists', fn, array_to_string(args, ', ')))
   FROM api_fn ORDER BY fn;
 SELECT function_returns('dynview', fn, args, ret, format('dynview.%s returns %s', fn, ret))

@@ -1,0 +1,589 @@
+/*-------------------------------------------------------------------------
+ *
+ * partitioned.c
+ *	  Partitioned dynamic tables (issue 15, the seed's partitioned view):
+ *	  dynview.create_partitioned_dynamic_table() and dynview.refresh(name,
+ *	  partition).
+ *
+ * A partitioned dynamic table T is a PostgreSQL table partitioned by LIST
+ * on one column of its query's result, registered in
+ * dynview.partitioned_table_catalog (not in dynamic_table_catalog: T itself
+ * is never refreshed).  Its query reads the partition value with
+ * dynview.partition() (or current_setting('dynview.partition')), and that
+ * column is the value itself.  Each partition is a dynamic table of its
+ * own, made by the first refresh of its value:
+ *
+ *	- its query is T's stored definition, analysed (not rewritten) with
+ *	  every dynview.partition() call replaced by the value as a constant,
+ *	  deparsed by ruleutils; so it is analysed as any query (INCREMENTAL
+ *	  where the engine can, its own sources tracked);
+ *	- it is created empty (schedule 'manual'), attached as T's partition
+ *	  FOR VALUES IN (value) (the guard allows this one attach), and
+ *	  refreshed (INITIAL_BUILD); later refreshes of the value refresh it
+ *	  from its own data snapshot, INCREMENTAL, and other partitions keep
+ *	  their rows;
+ *	- its history rows name it (T's name, '_', the value).
+ *
+ * retention keeps the greatest N partition values: a partition refresh
+ * drops the partitions beyond them (not the one it refreshed).
+ *
+ * The guard counts T as a dynamic table (lookup in both catalogs): no
+ * writes, no TRUNCATE, no other partitions, no column changes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parse_func.h"
+#include "partitioning/partbounds.h"
+#include "partitioning/partdesc.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+#include "dynview.h"
+
+PG_FUNCTION_INFO_V1(dynview_create_partitioned_dynamic_table);
+PG_FUNCTION_INFO_V1(dynview_refresh_partition);
+
+/* the setting dynview.partition (dynview.c) */
+char	   *dv_partition_setting = NULL;
+
+/* a partitioned dynamic table's catalog row */
+typedef struct DvPartitioned
+{
+	char	   *definition;		/* qualified, with dynview.partition() */
+	char	   *partition_column;
+	char	   *refresh_mode;
+	ArrayType  *primary_key;
+	int			retention;		/* 0: keep all */
+} DvPartitioned;
+
+/* OID of dynview.partition() */
+static Oid
+partition_function(void)
+{
+	return LookupFuncName(list_make2(makeString(DV_SCHEMA), makeString("partition")), 0, NULL, true);
+}
+
+/* is node a call of dynview.partition() or current_setting('dynview.partition'[, ...])? */
+static bool
+is_partition_call(Node *node, Oid fn)
+{
+	FuncExpr   *f;
+	Const	   *arg;
+
+	if (node == NULL || !IsA(node, FuncExpr))
+		return false;
+	f = (FuncExpr *) node;
+	if (f->funcid == fn)
+		return true;
+	if ((f->funcid != F_CURRENT_SETTING_TEXT && f->funcid != F_CURRENT_SETTING_TEXT_BOOL) ||
+		f->args == NIL || !IsA(linitial(f->args), Const))
+		return false;
+	arg = linitial(f->args);
+	return !arg->constisnull && arg->consttype == TEXTOID &&
+		pg_strcasecmp(TextDatumGetCString(arg->constvalue), "dynview.partition") == 0;
+}
+
+typedef struct SubstContext
+{
+	Oid			fn;
+	const char *value;
+} SubstContext;
+
+static Node *
+substitute_mutator(Node *node, SubstContext *ctx)
+{
+	if (node == NULL)
+		return NULL;
+	if (is_partition_call(node, ctx->fn))
+		return (Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+								  CStringGetTextDatum(ctx->value), false, false);
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, substitute_mutator, ctx, 0);
+	return expression_tree_mutator(node, substitute_mutator, ctx);
+}
+
+/* the definition with dynview.partition() replaced by value, deparsed (qualified) */
+static char *
+partition_query(const char *definition, const char *value)
+{
+	Query	   *q = (Query *) stringToNode(dv_definition_tree(definition));
+	SubstContext ctx = {partition_function(), value};
+	int			nestlevel = NewGUCNestLevel();
+	char	   *sql;
+
+	q = (Query *) substitute_mutator((Node *) q, &ctx);
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	sql = pg_get_querydef(q, false);
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
+}
+
+/* load T's catalog row; NULL if relid is no partitioned dynamic table.  Needs SPI. */
+static DvPartitioned *
+load_partitioned(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	DvPartitioned *p;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+	Datum		d;
+
+	dv_catalog_exec("SELECT definition, partition_column::text, refresh_mode, primary_key, coalesce(retention, 0) "
+					"FROM dynview.partitioned_table_catalog WHERE relid = $1::regclass",
+					1, types, values, NULL, -1);
+	if (SPI_processed != 1)
+		return NULL;
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	p = palloc0(sizeof(DvPartitioned));
+	p->definition = SPI_getvalue(tup, desc, 1);
+	p->partition_column = SPI_getvalue(tup, desc, 2);
+	p->refresh_mode = SPI_getvalue(tup, desc, 3);
+	d = SPI_getbinval(tup, desc, 4, &isnull);
+	p->primary_key = isnull ? NULL : DatumGetArrayTypePCopy(d);
+	p->retention = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+	return p;
+}
+
+/*
+ * dv_is_partitioned_dynamic_table - is relid a partitioned dynamic table?
+ */
+bool
+dv_is_partitioned_dynamic_table(Oid relid)
+{
+	bool		found;
+
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+	SPI_connect();
+	found = load_partitioned(relid) != NULL;
+	SPI_finish();
+	return found;
+}
+
+/*
+ * dv_partitioned_forget - dropped relations that were partitioned dynamic
+ * tables lose their catalog rows (sql_drop).  Needs SPI.
+ */
+void
+dv_partitioned_forget(Datum relid_array)
+{
+	Oid			types[1] = {OIDARRAYOID};
+	Datum		values[1] = {relid_array};
+
+	dv_catalog_exec("DELETE FROM dynview.partitioned_table_catalog WHERE relid::oid = ANY ($1)",
+					1, types, values, NULL, -1);
+}
+
+/* the partitions of T: their OIDs and values (text), from T's partition descriptor */
+static void
+partitions_of(Oid relid, List **oids, List **values)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	PartitionDesc pd = RelationGetPartitionDesc(rel, true);
+	PartitionBoundInfo bi = pd->boundinfo;
+
+	*oids = NIL;
+	*values = NIL;
+	if (bi != NULL)
+	{
+		for (int i = 0; i < bi->ndatums; i++)
+		{
+			int			part = bi->indexes[i];
+
+			if (part < 0)
+				continue;
+			*oids = lappend_oid(*oids, pd->oids[part]);
+			*values = lappend(*values, TextDatumGetCString(bi->datums[i][0]));
+		}
+	}
+	relation_close(rel, AccessShareLock);
+}
+
+/* a name for T's partition of value: "<T>_<value>", other characters than [A-Za-z0-9_] as '_' */
+static char *
+partition_name(Oid relid, const char *value)
+{
+	const char *relname = get_rel_name(relid);
+	Oid			nspid = get_rel_namespace(relid);
+	StringInfoData name;
+	int			len;
+
+	initStringInfo(&name);
+	appendStringInfo(&name, "%s_", relname);
+	for (const char *c = value; *c; c++)
+		appendStringInfoChar(&name, (isalnum((unsigned char) *c) || *c == '_') ? *c : '_');
+	len = pg_mbcliplen(name.data, name.len, NAMEDATALEN - 1);
+	name.data[len] = '\0';
+	if (OidIsValid(get_relname_relid(name.data, nspid)))
+	{
+		/* taken: "<T cut>_<n>" */
+		for (int n = 1;; n++)
+		{
+			char	   *tail = psprintf("_%d", n);
+			char	   *cand;
+
+			len = pg_mbcliplen(relname, strlen(relname), NAMEDATALEN - 1 - strlen(tail));
+			cand = psprintf("%.*s%s", len, relname, tail);
+			if (!OidIsValid(get_relname_relid(cand, nspid)))
+				return cand;
+		}
+	}
+	return name.data;
+}
+
+typedef struct PartitionValue
+{
+	Oid			relid;
+	char	   *value;
+} PartitionValue;
+
+static int
+compare_values_desc(const ListCell *a, const ListCell *b)
+{
+	return -strcmp(((PartitionValue *) lfirst(a))->value, ((PartitionValue *) lfirst(b))->value);
+}
+
+/* drop T's partitions beyond its retention (greatest values kept), except keep */
+static void
+apply_retention(Oid relid, int retention, Oid keep)
+{
+	List	   *oids;
+	List	   *values;
+	List	   *pairs = NIL;
+	ListCell   *lo,
+			   *lv;
+
+	if (retention <= 0)
+		return;
+	partitions_of(relid, &oids, &values);
+	forboth(lo, oids, lv, values)
+	{
+		PartitionValue *pv = palloc(sizeof(PartitionValue));
+
+		pv->relid = lfirst_oid(lo);
+		pv->value = lfirst(lv);
+		pairs = lappend(pairs, pv);
+	}
+	/* (text order of the values: '20260526' before '20260527', as dates written so sort) */
+	list_sort(pairs, compare_values_desc);
+	for (int i = retention; i < list_length(pairs); i++)
+	{
+		Oid			part = ((PartitionValue *) list_nth(pairs, i))->relid;
+
+		if (part == keep)
+			continue;
+		if (SPI_execute(psprintf("DROP TABLE %s",
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(part)),
+															get_rel_name(part))),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not drop partition %u", part);
+	}
+}
+
+/*
+ * dv_refresh_partition - fill or refresh partition value of partitioned
+ * dynamic table relid (owner checked by the caller); returns the
+ * partition's history row.  Needs SPI.
+ */
+Datum
+dv_refresh_partition(Oid relid, const char *value)
+{
+	DvPartitioned *p = load_partitioned(relid);
+	List	   *oids;
+	List	   *values;
+	ListCell   *lo,
+			   *lv;
+	Oid			part = InvalidOid;
+	Datum		result;
+
+	if (p == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a partitioned dynamic table", get_rel_name(relid)),
+				 errhint("Create one with dynview.create_partitioned_dynamic_table().")));
+	/* one partition made at a time */
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	partitions_of(relid, &oids, &values);
+	forboth(lo, oids, lv, values)
+	{
+		if (strcmp(lfirst(lv), value) == 0)
+			part = lfirst_oid(lo);
+	}
+	if (!OidIsValid(part))
+	{
+		DvCreateArgs args;
+		char	   *nspname = get_namespace_name(get_rel_namespace(relid));
+		char	   *partname = partition_name(relid, value);
+
+		memset(&args, 0, sizeof(args));
+		args.name = quote_qualified_identifier(nspname, partname);
+		args.query = partition_query(p->definition, value);
+		args.schedule = "manual";
+		args.refresh_mode = p->refresh_mode;
+		args.initialize = false;
+		args.primary_key = p->primary_key;
+		if (p->primary_key)
+		{
+			Datum	   *elems;
+			bool	   *nulls;
+			int			n;
+
+			deconstruct_array(p->primary_key, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+			for (int i = 0; i < n; i++)
+				args.key_columns = lappend(args.key_columns, TextDatumGetCString(elems[i]));
+		}
+		part = dv_create_dynamic_table(&args, false);
+		CommandCounterIncrement();
+		/* the guard refuses a dynamic table as a partition, but this one */
+		dv_guard_allow_column_ddl(part);
+		if (SPI_execute(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%s)",
+								 quote_qualified_identifier(nspname, get_rel_name(relid)),
+								 args.name, quote_literal_cstr(value)),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not attach partition %s", args.name);
+		dv_guard_allow_column_ddl(InvalidOid);
+		CommandCounterIncrement();
+	}
+	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
+	apply_retention(relid, p->retention, part);
+	return result;
+}
+
+/* the collation of output column attno of the query, for T's column */
+static Oid
+output_collation(Query *q, int attno)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk && te->resno == attno)
+			return exprCollation((Node *) te->expr);
+	}
+	return InvalidOid;
+}
+
+Datum
+dynview_create_partitioned_dynamic_table(PG_FUNCTION_ARGS)
+{
+	DvPartitionedArgs args;
+
+	memset(&args, 0, sizeof(args));
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" must not be null",
+						PG_ARGISNULL(0) ? "name" : PG_ARGISNULL(1) ? "query" : "partition_by"),
+				 errhint("Pass a value for it.")));
+	args.name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	args.query = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	args.partition_by = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	args.primary_key = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
+	args.refresh_mode = PG_ARGISNULL(4) ? "auto" : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	args.retention = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT32(5);
+	if (!PG_ARGISNULL(5) && args.retention < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retention must be at least 1"),
+				 errhint("Pass the number of partitions to keep, or NULL to keep all.")));
+	PG_RETURN_OID(dv_create_partitioned_dynamic_table(&args));
+}
+
+/*
+ * dv_create_partitioned_dynamic_table - create T, empty, partitioned by
+ * LIST on args->partition_by, and register it.
+ */
+Oid
+dv_create_partitioned_dynamic_table(DvPartitionedArgs *args)
+{
+	RangeVar   *rv;
+	Oid			nspid;
+	Oid			existing;
+	DvAnalyzedQuery *aq;
+	Query	   *q;
+	StringInfoData sql;
+	ListCell   *ln,
+			   *lt,
+			   *lm;
+	int			attno = 0;
+	bool		found = false;
+	char	   *qualified;
+	Oid			relid;
+	Oid			fn = partition_function();
+
+	args->refresh_mode = dv_validate_refresh_mode(args->refresh_mode);
+	dv_check_wal_level();
+	rv = makeRangeVarFromNameList(stringToQualifiedNameList(args->name));
+	nspid = RangeVarGetAndCheckCreationNamespace(rv, NoLock, &existing);
+	if (OidIsValid(existing))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("relation \"%s\" already exists", args->name),
+				 errhint("Choose another name.")));
+	if (isAnyTempNamespace(nspid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dynamic tables cannot be temporary"),
+				 errhint("Create the dynamic table in a permanent schema.")));
+	qualified = quote_qualified_identifier(get_namespace_name(nspid), rv->relname);
+
+	SPI_connect();
+	aq = dv_analyze_query(args->query, InvalidOid);
+	q = (Query *) stringToNode(aq->definition_tree);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s (", qualified);
+	forthree(ln, aq->column_names, lt, aq->column_types, lm, aq->column_typmods)
+	{
+		const char *col = strVal(lfirst(ln));
+		Oid			coll = output_collation(q, ++attno);
+
+		appendStringInfo(&sql, "%s%s %s", attno > 1 ? ", " : "", quote_identifier(col),
+						 format_type_extended(lfirst_oid(lt), lfirst_int(lm),
+											  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
+		if (OidIsValid(coll) && coll != get_typcollation(lfirst_oid(lt)))
+		{
+			HeapTuple	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(coll));
+
+			if (HeapTupleIsValid(tup))
+			{
+				Form_pg_collation c = (Form_pg_collation) GETSTRUCT(tup);
+
+				appendStringInfo(&sql, " COLLATE %s",
+								 quote_qualified_identifier(get_namespace_name(c->collnamespace),
+															NameStr(c->collname)));
+				ReleaseSysCache(tup);
+			}
+		}
+		if (strcmp(col, args->partition_by) == 0)
+		{
+			TargetEntry *te = list_nth(q->targetList, attno - 1);
+
+			found = true;
+			if (!is_partition_call((Node *) te->expr, fn))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("partition column \"%s\" must be dynview.partition()", col),
+						 errdetail("Each partition holds the rows of one partition value, which that column has."),
+						 errhint("Write dynview.partition() AS %s in the query.", quote_identifier(col))));
+		}
+	}
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("partition_by column \"%s\" is not a column of the query", args->partition_by),
+				 errhint("Add dynview.partition() AS %s to the query.", quote_identifier(args->partition_by))));
+	if (args->primary_key)
+	{
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		deconstruct_array(args->primary_key, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+		for (int i = 0; i < n; i++)
+		{
+			bool		known = false;
+
+			if (nulls[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("primary_key must not contain nulls"),
+						 errhint("List the key columns of the query's result by name.")));
+			foreach(ln, aq->column_names)
+				known |= strcmp(strVal(lfirst(ln)), TextDatumGetCString(elems[i])) == 0;
+			if (!known)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_COLUMN),
+						 errmsg("primary_key column \"%s\" is not a column of the query", TextDatumGetCString(elems[i])),
+						 errhint("Name columns of the query's result.")));
+		}
+	}
+	appendStringInfo(&sql, ") PARTITION BY LIST (%s)", quote_identifier(args->partition_by));
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create %s", qualified);
+	CommandCounterIncrement();
+	relid = get_relname_relid(rv->relname, nspid);
+	{
+		Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID};
+		Datum		values[7];
+		char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+
+		values[0] = ObjectIdGetDatum(relid);
+		values[1] = CStringGetTextDatum(args->query);
+		values[2] = CStringGetTextDatum(aq->definition);
+		values[3] = CStringGetTextDatum(args->partition_by);
+		values[4] = args->primary_key ? PointerGetDatum(args->primary_key) : (Datum) 0;
+		nulls[4] = args->primary_key ? ' ' : 'n';
+		values[5] = Int32GetDatum(args->retention);
+		nulls[5] = args->retention > 0 ? ' ' : 'n';
+		values[6] = CStringGetTextDatum(args->refresh_mode);
+		dv_catalog_exec("INSERT INTO dynview.partitioned_table_catalog "
+						"(relid, query, definition, partition_column, primary_key, retention, refresh_mode) "
+						"VALUES ($1::regclass, $2, $3, $4, $5, $6, $7)",
+						7, types, values, nulls, -1);
+	}
+	dv_guard_invalidate(relid);
+	SPI_finish();
+	return relid;
+}
+
+Datum
+dynview_refresh_partition(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	char	   *value;
+	RangeVar   *rv;
+	Oid			relid;
+	Datum		result;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" must not be null", PG_ARGISNULL(0) ? "name" : "partition"),
+				 errhint("Pass a value for it.")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	value = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	rv = makeRangeVarFromNameList(stringToQualifiedNameList(name));
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("dynamic table \"%s\" does not exist", name),
+				 errhint("The view dynview.dynamic_tables lists the dynamic tables.")));
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+	SPI_connect();
+	result = dv_refresh_partition(relid, value);
+	SPI_finish();
+	PG_RETURN_DATUM(result);
+}

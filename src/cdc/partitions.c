@@ -1,0 +1,438 @@
+/*-------------------------------------------------------------------------
+ *
+ * partitions.c
+ *	  Change capture of partitioned sources.
+ *
+ * A partitioned table has no rows of its own: its rows are those of its
+ * leaf partitions, and the WAL logs every change under the leaf that holds
+ * the row.  A partitioned table that a dynamic table reads is tracked like
+ * a table (one change buffer, with its columns), and:
+ *
+ *	- the output plugin counts a change of a partition for each tracked
+ *	  ancestor (dv_partition_capture_targets): an update that moves a row to
+ *	  another partition is logged as a delete in one leaf and an insert in
+ *	  the other, so the ancestor gets -1 old row, +1 new row; a TRUNCATE of
+ *	  a partition is a TRUNCATE marker of the ancestor (FULL at the next
+ *	  refresh, as for a table).  The ancestors are found in pg_inherits under
+ *	  the decoder's historic catalog snapshot, so a partition counts from
+ *	  the moment it was created or attached, and not after it was detached;
+ *	  they are cached per relation until a relcache invalidation (replayed by
+ *	  the decoder at the point of the DDL in the WAL).
+ *	- every leaf gets REPLICA IDENTITY FULL when tracking starts, and every
+ *	  partition created in or attached to a tracked tree afterwards
+ *	  (pg_partman's maintenance) when it is created (utility hook).
+ *	- attaching a partition that holds rows, detaching one, or dropping one
+ *	  that holds rows changes the partitioned table without logging row
+ *	  changes: the dynamic tables reading it (or an ancestor) refresh FULL
+ *	  next (SOURCE_PARTITIONS_CHANGED).  Creating or attaching an empty
+ *	  partition changes nothing.
+ *
+ * Traditional inheritance is not captured this way (a parent is also read
+ * with ONLY, whose buffer must not hold its children's rows); such sources
+ * stay FULL (INHERITANCE_CHILDREN, analyze).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/catalog.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "dynview.h"
+#include "cdc/cdc.h"
+
+#define PARTITIONS_CHANGED "SOURCE_PARTITIONS_CHANGED"
+
+/* the decoder's cache: relid -> its partition ancestors (nearest first) */
+typedef struct AncestorEntry
+{
+	Oid			relid;			/* hash key */
+	List	   *ancestors;		/* of Oid, in ancestor_context */
+} AncestorEntry;
+
+static HTAB *ancestor_cache = NULL;
+static MemoryContext ancestor_context = NULL;
+static bool callback_registered = false;
+
+static void
+ancestor_cache_reset(Datum arg, Oid relid)
+{
+	/* (any relation: attaching or detaching touches both ends, simplest to forget all) */
+	if (ancestor_cache != NULL)
+	{
+		hash_destroy(ancestor_cache);
+		ancestor_cache = NULL;
+		MemoryContextReset(ancestor_context);
+	}
+}
+
+/*
+ * dv_partition_capture_targets - the tracked relations a change of relation
+ * counts for, besides relation itself: its tracked partition ancestors.
+ * NIL for a relation that is no partition.  Called by the output plugin,
+ * under the historic catalog snapshot.
+ */
+List *
+dv_partition_capture_targets(Relation relation)
+{
+	Oid			relid = RelationGetRelid(relation);
+	AncestorEntry *entry;
+	bool		found;
+	List	   *targets = NIL;
+	ListCell   *lc;
+
+	if (!relation->rd_rel->relispartition)
+		return NIL;
+	if (!callback_registered)
+	{
+		CacheRegisterRelcacheCallback(ancestor_cache_reset, (Datum) 0);
+		callback_registered = true;
+	}
+	if (ancestor_context == NULL)
+		ancestor_context = AllocSetContextCreate(TopMemoryContext, "dynview partition ancestors",
+												 ALLOCSET_SMALL_SIZES);
+	if (ancestor_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(AncestorEntry);
+		ctl.hcxt = ancestor_context;
+		ancestor_cache = hash_create("dynview partition ancestors", 64, &ctl,
+									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	entry = hash_search(ancestor_cache, &relid, HASH_FIND, NULL);
+	if (entry == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ancestor_context);
+		List	   *ancestors = get_partition_ancestors(relid);
+
+		MemoryContextSwitchTo(old);
+		/* (reading pg_inherits may have processed invalidations that reset the cache) */
+		if (ancestor_cache == NULL)
+			return dv_partition_capture_targets(relation);
+		entry = hash_search(ancestor_cache, &relid, HASH_ENTER, &found);
+		entry->ancestors = ancestors;
+	}
+	foreach(lc, entry->ancestors)
+	{
+		if (dv_shmem_source_tracked(MyDatabaseId, lfirst_oid(lc), NULL))
+			targets = lappend_oid(targets, lfirst_oid(lc));
+	}
+	return targets;
+}
+
+/*
+ * dv_partition_leaves - the leaf partitions of partitioned table relid (all
+ * levels), locked with lockmode.
+ */
+List *
+dv_partition_leaves(Oid relid, LOCKMODE lockmode)
+{
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, lockmode, NULL))
+	{
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_PARTITIONED_TABLE)
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+	}
+	return leaves;
+}
+
+/*
+ * dv_partition_tree_capturable - can every change of partitioned table
+ * relid be captured: are all its leaves logged tables (no foreign or
+ * unlogged partitions)?
+ */
+bool
+dv_partition_tree_capturable(Oid relid)
+{
+	ListCell   *lc;
+
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE ||
+		get_rel_persistence(relid) != RELPERSISTENCE_PERMANENT)
+		return false;
+	foreach(lc, dv_partition_leaves(relid, NoLock))
+	{
+		Oid			leaf = lfirst_oid(lc);
+
+		if (get_rel_relkind(leaf) != RELKIND_RELATION ||
+			get_rel_persistence(leaf) != RELPERSISTENCE_PERMANENT)
+			return false;
+	}
+	return true;
+}
+
+/* does relid (or any of its partitions) hold a row visible now? */
+static bool
+holds_rows(Oid relid)
+{
+	List	   *rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE
+		? dv_partition_leaves(relid, NoLock) : list_make1_oid(relid);
+	ListCell   *lc;
+	bool		found = false;
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	foreach(lc, rels)
+	{
+		Relation	rel;
+		TableScanDesc scan;
+		TupleTableSlot *slot;
+
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
+		{
+			found = true;		/* (a foreign partition: assume so) */
+			break;
+		}
+		rel = table_open(lfirst_oid(lc), AccessShareLock);
+		slot = table_slot_create(rel, NULL);
+		scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+		table_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		table_close(rel, AccessShareLock);
+		if (found)
+			break;
+	}
+	PopActiveSnapshot();
+	return found;
+}
+
+/* relid and its partition ancestors that dynamic tables read */
+static List *
+read_tree(Oid relid)
+{
+	List	   *tree = list_make1_oid(relid);
+	List	   *read = NIL;
+	ListCell   *lc;
+
+	if (get_rel_relispartition(relid))
+		tree = list_concat(tree, get_partition_ancestors(relid));
+	foreach(lc, tree)
+	{
+		Oid			types[1] = {OIDOID};
+		Datum		values[1] = {ObjectIdGetDatum(lfirst_oid(lc))};
+
+		dv_catalog_exec("SELECT 1 FROM dynview.source_catalog WHERE source_relid = $1 LIMIT 1",
+						1, types, values, NULL, -1);
+		if (SPI_processed > 0)
+			read = lappend_oid(read, lfirst_oid(lc));
+	}
+	return read;
+}
+
+/* the dynamic tables reading any of sources refresh FULL next */
+static void
+mark_readers_full(List *sources)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		Oid			types[2] = {OIDOID, TEXTOID};
+		Datum		values[2] = {ObjectIdGetDatum(lfirst_oid(lc)), CStringGetTextDatum(PARTITIONS_CHANGED)};
+
+		dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = $2 "
+						"WHERE next_refresh_full IS NULL AND relid OPERATOR(pg_catalog.=) ANY (ARRAY("
+						"  SELECT s.relid FROM dynview.source_catalog s WHERE s.source_relid OPERATOR(pg_catalog.=) $1))",
+						2, types, values, NULL, -1);
+	}
+}
+
+/*
+ * identity_full - REPLICA IDENTITY FULL on the leaves of relid (or relid), as
+ * the current user (who created or attached it, so owns it).
+ */
+static void
+identity_full(Oid relid)
+{
+	List	   *rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE
+		? dv_partition_leaves(relid, NoLock) : list_make1_oid(relid);
+	ListCell   *lc;
+
+	foreach(lc, rels)
+	{
+		Oid			leaf = lfirst_oid(lc);
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(leaf));
+		char		identity;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		identity = ((Form_pg_class) GETSTRUCT(tup))->relreplident;
+		ReleaseSysCache(tup);
+		if (identity == REPLICA_IDENTITY_FULL || get_rel_relkind(leaf) != RELKIND_RELATION)
+			continue;
+		if (SPI_execute(psprintf("ALTER TABLE %s REPLICA IDENTITY FULL",
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(leaf)),
+															get_rel_name(leaf))),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not set the replica identity of relation %u", leaf);
+	}
+}
+
+/*
+ * dv_partition_utility_relevant - is parsetree a statement that may change
+ * the partitions of a source: DROP TABLE, CREATE TABLE ... PARTITION OF,
+ * ALTER TABLE ... ATTACH/DETACH PARTITION?
+ */
+bool
+dv_partition_utility_relevant(Node *parsetree)
+{
+	ListCell   *lc;
+
+	if (IsA(parsetree, DropStmt))
+		return ((DropStmt *) parsetree)->removeType == OBJECT_TABLE;
+	if (IsA(parsetree, CreateStmt))
+		return ((CreateStmt *) parsetree)->partbound != NULL;
+	if (IsA(parsetree, AlterTableStmt) && ((AlterTableStmt *) parsetree)->objtype == OBJECT_TABLE)
+	{
+		foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* the partitioned table (or partition) a RangeVar names, if it exists */
+static Oid
+partition_relation(RangeVar *rv)
+{
+	Oid			relid = rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+
+	return relid;
+}
+
+/*
+ * dv_partition_utility_before - a DROP TABLE of a partition that holds rows,
+ * of a tree a dynamic table reads: its readers refresh FULL next (the rows
+ * vanish without being logged as deleted).  DETACH PARTITION: remembers the
+ * tree for dv_partition_utility_after: returns, in the caller's memory
+ * context, the detached partitions with the sources they leave.
+ */
+List *
+dv_partition_utility_before(Node *parsetree)
+{
+	ListCell   *lc;
+	List	   *detached = NIL;
+	MemoryContext caller = CurrentMemoryContext;
+
+	SPI_connect();
+
+	if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TABLE)
+	{
+		foreach(lc, ((DropStmt *) parsetree)->objects)
+		{
+			Oid			relid = partition_relation(makeRangeVarFromNameList(lfirst(lc)));
+			List	   *read;
+
+			if (!OidIsValid(relid) || !get_rel_relispartition(relid))
+				continue;
+			read = read_tree(relid);
+			if (read != NIL && holds_rows(relid))
+				mark_readers_full(read);
+		}
+	}
+	else if (IsA(parsetree, AlterTableStmt))
+	{
+		foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+			Oid			relid;
+
+			if (cmd->subtype != AT_DetachPartition)
+				continue;
+			relid = partition_relation(((PartitionCmd *) cmd->def)->name);
+			if (OidIsValid(relid) && get_rel_relispartition(relid))
+			{
+				List	   *read = read_tree(relid);
+
+				/* (the partition itself, read by name, keeps its rows) */
+				read = list_delete_oid(read, relid);
+				if (read != NIL)
+				{
+					MemoryContext old = MemoryContextSwitchTo(caller);
+
+					detached = lappend(detached, list_make2(list_make1_oid(relid), list_copy(read)));
+					MemoryContextSwitchTo(old);
+				}
+			}
+		}
+	}
+	SPI_finish();
+	return detached;
+}
+
+/*
+ * dv_partition_utility_after - after CREATE TABLE ... PARTITION OF, ALTER
+ * TABLE ... ATTACH PARTITION or DETACH PARTITION: a new partition of a tree
+ * that a dynamic table reads gets REPLICA IDENTITY FULL; one attached with
+ * rows, or detached with rows, makes the readers refresh FULL next.
+ * detached: what dv_partition_utility_before returned.
+ */
+void
+dv_partition_utility_after(Node *parsetree, List *detached)
+{
+	ListCell   *lc;
+
+	SPI_connect();
+	foreach(lc, detached)
+	{
+		Oid			relid = linitial_oid(linitial(lfirst(lc)));
+
+		if (get_rel_name(relid) != NULL && holds_rows(relid))
+			mark_readers_full(lsecond(lfirst(lc)));
+	}
+	if (IsA(parsetree, CreateStmt) && ((CreateStmt *) parsetree)->partbound != NULL)
+	{
+		Oid			relid = partition_relation(((CreateStmt *) parsetree)->relation);
+
+		if (OidIsValid(relid) && get_rel_relispartition(relid) && read_tree(relid) != NIL)
+			identity_full(relid);
+	}
+	else if (IsA(parsetree, AlterTableStmt))
+	{
+		foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+			Oid			relid;
+			List	   *read;
+
+			if (cmd->subtype != AT_AttachPartition)
+				continue;
+			relid = partition_relation(((PartitionCmd *) cmd->def)->name);
+			if (!OidIsValid(relid) || !get_rel_relispartition(relid))
+				continue;
+			read = list_delete_oid(read_tree(relid), relid);
+			if (read == NIL)
+				continue;
+			identity_full(relid);
+			if (holds_rows(relid))
+				mark_readers_full(read);
+		}
+	}
+	SPI_finish();
+}
