@@ -198,7 +198,7 @@ dynview_register_database(PG_FUNCTION_ARGS)
 		ereport(WARNING,
 				(errmsg("dynview cannot capture changes: this server does not let dynview be a logical decoding output plugin"),
 				 errdetail("output_plugin_libraries is '%s'.", setting),
-				 errhint("Add dynview to output_plugin_libraries (for example '%s%sdynview') and reload the configuration.",
+				 errhint("Add dynview to output_plugin_libraries (for example '%s%sdynview') and restart the server.",
 						 setting, setting[0] ? ", " : "")));
 	slot = dv_slot_name(MyDatabaseId);
 	if (SearchNamedReplicationSlot(slot, true) == NULL)

@@ -572,7 +572,7 @@ record_failure(Oid dboid, ErrorData *edata)
 	const char *setting = dv_capture_plugin_setting_problem();
 
 	if (setting)
-		hint = psprintf("Add dynview to output_plugin_libraries (for example '%s%sdynview') and reload the configuration.",
+		hint = psprintf("Add dynview to output_plugin_libraries (for example '%s%sdynview') and restart the server.",
 						setting, setting[0] ? ", " : "");
 	else if (edata->sqlerrcode == ERRCODE_CONFIGURATION_LIMIT_EXCEEDED && !decoder_started)
 		hint = "Drop an unused replication slot with pg_drop_replication_slot(), or raise max_replication_slots and restart the server.";
