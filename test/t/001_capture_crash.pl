@@ -20,6 +20,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
+
 # Each scenario that could leave the decoder stuck gets its own node, so that a failure does not
 # spill into the others: a (one large transaction) on one node, b, c and d on another.
 my $node;
@@ -27,28 +31,11 @@ my $node;
 sub new_node
 {
 	my ($name) = @_;
-	my $n = PostgreSQL::Test::Cluster->new($name);
-	$n->init(allows_streaming => 'logical');
-	$n->append_conf(
-		'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
+	my $n = dynview_init($name, q{
 max_connections = 20
 shared_buffers = 64MB
 log_statement = none
 });
-
-	# Some PostgreSQL builds only let listed libraries be output plugins (stock builds have no
-	# such setting, and naming it there would keep the server from starting).
-	my $bindir = $n->config_data('--bindir');
-	my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-	if ($described =~ /^output_plugin_libraries\t/m)
-	{
-		$n->append_conf('postgresql.conf',
-			"output_plugin_libraries = 'pgoutput, test_decoding, dynview'");
-	}
 	$n->start;
 	return $n;
 }

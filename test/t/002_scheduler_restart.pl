@@ -10,27 +10,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('sched');
-$node->init(allows_streaming => 'logical');
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
-dynview.naptime = 200
-});
-my $bindir = $node->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-if ($described =~ /^output_plugin_libraries\t/m)
-{
-	$node->append_conf('postgresql.conf',
-		"output_plugin_libraries = 'pgoutput, test_decoding, dynview'");
-}
-$node->start;
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
 
-$node->safe_psql('postgres', 'CREATE EXTENSION dynview');
-$node->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+my $node = dynview_node('sched');
 $node->safe_psql(
 	'postgres', q{
 SET client_min_messages = warning;

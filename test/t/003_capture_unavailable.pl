@@ -11,22 +11,12 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('capture_unavailable');
-$node->init(allows_streaming => 'logical');
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
-dynview.naptime = 200
-});
-my $bindir = $node->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-my $has_plugin_setting = $described =~ /^output_plugin_libraries\t/m;
-$node->append_conf('postgresql.conf',
-	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
-  if $has_plugin_setting;
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
+
+my $node = dynview_init('capture_unavailable');
+my $has_plugin_setting = has_output_plugin_libraries($node);
 $node->start;
 
 # run SQL in database $db; returns (stdout, stderr)

@@ -11,26 +11,14 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('visibility');
-$node->init(allows_streaming => 'logical');
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
+
+my $node = dynview_node('visibility', q{
 dynview.naptime = 100
 dynview.lock_timeout = 0
 });
-my $bindir = $node->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-$node->append_conf('postgresql.conf',
-	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
-  if $described =~ /^output_plugin_libraries\t/m;
-$node->start;
-
-$node->safe_psql('postgres', 'CREATE EXTENSION dynview');
-$node->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
 $node->safe_psql(
 	'postgres', q{
 SET client_min_messages = warning;

@@ -9,25 +9,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $conf = q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
-dynview.naptime = 200
-};
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
 
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 'logical');
-$primary->append_conf('postgresql.conf', $conf);
-my $bindir = $primary->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-$primary->append_conf('postgresql.conf',
-	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
-  if $described =~ /^output_plugin_libraries\t/m;
-$primary->start;
-$primary->safe_psql('postgres', 'CREATE EXTENSION dynview');
-$primary->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+my $primary = dynview_node('primary');
 $primary->safe_psql(
 	'postgres', q{
 SET client_min_messages = warning;

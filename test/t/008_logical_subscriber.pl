@@ -9,6 +9,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
+
 # two primaries without dynview
 my @pubs;
 for my $name ('orders_primary', 'customers_primary')
@@ -29,24 +33,7 @@ $customers_pub->safe_psql('postgres',
 	  CREATE PUBLICATION customers_pub FOR TABLE customers});
 
 # the analytics subscriber, with dynview
-my $sub = PostgreSQL::Test::Cluster->new('subscriber');
-$sub->init(allows_streaming => 'logical');
-$sub->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
-dynview.naptime = 200
-});
-my $bindir = $sub->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-$sub->append_conf('postgresql.conf',
-	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
-  if $described =~ /^output_plugin_libraries\t/m;
-$sub->start;
-$sub->safe_psql('postgres', 'CREATE EXTENSION dynview');
-$sub->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+my $sub = dynview_node('subscriber');
 $sub->safe_psql('postgres',
 	q{CREATE TABLE orders (id int PRIMARY KEY, customer int, amount numeric(10,2));
 	  CREATE TABLE customers (id int PRIMARY KEY, region text)});

@@ -11,24 +11,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $pub = PostgreSQL::Test::Cluster->new('publisher');
-$pub->init(allows_streaming => 'logical');
-$pub->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
-dynview.naptime = 200
-});
-my $bindir = $pub->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-$pub->append_conf('postgresql.conf',
-	"output_plugin_libraries = 'pgoutput, test_decoding, dynview'")
-  if $described =~ /^output_plugin_libraries\t/m;
-$pub->start;
-$pub->safe_psql('postgres', 'CREATE EXTENSION dynview');
-$pub->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
+
+my $pub = dynview_node('publisher');
 $pub->safe_psql(
 	'postgres', q{
 SET client_min_messages = warning;

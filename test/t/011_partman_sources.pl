@@ -11,23 +11,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('partman');
-$node->init(allows_streaming => 'logical');
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'dynview'
-wal_level = logical
-max_replication_slots = 10
-max_worker_processes = 16
-dynview.naptime = 200
-});
-my $bindir = $node->config_data('--bindir');
-my ($described) = run_command([ "$bindir/postgres", '--describe-config' ]);
-if ($described =~ /^output_plugin_libraries\t/m)
-{
-	$node->append_conf('postgresql.conf',
-		"output_plugin_libraries = 'pgoutput, test_decoding, dynview'");
-}
+use FindBin;
+use lib $FindBin::RealBin;
+use DynviewNode;
+
+my $node = dynview_init('partman');
 $node->start;
 
 my $sharedir = $node->config_data('--sharedir');
