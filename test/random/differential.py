@@ -18,10 +18,12 @@ there, char(4) with short values), and dynamic tables of three sorts:
   HAVING, GROUPING SETS / ROLLUP / CUBE, global aggregates, aggregates with FILTER, bool_and /
   bool_or, sum / avg of numeric without a declared scale, count(DISTINCT), UNION [ALL] /
   INTERSECT [ALL] / EXCEPT [ALL], DISTINCT and DISTINCT ON, windows with and without PARTITION
-  BY, ORDER BY ... LIMIT [OFFSET], and dynamic tables as sources: two grouped upstream tables
-  up0 and up1; every seed also draws an aggregate over a left (or right) join of a grouped
-  subquery, a correlated aggregate in a condition, a NOT EXISTS over a dynamic table and a join
-  of the two aggregate dynamic tables under one more operator.  Queries are deterministic: LIMIT,
+  BY (rank, dense_rank, row_number, lag, first_value, running and framed aggregates), windows
+  over GROUP BY in one level, ORDER BY ... LIMIT [OFFSET], and dynamic tables as sources: two
+  grouped upstream tables up0 and up1; every seed also draws an aggregate over a left (or right)
+  join of a grouped subquery, a correlated aggregate in a condition, a NOT EXISTS over a dynamic
+  table, a join of the two aggregate dynamic tables under one more operator, and a rank layer (a
+  window without PARTITION BY over a grouped dynamic table, a grouped subquery, or GROUP BY).  Queries are deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
   unconstrained scale (equal values of two scales, such as avg() gives, would make the result
