@@ -2130,6 +2130,11 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	if (contain_mutable_functions((Node *) query))
 		return full_plan("VOLATILE_FUNCTION",
 						 "The query calls a volatile or stable function (such as random() or now()).");
+	/* (an untouched group keeps its value: its aggregates must not change by themselves) */
+	if (mutable_aggregate((Node *) query->targetList, NULL) ||
+		mutable_aggregate((Node *) query->havingQual, NULL))
+		return full_plan("VOLATILE_FUNCTION",
+						 "An aggregate of the query has a volatile or stable support function, so its result can change while its input does not.");
 	if (query->hasSubLinks)
 		return full_plan("SUBQUERY", "Subqueries in expressions (EXISTS, IN, scalar subqueries) are not incremental yet.");
 	if (query->cteList)

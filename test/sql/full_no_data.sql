@@ -162,6 +162,12 @@ SELECT dynview.create_dynamic_table('fnd_agg', 'SELECT fnd_rsum(v) AS s FROM fnd
 UPDATE fnd_rate SET r = 3;
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_agg');
 SELECT dynview.verify('fnd_agg');
+-- the same aggregate per group: FULL (VOLATILE_FUNCTION), or an untouched group keeps its value
+SELECT dynview.create_dynamic_table('fnd_agg_g', 'SELECT id % 2 AS g, fnd_rsum(v) AS s FROM fnd_vb2 GROUP BY 1', schedule => 'manual');
+SELECT effective_mode, mode_reason_code FROM dynview.dynamic_tables WHERE name = 'fnd_agg_g'::regclass;
+UPDATE fnd_rate SET r = 5;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_agg_g');
+SELECT dynview.verify('fnd_agg_g');
 
 -- group keys whose equality is not identity (a nondeterministic collation): INCREMENTAL, the
 -- affected groups recomputed
