@@ -1766,6 +1766,32 @@ window_funcs_walker(Node *node, List **funcs)
 }
 
 /*
+ * dv_aggregate_is_mutable - is FN an aggregate with a support function that
+ * is not immutable (transition, final, combine, (de)serial, moving-aggregate
+ * functions)?  pg_proc marks every aggregate immutable, so its result can
+ * change while its input does not only through these.  False for a function
+ * that is no aggregate.
+ */
+bool
+dv_aggregate_is_mutable(Oid fn)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
+	bool		mutable = false;
+
+	if (HeapTupleIsValid(tuple))
+	{
+		Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+		Oid			fns[] = {agg->aggtransfn, agg->aggfinalfn, agg->aggcombinefn, agg->aggserialfn,
+		agg->aggdeserialfn, agg->aggmtransfn, agg->aggminvtransfn, agg->aggmfinalfn};
+
+		for (int i = 0; i < lengthof(fns); i++)
+			mutable |= OidIsValid(fns[i]) && func_volatile(fns[i]) != PROVOLATILE_IMMUTABLE;
+		ReleaseSysCache(tuple);
+	}
+	return mutable;
+}
+
+/*
  * mutable_aggregate - an aggregate (plain or a window's) with a support
  * function that is not immutable (pg_proc marks every aggregate immutable,
  * so contain_mutable_functions does not see it): its result can change
@@ -1774,32 +1800,12 @@ window_funcs_walker(Node *node, List **funcs)
 static bool
 mutable_aggregate(Node *node, void *context)
 {
-	Oid			fn = InvalidOid;
-
 	if (node == NULL)
 		return false;
-	if (IsA(node, Aggref))
-		fn = ((Aggref *) node)->aggfnoid;
-	else if (IsA(node, WindowFunc))
-		fn = ((WindowFunc *) node)->winfnoid;
-	if (OidIsValid(fn))
-	{
-		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
-
-		if (HeapTupleIsValid(tuple))
-		{
-			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
-			Oid			fns[] = {agg->aggtransfn, agg->aggfinalfn, agg->aggcombinefn, agg->aggserialfn,
-			agg->aggdeserialfn, agg->aggmtransfn, agg->aggminvtransfn, agg->aggmfinalfn};
-			bool		mutable = false;
-
-			for (int i = 0; i < lengthof(fns); i++)
-				mutable |= OidIsValid(fns[i]) && func_volatile(fns[i]) != PROVOLATILE_IMMUTABLE;
-			ReleaseSysCache(tuple);
-			if (mutable)
-				return true;
-		}
-	}
+	if (IsA(node, Aggref) && dv_aggregate_is_mutable(((Aggref *) node)->aggfnoid))
+		return true;
+	if (IsA(node, WindowFunc) && dv_aggregate_is_mutable(((WindowFunc *) node)->winfnoid))
+		return true;
 	return expression_tree_walker(node, mutable_aggregate, context);
 }
 

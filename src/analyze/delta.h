@@ -156,6 +156,7 @@ extern char *dv_plan_tree_text(DvPlan *plan);
 extern char *dv_window_order_sql(DvPlan *plan, const char *alias);
 extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
 extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
+extern bool dv_aggregate_is_mutable(Oid fn);
 extern char *dv_equality_operator(Oid type);
 extern char *dv_operator_sql(Oid opno);
 

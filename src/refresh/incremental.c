@@ -1276,13 +1276,6 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	return ok;
 }
 
-/* is the function (if any) anything but immutable? */
-static bool
-mutable_function(Oid fn)
-{
-	return OidIsValid(fn) && func_volatile(fn) != PROVOLATILE_IMMUTABLE;
-}
-
 /*
  * changes_by_itself - can the tree's result change while its sources do not,
  * beyond what contain_mutable_functions sees?  An aggregate (plain, or as a
@@ -1293,8 +1286,6 @@ mutable_function(Oid fn)
 static bool
 changes_by_itself(Node *node, void *context)
 {
-	Oid			fn = InvalidOid;
-
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
@@ -1311,28 +1302,10 @@ changes_by_itself(Node *node, void *context)
 		}
 		return query_tree_walker((Query *) node, changes_by_itself, context, 0);
 	}
-	if (IsA(node, Aggref))
-		fn = ((Aggref *) node)->aggfnoid;
-	else if (IsA(node, WindowFunc))
-		fn = ((WindowFunc *) node)->winfnoid;
-	if (OidIsValid(fn))
-	{
-		HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
-
-		if (HeapTupleIsValid(tuple))
-		{
-			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tuple);
-			bool		mutable;
-
-			mutable = mutable_function(agg->aggtransfn) || mutable_function(agg->aggfinalfn) ||
-				mutable_function(agg->aggcombinefn) || mutable_function(agg->aggserialfn) ||
-				mutable_function(agg->aggdeserialfn) || mutable_function(agg->aggmtransfn) ||
-				mutable_function(agg->aggminvtransfn) || mutable_function(agg->aggmfinalfn);
-			ReleaseSysCache(tuple);
-			if (mutable)
-				return true;
-		}
-	}
+	if (IsA(node, Aggref) && dv_aggregate_is_mutable(((Aggref *) node)->aggfnoid))
+		return true;
+	if (IsA(node, WindowFunc) && dv_aggregate_is_mutable(((WindowFunc *) node)->winfnoid))
+		return true;
 	return expression_tree_walker(node, changes_by_itself, context);
 }
 
