@@ -278,11 +278,9 @@ struct DvPlan;
 /* refresh/plancache.c */
 extern Query *dv_plan_cache_query(DvTable *dt);
 extern struct DvPlan *dv_plan_cache_plan(DvTable *dt);
-extern void dv_plan_cache_forget(void);
 
 /* refresh/incremental.c */
 extern void dv_refresh_mark_own_writes(bool on);
-extern void dv_plan_cache_stats(uint64 *hits, uint64 *builds);
 extern Oid	dv_agg_state_relid(Oid relid);
 extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);

@@ -76,10 +76,6 @@ static bool build_disturbed = false;
 static int	noted_count = 0;
 static Oid	noted[MAX_NOTED];
 
-/* how often lookups hit (for explain-style diagnostics and tests) */
-static uint64 cache_hits = 0;
-static uint64 cache_builds = 0;
-
 static void
 invalidate_all(void)
 {
@@ -240,7 +236,6 @@ lookup(DvTable *dt)
 				LockRelationOid(lfirst_oid(lc2), AccessShareLock);
 			if (!e->valid)
 				break;
-			cache_hits++;
 			return e;
 		}
 	}
@@ -300,7 +295,6 @@ lookup(DvTable *dt)
 	if (build_disturbed)
 		e->valid = false;
 	entries = lappend_cxt(CacheMemoryContext, entries, e);
-	cache_builds++;
 	return e;
 }
 
@@ -346,20 +340,4 @@ dv_plan_cache_plan(DvTable *dt)
 	}
 	reset_delta_rows(e->plan);
 	return e->plan;
-}
-
-/* dv_plan_cache_forget - drop every entry (after a definition was replaced) */
-void
-dv_plan_cache_forget(void)
-{
-	invalidate_all();
-	drop_invalid();
-}
-
-/* counts since the backend started: lookups served from the cache, entries built */
-void
-dv_plan_cache_stats(uint64 *hits, uint64 *builds)
-{
-	*hits = cache_hits;
-	*builds = cache_builds;
 }
