@@ -302,6 +302,8 @@ create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 		create_apply_index(qualified, relid, aq);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	CommandCounterIncrement();
+	/* in a publication FOR ALL TABLES or TABLES IN SCHEMA already? */
+	dv_publication_identity(relid, "dynamic table");
 	dv_catalog_insert(relid, args->query, aq, args->schedule, args->refresh_mode,
 					  effective, args->primary_key);
 	dv_catalog_set_definition_tree(relid, aq->definition_tree);

@@ -63,6 +63,7 @@
 #include "utils/syscache.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 PG_FUNCTION_INFO_V1(dynview_create_partitioned_dynamic_table);
 PG_FUNCTION_INFO_V1(dynview_refresh_partition);
@@ -372,6 +373,8 @@ dv_refresh_partition(Oid relid, const char *value)
 			elog(ERROR, "could not attach partition %s", args.name);
 		dv_guard_allow_column_ddl(InvalidOid);
 		CommandCounterIncrement();
+		/* published as a partition of a published partitioned dynamic table? */
+		dv_publication_identity(part, "dynamic table");
 	}
 	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
 	apply_retention(relid, p->retention, part);

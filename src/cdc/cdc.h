@@ -157,6 +157,8 @@ extern void dv_tracking_release_unused(void);
 extern void dv_tracking_wait_for_decoder(void);
 extern void dv_tracking_sync_buffers(List *sources);
 extern Oid	dv_buffer_relid(Oid source_relid);
+extern void dv_publication_identity(Oid relid, const char *kind);
+extern void dv_publication_identity_all(void);
 extern Oid	dv_buffer_column_type(Oid type, int32 *typmod);
 
 /* partitions.c */

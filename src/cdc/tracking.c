@@ -42,6 +42,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_publication.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
@@ -53,6 +54,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
@@ -297,6 +299,8 @@ create_buffer(Oid relid, List *columns)
 	dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
 	buffer = get_relname_relid(name, get_namespace_oid(DV_BUFFER_SCHEMA, false));
+	/* the decoder deletes consumed rows: published FOR ALL TABLES, it needs an identity */
+	dv_publication_identity(buffer, "change buffer");
 
 	ObjectAddressSet(bufobj, RelationRelationId, buffer);
 	ObjectAddressSet(extobj, ExtensionRelationId, get_extension_oid("dynview", false));
@@ -634,4 +638,100 @@ dv_buffer_relid(Oid source_relid)
 	if (SPI_processed == 0)
 		return InvalidOid;
 	return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * dv_publication_identity - relid is a table dynview updates and deletes
+ * rows of (a dynamic table, an aggregate state table of dynview_state, a
+ * change buffer): if a publication publishes its updates or deletes and it
+ * has no replica identity (DEFAULT without a primary key), those writes
+ * would fail ("cannot delete from table ... because it does not have a
+ * replica identity and publishes deletes"), so set REPLICA IDENTITY FULL,
+ * with a NOTICE.  A replica identity the owner chose (FULL, USING INDEX,
+ * NOTHING) is kept, and FULL stays when the table leaves the publication.
+ * Not the owner: a WARNING with the statement to run.  Called in SPI.
+ */
+void
+dv_publication_identity(Oid relid, const char *kind)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	PublicationDesc pubdesc;
+	bool		needed;
+	char	   *qualified;
+
+	if (rel == NULL)
+		return;
+	needed = rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_rel->relreplident == REPLICA_IDENTITY_DEFAULT &&
+		!OidIsValid(RelationGetReplicaIndex(rel));
+	if (needed)
+	{
+		RelationBuildPublicationDesc(rel, &pubdesc);
+		needed = pubdesc.pubactions.pubupdate || pubdesc.pubactions.pubdelete;
+	}
+	relation_close(rel, AccessShareLock);
+	if (!needed)
+		return;
+
+	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+										   get_rel_name(relid));
+	if (strcmp(kind, "dynamic table") != 0)
+	{
+		/* dynview's own table, whoever created the publication */
+		dv_catalog_exec(psprintf("ALTER TABLE %s REPLICA IDENTITY FULL", qualified), 0, NULL, NULL, NULL, -1);
+		CommandCounterIncrement();
+		ereport(NOTICE,
+				(errmsg("dynview set REPLICA IDENTITY FULL on published %s \"%s\"", kind, get_rel_name(relid)),
+				 errdetail("A publication publishes its updates or deletes, and dynview updates or deletes its rows: without a replica identity those writes would fail.")));
+		return;
+	}
+	if (!pg_class_ownercheck(relid, GetUserId()))
+	{
+		ereport(WARNING,
+				(errmsg("published %s \"%s\" has no replica identity", kind, get_rel_name(relid)),
+				 errdetail("Its refreshes update and delete rows, which fail while a publication publishes updates or deletes of a table without a replica identity; only the table's owner may set it."),
+				 errhint("Have the owner run ALTER TABLE %s REPLICA IDENTITY FULL.", qualified)));
+		return;
+	}
+	if (SPI_execute(psprintf("ALTER TABLE %s REPLICA IDENTITY FULL", qualified), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not set replica identity of %s", qualified);
+	CommandCounterIncrement();
+	ereport(NOTICE,
+			(errmsg("dynview set REPLICA IDENTITY FULL on published %s \"%s\"", kind, get_rel_name(relid)),
+			 errdetail("A publication publishes its updates or deletes, and a refresh updates and deletes its rows: without a replica identity (it has no primary key) those writes would fail.")));
+}
+
+/*
+ * dv_publication_identity_all - after CREATE or ALTER PUBLICATION: every
+ * dynamic table, aggregate state table and change buffer of this database
+ * that is now published gets a replica identity (dv_publication_identity).
+ */
+void
+dv_publication_identity_all(void)
+{
+	List	   *rels = NIL;
+	List	   *kinds = NIL;
+	ListCell   *lr,
+			   *lk;
+	uint64		i;
+
+	SPI_connect();
+	dv_catalog_exec("SELECT c.oid, CASE WHEN n.nspname = '" DV_BUFFER_SCHEMA "' THEN 'change buffer' "
+					"  WHEN n.nspname = 'dynview_state' THEN 'aggregate state table' ELSE 'dynamic table' END "
+					"FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+					"WHERE c.relkind = 'r' AND c.relreplident = 'd' "
+					"  AND (c.oid IN (SELECT relid::pg_catalog.oid FROM dynview." DV_CATALOG_TABLE ") "
+					"       OR n.nspname IN ('" DV_BUFFER_SCHEMA "', 'dynview_state')) "
+					"ORDER BY c.oid", 0, NULL, NULL, NULL, -1);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		rels = lappend_oid(rels, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
+		kinds = lappend(kinds, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2));
+	}
+	forboth(lr, rels, lk, kinds)
+		dv_publication_identity(lfirst_oid(lr), lfirst(lk));
+	SPI_finish();
 }

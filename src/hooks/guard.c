@@ -730,6 +730,19 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		detached = dv_partition_utility_before(pstmt->utilityStmt);
 	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	/*
+	 * tables dynview updates and deletes rows of, now published: they need a
+	 * replica identity (cdc/tracking.c).  (ALTER PUBLICATION ... DROP leaves
+	 * it.)
+	 */
+	if ((IsA(pstmt->utilityStmt, CreatePublicationStmt) ||
+		 (IsA(pstmt->utilityStmt, AlterPublicationStmt) &&
+		  ((AlterPublicationStmt *) pstmt->utilityStmt)->action != AP_DropObjects)) &&
+		IsTransactionState() && dv_extension_present())
+	{
+		CommandCounterIncrement();
+		dv_publication_identity_all();
+	}
 	/* (DETACH ... CONCURRENTLY has committed in between) */
 	if (partitions && IsTransactionState())
 		dv_partition_utility_after(pstmt->utilityStmt, detached);

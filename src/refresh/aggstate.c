@@ -55,6 +55,7 @@
 #include "access/htup_details.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 #include "analyze/delta.h"
 
 #define DV_STATE_SCHEMA "dynview_state"
@@ -474,6 +475,8 @@ create_state_table(DvTable *dt, const char *name, const char *columns)
 							 quote_identifier(GetUserNameFromId(dt->owner, false))),
 					0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
+	/* published FOR ALL TABLES: its updates and deletes need an identity */
+	dv_publication_identity(relid, "aggregate state table");
 }
 
 /* unique index (NULLS NOT DISTINCT) on cols when every key type has btree */

@@ -2,8 +2,10 @@
 # subscriber like any table, and a refresh ships only the rows it changed: an incremental refresh
 # and a FULL one (which writes only the difference from the old contents) both send the changed
 # group's old and new row and nothing for unchanged groups (counted with a test_decoding slot on
-# the publisher).  Like any table without a primary key, a published dynamic table needs
-# REPLICA IDENTITY FULL for its refreshes' updates and deletes.
+# the publisher).  A published dynamic table needs REPLICA IDENTITY FULL for its refreshes'
+# updates and deletes (it has no primary key): dynview sets it, with a NOTICE, when a publication
+# includes it (FOR TABLE, FOR TABLES IN SCHEMA, FOR ALL TABLES; also on tables created later), and
+# on its own aggregate state tables and change buffers, which FOR ALL TABLES publishes too.
 use strict;
 use warnings;
 
@@ -26,10 +28,13 @@ SELECT dynview.create_dynamic_table('region_totals',
 SELECT dynview.create_dynamic_table('region_totals_full',
   'SELECT region, count(*) AS n, sum(amount) AS total FROM orders GROUP BY region', schedule => 'manual',
   refresh_mode => 'full');
-ALTER TABLE region_totals REPLICA IDENTITY FULL;
-ALTER TABLE region_totals_full REPLICA IDENTITY FULL;
-CREATE PUBLICATION totals_pub FOR TABLE region_totals, region_totals_full;
 });
+my ($ret, $out, $err) = $pub->psql('postgres', 'CREATE PUBLICATION totals_pub FOR TABLE region_totals, region_totals_full');
+is($ret, 0, 'CREATE PUBLICATION of two dynamic tables');
+like($err, qr/dynview set REPLICA IDENTITY FULL on published dynamic table "region_totals".*dynview set REPLICA IDENTITY FULL on published dynamic table "region_totals_full"/s,
+	'a NOTICE says dynview set REPLICA IDENTITY FULL on both');
+is($pub->safe_psql('postgres', q{SELECT string_agg(relreplident::text, ',' ORDER BY relname) FROM pg_class
+	WHERE relname IN ('region_totals', 'region_totals_full')}), 'f,f', 'both have REPLICA IDENTITY FULL');
 
 my $sub = PostgreSQL::Test::Cluster->new('subscriber');
 $sub->init;
@@ -87,6 +92,64 @@ $pub->wait_for_catchup('totals_sub');
 is( $sub->safe_psql('postgres', sprintf($contents, 'region_totals')),
 	$pub->safe_psql('postgres', sprintf($contents, 'region_totals')),
 	'the subscriber follows scheduled refreshes');
+
+# FOR TABLES IN SCHEMA and FOR ALL TABLES, on a second database: dynamic tables there, one created
+# later, and dynview's own tables dynview writes rows of (aggregate state tables, change buffers),
+# which FOR ALL TABLES publishes too; every refresh and the buffers' pruning go on
+$pub->safe_psql('postgres', 'CREATE DATABASE alldb');
+$pub->safe_psql(
+	'alldb', q{
+SET client_min_messages = warning;
+CREATE EXTENSION dynview;
+CREATE SCHEMA rep;
+CREATE TABLE items (id int PRIMARY KEY, cat text, qty int);
+INSERT INTO items SELECT g, 'c' || (g % 4), g FROM generate_series(1, 200) g;
+SELECT dynview.create_dynamic_table('rep.cat_qty',
+  'SELECT cat, sum(qty) AS s, count(*) AS n FROM items GROUP BY cat', schedule => 'manual');
+SELECT dynview.create_dynamic_table('cat_minmax',
+  'SELECT cat, min(qty) AS mn, max(qty) AS mx FROM items GROUP BY cat', schedule => 'manual');
+});
+my $identity = q{SELECT string_agg(n.nspname || '.' || c.relname || '=' || c.relreplident::text, ',' ORDER BY n.nspname, c.relname)
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind = 'r' AND (n.nspname IN ('rep', 'dynview_state', 'dynview_buffer') OR c.relname LIKE 'cat\_%')
+	  AND c.relreplident <> 'f'};
+is($pub->safe_psql('alldb', "SELECT count(*) > 0 FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace"),
+	't', 'the min/max table has aggregate state tables');
+($ret, $out, $err) = $pub->psql('alldb', 'CREATE PUBLICATION schema_pub FOR TABLES IN SCHEMA rep');
+like($err, qr/REPLICA IDENTITY FULL on published dynamic table "cat_qty"/, 'TABLES IN SCHEMA: NOTICE for its dynamic table');
+($ret, $out, $err) = $pub->psql('alldb',
+	q{SELECT dynview.create_dynamic_table('rep.cat_later', 'SELECT cat, count(*) AS n FROM items GROUP BY cat', schedule => 'manual')});
+like($err, qr/REPLICA IDENTITY FULL on published dynamic table "cat_later"/, 'a dynamic table created in the published schema gets it');
+($ret, $out, $err) = $pub->psql('alldb', 'CREATE PUBLICATION all_pub FOR ALL TABLES');
+like($err, qr/REPLICA IDENTITY FULL on published aggregate state table/, 'FOR ALL TABLES: NOTICE for the state tables');
+like($err, qr/REPLICA IDENTITY FULL on published change buffer/, 'FOR ALL TABLES: NOTICE for the change buffer');
+like($err, qr/REPLICA IDENTITY FULL on published dynamic table "cat_minmax"/, 'FOR ALL TABLES: NOTICE for the other dynamic table');
+is($pub->safe_psql('alldb', $identity), '', 'every table dynview updates or deletes rows of has REPLICA IDENTITY FULL');
+$pub->safe_psql('alldb', q{UPDATE items SET qty = qty + 1000 WHERE id % 7 = 0; DELETE FROM items WHERE id % 5 = 0});
+for my $t ('rep.cat_qty', 'rep.cat_later', 'cat_minmax')
+{
+	is($pub->safe_psql('alldb', "SELECT state || ' ' || refresh_mode FROM dynview.refresh('$t')"),
+		'SUCCEED INCREMENTAL', "$t: refreshed incrementally while published");
+	is($pub->safe_psql('alldb', "SELECT dynview.verify('$t')"), 't', "$t: verify()");
+}
+# a dynamic table (with its state tables) created under FOR ALL TABLES, and a new source's buffer
+$pub->safe_psql(
+	'alldb', q{
+SET client_min_messages = warning;
+CREATE TABLE more (id int PRIMARY KEY, cat text, w int);
+INSERT INTO more SELECT g, 'c' || (g % 3), g FROM generate_series(1, 50) g;
+SELECT dynview.create_dynamic_table('more_max', 'SELECT cat, max(w) AS mx FROM more GROUP BY cat', schedule => 'manual');
+DELETE FROM more WHERE id = 48;
+});
+is($pub->safe_psql('alldb', $identity), '', 'tables created under FOR ALL TABLES have REPLICA IDENTITY FULL too');
+is($pub->safe_psql('alldb', q{SELECT state || ' ' || refresh_mode FROM dynview.refresh('more_max')}),
+	'SUCCEED INCREMENTAL', 'more_max: refreshed incrementally');
+is($pub->safe_psql('alldb', q{SELECT dynview.verify('more_max')}), 't', 'more_max: verify()');
+ok( $pub->poll_query_until(
+		'alldb', q{SELECT count(*) = 0 FROM dynview_buffer.changes_} . $pub->safe_psql('alldb', q{SELECT 'items'::regclass::oid})),
+	'the decoder prunes the published change buffer');
+is($pub->safe_psql('alldb', q{SELECT count(*) FROM dynview.cdc_status WHERE source IS NULL AND decoder_state = 'RUNNING'}),
+	'1', 'the decoder runs');
 
 $sub->stop;
 $pub->stop;
