@@ -246,7 +246,7 @@ SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_smr'
 -- downstream first
 SELECT dynview.drop_dynamic_table(n)
   FROM unnest(ARRAY['fnd_rank', 'fnd_inc', 'fnd_full', 'fnd_now', 'fnd_nk', 'fnd_onview', 'fnd_inh', 'fnd_only', 'fnd_late',
-                 'fnd_cpw', 'fnd_cpi', 'fnd_ppw', 'fnd_vww', 'fnd_agg', 'fnd_tags', 'fnd_rpd', 'fnd_mvw',
+                 'fnd_cpw', 'fnd_cpi', 'fnd_ppw', 'fnd_vww', 'fnd_agg', 'fnd_agg_g', 'fnd_tags', 'fnd_rpd', 'fnd_mvw',
                  'fnd_arrd', 'fnd_numk', 'fnd_smp', 'fnd_smr']) n;
 DROP VIEW fnd_view, fnd_vw;
 DROP TABLE fnd_src, fnd_nokey, fnd_vb, fnd_child, fnd_par, fnd_c2, fnd_p2, fnd_cp, fnd_pp, fnd_va, fnd_vb2,
