@@ -226,17 +226,21 @@ CREATE FUNCTION dynview.create_dynamic_table(
     schedule text DEFAULT '1 minute',
     refresh_mode text DEFAULT 'auto',
     initialize boolean DEFAULT true,
-    primary_key text[] DEFAULT NULL)
+    primary_key text[] DEFAULT NULL,
+    partition_by text DEFAULT NULL,
+    retention int DEFAULT NULL)
 RETURNS regclass
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_create_dynamic_table';
 
-COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, text, text, boolean, text[]) IS
+COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, text, text, boolean, text[], text, int) IS
 $$Creates the dynamic table NAME (schema-qualified or created in the first schema of search_path) holding the result of QUERY, with exactly its columns and types.
 schedule: an interval of at least 1 second ('1 minute', '5 seconds'), 'downstream' or 'manual'. refresh_mode: 'auto', 'incremental' or 'full'.
 initialize: true fills the table at once (refresh trigger CREATION); false leaves it empty until the first refresh. primary_key: optional key columns of the result.
-Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0A000), a temporary source (0A000), bad schedule or mode (22023), wal_level not logical (55000).
-Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => '30 seconds');$$;
+partition_by: a column of the result; makes NAME a partitioned dynamic table, as create_partitioned_dynamic_table (built deferred, no schedule: leave schedule out or pass 'manual'; initialize is not used); retention (with partition_by): partitions kept, at least 1.
+Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0A000), a temporary source (0A000), bad schedule or mode (22023), wal_level not logical (55000); with partition_by those of create_partitioned_dynamic_table, a schedule (0A000); retention without partition_by or < 1 (22023).
+Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => '30 seconds');
+Example: SELECT dynview.create_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}');$$;
 
 CREATE FUNCTION dynview.create_or_replace_dynamic_table(
     name text,
@@ -244,14 +248,16 @@ CREATE FUNCTION dynview.create_or_replace_dynamic_table(
     schedule text DEFAULT '1 minute',
     refresh_mode text DEFAULT 'auto',
     initialize boolean DEFAULT true,
-    primary_key text[] DEFAULT NULL)
+    primary_key text[] DEFAULT NULL,
+    partition_by text DEFAULT NULL,
+    retention int DEFAULT NULL)
 RETURNS regclass
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_create_or_replace_dynamic_table';
 
-COMMENT ON FUNCTION dynview.create_or_replace_dynamic_table(text, text, text, text, boolean, text[]) IS
+COMMENT ON FUNCTION dynview.create_or_replace_dynamic_table(text, text, text, text, boolean, text[], text, int) IS
 $$Creates the dynamic table NAME, or replaces the definition of an existing one keeping the table itself (OID, grants, indexes, dependents) and refilling it at once.
-Existing columns must keep their names and types; new columns may be appended. Same arguments as create_dynamic_table.
+Existing columns must keep their names and types; new columns may be appended. Same arguments as create_dynamic_table, but partition_by must be NULL (0A000: a partitioned dynamic table is not replaced; drop and create it).
 Errors: a changed column type (0A000, "cannot replace column ... from type A to type B": drop and recreate instead), a dropped or renamed column (0A000), NAME being an ordinary table (42809), a query reading the table itself or its downstreams (42P17).
 Example: SELECT dynview.create_or_replace_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount), count(*) FROM orders GROUP BY user_id');$$;
 

@@ -2294,9 +2294,11 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 			return full_plan("PARTITIONED_ONLY",
 							 "\"%s\" is partitioned and read with ONLY, which reads none of its partitions' rows; its captured changes are its partitions'.",
 							 get_rel_name(rte->relid));
-		if (rte->inh && rte->relkind == RELKIND_RELATION && has_subclass(rte->relid))
+		/* (inheritance children are captured with their parent: cdc/partitions.c) */
+		if (rte->inh && rte->relkind == RELKIND_RELATION && has_subclass(rte->relid) &&
+			!dv_partition_tree_capturable(rte->relid))
 			return full_plan("INHERITANCE_CHILDREN",
-							 "\"%s\" has inheritance children, whose changes are not captured with it (read it with ONLY to use the parent's rows alone).",
+							 "\"%s\" has an inheritance child whose changes are not captured (an unlogged, temporary or foreign table; read it with ONLY to use the parent's rows alone).",
 							 get_rel_name(rte->relid));
 		if (rte->tablesample)
 			return full_plan("TABLESAMPLE", "TABLESAMPLE depends on where rows are stored, not on their changes.");

@@ -490,7 +490,51 @@ dv_create_dynamic_table(DvCreateArgs *args, bool replace)
 }
 
 /*
- * create_or_replace - shared body of the two create functions.
+ * create_partitioned - create_dynamic_table(..., partition_by => column
+ * [, retention => n]): the partitioned path (catalog/partitioned.c), as
+ * create_partitioned_dynamic_table.  A partitioned dynamic table is built
+ * deferred and has no schedule: schedule must be left at its default or be
+ * 'manual'; initialize is not used.
+ */
+static Oid
+create_partitioned(FunctionCallInfo fcinfo, DvCreateArgs *args, bool replace)
+{
+	DvPartitionedArgs pargs;
+
+	if (replace)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("create_or_replace_dynamic_table cannot create or replace a partitioned dynamic table"),
+				 errdetail("Each partition is a dynamic table of its own, filled from its own data snapshot."),
+				 errhint("Drop it with DROP TABLE and create it again with create_dynamic_table(..., partition_by => ...).")));
+	if (strcmp(args->schedule, "manual") != 0 && strcmp(args->schedule, "1 minute") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a partitioned dynamic table has no schedule"),
+				 errdetail("Its partitions are filled and refreshed on demand, one value at a time."),
+				 errhint("Leave out schedule; refresh a partition with dynview.refresh(name, partition => 'value').")));
+	memset(&pargs, 0, sizeof(pargs));
+	pargs.name = args->name;
+	pargs.query = args->query;
+	pargs.partition_by = text_to_cstring(PG_GETARG_TEXT_PP(6));
+	pargs.primary_key = args->primary_key;
+	pargs.refresh_mode = args->refresh_mode;
+	if (!PG_ARGISNULL(7))
+	{
+		pargs.retention = PG_GETARG_INT32(7);
+		if (pargs.retention < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("retention must be at least 1"),
+					 errhint("Pass the number of partitions to keep, or NULL to keep all.")));
+	}
+	return dv_create_partitioned_dynamic_table(&pargs);
+}
+
+/*
+ * create_or_replace - shared body of the two create functions: arguments
+ * name, query, schedule, refresh_mode, initialize, primary_key,
+ * partition_by, retention.
  */
 static Oid
 create_or_replace(FunctionCallInfo fcinfo, bool replace)
@@ -498,6 +542,13 @@ create_or_replace(FunctionCallInfo fcinfo, bool replace)
 	DvCreateArgs args;
 
 	read_create_args(fcinfo, &args);
+	if (PG_NARGS() > 6 && !PG_ARGISNULL(6))
+		return create_partitioned(fcinfo, &args, replace);
+	if (PG_NARGS() > 7 && !PG_ARGISNULL(7))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retention needs partition_by"),
+				 errhint("Retention drops partitions of a partitioned dynamic table.")));
 	return dv_create_dynamic_table(&args, replace);
 }
 

@@ -11,6 +11,9 @@
  *	  dv_commit_time timestamptz
  *	  dv_seq int			ordinal of the row within the transaction
  *	  dv_weight smallint	+1 new image, -1 old image, 0 TRUNCATE marker
+ *	  dv_relid oid			the relation the change was logged under: the
+ *							source, or a partition or inheritance child of it
+ *							(a reader of FROM ONLY source keeps the source's own)
  * followed by the source's columns (as they were when tracking began,
  * plus any added later for a new dynamic table), typed as in the source.
  * Rows are written only by the decoder and deleted only by pruning.
@@ -28,7 +31,7 @@
 #include "utils/rel.h"
 
 #define DV_BUFFER_SCHEMA	"dynview_buffer"
-#define DV_BUFFER_META_COLS	5	/* dv_xid .. dv_weight */
+#define DV_BUFFER_META_COLS	6	/* dv_xid .. dv_relid */
 
 extern int	dv_max_sources;
 extern bool dv_buffer_meta_column(const char *name);
@@ -115,7 +118,8 @@ extern bool dv_shmem_source_tracked(Oid dboid, Oid relid, TransactionId *creatin
  */
 typedef struct DvChange
 {
-	Oid			relid;
+	Oid			relid;			/* the tracked source it counts for */
+	Oid			logged_relid;	/* the relation it was logged under (dv_relid) */
 	TransactionId xid;			/* top-level */
 	XLogRecPtr	commit_lsn;
 	TimestampTz commit_time;

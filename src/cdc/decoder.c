@@ -320,6 +320,7 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 		values[2] = TimestampTzGetDatum(c->commit_time);
 		values[3] = Int32GetDatum(c->seq);
 		values[4] = Int16GetDatum(c->weight);
+		values[5] = ObjectIdGetDatum(c->logged_relid);
 		if (c->tuple)
 			heap_deform_tuple(c->tuple, c->desc, svalues, snulls);
 		for (int i = DV_BUFFER_META_COLS; i < bdesc->natts && c->tuple; i++)

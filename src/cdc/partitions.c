@@ -27,14 +27,24 @@
  *	  next (SOURCE_PARTITIONS_CHANGED).  Creating or attaching an empty
  *	  partition changes nothing.
  *
- * Traditional inheritance is not captured this way (a parent is also read
- * with ONLY, whose buffer must not hold its children's rows); such sources
- * stay FULL (INHERITANCE_CHILDREN, analyze).
+ * Traditional inheritance is captured the same way: a change of an
+ * inheritance child (at any depth, found in pg_inherits: a child may have
+ * several parents) counts for each tracked ancestor; children get REPLICA
+ * IDENTITY FULL when tracking starts and when they are created with
+ * INHERITS or joined with ALTER TABLE ... INHERIT; a child joining (INHERIT)
+ * or leaving (NO INHERIT, DROP) with rows makes the readers FULL.  A parent
+ * has rows of its own, read alone with FROM ONLY: every buffer row names
+ * the relation it was logged under (dv_relid), and the window of a FROM
+ * ONLY source keeps the source's own (refresh/incremental.c).  A parent with
+ * a child that cannot be captured (unlogged, temporary, foreign) read
+ * without ONLY is FULL (INHERITANCE_CHILDREN, analyze).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/catalog.h"
@@ -49,6 +59,7 @@
 #include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -62,7 +73,7 @@
 
 #define PARTITIONS_CHANGED "SOURCE_PARTITIONS_CHANGED"
 
-/* the decoder's cache: relid -> its partition ancestors (nearest first) */
+/* the decoder's cache: relid -> its partition or inheritance ancestors (nearest first) */
 typedef struct AncestorEntry
 {
 	Oid			relid;			/* hash key */
@@ -86,9 +97,57 @@ ancestor_cache_reset(Datum arg, Oid relid)
 }
 
 /*
+ * inheritance_ancestors - the ancestors of relid through pg_inherits (its
+ * parents, theirs, ...), each once, nearest first; NIL if it has none.  In
+ * the current memory context; reads pg_inherits with the catalog snapshot
+ * (the decoder's historic one in the output plugin).
+ */
+static List *
+inheritance_ancestors(Oid relid)
+{
+	List	   *ancestors = NIL;
+	List	   *pending = list_make1_oid(relid);
+	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
+
+	while (pending != NIL)
+	{
+		Oid			child = linitial_oid(pending);
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tuple;
+
+		pending = list_delete_first(pending);
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(child));
+		scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+		{
+			Oid			parent = ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent;
+
+			if (parent == relid || list_member_oid(ancestors, parent))
+				continue;
+			ancestors = lappend_oid(ancestors, parent);
+			pending = lappend_oid(pending, parent);
+		}
+		systable_endscan(scan);
+	}
+	table_close(inherits, AccessShareLock);
+	return ancestors;
+}
+
+/* relid's partition ancestors if it is a partition, else its inheritance ancestors */
+static List *
+ancestors_of(Oid relid)
+{
+	if (get_rel_relispartition(relid))
+		return get_partition_ancestors(relid);
+	return inheritance_ancestors(relid);
+}
+
+/*
  * dv_partition_capture_targets - the tracked relations a change of relation
- * counts for, besides relation itself: its tracked partition ancestors.
- * NIL for a relation that is no partition.  Called by the output plugin,
+ * counts for, besides relation itself: its tracked partition or inheritance
+ * ancestors.  NIL for a relation that has none.  Called by the output plugin,
  * under the historic catalog snapshot.
  */
 List *
@@ -100,8 +159,6 @@ dv_partition_capture_targets(Relation relation)
 	List	   *targets = NIL;
 	ListCell   *lc;
 
-	if (!relation->rd_rel->relispartition)
-		return NIL;
 	if (!callback_registered)
 	{
 		CacheRegisterRelcacheCallback(ancestor_cache_reset, (Datum) 0);
@@ -123,13 +180,19 @@ dv_partition_capture_targets(Relation relation)
 	entry = hash_search(ancestor_cache, &relid, HASH_FIND, NULL);
 	if (entry == NULL)
 	{
-		MemoryContext old = MemoryContextSwitchTo(ancestor_context);
-		List	   *ancestors = get_partition_ancestors(relid);
+		/*
+		 * (Computed in the caller's context: opening pg_inherits may process
+		 * invalidations that reset the cache and its context.)
+		 */
+		List	   *ancestors = relation->rd_rel->relispartition
+			? get_partition_ancestors(relid) : inheritance_ancestors(relid);
+		MemoryContext old;
 
-		MemoryContextSwitchTo(old);
-		/* (reading pg_inherits may have processed invalidations that reset the cache) */
 		if (ancestor_cache == NULL)
 			return dv_partition_capture_targets(relation);
+		old = MemoryContextSwitchTo(ancestor_context);
+		ancestors = list_copy(ancestors);
+		MemoryContextSwitchTo(old);
 		entry = hash_search(ancestor_cache, &relid, HASH_ENTER, &found);
 		entry->ancestors = ancestors;
 	}
@@ -143,7 +206,8 @@ dv_partition_capture_targets(Relation relation)
 
 /*
  * dv_partition_leaves - the leaf partitions of partitioned table relid (all
- * levels), locked with lockmode.
+ * levels), locked with lockmode; of a table, the table and its inheritance
+ * descendants.
  */
 List *
 dv_partition_leaves(Oid relid, LOCKMODE lockmode)
@@ -161,15 +225,17 @@ dv_partition_leaves(Oid relid, LOCKMODE lockmode)
 
 /*
  * dv_partition_tree_capturable - can every change of partitioned table
- * relid be captured: are all its leaves logged tables (no foreign or
- * unlogged partitions)?
+ * relid, or of table relid and its inheritance descendants, be captured:
+ * are all its leaves logged tables (no foreign, unlogged or temporary
+ * partitions or children)?
  */
 bool
 dv_partition_tree_capturable(Oid relid)
 {
 	ListCell   *lc;
+	char		kind = get_rel_relkind(relid);
 
-	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE ||
+	if ((kind != RELKIND_PARTITIONED_TABLE && kind != RELKIND_RELATION) ||
 		get_rel_persistence(relid) != RELPERSISTENCE_PERMANENT)
 		return false;
 	foreach(lc, dv_partition_leaves(relid, NoLock))
@@ -183,12 +249,11 @@ dv_partition_tree_capturable(Oid relid)
 	return true;
 }
 
-/* does relid (or any of its partitions) hold a row visible now? */
+/* does relid (or any of its partitions or inheritance descendants) hold a row visible now? */
 static bool
 holds_rows(Oid relid)
 {
-	List	   *rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE
-		? dv_partition_leaves(relid, NoLock) : list_make1_oid(relid);
+	List	   *rels = dv_partition_leaves(relid, NoLock);
 	ListCell   *lc;
 	bool		found = false;
 
@@ -218,7 +283,7 @@ holds_rows(Oid relid)
 	return found;
 }
 
-/* relid and its partition ancestors that dynamic tables read */
+/* relid and its partition or inheritance ancestors that dynamic tables read */
 static List *
 read_tree(Oid relid)
 {
@@ -226,8 +291,7 @@ read_tree(Oid relid)
 	List	   *read = NIL;
 	ListCell   *lc;
 
-	if (get_rel_relispartition(relid))
-		tree = list_concat(tree, get_partition_ancestors(relid));
+	tree = list_concat(tree, ancestors_of(relid));
 	foreach(lc, tree)
 	{
 		Oid			types[1] = {OIDOID};
@@ -260,14 +324,14 @@ mark_readers_full(List *sources)
 }
 
 /*
- * identity_full - REPLICA IDENTITY FULL on the leaves of relid (or relid), as
- * the current user (who created or attached it, so owns it).
+ * identity_full - REPLICA IDENTITY FULL on the leaves of relid (or relid and
+ * its inheritance descendants), as the current user (who created, attached
+ * or joined it, so owns it).
  */
 static void
 identity_full(Oid relid)
 {
-	List	   *rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE
-		? dv_partition_leaves(relid, NoLock) : list_make1_oid(relid);
+	List	   *rels = dv_partition_leaves(relid, NoLock);
 	ListCell   *lc;
 
 	foreach(lc, rels)
@@ -292,8 +356,9 @@ identity_full(Oid relid)
 
 /*
  * dv_partition_utility_relevant - is parsetree a statement that may change
- * the partitions of a source: DROP TABLE, CREATE TABLE ... PARTITION OF,
- * ALTER TABLE ... ATTACH/DETACH PARTITION?
+ * the partitions or inheritance children of a source: DROP TABLE, CREATE
+ * TABLE ... PARTITION OF or INHERITS, ALTER TABLE ... ATTACH/DETACH
+ * PARTITION or [NO] INHERIT?
  */
 bool
 dv_partition_utility_relevant(Node *parsetree)
@@ -303,14 +368,16 @@ dv_partition_utility_relevant(Node *parsetree)
 	if (IsA(parsetree, DropStmt))
 		return ((DropStmt *) parsetree)->removeType == OBJECT_TABLE;
 	if (IsA(parsetree, CreateStmt))
-		return ((CreateStmt *) parsetree)->partbound != NULL;
+		return ((CreateStmt *) parsetree)->partbound != NULL ||
+			((CreateStmt *) parsetree)->inhRelations != NIL;
 	if (IsA(parsetree, AlterTableStmt) && ((AlterTableStmt *) parsetree)->objtype == OBJECT_TABLE)
 	{
 		foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
 		{
 			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
-			if (cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition)
+			if (cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition ||
+				cmd->subtype == AT_AddInherit || cmd->subtype == AT_DropInherit)
 				return true;
 		}
 	}
@@ -327,11 +394,12 @@ partition_relation(RangeVar *rv)
 }
 
 /*
- * dv_partition_utility_before - a DROP TABLE of a partition that holds rows,
- * of a tree a dynamic table reads: its readers refresh FULL next (the rows
- * vanish without being logged as deleted).  DETACH PARTITION: remembers the
- * tree for dv_partition_utility_after: returns, in the caller's memory
- * context, the detached partitions with the sources they leave.
+ * dv_partition_utility_before - a DROP TABLE of a partition or inheritance
+ * child that holds rows, of a tree a dynamic table reads: its readers
+ * refresh FULL next (the rows vanish without being logged as deleted).
+ * DETACH PARTITION, NO INHERIT: remembers the tree for
+ * dv_partition_utility_after: returns, in the caller's memory context, the
+ * detached partitions or children with the sources they leave.
  */
 List *
 dv_partition_utility_before(Node *parsetree)
@@ -349,7 +417,7 @@ dv_partition_utility_before(Node *parsetree)
 			Oid			relid = partition_relation(makeRangeVarFromNameList(lfirst(lc)));
 			List	   *read;
 
-			if (!OidIsValid(relid) || !get_rel_relispartition(relid))
+			if (!OidIsValid(relid) || ancestors_of(relid) == NIL)
 				continue;
 			read = read_tree(relid);
 			if (read != NIL && holds_rows(relid))
@@ -363,10 +431,13 @@ dv_partition_utility_before(Node *parsetree)
 			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 			Oid			relid;
 
-			if (cmd->subtype != AT_DetachPartition)
+			if (cmd->subtype == AT_DropInherit)
+				relid = partition_relation(((AlterTableStmt *) parsetree)->relation);
+			else if (cmd->subtype == AT_DetachPartition)
+				relid = partition_relation(((PartitionCmd *) cmd->def)->name);
+			else
 				continue;
-			relid = partition_relation(((PartitionCmd *) cmd->def)->name);
-			if (OidIsValid(relid) && get_rel_relispartition(relid))
+			if (OidIsValid(relid) && ancestors_of(relid) != NIL)
 			{
 				List	   *read = read_tree(relid);
 
@@ -387,10 +458,11 @@ dv_partition_utility_before(Node *parsetree)
 }
 
 /*
- * dv_partition_utility_after - after CREATE TABLE ... PARTITION OF, ALTER
- * TABLE ... ATTACH PARTITION or DETACH PARTITION: a new partition of a tree
- * that a dynamic table reads gets REPLICA IDENTITY FULL; one attached with
- * rows, or detached with rows, makes the readers refresh FULL next.
+ * dv_partition_utility_after - after CREATE TABLE ... PARTITION OF or
+ * INHERITS, ALTER TABLE ... ATTACH/DETACH PARTITION or [NO] INHERIT: a new
+ * partition or child of a tree that a dynamic table reads gets REPLICA
+ * IDENTITY FULL; one attached (joined) with rows, or detached (left) with
+ * rows, makes the readers refresh FULL next.
  * detached: what dv_partition_utility_before returned.
  */
 void
@@ -406,11 +478,13 @@ dv_partition_utility_after(Node *parsetree, List *detached)
 		if (get_rel_name(relid) != NULL && holds_rows(relid))
 			mark_readers_full(lsecond(lfirst(lc)));
 	}
-	if (IsA(parsetree, CreateStmt) && ((CreateStmt *) parsetree)->partbound != NULL)
+	if (IsA(parsetree, CreateStmt))
 	{
 		Oid			relid = partition_relation(((CreateStmt *) parsetree)->relation);
 
-		if (OidIsValid(relid) && get_rel_relispartition(relid) && read_tree(relid) != NIL)
+		/* (a new partition or inheritance child holds no rows) */
+		if (OidIsValid(relid) && ancestors_of(relid) != NIL &&
+			list_delete_oid(read_tree(relid), relid) != NIL)
 			identity_full(relid);
 	}
 	else if (IsA(parsetree, AlterTableStmt))
@@ -421,10 +495,13 @@ dv_partition_utility_after(Node *parsetree, List *detached)
 			Oid			relid;
 			List	   *read;
 
-			if (cmd->subtype != AT_AttachPartition)
+			if (cmd->subtype == AT_AddInherit)
+				relid = partition_relation(((AlterTableStmt *) parsetree)->relation);
+			else if (cmd->subtype == AT_AttachPartition)
+				relid = partition_relation(((PartitionCmd *) cmd->def)->name);
+			else
 				continue;
-			relid = partition_relation(((PartitionCmd *) cmd->def)->name);
-			if (!OidIsValid(relid) || !get_rel_relispartition(relid))
+			if (!OidIsValid(relid) || ancestors_of(relid) == NIL)
 				continue;
 			read = list_delete_oid(read_tree(relid), relid);
 			if (read == NIL)

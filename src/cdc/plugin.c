@@ -188,6 +188,7 @@ keep_change(DvPluginState *state, ReorderBufferTXN *txn, Relation relation, Oid 
 
 	/* (a partition's change is kept for its tracked ancestor: the buffer maps columns by name) */
 	c->relid = target;
+	c->logged_relid = RelationGetRelid(relation);
 	c->xid = txn->xid;
 	c->commit_lsn = txn->final_lsn;
 	c->commit_time = txn->xact_time.commit_time;

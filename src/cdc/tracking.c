@@ -38,6 +38,7 @@
 #include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
@@ -180,7 +181,7 @@ bool
 dv_buffer_meta_column(const char *name)
 {
 	static const char *const meta[DV_BUFFER_META_COLS] = {
-		"dv_xid", "dv_commit_lsn", "dv_commit_time", "dv_seq", "dv_weight"
+		"dv_xid", "dv_commit_lsn", "dv_commit_time", "dv_seq", "dv_weight", "dv_relid"
 	};
 
 	for (int i = 0; i < DV_BUFFER_META_COLS; i++)
@@ -291,7 +292,7 @@ create_buffer(Oid relid, List *columns)
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s.%s (dv_xid pg_catalog.xid8 NOT NULL, "
 					 "dv_commit_lsn pg_catalog.pg_lsn NOT NULL, dv_commit_time pg_catalog.timestamptz, "
-					 "dv_seq pg_catalog.int4 NOT NULL, dv_weight pg_catalog.int2 NOT NULL",
+					 "dv_seq pg_catalog.int4 NOT NULL, dv_weight pg_catalog.int2 NOT NULL, dv_relid pg_catalog.oid NOT NULL",
 					 DV_BUFFER_SCHEMA, name);
 	append_columns(&sql, relid, columns, ", ");
 	appendStringInfoString(&sql, ") WITH (autovacuum_vacuum_scale_factor = 0.01)");
@@ -395,9 +396,10 @@ check_role_limit(Oid source)
 }
 
 /*
- * track_partitions - the leaves of partitioned source relid: REPLICA
- * IDENTITY FULL (their old rows are logged under them), and their writers
- * waited for with the source's (*started).
+ * track_partitions - the leaves of partitioned source relid, or the
+ * inheritance descendants of table relid: REPLICA IDENTITY FULL (their old
+ * rows are logged under them), and their writers waited for with the
+ * source's (*started).
  */
 static void
 track_partitions(Oid relid, bool identity_required, List **started)
@@ -408,6 +410,8 @@ track_partitions(Oid relid, bool identity_required, List **started)
 	{
 		char		previous;
 
+		if (lfirst_oid(lc) == relid || get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
+			continue;
 		set_replica_identity_full(lfirst_oid(lc), &previous, identity_required);
 		*started = lappend_oid(*started, lfirst_oid(lc));
 	}
@@ -476,7 +480,7 @@ dv_tracking_start(List *sources, bool identity_required)
 		}
 		check_role_limit(src->relid);
 		set_replica_identity_full(src->relid, &previous, identity_required);
-		if (get_rel_relkind(src->relid) == RELKIND_PARTITIONED_TABLE)
+		if (get_rel_relkind(src->relid) == RELKIND_PARTITIONED_TABLE || has_subclass(src->relid))
 			track_partitions(src->relid, identity_required, &started);
 		buffer = create_buffer(src->relid, src->columns);
 		values[0] = ObjectIdGetDatum(src->relid);

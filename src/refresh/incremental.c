@@ -243,6 +243,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 			values[2] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 			values[3] = Int32GetDatum((*seq)++);
 			values[4] = Int16GetDatum((int16) weight);
+			values[5] = ObjectIdGetDatum(dt->relid);
 			for (int c = 0; c < DV_BUFFER_META_COLS; c++)
 				nulls[c] = false;
 			for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
@@ -335,6 +336,9 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 	appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s WHERE " WINDOW_CONDITION,
 					 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
 					 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
+	/* FROM ONLY: the source's own rows, not its inheritance children's */
+	if (src->only)
+		appendStringInfo(&sql, " AND dv_relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid", src->relid);
 	if (consolidate)
 	{
 		/* a marker (weight 0) must survive: it is counted separately */
@@ -390,13 +394,16 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	return SPI_processed == 0;
 }
 
-/* has this transaction written a partition of relid (which need not lock relid)? */
+/*
+ * has this transaction written a partition or inheritance child of relid
+ * (which need not lock relid)?
+ */
 static bool
 partition_written(Oid relid)
 {
 	ListCell   *lc;
 
-	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE && !has_subclass(relid))
 		return false;
 	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
 	{

@@ -79,8 +79,8 @@ SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_onvi
 SELECT * FROM fnd_onview;
 SELECT dynview.verify('fnd_onview');
 
--- inheritance children: their changes go to their own buffers, so a table reading the parent
--- without ONLY is FULL (INHERITANCE_CHILDREN) and always recomputes
+-- inheritance children: their changes count for the parent (cdc/partitions.c), so a table reading
+-- the parent without ONLY is INCREMENTAL (inherited_sources has the details)
 CREATE TABLE fnd_par (id int PRIMARY KEY, v int);
 CREATE TABLE fnd_child (extra int) INHERITS (fnd_par);
 ALTER TABLE fnd_child ADD PRIMARY KEY (id);
@@ -95,7 +95,7 @@ SELECT * FROM fnd_inh ORDER BY v;
 SELECT dynview.verify('fnd_inh');
 SELECT table_name, refresh_mode FROM dynview.refresh('fnd_only');
 SELECT dynview.verify('fnd_only');
--- a child that appears after creation: the incremental table falls back to FULL with that reason
+-- a child that appears after creation counts at once
 CREATE TABLE fnd_p2 (id int PRIMARY KEY, v int);
 INSERT INTO fnd_p2 VALUES (1, 1);
 SELECT dynview.create_dynamic_table('fnd_late', 'SELECT v, count(*) AS n FROM fnd_p2 GROUP BY v', schedule => 'manual');

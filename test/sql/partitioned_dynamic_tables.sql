@@ -92,6 +92,27 @@ ALTER MATERIALIZED VIEW part_dlmv_department SET (dynview.schedule = '1 minute')
 CREATE MATERIALIZED VIEW bad WITH (dynview.partition_by = 'pt', dynview.schedule = '1 minute') AS SELECT dept_id, dynview.partition() AS pt FROM t_department;
 SELECT count(*) FROM pg_class WHERE relname = 'bad';
 
+-- the issue's function form: create_dynamic_table(..., partition_by => ...) is
+-- create_partitioned_dynamic_table; refreshed per value, each partition verified
+SELECT dynview.create_dynamic_table('part_fn_department',
+  'SELECT dept_id, name, dynview.partition() AS pt FROM t_department', partition_by => 'pt',
+  primary_key => '{dept_id}', retention => 1);
+SELECT c.relkind, p.partition_column, p.retention FROM pg_class c
+  JOIN dynview.partitioned_table_catalog p ON p.relid = c.oid WHERE c.relname = 'part_fn_department';
+SELECT table_name, refresh_mode FROM dynview.refresh('part_fn_department', partition => '1');
+SELECT dynview.verify('part_fn_department_1');
+UPDATE t_department SET name = name || '!' WHERE dept_id = (SELECT min(dept_id) FROM t_department);
+SELECT table_name, refresh_mode FROM dynview.refresh('part_fn_department', partition => '2');
+SELECT dynview.verify('part_fn_department_2');
+SELECT pt, count(*) FROM part_fn_department GROUP BY pt ORDER BY pt;   -- retention 1: only '2'
+-- errors: a schedule, retention without partition_by or below 1, create_or_replace
+SELECT dynview.create_dynamic_table('bad', 'SELECT dept_id, dynview.partition() AS pt FROM t_department', schedule => '5 minutes', partition_by => 'pt');
+SELECT dynview.create_dynamic_table('bad', 'SELECT dept_id FROM t_department', retention => 3);
+SELECT dynview.create_dynamic_table('bad', 'SELECT dept_id, dynview.partition() AS pt FROM t_department', partition_by => 'pt', retention => 0);
+SELECT dynview.create_or_replace_dynamic_table('part_fn_department', 'SELECT dept_id, name, dynview.partition() AS pt FROM t_department', partition_by => 'pt');
+SELECT count(*) FROM pg_class WHERE relname = 'bad';
+DROP TABLE part_fn_department;
+
 -- DROP MATERIALIZED VIEW drops the partitions and the bookkeeping
 DROP MATERIALIZED VIEW part_dlmv_department;
 DROP TABLE daily_sales;
