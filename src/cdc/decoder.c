@@ -173,7 +173,7 @@ load_state(Oid dboid, bool slot_created)
 	 * must be recomputed in full once.
 	 */
 	if (slot_created &&
-		SPI_execute("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CHANGE_CAPTURE_RESTARTED' "
+		SPI_execute("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CAPTURE_RESTARTED' "
 					"WHERE EXISTS (SELECT 1 FROM dynview.source_tracking)", false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not mark dynamic tables for a full refresh");
 	if (SPI_execute("SELECT source_relid FROM dynview.source_tracking WHERE captured", false, 0) != SPI_OK_SELECT)

@@ -1,7 +1,7 @@
 # Failover (issue 16): a standby promoted to primary starts dynview's workers (they wait for the
 # end of recovery), creates the decoder's slot there (logical slots are not replicated), and
 # since changes between the old primary's last capture and the new slot are not in any change
-# buffer, every dynamic table's next refresh is FULL once with reason CHANGE_CAPTURE_RESTARTED,
+# buffer, every dynamic table's next refresh is FULL once with reason CAPTURE_RESTARTED,
 # then incremental again; verify() holds throughout.
 use strict;
 use warnings;
@@ -51,15 +51,15 @@ is( $standby->safe_psql(
 	  . ' RUNNING',
 	'the decoder created its slot on the new primary');
 
-# changes after the promotion, and the first refresh: FULL, CHANGE_CAPTURE_RESTARTED, once per table
+# changes after the promotion, and the first refresh: FULL, CAPTURE_RESTARTED, once per table
 $standby->safe_psql('postgres', q{INSERT INTO orders VALUES (500, 1, 500); UPDATE customers SET region = 'r9' WHERE id = 2});
 my $before = $standby->safe_psql('postgres', q{SELECT max(refresh_id) FROM dynview.refresh_history});
 $standby->safe_psql('postgres', q{SELECT dynview.refresh('region_totals')});
 is( $standby->safe_psql(
 		'postgres', q{SELECT string_agg(table_name || ':' || refresh_mode || ':' || coalesce(mode_reason_code, ''), ',' ORDER BY table_name)
 		              FROM dynview.refresh_history WHERE refresh_id > } . $before),
-	'order_detail:FULL:CHANGE_CAPTURE_RESTARTED,region_totals:FULL:CHANGE_CAPTURE_RESTARTED',
-	'the first refresh after failover is FULL with reason CHANGE_CAPTURE_RESTARTED');
+	'order_detail:FULL:CAPTURE_RESTARTED,region_totals:FULL:CAPTURE_RESTARTED',
+	'the first refresh after failover is FULL with reason CAPTURE_RESTARTED');
 is($standby->safe_psql('postgres', q{SELECT dynview.verify('order_detail') AND dynview.verify('region_totals')}),
 	't', 'verify() after the first refresh on the new primary');
 
