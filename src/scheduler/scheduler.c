@@ -492,6 +492,7 @@ dynview_scheduler_main(Datum main_arg)
 		ListCell   *lc2;
 		bool		present;
 		bool		parallel = dv_max_refresh_workers > 1;
+		bool		workers_running;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -504,6 +505,12 @@ dynview_scheduler_main(Datum main_arg)
 
 		MemoryContextReset(loop_context);
 		MemoryContextSwitchTo(loop_context);
+
+		/*
+		 * Workers started before dynview.max_refresh_workers was lowered to 1
+		 * may still run: their pipelines are skipped below either way.
+		 */
+		workers_running = reap_refresh_workers() > 0;
 		SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 		present = dv_extension_present();
@@ -518,7 +525,8 @@ dynview_scheduler_main(Datum main_arg)
 			due = list_copy(found);		/* SPI's memory goes with SPI_finish */
 			foreach(lc, due)
 			{
-				List	   *closure = parallel ? dv_catalog_upstream_closure(lfirst_oid(lc)) : NIL;
+				List	   *closure = (parallel || workers_running) ?
+				dv_catalog_upstream_closure(lfirst_oid(lc)) : NIL;
 
 				MemoryContextSwitchTo(loop_context);
 				pipelines = lappend(pipelines, list_copy(closure));
@@ -538,14 +546,14 @@ dynview_scheduler_main(Datum main_arg)
 			Oid			root = lfirst_oid(lc);
 			List	   *tables = lfirst(lc2);
 
+			/* a pipeline sharing a table with a running one waits for the next look */
+			if (tables != NIL && pipeline_busy(tables))
+				continue;
 			if (!parallel)
 			{
 				refresh_due(root);
 				continue;
 			}
-			/* a pipeline sharing a table with a running one waits for the next look */
-			if (pipeline_busy(tables))
-				continue;
 			if (reap_refresh_workers() >= Min(dv_max_refresh_workers, MAX_REFRESH_WORKERS))
 				break;
 			if (!start_refresh_worker(dboid, root, tables))
