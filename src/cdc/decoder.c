@@ -634,6 +634,7 @@ decode(Oid dboid)
 	XLogRecPtr	decoded;
 	TimestampTz last_check;
 	TimestampTz last_prune = 0;
+	bool		registered;
 
 	/* whatever the database or role settings say: no schema a role can write (dv_safe_search_path_push) */
 	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
@@ -662,7 +663,11 @@ decode(Oid dboid)
 			ReplicationSlotDrop(slot, true);
 		proc_exit(0);
 	}
+	registered = dv_shmem_database_registered(dboid);
 	dv_shmem_register_database(dboid, InvalidTransactionId);
+	/* after a server restart the database is registered only now: note our pid */
+	if (!registered)
+		dv_shmem_capture_started(dboid);
 	before_shmem_exit(decoder_shutdown, main_arg);
 	/* announce the worker now: building the slot may wait for running transactions */
 	dv_shmem_set_decoder(dboid, MyLatch);

@@ -47,6 +47,11 @@ $node->safe_psql('postgres', q{UPDATE orders SET amount = amount + 1 WHERE id % 
 $node->restart;
 $node->safe_psql('postgres', q{DELETE FROM orders WHERE id % 7 = 0});
 fresh_and_right('after a clean restart');
+# the decoder started after the restart registers the database itself: cdc_status names its pid
+is( $node->safe_psql(
+		'postgres', q{SELECT decoder_pid = (SELECT pid FROM pg_stat_activity WHERE backend_type = 'dynview decoder')
+		  FROM dynview.cdc_status WHERE source IS NULL AND decoder_state = 'RUNNING'}),
+	't', 'after a clean restart: cdc_status.decoder_pid is the running decoder');
 
 # crashes while the scheduler refreshes under a stream of writes
 for my $round (1 .. 3)
