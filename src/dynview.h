@@ -168,6 +168,7 @@ extern char *dv_lock_timeout_reason(const char *message);
 extern void dv_history_begin_running(Oid root, DvRefreshTrigger trigger);
 extern void dv_history_end_running(void);
 extern void dv_history_interrupted(void);
+extern void dv_history_worker_stopped(List *relids);
 extern int	dv_safe_search_path_push(void);
 extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,

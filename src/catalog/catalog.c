@@ -1097,6 +1097,30 @@ dv_history_interrupted(void)
 }
 
 /*
+ * dv_history_worker_stopped - RUNNING rows of tables (relids) left by a
+ * refresh worker that stopped (terminated, crashed) become FAILED.  Called by
+ * the scheduler once the worker has exited, when no other refresh of those
+ * tables can be running; needs SPI.
+ */
+void
+dv_history_worker_stopped(List *relids)
+{
+	ListCell   *lc;
+
+	foreach(lc, relids)
+	{
+		Oid			types[1] = {OIDOID};
+		Datum		values[1];
+
+		values[0] = ObjectIdGetDatum(lfirst_oid(lc));
+		dv_catalog_exec("UPDATE dynview.refresh_history SET state = 'FAILED', end_time = clock_timestamp(), "
+						"  duration_ms = extract(epoch FROM clock_timestamp() - start_time) * 1000, "
+						"  error_message = 'The refresh was interrupted: its refresh worker stopped while it ran.' "
+						"WHERE state = 'RUNNING' AND name = $1::regclass", 1, types, values, NULL, -1);
+	}
+}
+
+/*
  * dv_lock_timeout_reason - the history text of a refresh given up after
  * dynview.lock_timeout (message: the lock wait's error).
  */

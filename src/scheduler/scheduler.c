@@ -87,6 +87,8 @@ typedef struct RefreshWorker
 } RefreshWorker;
 
 static RefreshWorker refresh_workers[MAX_REFRESH_WORKERS];
+/* tables of refresh workers reaped since finish_stopped_workers last ran */
+static List *stopped_tables = NIL;
 
 /*
  * dv_scheduler_start - start the scheduler worker of dboid (launcher).
@@ -348,6 +350,8 @@ prune_history(void)
 static int
 reap_refresh_workers(void)
 {
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
 	int			running = 0;
 
 	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
@@ -363,10 +367,38 @@ reap_refresh_workers(void)
 			continue;
 		}
 		pfree(w->handle);
+		/* its RUNNING rows, if it did not end them, are failed by finish_stopped_workers */
+		stopped_tables = list_concat(stopped_tables, w->tables);
 		list_free(w->tables);
 		memset(w, 0, sizeof(RefreshWorker));
 	}
+	MemoryContextSwitchTo(old);
 	return running;
+}
+
+/*
+ * finish_stopped_workers - in a transaction of its own: RUNNING rows that
+ * refresh workers reaped since the last call left behind (a worker
+ * terminated or crashed before its refresh ended) become FAILED, so that no
+ * row stays RUNNING while the scheduler lives.  A worker that ended normally
+ * left none: the UPDATE then changes nothing.
+ */
+static void
+finish_stopped_workers(void)
+{
+	if (stopped_tables == NIL)
+		return;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_extension_present())
+		dv_history_worker_stopped(stopped_tables);
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	list_free(stopped_tables);
+	stopped_tables = NIL;
 }
 
 /* does a running refresh worker refresh one of tables? */
@@ -511,6 +543,7 @@ dynview_scheduler_main(Datum main_arg)
 		 * may still run: their pipelines are skipped below either way.
 		 */
 		workers_running = reap_refresh_workers() > 0;
+		finish_stopped_workers();
 		SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 		present = dv_extension_present();

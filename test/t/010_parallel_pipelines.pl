@@ -71,5 +71,31 @@ ok( $node->poll_query_until(
 		'postgres', q{SELECT count(*) = 0 FROM dynview.refresh_history WHERE state = 'RUNNING'}),
 	'no RUNNING row is left');
 
+# a refresh worker terminated mid-refresh: its RUNNING rows become FAILED, none stays RUNNING
+$node->safe_psql('postgres', q{INSERT INTO slow_src VALUES (3, 3)});
+$locker = $node->background_psql('postgres');
+$locker->query_safe(q{BEGIN; LOCK TABLE slow_src IN ACCESS EXCLUSIVE MODE});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+		              WHERE backend_type = 'dynview refresh worker' AND wait_event_type = 'Lock'}),
+	'a refresh worker waits for the held source again');
+$node->safe_psql('postgres',
+	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'dynview refresh worker'});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 2 FROM dynview.refresh_history
+		              WHERE state = 'FAILED' AND error_message LIKE '%refresh worker stopped%'}),
+	'the RUNNING rows of a terminated refresh worker become FAILED');
+$locker->query_safe('COMMIT');
+$locker->quit;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT (SELECT count(*) FROM slow_t) = 3 AND (SELECT n FROM slow_down) = 3}),
+	'the held pipeline completes once the lock is gone (refreshed by a new worker)');
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 0 FROM dynview.refresh_history WHERE state = 'RUNNING'}),
+	'no RUNNING row is left after the terminated worker');
+is( $node->safe_psql(
+		'postgres', q{SELECT dynview.verify('slow_t') AND dynview.verify('slow_down') AND dynview.verify('fast_t')}),
+	't', 'verify() after the terminated worker');
+
 $node->stop;
 done_testing();
