@@ -66,6 +66,7 @@
 #include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
@@ -365,10 +366,27 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	List	   *sources = NIL;
 	BatchTarget *targets;
 	int			ntargets = 0;
+	Oid			state_rel;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
+
+	/*
+	 * dynview.decoder_state first, before any buffer: DROP EXTENSION locks
+	 * it before the buffers, so a batch that met DROP EXTENSION half-way
+	 * would deadlock with it.  If the extension went meanwhile, there is
+	 * nothing to write to (the main loop notices and leaves).
+	 */
+	state_rel = get_relname_relid("decoder_state", get_namespace_oid("dynview", true));
+	if (OidIsValid(state_rel))
+		LockRelationOid(state_rel, RowExclusiveLock);
+	if (!OidIsValid(state_rel) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(state_rel)))
+	{
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return;
+	}
 	cid = GetCurrentCommandId(true);
 	pgstat_report_activity(STATE_RUNNING, "writing change buffers");
 
