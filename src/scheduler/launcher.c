@@ -147,7 +147,9 @@ probe_databases(void)
 	HeapTuple	tup;
 	List	   *dbs = NIL;
 	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
 
+	/* the list outlives the transaction: build it in the caller's context */
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	rel = table_open(DatabaseRelationId, AccessShareLock);
@@ -157,7 +159,12 @@ probe_databases(void)
 		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
 
 		if (db->datallowconn && !db->datistemplate)
+		{
+			MemoryContext txn = MemoryContextSwitchTo(caller);
+
 			dbs = lappend_oid(dbs, db->oid);
+			MemoryContextSwitchTo(txn);
+		}
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);

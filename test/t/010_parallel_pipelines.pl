@@ -79,6 +79,17 @@ ok( $node->poll_query_until(
 		'postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
 		              WHERE backend_type = 'dynview refresh worker' AND wait_event_type = 'Lock'}),
 	'a refresh worker waits for the held source again');
+# a configuration reload while a refresh worker waits reaches the launcher, the scheduler, the
+# decoder and the worker; none of them crashes (the launcher once did, freeing a list twice)
+$node->append_conf('postgresql.conf', "dynview.naptime = 150\n");
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+ok( $node->poll_query_until(
+		'postgres', q{SELECT setting = '150' FROM pg_settings WHERE name = 'dynview.naptime'}),
+	'the reload is taken');
+$node->safe_psql('postgres', "INSERT INTO fast_src VALUES (5, 5)");
+ok($node->poll_query_until('postgres', "SELECT count(*) = 5 FROM fast_t"),
+	'refreshes go on after the reload');
+unlike(slurp_file($node->logfile), qr/terminated by signal/, 'no dynview process crashed on the reload');
 $node->safe_psql('postgres',
 	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'dynview refresh worker'});
 ok( $node->poll_query_until(
