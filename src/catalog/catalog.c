@@ -48,7 +48,7 @@
 #include "dynview.h"
 
 static uint64 widen_xid(TransactionId xid, FullTransactionId next);
-static Datum take_running_id(Oid relid, char *null);
+static Datum take_running_id(Oid relid, char *null, Datum *start, char *start_null);
 
 static const char *trigger_names[] = {
 	[DV_TRIGGER_SYSTEM_SCHEDULED] = "SYSTEM_SCHEDULED",
@@ -938,16 +938,16 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
 void
 dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const char *message)
 {
-	Oid			types[6] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID};
-	Datum		values[6];
-	char		nulls[7] = "      ";
+	Oid			types[7] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID};
+	Datum		values[7];
+	char		nulls[8] = "       ";
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(message);
 	values[2] = Int32GetDatum(dv_max_consecutive_failures);
 	values[3] = CStringGetTextDatum(state);
 	values[4] = CStringGetTextDatum(trigger_names[trigger]);
-	values[5] = take_running_id(relid, &nulls[5]);
+	values[5] = take_running_id(relid, &nulls[5], &values[6], &nulls[6]);
 	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog "
 					"  SET consecutive_failures = consecutive_failures + 1, last_refresh_state = $4, "
 					"      scheduling_state = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
@@ -958,9 +958,10 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
 					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, error_message) "
 					"SELECT coalesce($6, nextval('dynview.refresh_history_refresh_id_seq')), "
-					"  relid, schema_name, table_name, $4, NULL, $5, clock_timestamp(), "
-					"  clock_timestamp(), 0, 0, 0, $2 FROM c",
-					6, types, values, nulls, -1);
+					"  relid, schema_name, table_name, $4, NULL, $5, coalesce($7, clock_timestamp()), "
+					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($7, clock_timestamp())) * 1000, "
+					"  0, 0, $2 FROM c",
+					7, types, values, nulls, -1);
 	/* failures always reach the server log (successes only with dynview.log_refreshes) */
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" %s",
@@ -993,9 +994,12 @@ static List *running_rows = NIL;
  * stays announced.)
  */
 static Datum
-take_running_id(Oid relid, char *null)
+take_running_id(Oid relid, char *null, Datum *start, char *start_null)
 {
 	ListCell   *lc;
+
+	if (start_null)
+		*start_null = 'n';
 
 	foreach(lc, running_rows)
 	{
@@ -1006,10 +1010,18 @@ take_running_id(Oid relid, char *null)
 		if (r->relid != relid)
 			continue;
 		values[0] = Int64GetDatum(r->refresh_id);
-		dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE refresh_id = $1 AND state = 'RUNNING'",
+		dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE refresh_id = $1 AND state = 'RUNNING' "
+						"RETURNING start_time",
 						1, types, values, NULL, -1);
 		if (SPI_processed == 0)
 			break;				/* replaced already */
+		if (start)
+		{
+			bool		isnull;
+
+			*start = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			*start_null = isnull ? 'n' : ' ';
+		}
 		*null = ' ';
 		return Int64GetDatum(r->refresh_id);
 	}
@@ -1141,24 +1153,25 @@ void
 dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 				   const char *reason)
 {
-	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, INT8OID};
-	Datum		values[5];
-	char		nulls[6] = "     ";
+	Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID};
+	Datum		values[6];
+	char		nulls[7] = "      ";
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(reason_code);
 	values[2] = CStringGetTextDatum(reason);
 	values[3] = CStringGetTextDatum(trigger_names[trigger]);
-	values[4] = take_running_id(relid, &nulls[4]);
+	values[4] = take_running_id(relid, &nulls[4], &values[5], &nulls[5]);
 	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog SET last_refresh_state = 'SKIPPED' "
 					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
 					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
 					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
 					"  mode_reason_code, mode_reason) "
 					"SELECT coalesce($5, nextval('dynview.refresh_history_refresh_id_seq')), "
-					"  relid, schema_name, table_name, 'SKIPPED', NULL, $4, clock_timestamp(), "
-					"  clock_timestamp(), 0, 0, 0, $2, $3 FROM c",
-					5, types, values, nulls, -1);
+					"  relid, schema_name, table_name, 'SKIPPED', NULL, $4, coalesce($6, clock_timestamp()), "
+					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($6, clock_timestamp())) * 1000, "
+					"  0, 0, $2, $3 FROM c",
+					6, types, values, nulls, -1);
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" skipped (%s)",
 					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?", reason_code),
@@ -1217,7 +1230,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 		nulls[14] = 'n';
 	values[15] = ObjectIdGetDatum(dt->relid);
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
-	values[16] = take_running_id(dt->relid, &nulls[16]);
+	values[16] = take_running_id(dt->relid, &nulls[16], NULL, NULL);
 
 	dv_catalog_exec("INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, "
 					"refresh_mode, refresh_trigger, start_time, end_time, duration_ms, rows_inserted, "

@@ -733,11 +733,15 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	/*
 	 * tables dynview updates and deletes rows of, now published: they need a
 	 * replica identity (cdc/tracking.c).  (ALTER PUBLICATION ... DROP leaves
-	 * it.)
+	 * it.)  A table moved into a schema published FOR TABLES IN SCHEMA is now
+	 * published too.
 	 */
 	if ((IsA(pstmt->utilityStmt, CreatePublicationStmt) ||
 		 (IsA(pstmt->utilityStmt, AlterPublicationStmt) &&
-		  ((AlterPublicationStmt *) pstmt->utilityStmt)->action != AP_DropObjects)) &&
+		  ((AlterPublicationStmt *) pstmt->utilityStmt)->action != AP_DropObjects) ||
+		 (IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) &&
+		  (((AlterObjectSchemaStmt *) pstmt->utilityStmt)->objectType == OBJECT_TABLE ||
+		   ((AlterObjectSchemaStmt *) pstmt->utilityStmt)->objectType == OBJECT_MATVIEW))) &&
 		IsTransactionState() && dv_extension_present())
 	{
 		CommandCounterIncrement();

@@ -68,6 +68,16 @@ DELETE FROM pub_src WHERE g = 'g0';
 SELECT state, refresh_mode FROM dynview.refresh('pub_s.pub_in_schema');
 SELECT state, refresh_mode FROM dynview.refresh('pub_s.pub_later');
 SELECT dynview.verify('pub_s.pub_in_schema'), dynview.verify('pub_s.pub_later');
+-- and one moved into the published schema by ALTER TABLE ... SET SCHEMA
+SET client_min_messages = warning;
+SELECT dynview.create_dynamic_table('pub_moved', 'SELECT g, min(v) AS m FROM pub_src GROUP BY g',
+  schedule => 'manual');
+RESET client_min_messages;
+ALTER TABLE pub_moved SET SCHEMA pub_s;
+SELECT * FROM pub_identity WHERE relname = 'pub_moved';
+UPDATE pub_src SET v = v + 1000 WHERE g = 'g1';
+SELECT state, refresh_mode FROM dynview.refresh('pub_s.pub_moved');
+SELECT dynview.verify('pub_s.pub_moved');
 
 -- a partitioned dynamic table: its partitions (the tables its refreshes write) get FULL,
 -- those there when it is published and those made later
@@ -87,7 +97,7 @@ SELECT dynview.verify('pub_daily_2026_05_26'), dynview.verify('pub_daily_2026_05
 
 DROP PUBLICATION pub_a, pub_b, pub_c, pub_ins;
 SET client_min_messages = warning;
-DROP TABLE pub_daily, pub_totals, pub_keyed, pub_nothing, pub_s.pub_in_schema, pub_s.pub_later;
+DROP TABLE pub_daily, pub_totals, pub_keyed, pub_nothing, pub_s.pub_in_schema, pub_s.pub_later, pub_s.pub_moved;
 DROP SCHEMA pub_s;
 DROP VIEW pub_identity;
 DROP TABLE pub_src;

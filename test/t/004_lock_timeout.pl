@@ -52,6 +52,11 @@ ok( $node->poll_query_until(
 		              WHERE name = 'd_locked'::regclass AND state = 'SKIPPED'}),
 	'the blocked table is retried at every cycle');
 is( $node->safe_psql(
+		'postgres', q{SELECT bool_and(end_time - start_time >= interval '200 ms'
+		                       AND duration_ms >= 200)
+		              FROM dynview.refresh_history WHERE name = 'd_locked'::regclass AND state = 'SKIPPED'}),
+	't', 'a SKIPPED row spans the wait: it starts when the refresh was announced, not when it was given up');
+is( $node->safe_psql(
 		'postgres', q{SELECT scheduling_state || ' ' || consecutive_failures || ' ' || last_refresh_state
 		              FROM dynview.dynamic_tables WHERE name = 'd_locked'::regclass}),
 	'ACTIVE 0 SKIPPED', 'a skipped refresh is no failure: the table stays ACTIVE');
