@@ -49,6 +49,8 @@
 
 static uint64 widen_xid(TransactionId xid, FullTransactionId next);
 static Datum take_running_id(Oid relid, char *null, Datum *start, char *start_null);
+static void history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool count_failure,
+							const char *reason_code, const char *reason, const char *message);
 
 static const char *trigger_names[] = {
 	[DV_TRIGGER_SYSTEM_SCHEDULED] = "SYSTEM_SCHEDULED",
@@ -929,6 +931,52 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
 }
 
 /*
+ * history_outcome - the history row of a refresh that did not run to its end
+ * (state FAILED, UPSTREAM_FAILED or SKIPPED, with a reason code and text or
+ * an error message), replacing its RUNNING row and keeping that row's
+ * refresh_id and start_time; the catalog's last_refresh_state follows.  A
+ * counted failure raises consecutive_failures and suspends the table after
+ * dynview.max_consecutive_failures in a row.  Needs SPI and a transaction.
+ */
+static void
+history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool count_failure,
+				const char *reason_code, const char *reason, const char *message)
+{
+	Oid			types[10] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID,
+	TEXTOID, TEXTOID, BOOLOID};
+	Datum		values[10];
+	char		nulls[11] = "          ";
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = message ? CStringGetTextDatum(message) : (Datum) 0;
+	nulls[1] = message ? ' ' : 'n';
+	values[2] = Int32GetDatum(dv_max_consecutive_failures);
+	values[3] = CStringGetTextDatum(state);
+	values[4] = CStringGetTextDatum(trigger_names[trigger]);
+	values[5] = take_running_id(relid, &nulls[5], &values[6], &nulls[6]);
+	values[7] = reason_code ? CStringGetTextDatum(reason_code) : (Datum) 0;
+	nulls[7] = reason_code ? ' ' : 'n';
+	values[8] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
+	nulls[8] = reason ? ' ' : 'n';
+	values[9] = BoolGetDatum(count_failure);
+	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog "
+					"  SET consecutive_failures = consecutive_failures + $10::int, last_refresh_state = $4, "
+					"      scheduling_state = CASE WHEN $10 AND $3 > 0 AND consecutive_failures + 1 >= $3 "
+					"                              THEN 'SUSPENDED' ELSE scheduling_state END, "
+					"      suspend_reason = CASE WHEN $10 AND $3 > 0 AND consecutive_failures + 1 >= $3 "
+					"                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
+					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
+					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
+					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
+					"  mode_reason_code, mode_reason, error_message) "
+					"SELECT coalesce($6, nextval('dynview.refresh_history_refresh_id_seq')), "
+					"  relid, schema_name, table_name, $4, NULL, $5, coalesce($7, clock_timestamp()), "
+					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($7, clock_timestamp())) * 1000, "
+					"  0, 0, $8, $9, $2 FROM c",
+					10, types, values, nulls, -1);
+}
+
+/*
  * dv_history_failure - a scheduled refresh of relid failed (state FAILED,
  * with the error) or was skipped because an upstream failed (state
  * UPSTREAM_FAILED): write its history row and count the failure; after
@@ -938,30 +986,7 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
 void
 dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const char *message)
 {
-	Oid			types[7] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID};
-	Datum		values[7];
-	char		nulls[8] = "       ";
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(message);
-	values[2] = Int32GetDatum(dv_max_consecutive_failures);
-	values[3] = CStringGetTextDatum(state);
-	values[4] = CStringGetTextDatum(trigger_names[trigger]);
-	values[5] = take_running_id(relid, &nulls[5], &values[6], &nulls[6]);
-	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog "
-					"  SET consecutive_failures = consecutive_failures + 1, last_refresh_state = $4, "
-					"      scheduling_state = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
-					"                              THEN 'SUSPENDED' ELSE scheduling_state END, "
-					"      suspend_reason = CASE WHEN $3 > 0 AND consecutive_failures + 1 >= $3 "
-					"                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
-					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
-					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
-					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, error_message) "
-					"SELECT coalesce($6, nextval('dynview.refresh_history_refresh_id_seq')), "
-					"  relid, schema_name, table_name, $4, NULL, $5, coalesce($7, clock_timestamp()), "
-					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($7, clock_timestamp())) * 1000, "
-					"  0, 0, $2 FROM c",
-					7, types, values, nulls, -1);
+	history_outcome(relid, trigger, state, true, NULL, NULL, message);
 	/* failures always reach the server log (successes only with dynview.log_refreshes) */
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" %s",
@@ -1153,25 +1178,7 @@ void
 dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 				   const char *reason)
 {
-	Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID};
-	Datum		values[6];
-	char		nulls[7] = "      ";
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(reason_code);
-	values[2] = CStringGetTextDatum(reason);
-	values[3] = CStringGetTextDatum(trigger_names[trigger]);
-	values[4] = take_running_id(relid, &nulls[4], &values[5], &nulls[5]);
-	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog SET last_refresh_state = 'SKIPPED' "
-					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
-					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
-					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
-					"  mode_reason_code, mode_reason) "
-					"SELECT coalesce($5, nextval('dynview.refresh_history_refresh_id_seq')), "
-					"  relid, schema_name, table_name, 'SKIPPED', NULL, $4, coalesce($6, clock_timestamp()), "
-					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($6, clock_timestamp())) * 1000, "
-					"  0, 0, $2, $3 FROM c",
-					6, types, values, nulls, -1);
+	history_outcome(relid, trigger, "SKIPPED", false, reason_code, reason, NULL);
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" skipped (%s)",
 					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?", reason_code),
