@@ -224,7 +224,7 @@ GRANT SELECT ON dynview.dynamic_tables, dynview.dependencies TO PUBLIC;
 CREATE FUNCTION dynview.create_dynamic_table(
     name text,
     query text,
-    schedule text DEFAULT NULL,
+    schedule text DEFAULT '1 minute',
     refresh_mode text DEFAULT 'auto',
     initialize boolean DEFAULT true,
     primary_key text[] DEFAULT NULL,
@@ -236,9 +236,9 @@ AS 'MODULE_PATHNAME', 'dynview_create_dynamic_table';
 
 COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, text, text, boolean, text[], text, interval) IS
 $$Creates the dynamic table NAME (schema-qualified or created in the first schema of search_path) holding the result of QUERY, with exactly its columns and types.
-schedule: an interval of at least 1 second ('1 minute', '5 seconds'), 'downstream' or 'manual'; NULL (the default): '1 minute', or 'manual' with partition_by. refresh_mode: 'auto', 'incremental' or 'full'.
+schedule: an interval of at least 1 second ('1 minute', '5 seconds'), 'downstream' or 'manual'. refresh_mode: 'auto', 'incremental' or 'full'.
 initialize: true fills the table at once (refresh trigger CREATION); false leaves it empty until the first refresh. primary_key: optional key columns of the result.
-partition_by: a column of the result; makes NAME a partitioned dynamic table, as create_partitioned_dynamic_table (built deferred: initialize is not used; schedule: that of the partition of the greatest value, an interval or 'manual'); retention (with partition_by): an interval, partitions not refreshed for longer are dropped.
+partition_by: a column of the result; makes NAME a partitioned dynamic table, as create_partitioned_dynamic_table (built deferred: initialize is not used; schedule, '1 minute' unless given as for any dynamic table: that of the partition of the greatest value, an interval or 'manual'); retention (with partition_by): an interval, partitions not refreshed for longer are dropped.
 Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0A000), a temporary source (0A000), bad schedule or mode (22023), wal_level not logical (55000); with partition_by those of create_partitioned_dynamic_table; retention without partition_by or not positive (22023).
 Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => '30 seconds');
 Example: SELECT dynview.create_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}');$$;
@@ -246,7 +246,7 @@ Example: SELECT dynview.create_dynamic_table('part_dept', 'SELECT *, dynview.par
 CREATE FUNCTION dynview.create_or_replace_dynamic_table(
     name text,
     query text,
-    schedule text DEFAULT NULL,
+    schedule text DEFAULT '1 minute',
     refresh_mode text DEFAULT 'auto',
     initialize boolean DEFAULT true,
     primary_key text[] DEFAULT NULL,

@@ -65,8 +65,7 @@ read_create_args(FunctionCallInfo fcinfo, DvCreateArgs *args)
 	memset(args, 0, sizeof(DvCreateArgs));
 	args->name = text_arg(fcinfo, 0, "name");
 	args->query = text_arg(fcinfo, 1, "query");
-	/* NULL: the default, '1 minute' ('manual' for a partitioned dynamic table: create_partitioned) */
-	args->schedule = PG_ARGISNULL(2) ? NULL : dv_validate_schedule(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	args->schedule = dv_validate_schedule(text_arg(fcinfo, 2, "schedule"));
 	args->refresh_mode = dv_validate_refresh_mode(text_arg(fcinfo, 3, "refresh_mode"));
 	args->initialize = PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4);
 	if (!PG_ARGISNULL(5))
@@ -494,8 +493,8 @@ dv_create_dynamic_table(DvCreateArgs *args, bool replace)
  * create_partitioned - create_dynamic_table(..., partition_by => column
  * [, retention => interval]): the partitioned path (catalog/partitioned.c),
  * as create_partitioned_dynamic_table.  A partitioned dynamic table is
- * built deferred (initialize is not used); its schedule, 'manual' unless
- * given, is that of every partition.
+ * built deferred (initialize is not used); its schedule (the function's
+ * default '1 minute' too) is that of the partition of the greatest value.
  */
 static Oid
 create_partitioned(FunctionCallInfo fcinfo, DvCreateArgs *args, bool replace)
@@ -514,7 +513,7 @@ create_partitioned(FunctionCallInfo fcinfo, DvCreateArgs *args, bool replace)
 	pargs.partition_by = text_to_cstring(PG_GETARG_TEXT_PP(6));
 	pargs.primary_key = args->primary_key;
 	pargs.refresh_mode = args->refresh_mode;
-	pargs.schedule = args->schedule;	/* NULL: 'manual' */
+	pargs.schedule = args->schedule;
 	if (!PG_ARGISNULL(7))
 	{
 		pargs.retention = PG_GETARG_INTERVAL_P(7);
@@ -541,8 +540,6 @@ create_or_replace(FunctionCallInfo fcinfo, bool replace)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("retention needs partition_by"),
 				 errhint("Retention drops partitions of a partitioned dynamic table.")));
-	if (args.schedule == NULL)
-		args.schedule = pstrdup("1 minute");
 	return dv_create_dynamic_table(&args, replace);
 }
 

@@ -138,7 +138,7 @@ UPDATE t_department SET name = name || '!' WHERE dept_id = (SELECT min(dept_id) 
 SELECT table_name, refresh_mode FROM dynview.refresh('part_fn_department', partition => '2');
 SELECT dynview.verify('part_fn_department_2');
 SELECT pt, count(*) FROM part_fn_department GROUP BY pt ORDER BY pt;   -- both refreshed today: kept
--- the schedule (default 'manual') is that of the greatest value's partition
+-- the schedule (create_dynamic_table's default, '1 minute') is that of the greatest value's partition
 SELECT name, schedule FROM dynview.dynamic_tables WHERE name::text LIKE 'part_fn_department%' ORDER BY 1;
 SELECT dynview.alter_dynamic_table('part_fn_department', schedule => '1 hour', refresh_mode => 'full');
 SELECT name, schedule, refresh_mode FROM dynview.dynamic_tables WHERE name::text LIKE 'part_fn_department%' ORDER BY 1;
