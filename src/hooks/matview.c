@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "executor/spi.h"
@@ -498,10 +499,35 @@ dv_matview_translate(PlannedStmt *pstmt, const char *queryString)
 		if ((stmt->objtype == OBJECT_MATVIEW || stmt->objtype == OBJECT_TABLE) &&
 			OidIsValid(relid = dynamic_relation(stmt->relation)))
 		{
+			List	   *result;
+			ListCell   *lc;
+
 			stmt = copyObject(stmt);
 			stmt->objtype = OBJECT_TABLE;
 			alter_options(stmt, relid);
-			return stmt->cmds == NIL ? NIL : list_make1(with_statement(pstmt, (Node *) stmt));
+			result = stmt->cmds == NIL ? NIL : list_make1(with_statement(pstmt, (Node *) stmt));
+			/* OWNER TO of a partitioned dynamic table: its partitions too (refreshes run as their owner) */
+			foreach(lc, stmt->cmds)
+			{
+				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+				if (cmd->subtype == AT_ChangeOwner && dv_is_partitioned_dynamic_table(relid))
+				{
+					ListCell   *lp;
+
+					foreach(lp, find_inheritance_children(relid, NoLock))
+					{
+						AlterTableStmt *part = makeNode(AlterTableStmt);
+
+						part->relation = makeRangeVar(get_namespace_name(get_rel_namespace(lfirst_oid(lp))),
+													  get_rel_name(lfirst_oid(lp)), -1);
+						part->objtype = OBJECT_TABLE;
+						part->cmds = list_make1(copyObject(cmd));
+						result = lappend(result, with_statement(pstmt, (Node *) part));
+					}
+				}
+			}
+			return result;
 		}
 	}
 	else if (IsA(parsetree, RenameStmt))

@@ -151,8 +151,29 @@ SELECT dynview.create_or_replace_dynamic_table('part_fn_department', 'SELECT dep
 SELECT count(*) FROM pg_class WHERE relname = 'bad';
 DROP TABLE part_fn_department;
 
+-- (the COPY into the partitioned table marked every partition: 20260527's next refresh is FULL too)
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('part_dlmv_department', partition => '20260527');
+-- OWNER TO passes to the partitions (a refresh runs as its table's owner); RENAME keeps them
+CREATE ROLE pdt_owner;
+GRANT SELECT ON t_department TO pdt_owner;
+ALTER MATERIALIZED VIEW part_dlmv_department OWNER TO pdt_owner;
+ALTER MATERIALIZED VIEW part_dlmv_department RENAME TO part_dlmv_dept;
+SELECT relname, relowner::regrole FROM pg_class
+ WHERE relname LIKE 'part_dlmv_dep%' AND relkind IN ('r', 'p') ORDER BY 1;
+UPDATE t_department SET name = 'Human Resources' WHERE dept_id = 1001;
+SET ROLE pdt_owner;
+SET dynview.partition = '20260527';
+REFRESH MATERIALIZED VIEW part_dlmv_dept;
+RESET dynview.partition;
+RESET ROLE;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh_history ORDER BY refresh_id DESC LIMIT 1;
+SELECT dynview.verify('part_dlmv_department_20260527');
+ALTER MATERIALIZED VIEW part_dlmv_dept RENAME TO part_dlmv_department;
+
 -- DROP MATERIALIZED VIEW drops the partitions and the bookkeeping
 DROP MATERIALIZED VIEW part_dlmv_department;
+REVOKE SELECT ON t_department FROM pdt_owner;
+DROP ROLE pdt_owner;
 DROP TABLE daily_sales;
 SELECT count(*) FROM dynview.dynamic_tables;
 SELECT count(*) FROM dynview.partitioned_table_catalog;
