@@ -88,6 +88,17 @@ SELECT state, table_name FROM dynview.refresh('daily_sales', partition => 'batch
 SELECT day FROM daily_sales GROUP BY day ORDER BY day;
 SELECT dynview.verify('daily_sales_batch_7');
 
+-- current_setting('dynview.partition') reads the value as dynview.partition() does
+SELECT dynview.create_partitioned_dynamic_table('dept_by_setting',
+  $$SELECT dept_id, name, current_setting('dynview.partition') AS pt FROM t_department$$,
+  partition_by => 'pt', primary_key => '{dept_id}');
+SELECT table_name, refresh_mode FROM dynview.refresh('dept_by_setting', partition => '20260601');
+SELECT query LIKE '%''20260601''%' AS value_in_query, effective_mode FROM dynview.dynamic_tables
+ WHERE name = 'dept_by_setting_20260601'::regclass;
+SELECT dynview.verify('dept_by_setting_20260601');
+SELECT DISTINCT pt FROM dept_by_setting;
+DROP MATERIALIZED VIEW dept_by_setting;
+
 -- a partitioned dynamic table is written by its partitions' refreshes only
 INSERT INTO part_dlmv_department VALUES (9, 'x', 'y', '20260526');
 TRUNCATE part_dlmv_department;
