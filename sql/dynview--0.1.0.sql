@@ -55,7 +55,8 @@ CREATE TABLE dynview.partitioned_table_catalog (
     partition_column name NOT NULL,
     refresh_mode     text NOT NULL CHECK (refresh_mode IN ('auto', 'incremental', 'full')),
     primary_key      text[],
-    retention        int CHECK (retention > 0),  -- keep this many partitions (greatest values)
+    schedule         text NOT NULL DEFAULT 'manual',  -- of the partition of the greatest value
+    retention        interval CHECK (retention > interval '0'),  -- drop partitions not refreshed for longer
     created_at       timestamptz NOT NULL DEFAULT now()
 );
 
@@ -228,17 +229,17 @@ CREATE FUNCTION dynview.create_dynamic_table(
     initialize boolean DEFAULT true,
     primary_key text[] DEFAULT NULL,
     partition_by text DEFAULT NULL,
-    retention int DEFAULT NULL)
+    retention interval DEFAULT NULL)
 RETURNS regclass
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_create_dynamic_table';
 
-COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, text, text, boolean, text[], text, int) IS
+COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, text, text, boolean, text[], text, interval) IS
 $$Creates the dynamic table NAME (schema-qualified or created in the first schema of search_path) holding the result of QUERY, with exactly its columns and types.
 schedule: an interval of at least 1 second ('1 minute', '5 seconds'), 'downstream' or 'manual'. refresh_mode: 'auto', 'incremental' or 'full'.
 initialize: true fills the table at once (refresh trigger CREATION); false leaves it empty until the first refresh. primary_key: optional key columns of the result.
-partition_by: a column of the result; makes NAME a partitioned dynamic table, as create_partitioned_dynamic_table (built deferred, no schedule: leave schedule out or pass 'manual'; initialize is not used); retention (with partition_by): partitions kept, at least 1.
-Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0A000), a temporary source (0A000), bad schedule or mode (22023), wal_level not logical (55000); with partition_by those of create_partitioned_dynamic_table, a schedule (0A000); retention without partition_by or < 1 (22023).
+partition_by: a column of the result; makes NAME a partitioned dynamic table, as create_partitioned_dynamic_table (built deferred: initialize is not used; schedule, '1 minute' unless given as for any dynamic table: that of the partition of the greatest value, an interval or 'manual'); retention (with partition_by): an interval, partitions not refreshed for longer are dropped.
+Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0A000), a temporary source (0A000), bad schedule or mode (22023), wal_level not logical (55000); with partition_by those of create_partitioned_dynamic_table; retention without partition_by or not positive (22023).
 Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => '30 seconds');
 Example: SELECT dynview.create_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}');$$;
 
@@ -250,12 +251,12 @@ CREATE FUNCTION dynview.create_or_replace_dynamic_table(
     initialize boolean DEFAULT true,
     primary_key text[] DEFAULT NULL,
     partition_by text DEFAULT NULL,
-    retention int DEFAULT NULL)
+    retention interval DEFAULT NULL)
 RETURNS regclass
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_create_or_replace_dynamic_table';
 
-COMMENT ON FUNCTION dynview.create_or_replace_dynamic_table(text, text, text, text, boolean, text[], text, int) IS
+COMMENT ON FUNCTION dynview.create_or_replace_dynamic_table(text, text, text, text, boolean, text[], text, interval) IS
 $$Creates the dynamic table NAME, or replaces the definition of an existing one keeping the table itself (OID, grants, indexes, dependents) and refilling it at once.
 Existing columns must keep their names and types; new columns may be appended. Same arguments as create_dynamic_table, but partition_by must be NULL (0A000: a partitioned dynamic table is not replaced; drop and create it).
 Errors: a changed column type (0A000, "cannot replace column ... from type A to type B": drop and recreate instead), a dropped or renamed column (0A000), NAME being an ordinary table (42809), a query reading the table itself or its downstreams (42P17).
@@ -298,15 +299,18 @@ CREATE FUNCTION dynview.create_partitioned_dynamic_table(
     partition_by text,
     primary_key text[] DEFAULT NULL,
     refresh_mode text DEFAULT 'auto',
-    retention int DEFAULT NULL)
+    retention interval DEFAULT NULL,
+    schedule text DEFAULT 'manual')
 RETURNS regclass
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_create_partitioned_dynamic_table';
 
-COMMENT ON FUNCTION dynview.create_partitioned_dynamic_table(text, text, text, text[], text, int) IS
-$$Creates NAME as a partitioned table (LIST on column PARTITION_BY of QUERY's result), empty: each partition is filled by refresh(NAME, partition => value), which creates it on demand as a dynamic table of its own (query with dynview.partition() replaced by the value; schedule 'manual') and later refreshes it from its own data snapshot. primary_key: key columns of each partition. retention: keep this many partitions (greatest values), drop older ones at each partition refresh.
-Errors: as create_dynamic_table; PARTITION_BY not a column of the query (42703); a query without dynview.partition() (22023); retention < 1 (22023).
-Example: SELECT dynview.create_partitioned_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}', retention => 10);$$;
+COMMENT ON FUNCTION dynview.create_partitioned_dynamic_table(text, text, text, text[], text, interval, text) IS
+$$Creates NAME as a partitioned table (LIST on column PARTITION_BY of QUERY's result), empty: each partition is filled by refresh(NAME, partition => value), which creates it on demand as a dynamic table of its own (query with dynview.partition() replaced by the value) and later refreshes it from its own data snapshot. primary_key: key columns of each partition.
+schedule: 'manual' (the default: a partition changes only when refreshed by name) or an interval: the scheduler keeps the partition of the greatest value (text order, the current batch) fresh; the others keep their rows until refreshed by name; it creates no partition.
+retention: an interval (the seed's LIFECYCLE 10 is '10 days'): a partition not refreshed for longer is dropped, by the next partition refresh, by ALTER ... SET (dynview.retention) or by the scheduler.
+Errors: as create_dynamic_table; PARTITION_BY not a column of the query (42703); a query without dynview.partition() (22023); retention not positive (22023); schedule 'downstream' (0A000).
+Example: SELECT dynview.create_partitioned_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}', retention => '10 days');$$;
 
 CREATE FUNCTION dynview.refresh(name text, partition text)
 RETURNS dynview.refresh_history
@@ -314,7 +318,7 @@ LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_refresh_partition';
 
 COMMENT ON FUNCTION dynview.refresh(text, text) IS
-$$Refreshes partition PARTITION of the partitioned dynamic table NAME: creates it (trigger CREATION, FULL) if it does not exist, else refreshes it (MANUAL, INCREMENTAL from the partition's own data snapshot); other partitions keep their rows. Returns the partition's history row (table_name names the partition). Drops partitions beyond the table's retention.
+$$Refreshes partition PARTITION of the partitioned dynamic table NAME: creates it (trigger CREATION, FULL) if it does not exist, else refreshes it (MANUAL, INCREMENTAL from the partition's own data snapshot); other partitions keep their rows. Returns the partition's history row (table_name names the partition). The partition of the greatest value gets the table's schedule, the others 'manual'. Drops the partitions not refreshed for longer than the table's retention.
 Errors: unknown name (42P01), not a partitioned dynamic table (42809), not the owner (42501), NULL partition (22004).
 Example: SELECT state, refresh_mode, table_name FROM dynview.refresh('part_dept', partition => '20260526');$$;
 
@@ -324,8 +328,8 @@ LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'dynview_alter_dynamic_table';
 
 COMMENT ON FUNCTION dynview.alter_dynamic_table(text, text, text) IS
-$$Changes the schedule (an interval of at least 1 second, 'downstream' or 'manual') and/or the refresh mode ('auto', 'incremental', 'full') of the dynamic table NAME; NULL keeps a setting.
-Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501), bad schedule or mode (22023).
+$$Changes the schedule (an interval of at least 1 second, 'downstream' or 'manual') and/or the refresh mode ('auto', 'incremental', 'full') of the dynamic table NAME; NULL keeps a setting. For a partitioned dynamic table: its schedule (an interval or 'manual', given to the partition of the greatest value) and the mode of every partition.
+Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501), bad schedule or mode (22023), 'downstream' for a partitioned dynamic table (0A000).
 Example: SELECT dynview.alter_dynamic_table('public.order_totals', schedule => '5 minutes');$$;
 
 CREATE FUNCTION dynview.suspend(name text)

@@ -210,7 +210,8 @@ typedef struct DvPartitionedArgs
 	char	   *partition_by;	/* column of the query: dynview.partition() */
 	ArrayType  *primary_key;	/* text[] or NULL */
 	char	   *refresh_mode;
-	int			retention;		/* partitions kept; 0: all */
+	char	   *schedule;		/* of every partition: an interval or 'manual' */
+	Interval   *retention;		/* drop partitions whose value is older; NULL: keep all */
 } DvPartitionedArgs;
 
 extern char *dv_partition_setting;
@@ -218,6 +219,13 @@ extern Oid	dv_create_partitioned_dynamic_table(DvPartitionedArgs *args);
 extern Datum dv_refresh_partition(Oid relid, const char *value);
 extern bool dv_is_partitioned_dynamic_table(Oid relid);
 extern void dv_partitioned_forget(Datum relid_array);
+extern Interval *dv_partition_retention(const char *text, bool days_if_number);
+extern void dv_check_partition_retention(Interval *retention);
+extern char *dv_partition_schedule(const char *schedule);
+extern void dv_partitioned_alter(Oid relid, const char *schedule, const char *mode,
+								 Interval *retention, bool reset_retention);
+extern int	dv_partitioned_expire(Oid relid);
+extern List *dv_partitioned_with_retention(void);
 
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);

@@ -491,10 +491,10 @@ dv_create_dynamic_table(DvCreateArgs *args, bool replace)
 
 /*
  * create_partitioned - create_dynamic_table(..., partition_by => column
- * [, retention => n]): the partitioned path (catalog/partitioned.c), as
- * create_partitioned_dynamic_table.  A partitioned dynamic table is built
- * deferred and has no schedule: schedule must be left at its default or be
- * 'manual'; initialize is not used.
+ * [, retention => interval]): the partitioned path (catalog/partitioned.c),
+ * as create_partitioned_dynamic_table.  A partitioned dynamic table is
+ * built deferred (initialize is not used); its schedule (the function's
+ * default '1 minute' too) is that of the partition of the greatest value.
  */
 static Oid
 create_partitioned(FunctionCallInfo fcinfo, DvCreateArgs *args, bool replace)
@@ -507,26 +507,17 @@ create_partitioned(FunctionCallInfo fcinfo, DvCreateArgs *args, bool replace)
 				 errmsg("create_or_replace_dynamic_table cannot create or replace a partitioned dynamic table"),
 				 errdetail("Each partition is a dynamic table of its own, filled from its own data snapshot."),
 				 errhint("Drop it with DROP TABLE and create it again with create_dynamic_table(..., partition_by => ...).")));
-	if (strcmp(args->schedule, "manual") != 0 && strcmp(args->schedule, "1 minute") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a partitioned dynamic table has no schedule"),
-				 errdetail("Its partitions are filled and refreshed on demand, one value at a time."),
-				 errhint("Leave out schedule; refresh a partition with dynview.refresh(name, partition => 'value').")));
 	memset(&pargs, 0, sizeof(pargs));
 	pargs.name = args->name;
 	pargs.query = args->query;
 	pargs.partition_by = text_to_cstring(PG_GETARG_TEXT_PP(6));
 	pargs.primary_key = args->primary_key;
 	pargs.refresh_mode = args->refresh_mode;
+	pargs.schedule = args->schedule;
 	if (!PG_ARGISNULL(7))
 	{
-		pargs.retention = PG_GETARG_INT32(7);
-		if (pargs.retention < 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("retention must be at least 1"),
-					 errhint("Pass the number of partitions to keep, or NULL to keep all.")));
+		pargs.retention = PG_GETARG_INTERVAL_P(7);
+		dv_check_partition_retention(pargs.retention);
 	}
 	return dv_create_partitioned_dynamic_table(&pargs);
 }
@@ -631,7 +622,21 @@ dynview_alter_dynamic_table(PG_FUNCTION_ARGS)
 	char	   *name = text_arg(fcinfo, 0, "name");
 	char	   *schedule = PG_ARGISNULL(1) ? NULL : dv_validate_schedule(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	char	   *mode = PG_ARGISNULL(2) ? NULL : dv_validate_refresh_mode(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	Oid			relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(name)), NoLock, true);
 
+	if (OidIsValid(relid) && dv_is_partitioned_dynamic_table(relid))
+	{
+		/* its schedule and mode, and those of every partition */
+		if (schedule != NULL)
+			schedule = dv_partition_schedule(schedule);
+		if (!pg_class_ownercheck(relid, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+		SPI_connect();
+		dv_partitioned_alter(relid, schedule, mode, NULL, false);
+		SPI_finish();
+		dv_shmem_wake_scheduler_at_commit();
+		PG_RETURN_VOID();
+	}
 	SPI_connect();
 	dv_alter_dynamic_table(dv_resolve_dynamic_table(name, false, true), schedule, mode);
 	SPI_finish();

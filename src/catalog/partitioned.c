@@ -24,8 +24,23 @@
  *	  their rows;
  *	- its history rows name it (T's name, '_', the value).
  *
- * retention keeps the greatest N partition values: a partition refresh
- * drops the partitions beyond them (not the one it refreshed).
+ * schedule (of T, 'manual' by default): the partition of the greatest
+ * value (text order: '20260527' after '20260526'), the current batch, gets
+ * T's schedule and the scheduler keeps it fresh as any dynamic table; the
+ * others are 'manual' and keep their rows until refreshed by name (the
+ * seed's partition 1 keeps its old contents).  Making a partition of a
+ * greater value moves the schedule to it (schedule_current).  The
+ * scheduler creates no partition: a value is known only when a refresh
+ * names it.
+ *
+ * retention is an age, the seed's LIFECYCLE (days there: a bare number in
+ * dynview.retention is days): a partition not refreshed for longer (its
+ * data_timestamp older than now() - retention; the product reclaims a
+ * partition by its last modification, and a refresh is the only thing that
+ * writes a partition) is dropped: by the next partition refresh of T, by
+ * ALTER ... SET (dynview.retention), and by the scheduler (each look,
+ * dv_partitioned_expire).  A scheduled current partition is refreshed, so
+ * kept.
  *
  * The guard counts T as a dynamic table (lookup in both catalogs): no
  * writes, no TRUNCATE, no other partitions, no column changes.
@@ -54,6 +69,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -61,6 +77,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "dynview.h"
 #include "cdc/cdc.h"
@@ -78,7 +95,8 @@ typedef struct DvPartitioned
 	char	   *partition_column;
 	char	   *refresh_mode;
 	ArrayType  *primary_key;
-	int			retention;		/* 0: keep all */
+	Interval   *retention;		/* NULL: keep all */
+	char	   *schedule;		/* of every partition */
 } DvPartitioned;
 
 /* OID of dynview.partition() */
@@ -157,7 +175,7 @@ load_partitioned(Oid relid)
 	bool		isnull;
 	Datum		d;
 
-	dv_catalog_exec("SELECT definition, partition_column::text, refresh_mode, primary_key, coalesce(retention, 0) "
+	dv_catalog_exec("SELECT definition, partition_column::text, refresh_mode, primary_key, retention, schedule "
 					"FROM dynview.partitioned_table_catalog WHERE relid = $1::regclass",
 					1, types, values, NULL, -1);
 	if (SPI_processed != 1)
@@ -170,7 +188,13 @@ load_partitioned(Oid relid)
 	p->refresh_mode = SPI_getvalue(tup, desc, 3);
 	d = SPI_getbinval(tup, desc, 4, &isnull);
 	p->primary_key = isnull ? NULL : DatumGetArrayTypePCopy(d);
-	p->retention = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
+	d = SPI_getbinval(tup, desc, 5, &isnull);
+	if (!isnull)
+	{
+		p->retention = palloc(sizeof(Interval));
+		memcpy(p->retention, DatumGetIntervalP(d), sizeof(Interval));
+	}
+	p->schedule = SPI_getvalue(tup, desc, 6);
 	return p;
 }
 
@@ -261,52 +285,261 @@ partition_name(Oid relid, const char *value)
 	return name.data;
 }
 
-typedef struct PartitionValue
+static char *
+interval_text(Interval *iv)
 {
-	Oid			relid;
-	char	   *value;
-} PartitionValue;
-
-static int
-compare_values_desc(const ListCell *a, const ListCell *b)
-{
-	return -strcmp(((PartitionValue *) lfirst(a))->value, ((PartitionValue *) lfirst(b))->value);
+	return DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(iv)));
 }
 
-/* drop T's partitions beyond its retention (greatest values kept), except keep */
+/*
+ * dv_check_partition_retention - retention must be a positive interval
+ * (22023).
+ */
+void
+dv_check_partition_retention(Interval *retention)
+{
+	Interval	zero;
+
+	memset(&zero, 0, sizeof(zero));
+	if (DatumGetInt32(DirectFunctionCall2(interval_cmp, IntervalPGetDatum(retention),
+										  IntervalPGetDatum(&zero))) <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("retention must be a positive interval, not %s", interval_text(retention)),
+				 errhint("Pass the age after which a partition is dropped, such as '10 days', or NULL to keep all.")));
+}
+
+/*
+ * dv_partition_retention - retention as text (dynview.retention = ...):
+ * an interval ('10 days'), or with days_if_number a bare number of days
+ * ('10', as the seed's LIFECYCLE 10); positive.  22023 otherwise.
+ */
+Interval *
+dv_partition_retention(const char *text, bool days_if_number)
+{
+	Interval   *iv = palloc0(sizeof(Interval));
+	struct pg_itm_in itm;
+	int			dtype;
+	char	   *fields[MAXDATEFIELDS];
+	int			ftype[MAXDATEFIELDS];
+	char		workbuf[256];
+	int			nf;
+	int			dterr;
+	const char *c = text;
+
+	while (*c == ' ')
+		c++;
+	if (days_if_number && *c != '\0' && strspn(c, "0123456789 ") == strlen(c))
+		text = psprintf("%s days", c);
+	dterr = ParseDateTime(text, workbuf, sizeof(workbuf), fields, ftype, MAXDATEFIELDS, &nf);
+	if (dterr == 0)
+		dterr = DecodeInterval(fields, ftype, nf, INTERVAL_FULL_RANGE, &dtype, &itm);
+	if (dterr == DTERR_BAD_FORMAT)
+		dterr = DecodeISO8601Interval(unconstify(char *, text), &dtype, &itm);
+	if (dterr == 0 && dtype == DTK_DELTA && itmin2interval(&itm, iv) != 0)
+		dterr = DTERR_FIELD_OVERFLOW;
+	if (dterr != 0 || dtype != DTK_DELTA)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for parameter \"dynview.retention\": \"%s\"", text),
+				 errdetail("The value is the age after which a partition is dropped: an interval such as '10 days', or a number of days.")));
+	dv_check_partition_retention(iv);
+	return iv;
+}
+
+/*
+ * dv_partition_schedule - the schedule of a partitioned dynamic table: an
+ * interval or 'manual' (validated as any schedule); 'downstream' is 0A000
+ * (nothing reads a partition as an upstream).
+ */
+char *
+dv_partition_schedule(const char *schedule)
+{
+	char	   *s = dv_validate_schedule(schedule);
+
+	if (strcmp(s, "downstream") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a partitioned dynamic table cannot have the schedule 'downstream'"),
+				 errdetail("Its partitions are refreshed by name or on their own schedule, never as upstreams."),
+				 errhint("Use an interval, such as '1 minute', or 'manual'.")));
+	return s;
+}
+
+/*
+ * drop T's partitions not refreshed for longer than retention (their
+ * data_timestamp, or their creation if never refreshed, before now() -
+ * retention); returns how many.  Needs SPI.
+ */
+static int
+expire_partitions(Oid relid, Interval *retention)
+{
+	Oid			types[2] = {OIDOID, INTERVALOID};
+	Datum		values[2];
+	List	   *expired = NIL;
+	ListCell   *lc;
+
+	if (retention == NULL)
+		return 0;
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = IntervalPGetDatum(retention);
+	dv_catalog_exec("SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
+					"JOIN pg_catalog.pg_inherits i ON i.inhrelid = c.relid::oid "
+					"WHERE i.inhparent = $1 AND coalesce(c.data_timestamp, c.created_at) < now() - $2",
+					2, types, values, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		expired = lappend_oid(expired, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	   SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, expired)
+	{
+		Oid			part = lfirst_oid(lc);
+		char	   *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(part)),
+													  get_rel_name(part));
+
+		if (SPI_execute(psprintf("DROP TABLE %s", name), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not drop partition %s", name);
+		ereport(LOG,
+				(errmsg("dynview: dropped partition %s of \"%s\": not refreshed for longer than its retention of %s",
+						name, get_rel_name(relid), interval_text(retention))));
+	}
+	return list_length(expired);
+}
+
+/*
+ * schedule_current - the partition of T's greatest value gets T's
+ * schedule, the others 'manual' (those that differ are altered).  Needs
+ * SPI.
+ */
 static void
-apply_retention(Oid relid, int retention, Oid keep)
+schedule_current(Oid relid, DvPartitioned *p)
 {
 	List	   *oids;
 	List	   *values;
-	List	   *pairs = NIL;
 	ListCell   *lo,
 			   *lv;
+	const char *greatest = NULL;
 
-	if (retention <= 0)
-		return;
 	partitions_of(relid, &oids, &values);
+	foreach(lv, values)
+	{
+		if (greatest == NULL || strcmp(lfirst(lv), greatest) > 0)
+			greatest = lfirst(lv);
+	}
 	forboth(lo, oids, lv, values)
 	{
-		PartitionValue *pv = palloc(sizeof(PartitionValue));
+		Oid			part = lfirst_oid(lo);
+		const char *want = strcmp(lfirst(lv), greatest) == 0 ? p->schedule : "manual";
+		Oid			types[1] = {OIDOID};
+		Datum		args[1] = {ObjectIdGetDatum(part)};
+		char	   *have;
 
-		pv->relid = lfirst_oid(lo);
-		pv->value = lfirst(lv);
-		pairs = lappend(pairs, pv);
-	}
-	/* (text order of the values: '20260526' before '20260527', as dates written so sort) */
-	list_sort(pairs, compare_values_desc);
-	for (int i = retention; i < list_length(pairs); i++)
-	{
-		Oid			part = ((PartitionValue *) list_nth(pairs, i))->relid;
-
-		if (part == keep)
+		dv_catalog_exec("SELECT schedule FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
+						1, types, args, NULL, -1);
+		if (SPI_processed != 1)
 			continue;
-		if (SPI_execute(psprintf("DROP TABLE %s",
-								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(part)),
-															get_rel_name(part))),
-						false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "could not drop partition %u", part);
+		have = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		if (strcmp(have, want) != 0)
+			dv_catalog_set_schedule(part, want, NULL);
+	}
+}
+
+/*
+ * dv_partitioned_expire - drop the partitions of partitioned dynamic table
+ * relid that are older than its retention (the scheduler, each look);
+ * returns how many.  Waits for T's lock as DROP TABLE does.  Needs SPI.
+ */
+int
+dv_partitioned_expire(Oid relid)
+{
+	DvPartitioned *p;
+
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE || (p = load_partitioned(relid)) == NULL)
+		return 0;
+	return expire_partitions(relid, p->retention);
+}
+
+/*
+ * dv_partitioned_with_retention - the partitioned dynamic tables that have
+ * a retention (in the caller's memory).  Needs SPI.
+ */
+List *
+dv_partitioned_with_retention(void)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *result = NIL;
+
+	dv_catalog_exec("SELECT relid::oid FROM dynview.partitioned_table_catalog WHERE retention IS NOT NULL",
+					0, NULL, NULL, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		result = lappend_oid(result, relid);
+		MemoryContextSwitchTo(old);
+	}
+	return result;
+}
+
+/*
+ * dv_partitioned_alter - ALTER of partitioned dynamic table relid (owner
+ * checked by the caller): schedule and mode (validated; NULL keeps) of T
+ * and every partition; retention (validated; NULL keeps, reset_retention
+ * removes it): every existing value must be a date, and the partitions
+ * older than it are dropped at once.  Needs SPI.
+ */
+void
+dv_partitioned_alter(Oid relid, const char *schedule, const char *mode,
+					 Interval *retention, bool reset_retention)
+{
+	DvPartitioned *p;
+	List	   *oids;
+	List	   *values;
+	ListCell   *lo,
+			   *lv;
+	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, INTERVALOID, BOOLOID};
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+
+	/* as a partition refresh: one change of T's partitions at a time */
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	p = load_partitioned(relid);
+	if (p == NULL)
+		elog(ERROR, "relation %u is not a partitioned dynamic table", relid);
+	partitions_of(relid, &oids, &values);
+	args[0] = ObjectIdGetDatum(relid);
+	args[1] = schedule ? CStringGetTextDatum(schedule) : (Datum) 0;
+	nulls[1] = schedule ? ' ' : 'n';
+	args[2] = mode ? CStringGetTextDatum(mode) : (Datum) 0;
+	nulls[2] = mode ? ' ' : 'n';
+	args[3] = retention ? IntervalPGetDatum(retention) : (Datum) 0;
+	nulls[3] = retention ? ' ' : 'n';
+	args[4] = BoolGetDatum(reset_retention);
+	dv_catalog_exec("UPDATE dynview.partitioned_table_catalog SET schedule = coalesce($2, schedule), "
+					"refresh_mode = coalesce($3, refresh_mode), "
+					"retention = CASE WHEN $5 THEN NULL ELSE coalesce($4, retention) END "
+					"WHERE relid = $1::regclass",
+					5, types, args, nulls, -1);
+	/* the mode of every partition; the schedule of the current one */
+	if (mode != NULL)
+	{
+		forboth(lo, oids, lv, values)
+		{
+			if (dv_is_dynamic_table(lfirst_oid(lo)))
+				dv_alter_dynamic_table(lfirst_oid(lo), NULL, mode);
+		}
+	}
+	if (retention != NULL)
+		(void) expire_partitions(relid, retention);
+	if (schedule != NULL)
+	{
+		p->schedule = pstrdup(schedule);
+		schedule_current(relid, p);
 	}
 }
 
@@ -348,7 +581,7 @@ dv_refresh_partition(Oid relid, const char *value)
 		memset(&args, 0, sizeof(args));
 		args.name = quote_qualified_identifier(nspname, partname);
 		args.query = partition_query(p->definition, value);
-		args.schedule = "manual";
+		args.schedule = "manual";	/* schedule_current, below */
 		args.refresh_mode = p->refresh_mode;
 		args.initialize = false;
 		args.primary_key = p->primary_key;
@@ -375,9 +608,11 @@ dv_refresh_partition(Oid relid, const char *value)
 		CommandCounterIncrement();
 		/* published as a partition of a published partitioned dynamic table? */
 		dv_publication_identity(part, "dynamic table");
+		/* the greatest value has T's schedule */
+		schedule_current(relid, p);
 	}
 	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
-	apply_retention(relid, p->retention, part);
+	(void) expire_partitions(relid, p->retention);
 	return result;
 }
 
@@ -414,12 +649,10 @@ dynview_create_partitioned_dynamic_table(PG_FUNCTION_ARGS)
 	args.partition_by = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	args.primary_key = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
 	args.refresh_mode = PG_ARGISNULL(4) ? "auto" : text_to_cstring(PG_GETARG_TEXT_PP(4));
-	args.retention = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT32(5);
-	if (!PG_ARGISNULL(5) && args.retention < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("retention must be at least 1"),
-				 errhint("Pass the number of partitions to keep, or NULL to keep all.")));
+	args.retention = PG_ARGISNULL(5) ? NULL : PG_GETARG_INTERVAL_P(5);
+	if (args.retention)
+		dv_check_partition_retention(args.retention);
+	args.schedule = dv_partition_schedule(PG_ARGISNULL(6) ? "manual" : text_to_cstring(PG_GETARG_TEXT_PP(6)));
 	PG_RETURN_OID(dv_create_partitioned_dynamic_table(&args));
 }
 
@@ -446,6 +679,7 @@ dv_create_partitioned_dynamic_table(DvPartitionedArgs *args)
 	Oid			fn = partition_function();
 
 	args->refresh_mode = dv_validate_refresh_mode(args->refresh_mode);
+	args->schedule = dv_partition_schedule(args->schedule ? args->schedule : "manual");
 	dv_check_wal_level();
 	rv = makeRangeVarFromNameList(stringToQualifiedNameList(args->name));
 	nspid = RangeVarGetAndCheckCreationNamespace(rv, NoLock, &existing);
@@ -537,9 +771,9 @@ dv_create_partitioned_dynamic_table(DvPartitionedArgs *args)
 	CommandCounterIncrement();
 	relid = get_relname_relid(rv->relname, nspid);
 	{
-		Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID};
-		Datum		values[7];
-		char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+		Oid			types[8] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, INTERVALOID, TEXTOID, TEXTOID};
+		Datum		values[8];
+		char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 
 		values[0] = ObjectIdGetDatum(relid);
 		values[1] = CStringGetTextDatum(args->query);
@@ -547,13 +781,14 @@ dv_create_partitioned_dynamic_table(DvPartitionedArgs *args)
 		values[3] = CStringGetTextDatum(args->partition_by);
 		values[4] = args->primary_key ? PointerGetDatum(args->primary_key) : (Datum) 0;
 		nulls[4] = args->primary_key ? ' ' : 'n';
-		values[5] = Int32GetDatum(args->retention);
-		nulls[5] = args->retention > 0 ? ' ' : 'n';
+		values[5] = args->retention ? IntervalPGetDatum(args->retention) : (Datum) 0;
+		nulls[5] = args->retention ? ' ' : 'n';
 		values[6] = CStringGetTextDatum(args->refresh_mode);
+		values[7] = CStringGetTextDatum(args->schedule);
 		dv_catalog_exec("INSERT INTO dynview.partitioned_table_catalog "
-						"(relid, query, definition, partition_column, primary_key, retention, refresh_mode) "
-						"VALUES ($1::regclass, $2, $3, $4, $5, $6, $7)",
-						7, types, values, nulls, -1);
+						"(relid, query, definition, partition_column, primary_key, retention, refresh_mode, schedule) "
+						"VALUES ($1::regclass, $2, $3, $4, $5, $6, $7, $8)",
+						8, types, values, nulls, -1);
 	}
 	dv_guard_invalidate(relid);
 	SPI_finish();

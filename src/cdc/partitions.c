@@ -234,11 +234,14 @@ dv_partition_tree_capturable(Oid relid)
 {
 	ListCell   *lc;
 	char		kind = get_rel_relkind(relid);
+	List	   *leaves;
+	bool		dynamic = false;
 
 	if ((kind != RELKIND_PARTITIONED_TABLE && kind != RELKIND_RELATION) ||
 		get_rel_persistence(relid) != RELPERSISTENCE_PERMANENT)
 		return false;
-	foreach(lc, dv_partition_leaves(relid, NoLock))
+	leaves = dv_partition_leaves(relid, NoLock);
+	foreach(lc, leaves)
 	{
 		Oid			leaf = lfirst_oid(lc);
 
@@ -246,7 +249,25 @@ dv_partition_tree_capturable(Oid relid)
 			get_rel_persistence(leaf) != RELPERSISTENCE_PERMANENT)
 			return false;
 	}
-	return true;
+
+	/*
+	 * A partitioned dynamic table's partitions are dynamic tables, whose
+	 * changes the decoder does not capture (their refreshes write their own
+	 * change buffers, one per partition): its readers are FULL.
+	 */
+	if (kind == RELKIND_PARTITIONED_TABLE && dv_is_partitioned_dynamic_table(relid))
+		return false;			/* (also before its first partition) */
+	if (kind == RELKIND_PARTITIONED_TABLE && leaves != NIL)
+	{
+		SPI_connect();
+		foreach(lc, leaves)
+		{
+			if ((dynamic = dv_is_dynamic_table(lfirst_oid(lc))))
+				break;
+		}
+		SPI_finish();
+	}
+	return !dynamic;
 }
 
 /* does relid (or any of its partitions or inheritance descendants) hold a row visible now? */

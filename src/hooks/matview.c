@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "executor/spi.h"
@@ -44,6 +45,7 @@
 #include "utils/varlena.h"
 
 #include "dynview.h"
+#include "cdc/cdc.h"
 
 #define DV_OPTION_NAMESPACE "dynview"
 
@@ -268,33 +270,22 @@ create_matview(CreateTableAsStmt *stmt, const char *queryString, int location, i
 	args.query = query_text(queryString, location, len);
 	if (partition_by != NULL)
 	{
-		/* a partitioned dynamic table: created empty; partitions by REFRESH (catalog/partitioned.c) */
+		/*
+		 * a partitioned dynamic table: created empty; partitions by REFRESH
+		 * (catalog/partitioned.c); its schedule, 'manual' unless given, is
+		 * that of every partition
+		 */
 		DvPartitionedArgs pargs;
 
-		if (schedule_given)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("a partitioned dynamic table has no schedule"),
-					 errdetail("Its partitions are filled and refreshed on demand, one value at a time."),
-					 errhint("Leave out dynview.schedule; refresh a partition with SET dynview.partition = 'value'; REFRESH MATERIALIZED VIEW.")));
 		memset(&pargs, 0, sizeof(pargs));
 		pargs.name = args.name;
 		pargs.query = args.query;
 		pargs.partition_by = partition_by;
 		pargs.primary_key = args.primary_key;
 		pargs.refresh_mode = args.refresh_mode;
+		pargs.schedule = schedule_given ? args.schedule : NULL;
 		if (retention != NULL)
-		{
-			char	   *end;
-			long		n = strtol(retention, &end, 10);
-
-			if (*end != '\0' || end == retention || n < 1 || n > INT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("invalid value for parameter \"dynview.retention\": \"%s\"", retention),
-						 errdetail("The value is the number of partitions to keep, at least 1.")));
-			pargs.retention = (int) n;
-		}
+			pargs.retention = dv_partition_retention(retention, true);
 		(void) dv_create_partitioned_dynamic_table(&pargs);
 		return;
 	}
@@ -316,9 +307,12 @@ alter_options(AlterTableStmt *stmt, Oid relid)
 {
 	char	   *schedule = NULL;
 	char	   *mode = NULL;
+	char	   *retention = NULL;
+	bool		reset_retention = false;
 	List	   *cmds = NIL;
 	ListCell   *lc;
 	bool		any = false;
+	bool		partitioned = dv_is_partitioned_dynamic_table(relid);
 
 	foreach(lc, stmt->cmds)
 	{
@@ -340,15 +334,30 @@ alter_options(AlterTableStmt *stmt, Oid relid)
 				rest = lappend(rest, def);
 				continue;
 			}
-			if (cmd->subtype == AT_ResetRelOptions)
+			if (cmd->subtype == AT_ResetRelOptions && strcmp(def->defname, "retention") == 0 && partitioned)
+				reset_retention = true;
+			else if (cmd->subtype == AT_ResetRelOptions)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot reset parameter \"%s.%s\" of a dynamic table", DV_OPTION_NAMESPACE, def->defname),
 						 errhint("Set it to a value with SET (%s.%s = ...).", DV_OPTION_NAMESPACE, def->defname)));
-			if (strcmp(def->defname, "schedule") == 0)
-				schedule = dv_validate_schedule(defGetString(def));
+			else if (strcmp(def->defname, "schedule") == 0)
+				schedule = partitioned ? dv_partition_schedule(defGetString(def))
+					: dv_validate_schedule(defGetString(def));
 			else if (strcmp(def->defname, "refresh_mode") == 0)
 				mode = dv_validate_refresh_mode(defGetString(def));
+			else if (strcmp(def->defname, "retention") == 0 && partitioned)
+				retention = defGetString(def);
+			else if (strcmp(def->defname, "retention") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("parameter \"dynview.retention\" needs \"dynview.partition_by\""),
+						 errhint("Retention drops partitions of a partitioned dynamic table.")));
+			else if (strcmp(def->defname, "partition_by") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot change the partitioning of a dynamic table with ALTER"),
+						 errhint("Drop it and create it again.")));
 			else if (strcmp(def->defname, "primary_key") == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -367,13 +376,18 @@ alter_options(AlterTableStmt *stmt, Oid relid)
 	stmt->cmds = cmds;
 	if (!any)
 		return;
-	if (dv_is_partitioned_dynamic_table(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("\"%s\" is a partitioned dynamic table, whose partitions are refreshed one by one", get_rel_name(relid)),
-				 errhint("Refresh a partition with SET dynview.partition = 'value'; REFRESH MATERIALIZED VIEW, or alter the partitions.")));
 	if (!pg_class_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+	if (partitioned)
+	{
+		/* T's and every partition's schedule and mode; the retention */
+		SPI_connect();
+		dv_partitioned_alter(relid, schedule, mode,
+							 retention ? dv_partition_retention(retention, true) : NULL, reset_retention);
+		SPI_finish();
+		dv_shmem_wake_scheduler_at_commit();
+		return;
+	}
 	SPI_connect();
 	dv_alter_dynamic_table(relid, schedule, mode);
 	SPI_finish();
@@ -485,10 +499,35 @@ dv_matview_translate(PlannedStmt *pstmt, const char *queryString)
 		if ((stmt->objtype == OBJECT_MATVIEW || stmt->objtype == OBJECT_TABLE) &&
 			OidIsValid(relid = dynamic_relation(stmt->relation)))
 		{
+			List	   *result;
+			ListCell   *lc;
+
 			stmt = copyObject(stmt);
 			stmt->objtype = OBJECT_TABLE;
 			alter_options(stmt, relid);
-			return stmt->cmds == NIL ? NIL : list_make1(with_statement(pstmt, (Node *) stmt));
+			result = stmt->cmds == NIL ? NIL : list_make1(with_statement(pstmt, (Node *) stmt));
+			/* OWNER TO of a partitioned dynamic table: its partitions too (refreshes run as their owner) */
+			foreach(lc, stmt->cmds)
+			{
+				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+				if (cmd->subtype == AT_ChangeOwner && dv_is_partitioned_dynamic_table(relid))
+				{
+					ListCell   *lp;
+
+					foreach(lp, find_inheritance_children(relid, NoLock))
+					{
+						AlterTableStmt *part = makeNode(AlterTableStmt);
+
+						part->relation = makeRangeVar(get_namespace_name(get_rel_namespace(lfirst_oid(lp))),
+													  get_rel_name(lfirst_oid(lp)), -1);
+						part->objtype = OBJECT_TABLE;
+						part->cmds = list_make1(copyObject(cmd));
+						result = lappend(result, with_statement(pstmt, (Node *) part));
+					}
+				}
+			}
+			return result;
 		}
 	}
 	else if (IsA(parsetree, RenameStmt))

@@ -31,6 +31,12 @@
  * out waiting is recorded SKIPPED with reason LOCK_TIMEOUT (not a failure:
  * no backoff, no suspension) and is retried at the next look.
  *
+ * Partitioned dynamic tables: their partitions are dynamic tables with the
+ * table's schedule, refreshed as any; at each look the partitions older
+ * than their table's retention are dropped (expire_partitions), each table
+ * in its own transaction under dynview.lock_timeout (a lock wait that times
+ * out is retried at the next look).
+ *
  * Parallel pipelines: with dynview.max_refresh_workers > 1, each due
  * pipeline runs in a "dynview refresh worker" (a dynamic background worker
  * the scheduler starts, which refreshes that one pipeline as refresh_due
@@ -318,6 +324,69 @@ next_due_ms(void)
 	return Max(Min(ms, 60 * 1000L), (long) dv_naptime);
 }
 
+/*
+ * expire_partitions - drop the partitions of partitioned dynamic tables
+ * that are older than their table's retention (catalog/partitioned.c),
+ * each table in a transaction of its own; errors are logged.
+ */
+static void
+expire_partitions(void)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *tables = NIL;
+	ListCell   *lc;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (dv_extension_present())
+	{
+		List	   *found = dv_partitioned_with_retention();
+
+		MemoryContextSwitchTo(caller);
+		tables = list_copy(found);
+	}
+	PopActiveSnapshot();
+	SPI_finish();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(caller);
+
+	foreach(lc, tables)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		PG_TRY();
+		{
+			SetCurrentStatementStartTimestamp();
+			StartTransactionCommand();
+			if (dv_lock_timeout > 0)
+				(void) set_config_option("lock_timeout", psprintf("%d", dv_lock_timeout),
+										 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+			SPI_connect();
+			PushActiveSnapshot(GetTransactionSnapshot());
+			(void) dv_partitioned_expire(relid);
+			PopActiveSnapshot();
+			SPI_finish();
+			CommitTransactionCommand();
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(caller);
+			edata = CopyErrorData();
+			FlushErrorState();
+			AbortCurrentTransaction();
+			ereport(LOG,
+					(errmsg("dynview: dropping expired partitions of relation %u failed: %s", relid, edata->message)));
+			FreeErrorData(edata);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(caller);
+	}
+}
+
 /* delete history rows older than dynview.history_retention, at most once a minute */
 static void
 prune_history(void)
@@ -593,6 +662,8 @@ dynview_scheduler_main(Datum main_arg)
 				refresh_due(root);	/* no worker slot: refresh it here */
 		}
 		MemoryContextSwitchTo(loop_context);
+		if (present && dv_enabled)
+			expire_partitions();
 		if (present)
 			prune_history();
 

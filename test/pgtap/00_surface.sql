@@ -12,10 +12,10 @@ SELECT has_schema('dynview', 'schema dynview exists');
 -- the public functions: name, argument types, result, argument list (names and defaults)
 CREATE TEMP TABLE api_fn (fn name, args name[], ret text, arglist text) ON COMMIT DROP;
 INSERT INTO api_fn VALUES
- ('create_dynamic_table', '{text,text,text,text,boolean,text[],text,integer}', 'regclass',
-  'name text, query text, schedule text DEFAULT ''1 minute''::text, refresh_mode text DEFAULT ''auto''::text, initialize boolean DEFAULT true, primary_key text[] DEFAULT NULL::text[], partition_by text DEFAULT NULL::text, retention integer DEFAULT NULL::integer'),
- ('create_or_replace_dynamic_table', '{text,text,text,text,boolean,text[],text,integer}', 'regclass',
-  'name text, query text, schedule text DEFAULT ''1 minute''::text, refresh_mode text DEFAULT ''auto''::text, initialize boolean DEFAULT true, primary_key text[] DEFAULT NULL::text[], partition_by text DEFAULT NULL::text, retention integer DEFAULT NULL::integer'),
+ ('create_dynamic_table', '{text,text,text,text,boolean,text[],text,interval}', 'regclass',
+  'name text, query text, schedule text DEFAULT ''1 minute''::text, refresh_mode text DEFAULT ''auto''::text, initialize boolean DEFAULT true, primary_key text[] DEFAULT NULL::text[], partition_by text DEFAULT NULL::text, retention interval DEFAULT NULL::interval'),
+ ('create_or_replace_dynamic_table', '{text,text,text,text,boolean,text[],text,interval}', 'regclass',
+  'name text, query text, schedule text DEFAULT ''1 minute''::text, refresh_mode text DEFAULT ''auto''::text, initialize boolean DEFAULT true, primary_key text[] DEFAULT NULL::text[], partition_by text DEFAULT NULL::text, retention interval DEFAULT NULL::interval'),
  ('drop_dynamic_table', '{text,boolean}', 'void', 'name text, if_exists boolean DEFAULT false'),
  ('refresh', '{text}', 'dynview.refresh_history', 'name text'),
  ('alter_dynamic_table', '{text,text,text}', 'void',
@@ -24,8 +24,8 @@ INSERT INTO api_fn VALUES
  ('resume', '{text}', 'void', 'name text'),
  ('verify', '{text}', 'boolean', 'name text'),
  ('refresh_history', '{text,integer}', 'setof dynview.refresh_history', 'name text, max_rows integer DEFAULT 100'),
- ('create_partitioned_dynamic_table', '{text,text,text,text[],text,integer}', 'regclass',
-  'name text, query text, partition_by text, primary_key text[] DEFAULT NULL::text[], refresh_mode text DEFAULT ''auto''::text, retention integer DEFAULT NULL::integer'),
+ ('create_partitioned_dynamic_table', '{text,text,text,text[],text,interval,text}', 'regclass',
+  'name text, query text, partition_by text, primary_key text[] DEFAULT NULL::text[], refresh_mode text DEFAULT ''auto''::text, retention interval DEFAULT NULL::interval, schedule text DEFAULT ''manual''::text'),
  ('refresh', '{text,text}', 'dynview.refresh_history', 'name text, partition text'),
  ('partition', '{}', 'text', '');
 

@@ -52,6 +52,10 @@ SELECT dynview.create_dynamic_table('pm_buckets',
 });
 my $partitions_before = $node->safe_psql('postgres',
 	q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'pm_orders'::regclass});
+# where each of the first 300 orders was at the start (its partition), to see rows move
+$node->safe_psql('postgres',
+	q{CREATE TABLE pm_start AS SELECT order_id, tableoid::regclass::text AS part FROM pm_orders});
+my $made_during_writes = 0;
 
 my %scripts = (
 	'pm_insert@6' => q{
@@ -93,6 +97,8 @@ for my $round (1 .. 4)
 	my $maxb = 10 * ($round + 2);
 	my $maxo = $node->safe_psql('postgres', q{SELECT last_value FROM pm_order_ids});
 	my %files = map { ("r${round}_$_" => $scripts{$_}) } keys %scripts;
+	my $count_sql = q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'pm_orders'::regclass};
+	my $before_run = $node->safe_psql('postgres', $count_sql);
 	$node->pgbench(
 		"--no-vacuum --client=4 --jobs=2 --time=4 --max-tries=50 -D maxb=$maxb -D maxo=$maxo",
 		0,
@@ -100,6 +106,8 @@ for my $round (1 .. 4)
 		[qr{}],
 		"round $round: writers, pg_partman maintenance and refreshes ran without errors",
 		\%files);
+	# partitions pg_partman made while the writers and refreshes ran (not by the call below)
+	$made_during_writes += $node->safe_psql('postgres', $count_sql) - $before_run;
 	$node->safe_psql('postgres', q{SELECT partman.run_maintenance('public.pm_orders')});
 	$node->safe_psql('postgres', q{SELECT dynview.refresh(t) FROM unnest(ARRAY['pm_totals', 'pm_rows', 'pm_buckets']) t});
 	is( $node->safe_psql('postgres',
@@ -112,6 +120,12 @@ my $partitions_after = $node->safe_psql('postgres',
 	q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'pm_orders'::regclass});
 ok($partitions_after > $partitions_before,
 	"pg_partman created partitions meanwhile ($partitions_before -> $partitions_after)");
+ok($made_during_writes > 0,
+	"pg_partman created $made_during_writes partitions while writes and refreshes ran");
+ok( $node->safe_psql('postgres',
+		q{SELECT count(*) FROM pm_orders o JOIN pm_start s USING (order_id)
+		   WHERE o.tableoid::regclass::text <> s.part}) > 0,
+	'updates of the partition key moved rows between partitions');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM pm_orders_default}),
 	'0', 'no row went to the default partition');
 is( $node->safe_psql('postgres',
