@@ -22,6 +22,10 @@
  * not after its backoff; a configuration reload does the same for every
  * stopped decoder.
  *
+ * When the launcher exits (pg_terminate_backend, an error), it terminates
+ * the decoders and schedulers it started: its restarted successor starts
+ * them anew rather than beside workers it knows nothing of.
+ *
  * State machine per database (local to the launcher):
  *	  no handle --start--> running --exits--> stopped (restart after backoff)
  *	  unregistered (extension dropped) --> forgotten, not restarted
@@ -313,6 +317,26 @@ supervise(void)
 	return sleep_ms;
 }
 
+/*
+ * launcher_exit - the launcher exits (terminated, or an error): stop the
+ * workers it started.  It cannot adopt them when it is restarted (it has no
+ * handle of a worker of its predecessor), and a second decoder for the
+ * database would fail on the slot, the old one still holding it, and mark
+ * capture FAILED while it runs; a second scheduler would refresh beside the
+ * first.  The restarted launcher (bgw_restart_time) starts them anew.
+ */
+static void
+launcher_exit(int code, Datum arg)
+{
+	for (int i = 0; i < MAX_TRACKED_WORKERS; i++)
+	{
+		if (workers[i].handle)
+			TerminateBackgroundWorker(workers[i].handle);
+		if (workers[i].scheduler)
+			TerminateBackgroundWorker(workers[i].scheduler);
+	}
+}
+
 void
 dynview_launcher_main(Datum main_arg)
 {
@@ -322,6 +346,7 @@ dynview_launcher_main(Datum main_arg)
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	pgstat_report_appname("dynview launcher");
 	dv_shmem_set_launcher_latch(MyLatch);
+	before_shmem_exit(launcher_exit, (Datum) 0);
 
 	probe_databases();
 	for (;;)

@@ -46,7 +46,8 @@
  * replaces each with its outcome (same refresh_id) in its own transaction,
  * so another session sees RUNNING exactly while the refresh is under way.
  * Rows no outcome replaced are deleted afterwards; RUNNING rows found at
- * the worker's start (a crash) become FAILED.  pg_stat_activity.query of
+ * the worker's start (a crash) become FAILED.  A scheduler that exits
+ * terminates its refresh workers.  pg_stat_activity.query of
  * the worker names the pipeline and the table being refreshed.
  *
  *-------------------------------------------------------------------------
@@ -481,9 +482,18 @@ dynview_refresh_worker_main(Datum main_arg)
 	proc_exit(0);
 }
 
+/*
+ * scheduler_shutdown - the scheduler exits: forget its latch, and terminate
+ * the refresh workers it started.  Its successor fails the RUNNING rows it
+ * finds at start (dv_history_interrupted) and must not start a second
+ * refresh of a pipeline a worker of this scheduler still runs.
+ */
 static void
 scheduler_shutdown(int code, Datum arg)
 {
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+		if (refresh_workers[i].handle != NULL)
+			TerminateBackgroundWorker(refresh_workers[i].handle);
 	dv_shmem_set_scheduler(DatumGetObjectId(arg), NULL);
 }
 
