@@ -11,7 +11,8 @@
  * extension exits at once.  A decoder that finds the extension registers its
  * database in shared memory, and so does CREATE EXTENSION.  From then on the
  * launcher keeps one decoder running per registered database, restarting a
- * dead one with a backoff of 1 s doubling to 60 s.  It sleeps on its latch,
+ * dead one with a backoff of 1 s doubling to 60 s (back to 1 s when it had
+ * run for HEALTHY_RUN_MS); the scheduler alike.  It sleeps on its latch,
  * which registration sets, or at most dynview.naptime * 10.
  *
  * When no background worker slot is free for a decoder, the launcher records
@@ -60,15 +61,24 @@ PGDLLEXPORT void dynview_launcher_main(Datum main_arg);
 
 #define MAX_TRACKED_WORKERS	64
 
+/*
+ * A worker that ran at least this long before it stopped was healthy: it
+ * is restarted after the first backoff (1 s), not after one that doubled
+ * at every stop since the server started.
+ */
+#define HEALTHY_RUN_MS		10000
+
 typedef struct WorkerSlot
 {
 	Oid			dboid;
 	BackgroundWorkerHandle *handle;	/* the decoder */
 	TimestampTz next_start;		/* earliest restart */
 	int			backoff_ms;
+	TimestampTz started;		/* when the decoder was last started */
 	BackgroundWorkerHandle *scheduler;	/* the scheduler */
 	TimestampTz scheduler_next_start;
 	int			scheduler_backoff_ms;
+	TimestampTz scheduler_started;
 	bool		decoder_warned;	/* warned that no worker slot was free */
 	bool		scheduler_warned;
 } WorkerSlot;
@@ -180,7 +190,10 @@ probe_databases(void)
 		WorkerSlot *w = worker_for(lfirst_oid(lc), true);
 
 		if (w && w->handle == NULL)
+		{
 			dv_decoder_start(w->dboid, &w->handle);
+			w->started = GetCurrentTimestamp();
+		}
 	}
 	list_free(dbs);
 }
@@ -188,7 +201,7 @@ probe_databases(void)
 /* start or restart (after its backoff) one worker of a database */
 static void
 keep_running(Oid dboid, BackgroundWorkerHandle **handle, TimestampTz *next_start, int *backoff_ms,
-			 TimestampTz now, long *sleep_ms,
+			 TimestampTz *started, TimestampTz now, long *sleep_ms,
 			 void (*start) (Oid, BackgroundWorkerHandle **))
 {
 	pid_t		pid;
@@ -199,11 +212,16 @@ keep_running(Oid dboid, BackgroundWorkerHandle **handle, TimestampTz *next_start
 	{
 		pfree(*handle);
 		*handle = NULL;
+		if (TimestampDifferenceExceeds(*started, now, HEALTHY_RUN_MS))
+			*backoff_ms = 1000;
 		*next_start = TimestampTzPlusMilliseconds(now, *backoff_ms);
 		*backoff_ms = Min(*backoff_ms * 2, 60000);
 	}
 	if (now >= *next_start)
+	{
 		start(dboid, handle);
+		*started = now;
+	}
 	else
 	{
 		long		secs;
@@ -236,7 +254,7 @@ supervise(void)
 			w->next_start = now;
 		had_scheduler = w->scheduler != NULL;
 		keep_running(w->dboid, &w->scheduler, &w->scheduler_next_start, &w->scheduler_backoff_ms,
-					 now, &sleep_ms, dv_scheduler_start);
+					 &w->scheduler_started, now, &sleep_ms, dv_scheduler_start);
 		if (w->scheduler == NULL && now >= w->scheduler_next_start && !w->scheduler_warned)
 		{
 			ereport(WARNING,
@@ -255,12 +273,15 @@ supervise(void)
 			/* it stopped: restart after the backoff */
 			pfree(w->handle);
 			w->handle = NULL;
+			if (TimestampDifferenceExceeds(w->started, now, HEALTHY_RUN_MS))
+				w->backoff_ms = 1000;
 			w->next_start = TimestampTzPlusMilliseconds(now, w->backoff_ms);
 			w->backoff_ms = Min(w->backoff_ms * 2, 60000);
 		}
 		if (now >= w->next_start)
 		{
 			dv_decoder_start(w->dboid, &w->handle);
+			w->started = now;
 			if (w->handle == NULL)
 			{
 				char	   *hint = psprintf("Raise max_worker_processes (now %d) and restart the server: dynview needs one for its launcher and two for each database with dynview.",

@@ -3,6 +3,8 @@
 # anew (it once started a second decoder beside the surviving one, which failed on the slot and
 # marked capture FAILED for good, failing every refresh).  A scheduler that is terminated takes
 # its refresh workers with it (one once went on waiting for a lock beside the new scheduler).
+# The backoff of a decoder's restarts starts over once it has run a while (it once kept doubling
+# over the server's life, so that a decoder stopping now and then came back after a minute).
 use strict;
 use warnings;
 
@@ -84,6 +86,27 @@ ok( $node->poll_query_until(
 		'postgres', q{SELECT count(*) = 0 FROM dynview.refresh_history WHERE state = 'RUNNING'}),
 	'no RUNNING row is left');
 is($node->safe_psql('postgres', q{SELECT dynview.verify('t')}), 't', 'verify() after the scheduler restarted');
+# the restart backoff doubles while the decoder keeps stopping at once, and starts over once it
+# ran a while: terminated 4 times in a row (backoffs 1, 2, 4, 8 s), then after running 10 s, it
+# is back after the first backoff, not after 16 s
+sub terminate_decoder
+{
+	my $old = pid_of('dynview decoder');
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend($old)");
+	$node->poll_query_until(
+		'postgres', qq{SELECT decoder_state = 'RUNNING' AND decoder_pid <> $old
+		               FROM dynview.cdc_status WHERE source IS NULL})
+	  or die "the decoder did not come back";
+}
+terminate_decoder() for 1 .. 4;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT backend_start < now() - interval '11 seconds' FROM pg_stat_activity
+		              WHERE backend_type = 'dynview decoder'}),
+	'the decoder runs for 11 seconds');
+my $t0 = time;
+terminate_decoder();
+cmp_ok(time - $t0, '<', 16, 'a decoder that had run a while is restarted after the first backoff');
+
 unlike(slurp_file($node->logfile), qr/terminated by signal|is active for PID/,
 	'no crash, and no second decoder competing for the slot');
 
