@@ -285,6 +285,8 @@ refresh_due(Oid relid)
 	PG_END_TRY();
 	announce_end();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	/* commit left TopMemoryContext current: the caller's next allocations would leak there */
+	MemoryContextSwitchTo(oldcontext);
 }
 
 /*
