@@ -105,6 +105,7 @@ static List *
 due_tables(void)
 {
 	List	   *due = NIL;
+	List	   *closures = NIL;
 	List	   *roots = NIL;
 	ListCell   *lc;
 	ListCell   *lc2;
@@ -130,16 +131,22 @@ due_tables(void)
 		due = lappend_oid(due, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
 															  SPI_tuptable->tupdesc, 1, &isnull)));
 	}
+	/* each due table's closure once (not once per pair: n^2 catalog walks) */
+	foreach(lc, due)
+		closures = lappend(closures, dv_catalog_upstream_closure(lfirst_oid(lc)));
 	foreach(lc, due)
 	{
 		Oid			t = lfirst_oid(lc);
 		bool		covered = false;
+		ListCell   *lc3;
 
-		foreach(lc2, due)
+		forboth(lc2, due, lc3, closures)
 		{
-			if (lfirst_oid(lc2) != t &&
-				list_member_oid(dv_catalog_upstream_closure(lfirst_oid(lc2)), t))
+			if (lfirst_oid(lc2) != t && list_member_oid(lfirst(lc3), t))
+			{
 				covered = true;
+				break;
+			}
 		}
 		if (!covered)
 			roots = lappend_oid(roots, t);
