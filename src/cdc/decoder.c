@@ -47,7 +47,9 @@
 #include "access/xlogreader.h"
 #include "access/xlogutils.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -66,7 +68,6 @@
 #include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/syscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
@@ -115,6 +116,26 @@ extension_present(void)
 	present = dv_extension_present();
 	CommitTransactionCommand();
 	return present;
+}
+
+/*
+ * lock_extension - in the current transaction, before it locks anything of
+ * the extension: take a share lock on the extension itself, which DROP
+ * EXTENSION locks exclusively before any of its tables (in an order that
+ * follows pg_depend, not creation).  A transaction that then locks the
+ * extension's tables in any order cannot deadlock with DROP EXTENSION: one
+ * of the two waits before holding anything the other needs.  Returns false
+ * if the extension is gone (dropped while we waited): nothing to do.
+ */
+static bool
+lock_extension(void)
+{
+	Oid			extoid = get_extension_oid("dynview", true);
+
+	if (!OidIsValid(extoid))
+		return false;
+	LockDatabaseObject(ExtensionRelationId, extoid, 0, AccessShareLock);
+	return get_extension_oid("dynview", true) == extoid;
 }
 
 /*
@@ -366,27 +387,22 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	List	   *sources = NIL;
 	BatchTarget *targets;
 	int			ntargets = 0;
-	Oid			state_rel;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
 
 	/*
-	 * dynview.decoder_state first, before any buffer: DROP EXTENSION locks
-	 * it before the buffers, so a batch that met DROP EXTENSION half-way
-	 * would deadlock with it.  If the extension went meanwhile, there is
-	 * nothing to write to (the main loop notices and leaves).
+	 * The extension first, before dynview.source_tracking, the buffers and
+	 * dynview.decoder_state: a batch that met DROP EXTENSION half-way would
+	 * deadlock with it (lock_extension).  If the extension went meanwhile,
+	 * there is nothing to write to (the main loop notices and leaves).
 	 */
-	state_rel = get_relname_relid("decoder_state", get_namespace_oid("dynview", true));
-	if (OidIsValid(state_rel))
-		LockRelationOid(state_rel, RowExclusiveLock);
-	if (!OidIsValid(state_rel) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(state_rel)))
+	if (!lock_extension())
 	{
-		PopActiveSnapshot();
 		CommitTransactionCommand();
 		return;
 	}
+	PushActiveSnapshot(GetTransactionSnapshot());
 	cid = GetCurrentCommandId(true);
 	pgstat_report_activity(STATE_RUNNING, "writing change buffers");
 
@@ -453,8 +469,21 @@ prune_buffers(void)
 	ListCell   *lc1,
 			   *lc2;
 
+
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+
+	/*
+	 * The extension first (lock_extension): a pass holding source_tracking
+	 * and a buffer once waited for dynamic_table_catalog, which DROP
+	 * EXTENSION held while it waited for that buffer.  If the extension went
+	 * meanwhile, there is nothing to prune.
+	 */
+	if (!lock_extension())
+	{
+		CommitTransactionCommand();
+		return;
+	}
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, "pruning change buffers");

@@ -495,7 +495,10 @@ worker_latch(Oid dboid, bool scheduler)
 	return latch;
 }
 
-/* a worker of dboid announces itself (latch non-NULL) or leaves (NULL) */
+/*
+ * a worker of dboid announces itself (latch non-NULL) or leaves (NULL: the
+ * entry is cleared only if it still holds the caller's latch)
+ */
 static void
 set_worker_latch(Oid dboid, bool scheduler, Latch *latch)
 {
@@ -504,9 +507,16 @@ set_worker_latch(Oid dboid, bool scheduler, Latch *latch)
 	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
 	db = find_database(dboid);
 	if (db && scheduler)
-		db->scheduler_latch = latch;
+	{
+		/* leaving: forget only our own latch, not that of a successor */
+		if (latch != NULL || db->scheduler_latch == MyLatch)
+			db->scheduler_latch = latch;
+	}
 	else if (db)
-		db->decoder_latch = latch;
+	{
+		if (latch != NULL || db->decoder_latch == MyLatch)
+			db->decoder_latch = latch;
+	}
 	LWLockRelease(dv_shared->lock);
 }
 

@@ -43,6 +43,7 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
@@ -135,7 +136,10 @@ lookup_catalog(Oid catalog, const char *table, Oid relid)
 
 	if (!OidIsValid(index) || !OidIsValid(tableid))
 		return false;
-	rel = table_open(tableid, AccessShareLock);
+	/* NULL if DROP EXTENSION dropped it while we waited for the lock */
+	rel = try_relation_open(tableid, AccessShareLock);
+	if (rel == NULL)
+		return false;
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(rel, index, true, NULL, 1, &key);
 	found = HeapTupleIsValid(systable_getnext(scan));

@@ -11,7 +11,8 @@
  * extension exits at once.  A decoder that finds the extension registers its
  * database in shared memory, and so does CREATE EXTENSION.  From then on the
  * launcher keeps one decoder running per registered database, restarting a
- * dead one with a backoff of 1 s doubling to 60 s.  It sleeps on its latch,
+ * dead one with a backoff of 1 s doubling to 60 s (back to 1 s when it had
+ * run for HEALTHY_RUN_MS); the scheduler alike.  It sleeps on its latch,
  * which registration sets, or at most dynview.naptime * 10.
  *
  * When no background worker slot is free for a decoder, the launcher records
@@ -21,6 +22,10 @@
  * (dv_shmem_request_capture_retry): the decoder is then started at once,
  * not after its backoff; a configuration reload does the same for every
  * stopped decoder.
+ *
+ * When the launcher exits (pg_terminate_backend, an error), it terminates
+ * the decoders and schedulers it started: its restarted successor starts
+ * them anew rather than beside workers it knows nothing of.
  *
  * State machine per database (local to the launcher):
  *	  no handle --start--> running --exits--> stopped (restart after backoff)
@@ -56,15 +61,24 @@ PGDLLEXPORT void dynview_launcher_main(Datum main_arg);
 
 #define MAX_TRACKED_WORKERS	64
 
+/*
+ * A worker that ran at least this long before it stopped was healthy: it
+ * is restarted after the first backoff (1 s), not after one that doubled
+ * at every stop since the server started.
+ */
+#define HEALTHY_RUN_MS		10000
+
 typedef struct WorkerSlot
 {
 	Oid			dboid;
 	BackgroundWorkerHandle *handle;	/* the decoder */
 	TimestampTz next_start;		/* earliest restart */
 	int			backoff_ms;
+	TimestampTz started;		/* when the decoder was last started */
 	BackgroundWorkerHandle *scheduler;	/* the scheduler */
 	TimestampTz scheduler_next_start;
 	int			scheduler_backoff_ms;
+	TimestampTz scheduler_started;
 	bool		decoder_warned;	/* warned that no worker slot was free */
 	bool		scheduler_warned;
 } WorkerSlot;
@@ -176,7 +190,10 @@ probe_databases(void)
 		WorkerSlot *w = worker_for(lfirst_oid(lc), true);
 
 		if (w && w->handle == NULL)
+		{
 			dv_decoder_start(w->dboid, &w->handle);
+			w->started = GetCurrentTimestamp();
+		}
 	}
 	list_free(dbs);
 }
@@ -184,7 +201,7 @@ probe_databases(void)
 /* start or restart (after its backoff) one worker of a database */
 static void
 keep_running(Oid dboid, BackgroundWorkerHandle **handle, TimestampTz *next_start, int *backoff_ms,
-			 TimestampTz now, long *sleep_ms,
+			 TimestampTz *started, TimestampTz now, long *sleep_ms,
 			 void (*start) (Oid, BackgroundWorkerHandle **))
 {
 	pid_t		pid;
@@ -195,11 +212,16 @@ keep_running(Oid dboid, BackgroundWorkerHandle **handle, TimestampTz *next_start
 	{
 		pfree(*handle);
 		*handle = NULL;
+		if (TimestampDifferenceExceeds(*started, now, HEALTHY_RUN_MS))
+			*backoff_ms = 1000;
 		*next_start = TimestampTzPlusMilliseconds(now, *backoff_ms);
 		*backoff_ms = Min(*backoff_ms * 2, 60000);
 	}
 	if (now >= *next_start)
+	{
 		start(dboid, handle);
+		*started = now;
+	}
 	else
 	{
 		long		secs;
@@ -232,7 +254,7 @@ supervise(void)
 			w->next_start = now;
 		had_scheduler = w->scheduler != NULL;
 		keep_running(w->dboid, &w->scheduler, &w->scheduler_next_start, &w->scheduler_backoff_ms,
-					 now, &sleep_ms, dv_scheduler_start);
+					 &w->scheduler_started, now, &sleep_ms, dv_scheduler_start);
 		if (w->scheduler == NULL && now >= w->scheduler_next_start && !w->scheduler_warned)
 		{
 			ereport(WARNING,
@@ -251,12 +273,15 @@ supervise(void)
 			/* it stopped: restart after the backoff */
 			pfree(w->handle);
 			w->handle = NULL;
+			if (TimestampDifferenceExceeds(w->started, now, HEALTHY_RUN_MS))
+				w->backoff_ms = 1000;
 			w->next_start = TimestampTzPlusMilliseconds(now, w->backoff_ms);
 			w->backoff_ms = Min(w->backoff_ms * 2, 60000);
 		}
 		if (now >= w->next_start)
 		{
 			dv_decoder_start(w->dboid, &w->handle);
+			w->started = now;
 			if (w->handle == NULL)
 			{
 				char	   *hint = psprintf("Raise max_worker_processes (now %d) and restart the server: dynview needs one for its launcher and two for each database with dynview.",
@@ -313,6 +338,26 @@ supervise(void)
 	return sleep_ms;
 }
 
+/*
+ * launcher_exit - the launcher exits (terminated, or an error): stop the
+ * workers it started.  It cannot adopt them when it is restarted (it has no
+ * handle of a worker of its predecessor), and a second decoder for the
+ * database would fail on the slot, the old one still holding it, and mark
+ * capture FAILED while it runs; a second scheduler would refresh beside the
+ * first.  The restarted launcher (bgw_restart_time) starts them anew.
+ */
+static void
+launcher_exit(int code, Datum arg)
+{
+	for (int i = 0; i < MAX_TRACKED_WORKERS; i++)
+	{
+		if (workers[i].handle)
+			TerminateBackgroundWorker(workers[i].handle);
+		if (workers[i].scheduler)
+			TerminateBackgroundWorker(workers[i].scheduler);
+	}
+}
+
 void
 dynview_launcher_main(Datum main_arg)
 {
@@ -322,6 +367,7 @@ dynview_launcher_main(Datum main_arg)
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	pgstat_report_appname("dynview launcher");
 	dv_shmem_set_launcher_latch(MyLatch);
+	before_shmem_exit(launcher_exit, (Datum) 0);
 
 	probe_databases();
 	for (;;)

@@ -52,7 +52,8 @@
  * replaces each with its outcome (same refresh_id) in its own transaction,
  * so another session sees RUNNING exactly while the refresh is under way.
  * Rows no outcome replaced are deleted afterwards; RUNNING rows found at
- * the worker's start (a crash) become FAILED.  pg_stat_activity.query of
+ * the worker's start (a crash) become FAILED.  A scheduler that exits
+ * terminates its refresh workers.  pg_stat_activity.query of
  * the worker names the pipeline and the table being refreshed.
  *
  *-------------------------------------------------------------------------
@@ -110,6 +111,7 @@ static List *
 due_tables(void)
 {
 	List	   *due = NIL;
+	List	   *closures = NIL;
 	List	   *roots = NIL;
 	ListCell   *lc;
 	ListCell   *lc2;
@@ -135,16 +137,22 @@ due_tables(void)
 		due = lappend_oid(due, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
 															  SPI_tuptable->tupdesc, 1, &isnull)));
 	}
+	/* each due table's closure once (not once per pair: n^2 catalog walks) */
+	foreach(lc, due)
+		closures = lappend(closures, dv_catalog_upstream_closure(lfirst_oid(lc)));
 	foreach(lc, due)
 	{
 		Oid			t = lfirst_oid(lc);
 		bool		covered = false;
+		ListCell   *lc3;
 
-		foreach(lc2, due)
+		forboth(lc2, due, lc3, closures)
 		{
-			if (lfirst_oid(lc2) != t &&
-				list_member_oid(dv_catalog_upstream_closure(lfirst_oid(lc2)), t))
+			if (lfirst_oid(lc2) != t && list_member_oid(lfirst(lc3), t))
+			{
 				covered = true;
+				break;
+			}
 		}
 		if (!covered)
 			roots = lappend_oid(roots, t);
@@ -290,6 +298,8 @@ refresh_due(Oid relid)
 	PG_END_TRY();
 	announce_end();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	/* commit left TopMemoryContext current: the caller's next allocations would leak there */
+	MemoryContextSwitchTo(oldcontext);
 }
 
 /*
@@ -550,9 +560,18 @@ dynview_refresh_worker_main(Datum main_arg)
 	proc_exit(0);
 }
 
+/*
+ * scheduler_shutdown - the scheduler exits: forget its latch, and terminate
+ * the refresh workers it started.  Its successor fails the RUNNING rows it
+ * finds at start (dv_history_interrupted) and must not start a second
+ * refresh of a pipeline a worker of this scheduler still runs.
+ */
 static void
 scheduler_shutdown(int code, Datum arg)
 {
+	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
+		if (refresh_workers[i].handle != NULL)
+			TerminateBackgroundWorker(refresh_workers[i].handle);
 	dv_shmem_set_scheduler(DatumGetObjectId(arg), NULL);
 }
 
