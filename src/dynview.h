@@ -241,6 +241,7 @@ extern void dv_check_definition_permissions(Query *q);
 
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
+extern const char *dv_refresh_skip_reason(struct ErrorData *edata, char **reason);
 extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 							XLogRecPtr lsn, bool *refreshed);
 extern void dv_refresh_empty(Oid relid);

@@ -126,6 +126,20 @@ report_capture_failure(DvCaptureStatus *st)
 }
 
 /*
+ * dv_capture_unavailable - is the decoder of the current database unable to
+ * run now (its last start failed, or no worker slot was free)?  A scheduled
+ * refresh that failed then is retried rather than counted as a failure.
+ */
+bool
+dv_capture_unavailable(void)
+{
+	DvCaptureStatus st;
+
+	return dv_shmem_capture_status(MyDatabaseId, &st) &&
+		(st.state == DV_CAPTURE_FAILED || st.state == DV_CAPTURE_NO_WORKER);
+}
+
+/*
  * dv_capture_check - raise an error naming the cause and its fix if the
  * decoder of the current database cannot run (its last start failed, or no
  * worker slot was free); return if it runs, starts, or is not known yet.

@@ -152,6 +152,7 @@ extern bool dv_capture_wait(XLogRecPtr lsn, long timeout_ms);
 extern XLogRecPtr dv_capture_position(void);
 extern bool dv_capture_before_dropdb(const char *dbname);
 extern void dv_capture_check(void);
+extern bool dv_capture_unavailable(void);
 extern const char *dv_capture_state_name(DvCaptureState state);
 extern const char *dv_capture_plugin_setting_problem(void);
 

@@ -1154,6 +1154,33 @@ subscription_target(Oid relid)
 }
 
 /*
+ * dv_refresh_skip_reason - does the error of a scheduled refresh mean "try
+ * again at the next cycle" rather than a failure?  If so, the reason code
+ * (LOCK_TIMEOUT: a lock was not granted within dynview.lock_timeout;
+ * CAPTURE_UNAVAILABLE: the decoder of this database cannot run now) and the
+ * history text in *reason; else NULL.  Skipped refreshes do not count
+ * towards dynview.max_consecutive_failures, so a table is not suspended
+ * while its database's change capture is down.
+ */
+const char *
+dv_refresh_skip_reason(ErrorData *edata, char **reason)
+{
+	if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+	{
+		*reason = dv_lock_timeout_reason(edata->message);
+		return "LOCK_TIMEOUT";
+	}
+	if ((edata->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE ||
+		 edata->sqlerrcode == ERRCODE_CONFIGURATION_LIMIT_EXCEEDED) && dv_capture_unavailable())
+	{
+		*reason = psprintf("%s%s%s The refresh is retried at the next cycle; dynview.cdc_status shows the decoder's state.",
+						   edata->message, edata->detail ? ": " : ".", edata->detail ? edata->detail : "");
+		return "CAPTURE_UNAVAILABLE";
+	}
+	return NULL;
+}
+
+/*
  * dv_refresh_pipeline - refresh relid and, first, every dynamic table it
  * reads (directly or not), all at one snapshot in the current transaction.
  * The upstreams' history rows say trigger UPSTREAM; relid's says trigger.
@@ -1167,7 +1194,8 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	List	   *lockorder;
 	List	   *done = NIL;
 	List	   *failed = NIL;
-	List	   *skipped = NIL;	/* lock timeouts: retried, not failures */
+	List	   *skipped = NIL;	/* lock timeouts, capture down: retried, not failures */
+	const char *skip_code = NULL;	/* the reason code of the last of them */
 	ListCell   *lc;
 	Snapshot	snapshot;
 	TimestampTz taken_at;
@@ -1300,8 +1328,10 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		}
 		else if (reads_any(oid, skipped))
 		{
-			dv_history_skipped(oid, t, "LOCK_TIMEOUT",
-							   "An upstream dynamic table of this pipeline could not take a lock within dynview.lock_timeout; retried at the next cycle.");
+			dv_history_skipped(oid, t, skip_code,
+							   strcmp(skip_code, "LOCK_TIMEOUT") == 0 ?
+							   "An upstream dynamic table of this pipeline could not take a lock within dynview.lock_timeout; retried at the next cycle." :
+							   "An upstream dynamic table of this pipeline was skipped: change capture cannot run now; retried at the next cycle.");
 			skipped = lappend_oid(skipped, oid);
 		}
 		else if (reads_any(oid, failed))
@@ -1328,6 +1358,8 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			PG_CATCH();
 			{
 				ErrorData  *edata;
+				char	   *reason;
+				const char *code;
 
 				MemoryContextSwitchTo(oldcontext);
 				edata = CopyErrorData();
@@ -1335,11 +1367,14 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				RollbackAndReleaseCurrentSubTransaction();
 				MemoryContextSwitchTo(oldcontext);
 				CurrentResourceOwner = oldowner;
-				if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+				code = dv_refresh_skip_reason(edata, &reason);
+
+				if (code)
 				{
-					/* dynview.lock_timeout (scheduler.c): try again later */
-					dv_history_skipped(oid, t, "LOCK_TIMEOUT", dv_lock_timeout_reason(edata->message));
+					/* dynview.lock_timeout (scheduler.c), capture down: try again later */
+					dv_history_skipped(oid, t, code, reason);
 					skipped = lappend_oid(skipped, oid);
+					skip_code = code;
 				}
 				else
 				{

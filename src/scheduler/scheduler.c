@@ -175,12 +175,13 @@ record_failure(Oid relid, const char *message)
 }
 
 /*
- * a pipeline's lock wait timed out outside its per-table subtransactions
- * (e.g. checking a definition against a locked source): every table of the
- * pipeline is skipped, the upstreams with trigger UPSTREAM
+ * a pipeline was given up outside its per-table subtransactions (a lock wait
+ * timed out checking a definition against a locked source, change capture
+ * cannot run: dv_refresh_skip_reason): every table of the pipeline is
+ * skipped, the upstreams with trigger UPSTREAM
  */
 static void
-record_skipped(Oid relid, const char *message)
+record_skipped(Oid relid, const char *code, const char *reason)
 {
 	ListCell   *lc;
 
@@ -193,7 +194,7 @@ record_skipped(Oid relid, const char *message)
 		foreach(lc, dv_catalog_upstream_closure(relid))
 			dv_history_skipped(lfirst_oid(lc),
 							   lfirst_oid(lc) == relid ? DV_TRIGGER_SYSTEM_SCHEDULED : DV_TRIGGER_UPSTREAM,
-							   "LOCK_TIMEOUT", dv_lock_timeout_reason(message));
+							   code, reason);
 	}
 	PopActiveSnapshot();
 	SPI_finish();
@@ -280,13 +281,16 @@ refresh_due(Oid relid)
 	PG_CATCH();
 	{
 		ErrorData  *edata;
+		char	   *reason;
+		const char *code;
 
 		MemoryContextSwitchTo(oldcontext);
 		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
-		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
-			record_skipped(relid, edata->message);
+		code = dv_refresh_skip_reason(edata, &reason);
+		if (code)
+			record_skipped(relid, code, reason);
 		else
 		{
 			ereport(LOG,

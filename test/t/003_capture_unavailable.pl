@@ -105,6 +105,20 @@ SKIP:
 			'plugin_db', q{SELECT decoder_state || ' ' || (decoder_lag_bytes > 0)
 			               FROM dynview.cdc_status WHERE source IS NULL}),
 		qr/^FAILED true$/, 'output plugin: cdc_status shows the lag of the stopped decoder');
+	# a scheduled refresh while capture cannot run is SKIPPED (CAPTURE_UNAVAILABLE) and retried,
+	# never counted as a failure: more attempts than max_consecutive_failures (5) suspend nothing
+	$node->safe_psql('plugin_db', q{SELECT dynview.alter_dynamic_table('d', schedule => '1 second')});
+	ok( $node->poll_query_until(
+			'plugin_db', q{SELECT count(*) >= 6 FROM dynview.refresh_history
+			               WHERE name = 'd'::regclass AND state = 'SKIPPED'
+			                 AND mode_reason_code = 'CAPTURE_UNAVAILABLE'
+			                 AND mode_reason LIKE 'change capture cannot run in database "plugin_db"%retried at the next cycle%'}),
+		'output plugin: scheduled refreshes are SKIPPED with reason CAPTURE_UNAVAILABLE');
+	is( $node->safe_psql(
+			'plugin_db', q{SELECT scheduling_state || ' ' || consecutive_failures || ' ' || last_refresh_state
+			               FROM dynview.dynamic_tables WHERE name = 'd'::regclass}),
+		'ACTIVE 0 SKIPPED', 'output plugin: the table is not suspended while capture is down');
+	$node->safe_psql('plugin_db', q{SELECT dynview.alter_dynamic_table('d', schedule => 'manual')});
 	$node->safe_psql('postgres', q{ALTER SYSTEM RESET output_plugin_libraries});
 	$node->restart;
 	$node->safe_psql('plugin_db', q{SELECT dynview.wait_for_capture('60 seconds')});
