@@ -24,6 +24,7 @@
 #define DYNVIEW_CDC_H
 
 #include "access/xlogdefs.h"
+#include "access/xlogreader.h"
 #include "datatype/timestamp.h"
 #include "postmaster/bgworker.h"
 #include "replication/output_plugin.h"
@@ -111,6 +112,11 @@ extern void dv_shmem_track_source(Oid relid, bool in_transaction);
 extern void dv_shmem_untrack_source(Oid relid);
 extern bool dv_shmem_database_registered(Oid dboid);
 extern bool dv_shmem_source_tracked(Oid dboid, Oid relid, TransactionId *creating_xid);
+extern uint64 dv_shmem_tracking_generation(void);
+
+/* recordfilter.c */
+extern void dv_record_filter_begin(void);
+extern bool dv_record_filter_skip(XLogReaderState *record);
 
 /*
  * One decoded change, kept by the output plugin until the decoder writes

@@ -864,7 +864,9 @@ decode(Oid dboid)
 
 		end_of_wal = GetFlushRecPtr(NULL);
 		SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
+		StartTransactionCommand();
+		/* after the flush position and the invalidations it implies (recordfilter.c) */
+		dv_record_filter_begin();
 
 		while (ctx->reader->EndRecPtr < end_of_wal &&
 			   state->bytes < BATCH_BYTES && nrecords < BATCH_RECORDS)
@@ -892,7 +894,9 @@ decode(Oid dboid)
 			 * it only when it is replayed at its commit).
 			 */
 			ctx->streaming = ctx->reader->EndRecPtr > state->skip_upto;
-			LogicalDecodingProcessRecord(ctx, ctx->reader);
+			/* a row change of a table no dynamic table captures: not decoded */
+			if (!dv_record_filter_skip(ctx->reader))
+				LogicalDecodingProcessRecord(ctx, ctx->reader);
 			nrecords++;
 			CHECK_FOR_INTERRUPTS();
 		}

@@ -10,6 +10,9 @@
 #   c. one whose subtransaction (with a nested one) aborts after being streamed, and that commits
 #   d. the decoder is terminated while a streamed transaction is open: the restarted decoder
 #      deletes the rows written before and decodes the transaction again, once (commit and abort)
+#   e. a large transaction on a table that no dynamic table reads is not decoded at all; once that
+#      table becomes a partition, or an inheritance child, of a captured table, its changes are
+#      captured
 #
 # Every refresh is checked with verify(); counts are exact whatever the timing.
 use strict;
@@ -171,6 +174,51 @@ SELECT pg_current_xact_id();});
 	refresh_verify("d ($end)");
 }
 $s->quit;
+
+# ---- e. writes to tables no dynamic table reads are not decoded (recordfilter.c) ----------------
+# A transaction larger than logical_decoding_work_mem on an untracked table is neither streamed nor
+# spilled: the decoder skips its records.  The table then becomes a partition of a captured
+# partitioned table (ATTACH PARTITION), and an inheritance child of a captured table (INHERIT):
+# its later changes are captured (verify() after INCREMENTAL refreshes).
+$node->safe_psql($db, q{
+CREATE TABLE parted (id int NOT NULL, v int NOT NULL) PARTITION BY RANGE (id);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (1000000);
+INSERT INTO parted SELECT g, g FROM generate_series(1, 50000) g;
+SELECT dynview.create_dynamic_table('parted_totals',
+  'SELECT v % 5 AS k, count(*) AS n, sum(v) AS total FROM parted GROUP BY 1', schedule => 'manual');
+CREATE TABLE loose (id int NOT NULL, v int NOT NULL);
+CREATE TABLE loose_child (id int NOT NULL, grp int NOT NULL, v int NOT NULL, pad text);
+});
+caught_up('e, start');
+($spilled, $streamed) = slot_stats();
+$node->safe_psql($db, q{
+INSERT INTO loose SELECT g, g FROM generate_series(1000000, 1059999) g;
+UPDATE loose SET v = v + 1 WHERE id < 1010000;
+INSERT INTO loose_child SELECT g, g % 7, g, 'child' FROM generate_series(5000001, 5040000) g;
+});
+caught_up('e, untracked writes');
+my ($spilled_e, $streamed_e) = slot_stats();
+is("$spilled_e $streamed_e", "$spilled $streamed", 'e: an untracked transaction is neither streamed nor spilled');
+
+$node->safe_psql($db, q{ALTER TABLE parted ATTACH PARTITION loose FOR VALUES FROM (1000000) TO (2000000)});
+$node->safe_psql($db, q{ALTER TABLE loose_child INHERIT items});
+refresh_verify('e, after ATTACH and INHERIT');
+like($node->safe_psql($db, q{
+SELECT (SELECT refresh_mode FROM dynview.refresh('parted_totals')) || ' ' || dynview.verify('parted_totals')}),
+	qr/ true$/, 'e: refresh after ATTACH, verify() of the partitioned source\'s table');
+# (statistics: dynview.full_refresh_change_ratio compares the change with the sources' row estimates)
+$node->safe_psql($db, q{ANALYZE parted, loose, items, loose_child});
+$node->safe_psql($db, q{
+INSERT INTO loose SELECT g, g FROM generate_series(1060000, 1060999) g;
+UPDATE loose SET v = v * 2 WHERE id BETWEEN 1000000 AND 1000499;
+DELETE FROM loose WHERE id BETWEEN 1050000 AND 1050099;
+INSERT INTO loose_child SELECT g, g % 7, g, 'child' FROM generate_series(5100001, 5101000) g;
+UPDATE loose_child SET v = v + 2 WHERE id <= 5000500;
+});
+is($node->safe_psql($db, q{
+SELECT (SELECT refresh_mode FROM dynview.refresh('parted_totals')) || ' ' || dynview.verify('parted_totals')}),
+	'INCREMENTAL true', 'e: the attached partition\'s changes are captured');
+like(refresh_verify('e, changes of the new child'), qr/^INCREMENTAL INCREMENTAL/, 'e: the new child\'s changes are captured');
 
 is($node->safe_psql($db, 'SELECT count(*) FROM item_rows'),
 	$node->safe_psql($db, 'SELECT count(*) FROM items WHERE v % 2 = 0'), 'the table holds what its query does');
