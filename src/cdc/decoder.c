@@ -14,6 +14,9 @@
  *	  or before P; transactions whose commit record ends at or before P are
  *	  skipped by the plugin, so nothing is written twice and nothing lost.
  *
+ * Row changes of tables that no dynamic table captures, and dynview's own
+ * writes, are skipped before PostgreSQL decodes them (recordfilter.c).
+ *
  * A transaction larger than logical_decoding_work_mem is streamed into the
  * buffers while it runs (plugin.c), so that the reorder buffer never spills
  * it to disk; the batch that processes its end also records that it ended

@@ -11,7 +11,8 @@
  * decoder far more than the writer (issue 14).  The decoder therefore asks
  * this filter, before handing a record to LogicalDecodingProcessRecord,
  * whether it is an INSERT, UPDATE, DELETE or multi-insert of a table that
- * is not captured, and skips it if so.
+ * is not captured, or one of dynview's own writes (origin DoNotReplicateId,
+ * which the plugin filters anyway), and skips it if so.
  *
  * A record's relation is known by its relfilenode only; it is looked up in
  * pg_class (index on reltablespace, relfilenode) and pg_inherits with the
@@ -60,6 +61,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "miscadmin.h"
+#include "replication/origin.h"
 #include "storage/relfilenode.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
@@ -277,6 +279,14 @@ dv_record_filter_skip(XLogReaderState *record)
 	/* a subtransaction's first record assigns it to its top-level transaction */
 	if (TransactionIdIsValid(XLogRecGetTopXid(record)))
 		return false;
+
+	/*
+	 * dynview's own write (plugin.c): PostgreSQL would drop it too
+	 * (filter_by_origin_cb), after registering its transaction, which
+	 * nothing needs.
+	 */
+	if (XLogRecGetOrigin(record) == DoNotReplicateId)
+		return true;
 	if (decisions == NULL || !XLogRecGetBlockTagExtended(record, 0, &node, NULL, NULL, NULL))
 		return false;
 	if (node.dbNode != MyDatabaseId)
