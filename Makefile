@@ -25,6 +25,7 @@ OBJS = \
 	src/cdc/shmem.o \
 	src/cdc/plugin.o \
 	src/cdc/decoder.o \
+	src/cdc/recordfilter.o \
 	src/cdc/tracking.o \
 	src/cdc/capture.o \
 	src/cdc/partitions.o

@@ -2,8 +2,15 @@
 # bench/capture.sh — change-capture benchmarks (issue 3), as ratios in one run:
 #   1. decoder throughput: changes per second written into change buffers (1 decoder = 1 core)
 #   2. write overhead: pgbench insert+update TPS on a tracked source vs an identical untracked table
+#   3. decoder rate against the writer's (issue 14): one backend bulk-inserts 1M rows (DV_BENCH_BULK)
+#      into an untracked table, then into a tracked source; CPU time of the writer's backend and of
+#      the decoder (from /proc: on a shared machine wall times are noise), WAL bytes, and the time
+#      from the writer's commit until the decoder has captured it; then the refresh right after
+#      creating a dynamic table of about 0.9M rows over that source (the decoder's wait included)
 # Usage: eval "$(scripts/cluster.sh env)"; bench/capture.sh [rows] [seconds]
-# Needs a running cluster with dynview preloaded (scripts/cluster.sh start). Uses database dv_bench.
+#        DV_BENCH_ONLY=rate: part 3 only.
+# Needs a running cluster with dynview preloaded (scripts/cluster.sh start), on this machine (it
+# reads /proc of the server's processes). Uses database dv_bench.
 set -euo pipefail
 ROWS=${1:-500000}
 SECS=${2:-20}
@@ -18,8 +25,69 @@ q -c "CREATE TABLE plain (id bigint PRIMARY KEY, account int, amount numeric(12,
 q -c "SET client_min_messages = warning; SELECT dynview.create_dynamic_table('src_totals', 'SELECT account, sum(amount) AS total FROM src GROUP BY account', schedule => 'manual')" >/dev/null
 q -c "SELECT dynview.wait_for_capture('60 seconds')" >/dev/null
 
-echo "== decoder throughput ($ROWS inserts in one transaction, then $ROWS/2 updates)"
 now_ms() { date +%s%3N; }
+
+# ---- 3. decoder rate vs one writer; refresh right after a build ---------------------------------
+BULK=${DV_BENCH_BULK:-1000000}
+cpu_ms() { awk '{print ($14 + $15) * 10}' "/proc/$1/stat"; }
+decoder_pid() { q -c "SELECT decoder_pid FROM dynview.cdc_status WHERE source IS NULL"; }
+# consume and prune the buffers, so that the decoder's pruning scans nothing
+settle() {
+	q -c "SELECT dynview.wait_for_capture('600 seconds')" -c "SELECT dynview.refresh('src_totals')" >/dev/null
+	for _ in $(seq 1 120); do
+		[ "$(q -c "SELECT coalesce(sum(buffered_changes), 0) FROM dynview.cdc_status")" = 0 ] && break
+		sleep 0.5
+	done
+	q -c "VACUUM dynview_buffer.changes_$(q -c "SELECT 'src'::regclass::oid")" -c "CHECKPOINT" >/dev/null
+}
+# bulk_rate TABLE: one backend inserts $BULK rows; prints writer and decoder CPU, WAL, catch-up
+bulk_rate() {
+	local t=$1 dpid wpid l0 l1 c0 c1 w0 w1 t0 t1 t2 one wal
+	q -c "TRUNCATE $t"
+	settle
+	dpid=$(decoder_pid)
+	coproc WRITER { psql -X -q -At -d "$DB"; }
+	echo "SELECT pg_backend_pid();" >&"${WRITER[1]}"; read -r wpid <&"${WRITER[0]}"
+	l0=$(q -c "SELECT pg_current_wal_lsn()"); c0=$(cpu_ms "$dpid"); w0=$(cpu_ms "$wpid"); t0=$(now_ms)
+	echo "INSERT INTO $t SELECT g, g % 1000, (g % 997) * 1.25, 'note ' || g FROM generate_series(1, $BULK) g; SELECT 1;" >&"${WRITER[1]}"
+	read -r one <&"${WRITER[0]}"
+	t1=$(now_ms); w1=$(cpu_ms "$wpid")
+	q -c "SELECT dynview.wait_for_capture('600 seconds')" >/dev/null
+	t2=$(now_ms); c1=$(cpu_ms "$dpid")
+	l1=$(q -c "SELECT pg_current_wal_lsn()")
+	echo '\q' >&"${WRITER[1]}"; wait "$WRITER_PID" 2>/dev/null || true
+	wal=$(q -c "SELECT pg_wal_lsn_diff('$l1', '$l0')::bigint")
+	echo "$t: $BULK rows, WAL $((wal / 1048576)) MB; writer $((t1 - t0)) ms wall, $((w1 - w0)) ms CPU;" \
+		"decoder $((c1 - c0)) ms CPU, caught up $((t2 - t1)) ms after the commit;" \
+		"decoder rate / writer rate (CPU): $(awk -v w=$((w1 - w0)) -v d=$((c1 - c0)) 'BEGIN { printf "%.2f", (d > 0 ? w / d : 0) }')"
+}
+if [ "${DV_BENCH_ONLY:-}" = rate ] || [ -z "${DV_BENCH_ONLY:-}" ]; then
+	echo "== decoder rate: $BULK rows inserted by one backend (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	bulk_rate plain
+	bulk_rate src
+	bulk_rate plain
+	bulk_rate src
+	echo "== the refresh right after creating a dynamic table over $BULK rows"
+	q -c "SET client_min_messages = warning; SELECT dynview.drop_dynamic_table('src_rows')" >/dev/null 2>&1 || true
+	settle
+	t0=$(now_ms)
+	q -c "SET client_min_messages = warning; SELECT dynview.create_dynamic_table('src_rows', 'SELECT id, account, amount FROM src WHERE account < 900', schedule => 'manual')" >/dev/null
+	t1=$(now_ms)
+	# what a refresh would wait for: the decoder reaching the WAL position after the build
+	w=$(q -c "SELECT round(extract(epoch FROM clock_timestamp() - now()) * 1000) FROM (SELECT dynview.wait_for_capture('60 seconds')) w")
+	t2=$(now_ms)
+	r=$(q -c "SELECT refresh_mode || ' ' || round(duration_ms::numeric, 1) FROM dynview.refresh('src_rows')")
+	t3=$(now_ms)
+	echo "create_dynamic_table $((t1 - t0)) ms ($(q -c 'SELECT count(*) FROM src_rows') rows); right after it the decoder wait (wait_for_capture) $w ms in the server ($((t2 - t1)) ms with psql); the next refresh $r ms in the server ($((t3 - t2)) ms with a new psql connection)"
+	q -c "SET client_min_messages = warning; SELECT dynview.drop_dynamic_table('src_rows')" >/dev/null
+	if [ "${DV_BENCH_ONLY:-}" = rate ]; then
+		psql -X -q -c "DROP DATABASE $DB WITH (FORCE)"
+		exit 0
+	fi
+fi
+
+echo "== decoder throughput ($ROWS inserts in one transaction, then $ROWS/2 updates)"
+q -c "TRUNCATE src"
 t0=$(now_ms)
 q -c "INSERT INTO src SELECT g, g % 1000, (g % 997) * 1.25, 'note ' || g FROM generate_series(1, $ROWS) g"
 t1=$(now_ms)

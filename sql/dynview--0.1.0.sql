@@ -510,10 +510,14 @@ REVOKE ALL ON dynview.source_tracking FROM PUBLIC;
 
 -- The decoder's progress: every transaction whose commit record ends at or before
 -- decoded_lsn has its changes in the buffers.  Updated with each batch, in its transaction.
+-- streaming_xids: transactions streamed into the buffers before they ended (larger than
+-- logical_decoding_work_mem) whose end the decoder has not processed yet; after a restart
+-- the decoder deletes their rows first (it decodes them again from their start).
 CREATE TABLE dynview.decoder_state (
-    slot_name   name PRIMARY KEY,
-    decoded_lsn pg_lsn,
-    updated_at  timestamptz
+    slot_name      name PRIMARY KEY,
+    decoded_lsn    pg_lsn,
+    updated_at     timestamptz,
+    streaming_xids xid8[] NOT NULL DEFAULT '{}'
 );
 INSERT INTO dynview.decoder_state
 SELECT 'dynview_' || oid, NULL, now() FROM pg_database WHERE datname = current_database();

@@ -24,6 +24,7 @@
 #define DYNVIEW_CDC_H
 
 #include "access/xlogdefs.h"
+#include "access/xlogreader.h"
 #include "datatype/timestamp.h"
 #include "postmaster/bgworker.h"
 #include "replication/output_plugin.h"
@@ -111,6 +112,11 @@ extern void dv_shmem_track_source(Oid relid, bool in_transaction);
 extern void dv_shmem_untrack_source(Oid relid);
 extern bool dv_shmem_database_registered(Oid dboid);
 extern bool dv_shmem_source_tracked(Oid dboid, Oid relid, TransactionId *creating_xid);
+extern uint64 dv_shmem_tracking_generation(void);
+
+/* recordfilter.c */
+extern void dv_record_filter_begin(void);
+extern bool dv_record_filter_skip(XLogReaderState *record);
 
 /*
  * One decoded change, kept by the output plugin until the decoder writes
@@ -121,13 +127,50 @@ typedef struct DvChange
 	Oid			relid;			/* the tracked source it counts for */
 	Oid			logged_relid;	/* the relation it was logged under (dv_relid) */
 	TransactionId xid;			/* top-level */
-	XLogRecPtr	commit_lsn;
-	TimestampTz commit_time;
+	bool		streamed;		/* kept before its transaction ended (no commit known) */
+	XLogRecPtr	commit_lsn;		/* InvalidXLogRecPtr when streamed */
+	TimestampTz commit_time;	/* unused when streamed (NULL in the buffer) */
 	int32		seq;
 	int16		weight;
 	TupleDesc	desc;			/* shared by the changes of one relation version */
 	HeapTuple	tuple;			/* flat copy; NULL for a TRUNCATE marker */
 } DvChange;
+
+/*
+ * A transaction the reorder buffer streams before it ends, because it
+ * outgrew logical_decoding_work_mem (plugin.c).  Its changes go to the change
+ * buffers while it runs, under its xid, which no data snapshot sees before
+ * it commits; if it or one of its subtransactions aborts, the decoder deletes
+ * those rows in the batch that processes the abort, before it publishes a
+ * position past the abort record (design section 5: a refresh whose snapshot
+ * sees the transaction ended waits for that position).  Kept in
+ * txn->output_plugin_private until the transaction ends.
+ */
+typedef struct DvStream
+{
+	TransactionId xid;			/* top-level */
+	MemoryContext context;		/* holds this struct and its lists */
+	int32		seq;			/* next dv_seq */
+	TransactionId writer;		/* (sub)transaction of the change being kept */
+	List	   *runs;			/* of DvSeqRun: which subtransaction wrote which dv_seq */
+	List	   *sources;		/* OIDs of the sources it kept changes for */
+	bool		in_buffers;		/* a batch has written some of its rows */
+} DvStream;
+
+typedef struct DvSeqRun
+{
+	TransactionId xid;			/* the (sub)transaction that wrote dv_seq first .. last */
+	int32		first;
+	int32		last;
+} DvSeqRun;
+
+/* rows of an aborted streamed (sub)transaction, deleted with the next batch */
+typedef struct DvStreamRemoval
+{
+	TransactionId xid;			/* top-level: dv_xid */
+	List	   *sources;		/* OIDs of the sources whose buffers may hold them */
+	char	   *seq_ranges;		/* int4multirange of their dv_seq; NULL: every row */
+} DvStreamRemoval;
 
 /* The plugin's state, shared with the decoder loop (decoder.c) */
 typedef struct DvPluginState
@@ -140,6 +183,10 @@ typedef struct DvPluginState
 	Size		bytes;			/* approximate size of changes */
 	XLogRecPtr	last_commit_end;	/* end of the last commit decoded */
 	List	   *desc_cache;		/* of TupleDesc, this batch */
+	MemoryContext stream_context;	/* lives as long as the worker: streams */
+	List	   *streams;		/* of DvStream *, streamed and not ended (stream_context) */
+	bool		streams_changed;	/* streams changed since the last batch */
+	List	   *removals;		/* of DvStreamRemoval *, this batch */
 } DvPluginState;
 
 /* decoder.c */

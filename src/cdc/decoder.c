@@ -14,6 +14,17 @@
  *	  or before P; transactions whose commit record ends at or before P are
  *	  skipped by the plugin, so nothing is written twice and nothing lost.
  *
+ * Row changes of tables that no dynamic table captures, and dynview's own
+ * writes, are skipped before PostgreSQL decodes them (recordfilter.c).
+ *
+ * A transaction larger than logical_decoding_work_mem is streamed into the
+ * buffers while it runs (plugin.c), so that the reorder buffer never spills
+ * it to disk; the batch that processes its end also records that it ended
+ * (decoder_state.streaming_xids) or, for an abort, deletes its rows.  After
+ * a restart the rows of the transactions still recorded there are deleted
+ * before decoding resumes (forget_streams), and streaming starts only past
+ * P, so a transaction already written is never streamed again.
+ *
  * P is published in shared memory (dv_shmem_publish_decoded) with a
  * condition variable that refreshes wait on (design section 5, step 3).
  * The worker reads WAL only up to the flush position it saw (a record that
@@ -168,6 +179,49 @@ ensure_slot(const char *name)
 }
 
 /*
+ * forget_streams - delete the rows of the transactions that a previous run
+ * streamed into the buffers and whose end it did not process
+ * (dynview.decoder_state.streaming_xids).  This run decodes them again from
+ * their start: rows of one that committed are written anew, rows of one that
+ * aborted (or was cut off by a crash) must not stay.  Inside load_state's
+ * transaction, with decoder_state locked; buffers in OID order.
+ */
+static void
+forget_streams(void)
+{
+	List	   *buffers = NIL;
+	ListCell   *lc;
+
+	if (SPI_execute("SELECT buffer_relid FROM dynview.source_tracking WHERE captured ORDER BY buffer_relid",
+					false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read dynview.source_tracking");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		buffers = lappend_oid(buffers, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	  SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, buffers)
+	{
+		char	   *name = get_rel_name(lfirst_oid(lc));
+
+		if (name == NULL)
+			continue;
+		if (SPI_execute(psprintf("DELETE FROM %s.%s WHERE dv_xid OPERATOR(pg_catalog.=) ANY "
+								 "((SELECT streaming_xids FROM dynview.decoder_state)::pg_catalog.xid8[])",
+								 DV_BUFFER_SCHEMA, quote_identifier(name)), false, 0) != SPI_OK_DELETE)
+			elog(ERROR, "could not delete streamed rows from change buffer %s", name);
+		if (SPI_processed > 0)
+			ereport(LOG,
+					(errmsg("dynview: deleted " UINT64_FORMAT " rows of unfinished streamed transactions from change buffer %s",
+							SPI_processed, name)));
+	}
+	if (SPI_execute("UPDATE dynview.decoder_state SET streaming_xids = '{}'", false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not update dynview.decoder_state");
+}
+
+/*
  * load_state - read the decoded-up-to position and register the tracked
  * sources in shared memory (after a restart shared memory is empty).
  */
@@ -180,7 +234,9 @@ load_state(Oid dboid, bool slot_created)
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	if (SPI_execute("SELECT decoded_lsn FROM dynview.decoder_state", false, 1) == SPI_OK_SELECT &&
+	/* (FOR UPDATE: dynview.decoder_state before any buffer, as in write_batch) */
+	if (SPI_execute("SELECT decoded_lsn, pg_catalog.cardinality(streaming_xids) > 0 "
+					"FROM dynview.decoder_state FOR UPDATE", false, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
 		bool		isnull;
@@ -188,6 +244,8 @@ load_state(Oid dboid, bool slot_created)
 
 		if (!isnull)
 			decoded = DatumGetLSN(d);
+		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull)))
+			forget_streams();
 	}
 	/*
 	 * A new slot while sources were tracked (the slot was lost): changes
@@ -340,6 +398,7 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 		values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(c->xid, next)));
 		values[1] = LSNGetDatum(c->commit_lsn);
 		values[2] = TimestampTzGetDatum(c->commit_time);
+		nulls[2] = c->streamed;	/* (written before its commit) */
 		values[3] = Int32GetDatum(c->seq);
 		values[4] = Int16GetDatum(c->weight);
 		values[5] = ObjectIdGetDatum(c->logged_relid);
@@ -368,9 +427,61 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 	FreeBulkInsertState(bistate);
 }
 
+/* the open streams' xids as xid8[] text */
+static char *
+streaming_xids(DvPluginState *state, FullTransactionId next)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	foreach(lc, state->streams)
+		appendStringInfo(&buf, "%s" UINT64_FORMAT, foreach_current_index(lc) > 0 ? "," : "",
+						 widen(((DvStream *) lfirst(lc))->xid, next));
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
 /*
- * write_batch - write the kept changes into their buffers and record
- * `upto` as decoded, in one transaction.
+ * delete_aborted_rows - delete the rows that earlier batches wrote for
+ * streamed transactions, or subtransactions, that aborted (plugin.c); their
+ * buffers are locked (targets).  Inside write_batch's transaction and SPI
+ * connection: the deletion commits with the position past the abort.
+ */
+static void
+delete_aborted_rows(DvPluginState *state, BatchTarget *targets, int ntargets, FullTransactionId next)
+{
+	ListCell   *lc;
+
+	foreach(lc, state->removals)
+	{
+		DvStreamRemoval *removal = lfirst(lc);
+		Oid			types[2] = {TEXTOID, TEXTOID};
+		Datum		args[2];
+
+		args[0] = CStringGetTextDatum(psprintf(UINT64_FORMAT, widen(removal->xid, next)));
+		args[1] = removal->seq_ranges ? CStringGetTextDatum(removal->seq_ranges) : (Datum) 0;
+		for (int i = 0; i < ntargets; i++)
+		{
+			char	   *name;
+
+			if (!list_member_oid(removal->sources, targets[i].source) ||
+				(name = get_rel_name(targets[i].buffer)) == NULL)
+				continue;
+			if (SPI_execute_with_args(psprintf("DELETE FROM %s.%s WHERE dv_xid OPERATOR(pg_catalog.=) $1::pg_catalog.xid8%s",
+											   DV_BUFFER_SCHEMA, quote_identifier(name),
+											   removal->seq_ranges ? " AND dv_seq OPERATOR(pg_catalog.<@) $2::pg_catalog.int4multirange" : ""),
+									  removal->seq_ranges ? 2 : 1, types, args, NULL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "could not delete rows of an aborted transaction from change buffer %s", name);
+		}
+	}
+}
+
+/*
+ * write_batch - write the kept changes into their buffers, delete the rows
+ * of streamed transactions that aborted, and record `upto` as decoded and
+ * the transactions streamed and not ended yet, in one transaction.
  *
  * Buffers are resolved first (waiting, if need be, for a transaction that
  * creates one) and then locked in OID order, the order in which a dropping
@@ -382,8 +493,8 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	ListCell   *lc;
 	CommandId	cid;
 	FullTransactionId next = ReadNextFullTransactionId();
-	Oid			types[1] = {LSNOID};
-	Datum		args[1];
+	Oid			types[2] = {LSNOID, TEXTOID};
+	Datum		args[2];
 	List	   *sources = NIL;
 	BatchTarget *targets;
 	int			ntargets = 0;
@@ -408,6 +519,8 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 
 	foreach(lc, state->changes)
 		sources = list_append_unique_oid(sources, ((DvChange *) lfirst(lc))->relid);
+	foreach(lc, state->removals)
+		sources = list_concat_unique_oid(sources, ((DvStreamRemoval *) lfirst(lc))->sources);
 	targets = palloc(sizeof(BatchTarget) * list_length(sources));
 	foreach(lc, sources)
 	{
@@ -431,9 +544,13 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	}
 
 	SPI_connect();
+	if (state->removals != NIL)
+		delete_aborted_rows(state, targets, ntargets, next);
 	args[0] = LSNGetDatum(upto);
-	if (SPI_execute_with_args("UPDATE dynview.decoder_state SET decoded_lsn = $1, updated_at = clock_timestamp()",
-							  1, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+	args[1] = CStringGetTextDatum(streaming_xids(state, next));
+	if (SPI_execute_with_args("UPDATE dynview.decoder_state SET decoded_lsn = $1, updated_at = clock_timestamp(), "
+							  "streaming_xids = $2::pg_catalog.xid8[]",
+							  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not update dynview.decoder_state");
 	SPI_finish();
 	PopActiveSnapshot();
@@ -737,6 +854,8 @@ decode(Oid dboid)
 	state = MemoryContextAllocZero(TopMemoryContext, sizeof(DvPluginState));
 	state->context = AllocSetContextCreate(TopMemoryContext, "dynview changes",
 										   ALLOCSET_DEFAULT_SIZES);
+	state->stream_context = AllocSetContextCreate(TopMemoryContext, "dynview streams",
+												  ALLOCSET_SMALL_SIZES);
 	state->skip_upto = decoded;
 	ctx->output_plugin_private = state;
 	XLogBeginRead(ctx->reader, MyReplicationSlot->data.restart_lsn);
@@ -777,7 +896,9 @@ decode(Oid dboid)
 
 		end_of_wal = GetFlushRecPtr(NULL);
 		SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
+		StartTransactionCommand();
+		/* after the flush position and the invalidations it implies (recordfilter.c) */
+		dv_record_filter_begin();
 
 		while (ctx->reader->EndRecPtr < end_of_wal &&
 			   state->bytes < BATCH_BYTES && nrecords < BATCH_RECORDS)
@@ -797,7 +918,17 @@ decode(Oid dboid)
 				elog(ERROR, "dynview decoder: could not read WAL: %s", errm);
 			if (record == NULL)
 				break;
-			LogicalDecodingProcessRecord(ctx, ctx->reader);
+
+			/*
+			 * Stream large transactions only past what is already written:
+			 * a transaction whose commit ends at or before skip_upto is in
+			 * the buffers, and would be written twice (plugin_begin skips
+			 * it only when it is replayed at its commit).
+			 */
+			ctx->streaming = ctx->reader->EndRecPtr > state->skip_upto;
+			/* a row change of a table no dynamic table captures: not decoded */
+			if (!dv_record_filter_skip(ctx->reader))
+				LogicalDecodingProcessRecord(ctx, ctx->reader);
 			nrecords++;
 			CHECK_FOR_INTERRUPTS();
 		}
@@ -821,12 +952,24 @@ decode(Oid dboid)
 			 * Without changes nothing is to be skipped later, and writing the
 			 * progress would itself make WAL to decode, forever.
 			 */
-			if (state->changes != NIL)
+			if (state->changes != NIL || state->removals != NIL || state->streams_changed)
+			{
+				ListCell   *lc;
+
 				write_batch(dboid, state, upto);
+				foreach(lc, state->streams)
+				{
+					DvStream   *stream = lfirst(lc);
+
+					stream->in_buffers |= stream->seq > 0;
+				}
+			}
 			if (ctx->reader->EndRecPtr > MyReplicationSlot->data.confirmed_flush)
 				LogicalConfirmReceivedLocation(ctx->reader->EndRecPtr);
 			MemoryContextReset(state->context);
 			state->changes = NIL;
+			state->removals = NIL;
+			state->streams_changed = false;
 			state->desc_cache = NIL;
 			state->bytes = 0;
 			state->skip_upto = Max(state->skip_upto, upto);

@@ -26,6 +26,9 @@
  *	  before a crash or restart and are skipped, so nothing is duplicated.
  *	- Relations that are not tracked sources, in particular dynview's own
  *	  buffers, catalogs and dynamic tables, are ignored.
+ *	- A transaction larger than logical_decoding_work_mem is streamed: its
+ *	  changes are kept while it runs (see "Streaming" below), and deleted
+ *	  again from the buffers if it, or a subtransaction, aborts.
  *
  *-------------------------------------------------------------------------
  */
@@ -66,6 +69,8 @@ plugin_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_in
 {
 	opt->output_type = OUTPUT_PLUGIN_BINARY_OUTPUT;
 	opt->receive_rewrites = false;
+	/* the decoder turns streaming on once it is past what it wrote before (decoder.c) */
+	ctx->streaming = false;
 	/* output_plugin_private is set by the decoder after creating the context */
 }
 
@@ -181,8 +186,8 @@ flat_copy(TupleDesc desc, HeapTuple tuple, HeapTuple fallback)
  * recompute in full (a TRUNCATE, or a change logged without its old row).
  */
 static void
-keep_change(DvPluginState *state, ReorderBufferTXN *txn, Relation relation, Oid target,
-			int16 weight, HeapTuple tuple, HeapTuple fallback)
+keep_change(DvPluginState *state, ReorderBufferTXN *txn, DvStream *stream, Relation relation,
+			Oid target, int16 weight, HeapTuple tuple, HeapTuple fallback)
 {
 	DvChange   *c = palloc(sizeof(DvChange));
 
@@ -190,9 +195,11 @@ keep_change(DvPluginState *state, ReorderBufferTXN *txn, Relation relation, Oid 
 	c->relid = target;
 	c->logged_relid = RelationGetRelid(relation);
 	c->xid = txn->xid;
-	c->commit_lsn = txn->final_lsn;
-	c->commit_time = txn->xact_time.commit_time;
-	c->seq = state->seq++;
+	c->streamed = stream != NULL;
+	/* a streamed transaction has not ended yet: its commit is not known */
+	c->commit_lsn = stream ? InvalidXLogRecPtr : txn->final_lsn;
+	c->commit_time = stream ? 0 : txn->xact_time.commit_time;
+	c->seq = stream ? stream->seq++ : state->seq++;
 	c->weight = weight;
 	c->desc = batch_desc(state, relation);
 	c->tuple = tuple ? flat_copy(c->desc, tuple, fallback) : NULL;
@@ -223,11 +230,16 @@ capture_targets(Relation relation)
 	return targets;
 }
 
-static void
-plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
-			  Relation relation, ReorderBufferChange *change)
+/*
+ * keep_row_change - keep an INSERT, UPDATE or DELETE of relation for every
+ * tracked source it counts for.  stream is the transaction's streaming
+ * state when it is streamed before its end, else NULL.  Returns those
+ * sources (NIL: none, nothing kept).
+ */
+static List *
+keep_row_change(DvPluginState *state, ReorderBufferTXN *txn, DvStream *stream,
+				Relation relation, ReorderBufferChange *change)
 {
-	DvPluginState *state = plugin_state(ctx);
 	MemoryContext old;
 	HeapTuple	oldtup;
 	HeapTuple	newtup;
@@ -250,7 +262,7 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	}
 
 	if (state->skipping || (targets = capture_targets(relation)) == NIL)
-		return;
+		return NIL;
 	old = MemoryContextSwitchTo(state->context);
 	oldtup = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
 
@@ -272,29 +284,30 @@ plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 		{
 			case REORDER_BUFFER_CHANGE_INSERT:
 				if (newtup)
-					keep_change(state, txn, relation, target, +1, newtup, NULL);
+					keep_change(state, txn, stream, relation, target, +1, newtup, NULL);
 				break;
 			case REORDER_BUFFER_CHANGE_UPDATE:
 				/* without its old row the change cannot be weighted: a marker */
-				keep_change(state, txn, relation, target, -1, oldtup, NULL);
+				keep_change(state, txn, stream, relation, target, -1, oldtup, NULL);
 				if (newtup && oldtup)
-					keep_change(state, txn, relation, target, +1, newtup, oldtup);
+					keep_change(state, txn, stream, relation, target, +1, newtup, oldtup);
 				break;
 			case REORDER_BUFFER_CHANGE_DELETE:
-				keep_change(state, txn, relation, target, -1, oldtup, NULL);
+				keep_change(state, txn, stream, relation, target, -1, oldtup, NULL);
 				break;
 			default:
 				break;
 		}
 	}
 	MemoryContextSwitchTo(old);
+	return targets;
 }
 
+/* keep a TRUNCATE marker for every tracked source of the truncated relations */
 static void
-plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
-				int nrelations, Relation relations[], ReorderBufferChange *change)
+keep_truncate(DvPluginState *state, ReorderBufferTXN *txn, DvStream *stream,
+			  int nrelations, Relation relations[])
 {
-	DvPluginState *state = plugin_state(ctx);
 	MemoryContext old;
 
 	if (state->skipping)
@@ -306,9 +319,23 @@ plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 
 		/* (TRUNCATE of a partitioned table lists its leaves) */
 		foreach(lc, capture_targets(relations[i]))
-			keep_change(state, txn, relations[i], lfirst_oid(lc), 0, NULL, NULL);
+			keep_change(state, txn, stream, relations[i], lfirst_oid(lc), 0, NULL, NULL);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+static void
+plugin_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+			  Relation relation, ReorderBufferChange *change)
+{
+	keep_row_change(plugin_state(ctx), txn, NULL, relation, change);
+}
+
+static void
+plugin_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+				int nrelations, Relation relations[], ReorderBufferChange *change)
+{
+	keep_truncate(plugin_state(ctx), txn, NULL, nrelations, relations);
 }
 
 static void
@@ -321,6 +348,244 @@ plugin_commit(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr com
 	if (txn->end_lsn > state->last_commit_end)
 		state->last_commit_end = txn->end_lsn;
 	state->skipping = false;
+}
+
+/*
+ * Streaming (PostgreSQL 15): a transaction that outgrows
+ * logical_decoding_work_mem is handed to the plugin in parts while it runs,
+ * instead of being spilled to disk and replayed at its commit.  Its changes
+ * are kept like a committed transaction's (the decoder writes them with its
+ * next batch) with commit position and time unknown; the window of a refresh
+ * reads them only once a data snapshot sees the transaction (design section
+ * 5).  What must never be read are the rows of a transaction, or a
+ * subtransaction, that aborts: stream_abort queues their deletion, which the
+ * decoder commits together with the position past the abort record.  The
+ * decoder records the transactions streamed and not ended yet in
+ * dynview.decoder_state, so that after a restart (which replays them from
+ * their start) their rows are deleted first (decoder.c).
+ */
+
+/* the stream of txn's top-level transaction, created at its first part */
+static DvStream *
+stream_of(DvPluginState *state, ReorderBufferTXN *txn)
+{
+	ReorderBufferTXN *top = txn->toptxn ? txn->toptxn : txn;
+	DvStream   *stream = (DvStream *) top->output_plugin_private;
+
+	if (stream == NULL)
+	{
+		MemoryContext context = AllocSetContextCreate(state->stream_context, "dynview stream",
+													  ALLOCSET_SMALL_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(state->stream_context);
+
+		stream = MemoryContextAllocZero(context, sizeof(DvStream));
+		stream->xid = top->xid;
+		stream->context = context;
+		top->output_plugin_private = stream;
+		state->streams = lappend(state->streams, stream);
+		state->streams_changed = true;
+		MemoryContextSwitchTo(old);
+	}
+	return stream;
+}
+
+/* note that the changes kept from first_seq on belong to the stream's writer */
+static void
+note_stream_rows(DvStream *stream, int32 first_seq, List *targets)
+{
+	MemoryContext old;
+	DvSeqRun   *run = stream->runs ? llast(stream->runs) : NULL;
+	ListCell   *lc;
+
+	if (stream->seq == first_seq)
+		return;					/* nothing kept */
+	old = MemoryContextSwitchTo(stream->context);
+	if (run != NULL && run->xid == stream->writer && run->last == first_seq - 1)
+		run->last = stream->seq - 1;
+	else
+	{
+		run = palloc(sizeof(DvSeqRun));
+		run->xid = stream->writer;
+		run->first = first_seq;
+		run->last = stream->seq - 1;
+		stream->runs = lappend(stream->runs, run);
+	}
+	foreach(lc, targets)
+		stream->sources = list_append_unique_oid(stream->sources, lfirst_oid(lc));
+	MemoryContextSwitchTo(old);
+}
+
+static void
+plugin_stream_start(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
+{
+	DvPluginState *state = plugin_state(ctx);
+
+	/* (never needed: the decoder streams only past what it wrote before) */
+	state->skipping = false;
+	(void) stream_of(state, txn);
+}
+
+static void
+plugin_stream_stop(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
+{
+}
+
+static void
+plugin_stream_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+					 Relation relation, ReorderBufferChange *change)
+{
+	DvPluginState *state = plugin_state(ctx);
+	DvStream   *stream = stream_of(state, txn);
+	int32		first = stream->seq;
+	List	   *targets;
+
+	stream->writer = change->txn ? change->txn->xid : txn->xid;
+	targets = keep_row_change(state, txn, stream, relation, change);
+	note_stream_rows(stream, first, targets);
+}
+
+static void
+plugin_stream_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+					   int nrelations, Relation relations[], ReorderBufferChange *change)
+{
+	DvPluginState *state = plugin_state(ctx);
+	DvStream   *stream = stream_of(state, txn);
+	int32		first = stream->seq;
+	List	   *targets = NIL;
+
+	stream->writer = change->txn ? change->txn->xid : txn->xid;
+	keep_truncate(state, txn, stream, nrelations, relations);
+	for (int i = 0; i < nrelations; i++)
+		targets = list_concat_unique_oid(targets, capture_targets(relations[i]));
+	note_stream_rows(stream, first, targets);
+}
+
+/* forget a stream whose transaction ended */
+static void
+end_stream(DvPluginState *state, ReorderBufferTXN *top)
+{
+	DvStream   *stream = (DvStream *) top->output_plugin_private;
+
+	if (stream == NULL)
+		return;
+	state->streams = list_delete_ptr(state->streams, stream);
+	state->streams_changed = true;
+	top->output_plugin_private = NULL;
+	MemoryContextDelete(stream->context);
+}
+
+/* is seq one of the rows of the runs of xid (InvalidTransactionId: of any)? */
+static bool
+seq_in_runs(List *runs, TransactionId xid, int32 seq)
+{
+	ListCell   *lc;
+
+	foreach(lc, runs)
+	{
+		DvSeqRun   *run = lfirst(lc);
+
+		if ((xid == InvalidTransactionId || run->xid == xid) &&
+			seq >= run->first && seq <= run->last)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * plugin_stream_abort - txn (the top-level transaction or one of its
+ * subtransactions) aborted after some of its changes were streamed: drop
+ * those still in memory and queue the deletion of those already written.
+ */
+static void
+plugin_stream_abort(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr abort_lsn)
+{
+	DvPluginState *state = plugin_state(ctx);
+	ReorderBufferTXN *top = txn->toptxn ? txn->toptxn : txn;
+	DvStream   *stream = (DvStream *) top->output_plugin_private;
+	bool		whole = txn == top;
+	TransactionId which = whole ? InvalidTransactionId : txn->xid;
+	List	   *kept = NIL;
+	ListCell   *lc;
+	StringInfoData ranges;
+	MemoryContext old;
+
+	if (stream == NULL)
+		return;
+
+	/* the changes of this batch not written yet */
+	old = MemoryContextSwitchTo(state->context);
+	foreach(lc, state->changes)
+	{
+		DvChange   *c = lfirst(lc);
+
+		if (c->streamed && c->xid == top->xid && (whole || seq_in_runs(stream->runs, which, c->seq)))
+		{
+			if (c->tuple)
+				state->bytes -= c->tuple->t_len + sizeof(DvChange);
+			continue;
+		}
+		kept = lappend(kept, c);
+	}
+	state->changes = kept;
+
+	/* those written by earlier batches */
+	if (stream->in_buffers)
+	{
+		DvStreamRemoval *removal = palloc(sizeof(DvStreamRemoval));
+		bool		any = whole;
+
+		removal->xid = top->xid;
+		removal->sources = list_copy(stream->sources);
+		removal->seq_ranges = NULL;
+		if (!whole)
+		{
+			initStringInfo(&ranges);
+			appendStringInfoChar(&ranges, '{');
+			foreach(lc, stream->runs)
+			{
+				DvSeqRun   *run = lfirst(lc);
+
+				if (run->xid != which)
+					continue;
+				appendStringInfo(&ranges, "%s[%d,%d]", any ? "," : "", run->first, run->last);
+				any = true;
+			}
+			appendStringInfoChar(&ranges, '}');
+			removal->seq_ranges = ranges.data;
+		}
+		if (any)
+			state->removals = lappend(state->removals, removal);
+	}
+	MemoryContextSwitchTo(old);
+
+	if (whole)
+		end_stream(state, top);
+	else
+	{
+		/* the subtransaction's runs are gone: forget them */
+		List	   *runs = NIL;
+
+		old = MemoryContextSwitchTo(stream->context);
+		foreach(lc, stream->runs)
+		{
+			DvSeqRun   *run = lfirst(lc);
+
+			if (run->xid != which)
+				runs = lappend(runs, run);
+		}
+		stream->runs = runs;
+		MemoryContextSwitchTo(old);
+	}
+}
+
+static void
+plugin_stream_commit(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr commit_lsn)
+{
+	DvPluginState *state = plugin_state(ctx);
+
+	if (txn->end_lsn > state->last_commit_end)
+		state->last_commit_end = txn->end_lsn;
+	end_stream(state, txn);
 }
 
 static void
@@ -418,4 +683,10 @@ _PG_output_plugin_init(OutputPluginCallbacks *cb)
 	cb->commit_cb = plugin_commit;
 	cb->shutdown_cb = plugin_shutdown;
 	cb->filter_by_origin_cb = plugin_filter_by_origin;
+	cb->stream_start_cb = plugin_stream_start;
+	cb->stream_stop_cb = plugin_stream_stop;
+	cb->stream_change_cb = plugin_stream_change;
+	cb->stream_truncate_cb = plugin_stream_truncate;
+	cb->stream_abort_cb = plugin_stream_abort;
+	cb->stream_commit_cb = plugin_stream_commit;
 }

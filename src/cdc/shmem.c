@@ -89,6 +89,7 @@ typedef struct DvShared
 	Latch	   *launcher_latch;
 	pid_t		launcher_pid;
 	DvDatabaseState databases[DV_MAX_DATABASES];
+	uint64		tracking_generation;	/* bumped when a source is added to sources[] */
 	int			nsources;		/* entries in use at the front of sources[] */
 	DvSourceState sources[FLEXIBLE_ARRAY_MEMBER];
 } DvShared;
@@ -790,6 +791,7 @@ dv_shmem_track_source(Oid relid, bool in_transaction)
 	dv_shared->sources[dv_shared->nsources].creating_xid =
 		in_transaction ? GetTopTransactionId() : InvalidTransactionId;
 	dv_shared->nsources++;
+	dv_shared->tracking_generation++;
 	LWLockRelease(dv_shared->lock);
 
 	if (in_transaction)
@@ -800,6 +802,23 @@ dv_shmem_track_source(Oid relid, bool in_transaction)
 		MemoryContextSwitchTo(old);
 		register_xact_callback();
 	}
+}
+
+/*
+ * dv_shmem_tracking_generation - a number that changes whenever a source
+ * starts to be tracked (in any database): the decoder's record filter
+ * (recordfilter.c) forgets which relations it found untracked when it does.
+ */
+uint64
+dv_shmem_tracking_generation(void)
+{
+	uint64		generation;
+
+	require_shmem();
+	LWLockAcquire(dv_shared->lock, LW_SHARED);
+	generation = dv_shared->tracking_generation;
+	LWLockRelease(dv_shared->lock);
+	return generation;
 }
 
 /*
