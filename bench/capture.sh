@@ -59,7 +59,7 @@ bulk_rate() {
 	wal=$(q -c "SELECT pg_wal_lsn_diff('$l1', '$l0')::bigint")
 	echo "$t: $BULK rows, WAL $((wal / 1048576)) MB; writer $((t1 - t0)) ms wall, $((w1 - w0)) ms CPU;" \
 		"decoder $((c1 - c0)) ms CPU, caught up $((t2 - t1)) ms after the commit;" \
-		"decoder rate / writer rate (CPU): $(awk -v w=$((w1 - w0)) -v d=$((c1 - c0)) 'BEGIN { printf "%.2f", (d > 0 ? w / d : 0) }')"
+		"decoder rate / writer rate (CPU): $(awk -v w=$((w1 - w0)) -v d=$((c1 - c0)) 'BEGIN { r = 0; if (d > 0) r = w / d; printf "%.2f", r }')"
 }
 if [ "${DV_BENCH_ONLY:-}" = rate ] || [ -z "${DV_BENCH_ONLY:-}" ]; then
 	echo "== decoder rate: $BULK rows inserted by one backend (load: $(cut -d' ' -f1-3 /proc/loadavg))"
