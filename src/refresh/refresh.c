@@ -172,7 +172,9 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
  * statement sql under the given context line, without the statement itself
  * (it is dynview's, not the user's) but with the context of a trigger or
  * function it ran; an error of the statement itself that says the
- * definition no longer fits its sources gets a hint on what to do.
+ * definition no longer fits its sources gets a hint on what to do.  sql
+ * NULL: the statement ran in the executor directly (dv_exec_fill), so what
+ * the context says is all inside it.
  */
 void
 dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
@@ -198,6 +200,15 @@ dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
 			if (*inner == '\0')
 				inner = NULL;
 		}
+	}
+	else if (edata->context && sql == NULL && edata->context[0] != '\0')
+	{
+		/* the statement ran in the executor directly: all its context is inside it */
+		inner = pstrdup(edata->context);
+		while (*inner && inner[strlen(inner) - 1] == '\n')
+			inner[strlen(inner) - 1] = '\0';
+		if (*inner == '\0')
+			inner = NULL;
 	}
 	in_user_code = inner != NULL;
 	edata->context = in_user_code ? psprintf("%s\n%s", inner, context) : pstrdup(context);
@@ -308,6 +319,36 @@ rows_are_distinct(Oid relid, List **key)
 }
 
 /*
+ * can_fill - may the first build write the dynamic table as CREATE
+ * MATERIALIZED VIEW writes a view (dv_exec_fill: frozen rows that no index,
+ * trigger, rule or constraint sees): a plain table this transaction created
+ * (were the transaction to abort, the table goes with its rows) that has
+ * no index, trigger, rule, CHECK or NOT NULL constraint, row-level
+ * security or column of a domain type.
+ */
+static bool
+can_fill(DvTable *dt)
+{
+	Relation	rel = table_open(dt->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		ok = rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_createSubid != InvalidSubTransactionId &&
+		indexes == NIL && !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
+		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
+
+	for (int i = 0; ok && i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		ok = att->attisdropped || (!att->attnotnull && get_typtype(att->atttypid) != TYPTYPE_DOMAIN);
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return ok;
+}
+
+/*
  * full_refresh_in_parallel - is the query of a FULL refresh worth a
  * parallel plan: parallel workers may be used and a source is at least
  * min_parallel_table_scan_size (the size from which the planner considers a
@@ -399,50 +440,6 @@ full_diff_create(DvTable *dt)
 }
 
 /*
- * full_diff_fill - run the SELECT sql at the snapshot into the relation
- * diffrel with a plan that may be parallel, as REFRESH MATERIALIZED VIEW
- * fills its new heap (the executor with a transient-relation receiver; SPI
- * plans nothing that writes in parallel).  Runs as the caller set up (the
- * owner, security-restricted); an error names the dynamic table.
- */
-static void
-full_diff_fill(DvTable *dt, const char *sql, Snapshot snapshot, Oid diffrel)
-{
-	MemoryContext caller_context = CurrentMemoryContext;
-
-	PG_TRY();
-	{
-		RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
-		Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
-		PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
-		DestReceiver *dest = CreateTransientRelDestReceiver(diffrel);
-		QueryDesc  *qd;
-
-		PushCopiedSnapshot(snapshot);
-		UpdateActiveSnapshotCommandId();
-		qd = CreateQueryDesc(plan, sql, GetActiveSnapshot(), InvalidSnapshot, dest, NULL, NULL, 0);
-		ExecutorStart(qd, 0);
-		ExecutorRun(qd, ForwardScanDirection, 0L, true);
-		ExecutorFinish(qd);
-		ExecutorEnd(qd);
-		FreeQueryDesc(qd);
-		PopActiveSnapshot();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(caller_context);
-		edata = CopyErrorData();
-		FlushErrorState();
-		dv_rethrow_refresh_error(edata, sql, psprintf("refresh of dynamic table \"%s.%s\"",
-													  dt->schema_name, dt->table_name));
-	}
-	PG_END_TRY();
-	CommandCounterIncrement();
-}
-
-/*
  * The rows a keyed FULL refresh read from the table (0) and matched with a
  * row of the result (1), counted by dynview._full_refresh_count() as the
  * refresh's statement runs (in the leader: the function is parallel
@@ -487,7 +484,7 @@ dynview_full_refresh_count(PG_FUNCTION_ARGS)
  *
  * diffrel valid (full_refresh_in_parallel; full_diff_create made it): the
  * difference is first written to that temporary table by a plan that may
- * run the query with parallel workers (full_diff_fill); a statement that
+ * run the query with parallel workers (dv_exec_fill); a statement that
  * writes, as the apply does, never does.  It is dropped afterwards.  Else
  * the difference is a WITH query of the applying statement.
  *
@@ -502,10 +499,13 @@ dynview_full_refresh_count(PG_FUNCTION_ARGS)
  * (the owner, in dv_run_as_owner); needs SPI.
  */
 static void
-full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, Oid diffrel,
+full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const char *restrict_t,
+				   DvParams *params, Snapshot snapshot, bool own_buffer, Oid diffrel,
 				   DvRefreshResult *res, int32 *seq)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	char	   *where_q = restrict_q ? psprintf(" WHERE %s", restrict_q) : "";
+	char	   *where_t = restrict_t ? psprintf(" WHERE %s", restrict_t) : "";
 	List	   *key;
 	bool		distinct = rows_are_distinct(dt->relid, &key);
 	char	   *diff;
@@ -543,13 +543,13 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, Oid diffrel,
 		}
 		table_close(rel, AccessShareLock);
 		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
-						"  FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::%s AS dv_old%s FROM %s dv_t"
-						"        WHERE dynview._full_refresh_count(0)) o"
+						"  FROM (SELECT * FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::%s AS dv_old%s FROM %s dv_t%s"
+						"        OFFSET 0) dv_o WHERE dynview._full_refresh_count(0)) o"
 						"  FULL JOIN (SELECT dv_r.dv_row, true AS dv_in%s"
-						"             FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q OFFSET 0) dv_r) n"
+						"             FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q%s OFFSET 0) dv_r) n"
 						"    ON %so.dv_old OPERATOR(pg_catalog.*=) n.dv_row"
 						"  WHERE o.dv_ctid IS NULL OR n.dv_in IS NULL OR NOT dynview._full_refresh_count(1)",
-						target, ocols.data, target, ncols.data, target, dt->definition, cond.data);
+						target, ocols.data, target, where_t, ncols.data, target, query, where_q, cond.data);
 	}
 	else
 	{
@@ -564,16 +564,16 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, Oid diffrel,
 		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
 						"  FROM (SELECT dv_o.dv_ctid, dv_o.dv_text || %s AS dv_key"
 						"        FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_text"
-						"              FROM %s dv_t OFFSET 0) dv_o) o"
+						"              FROM %s dv_t%s OFFSET 0) dv_o) o"
 						"  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_text || ':' ||"
 						"                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_text) AS dv_key"
 						"             FROM (SELECT dv_r.dv_row, dv_r.dv_row::text COLLATE \"C\" AS dv_text"
-						"                   FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q) dv_r OFFSET 0) dv_s) n"
+						"                   FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q%s) dv_r OFFSET 0) dv_s) n"
 						"    ON o.dv_key = n.dv_key"
 						"  WHERE o.dv_key IS NULL OR n.dv_key IS NULL",
 						distinct ? "':1'" :
 						"':' || pg_catalog.row_number() OVER (PARTITION BY dv_o.dv_text)",
-						target, target, dt->definition);
+						target, where_t, target, query, where_q);
 	}
 
 	/*
@@ -590,7 +590,8 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, Oid diffrel,
 	{
 		temp_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(diffrel)),
 											   get_rel_name(diffrel));
-		full_diff_fill(dt, diff, snapshot, diffrel);
+		(void) dv_exec_fill(diff, snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name),
+							diffrel);
 		sql = "";
 		diff_rel = temp_name;
 	}
@@ -608,8 +609,15 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, Oid diffrel,
 				   own_buffer ?
 				   "SELECT -1 AS dv_weight, dv_d.* FROM dv_d UNION ALL SELECT 1, dv_i.* FROM dv_i" :
 				   "SELECT dv_w, pg_catalog.count(*) FROM (SELECT -1 AS dv_w FROM dv_d UNION ALL SELECT 1 FROM dv_i) dv_u GROUP BY dv_w");
-	n = dv_exec_statement(sql, snapshot, false, "refresh",
-						  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
+	if (params != NULL)
+	{
+		/* an incremental refresh's recompute (its statements name it so) */
+		n = dv_exec_at_params(sql, snapshot, false, params);
+		rc = SPI_OK_SELECT;
+	}
+	else
+		n = dv_exec_statement(sql, snapshot, false, "refresh",
+							  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
 	AtEOXact_GUC(true, nestlevel);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
@@ -679,6 +687,29 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, Oid diffrel,
 		performDeletion(&addr, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
 		CommandCounterIncrement();
 	}
+}
+
+/*
+ * dv_full_refresh_restricted - recompute some rows of an incremental
+ * table in one pass (the affected groups, partitions or window rows):
+ * full_refresh_apply over the rows of query (NULL: the definition) and of
+ * the table that restrict_q / restrict_t (SQL on aliases dv_q / dv_t, with
+ * parameters params) keep, the query evaluated once.  The deleted and
+ * inserted rows reach the table's own change buffer, if it has one.  Sets
+ * res->rows_deleted and rows_inserted; statements run as
+ * dv_exec_at_params's (the current table, as the caller set up).
+ */
+void
+dv_full_refresh_restricted(DvTable *dt, const char *query, const char *restrict_q,
+						   const char *restrict_t, DvParams *params, Snapshot snapshot,
+						   DvRefreshResult *res, int32 *seq)
+{
+	Oid			nsp = get_namespace_oid("dynview_buffer", true);
+	bool		own_buffer = OidIsValid(nsp) &&
+		OidIsValid(get_relname_relid(psprintf("changes_%u", dt->relid), nsp));
+
+	full_refresh_apply(dt, query ? query : dt->definition, restrict_q, restrict_t, params,
+					   snapshot, own_buffer, InvalidOid, res, seq);
 }
 
 /* does the deparsed definition name the qualified relation (as a whole token)? */
@@ -1203,6 +1234,9 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	{
 		char	   *retype_what = NULL;
 		char	   *retype = column_type_changes(dt, &retype_what);
+		bool		state_built = false;
+		bool		fill = false;
+		char	   *build_query = NULL;
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
@@ -1240,10 +1274,27 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		}
 		else if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
 		{
-			/* the first build of an empty table: nothing to compare with */
+			/*
+			 * The first build of an empty table: nothing to compare with.  A
+			 * table with aggregate state is written from its state, built
+			 * first, so the sources are read once.  A table this transaction
+			 * created without index, trigger or constraint (create_dynamic_table
+			 * makes its indexes after the build) is filled as CREATE
+			 * MATERIALIZED VIEW fills a view: a plan that may be parallel,
+			 * rows written in bulk.
+			 */
+			char	   *projection;
+
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+			dv_agg_state_rebuild(dt, snapshot);
+			state_built = true;
+			projection = dv_agg_state_projection(dt);
+			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+			build_query = projection ? projection : dt->definition;
+			fill = !own_buffer && can_fill(dt);
 			insert_sql = psprintf("INSERT INTO %s %s%s",
 								  quote_qualified_identifier(dt->schema_name, dt->table_name),
-								  dt->definition, own_buffer ? " RETURNING *" : "");
+								  build_query, own_buffer ? " RETURNING *" : "");
 		}
 		if (insert_sql == NULL)
 		{
@@ -1255,8 +1306,13 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			if (full_refresh_in_parallel(dt))
 				diffrel = full_diff_create(dt);
 			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-			full_refresh_apply(dt, snapshot, own_buffer, diffrel, &res, &seq);
+			full_refresh_apply(dt, dt->definition, NULL, NULL, NULL, snapshot, own_buffer, diffrel,
+							   &res, &seq);
 		}
+		else if (fill)
+			res.rows_inserted = (int64) dv_exec_fill(build_query, snapshot, "refresh",
+													 psprintf("%s.%s", dt->schema_name, dt->table_name),
+													 dt->relid);
 		else
 		{
 			res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot,
@@ -1273,7 +1329,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* aggregate state at the same snapshot, for the next incremental refresh */
-		dv_agg_state_rebuild(dt, snapshot);
+		if (!state_built)
+			dv_agg_state_rebuild(dt, snapshot);
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
