@@ -529,17 +529,43 @@ full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const
 		StringInfoData cond;
 		ListCell   *lc;
 
+		bool		nullable = false;
+
 		initStringInfo(&ocols);
 		initStringInfo(&ncols);
 		initStringInfo(&cond);
+		foreach(lc, key)
+			nullable = nullable || !TupleDescAttr(RelationGetDescr(rel), lfirst_int(lc) - 1)->attnotnull;
+		/*
+		 * A key column that may be NULL (NULLS NOT DISTINCT): the key is one
+		 * record, whose = (hashable) takes two NULLs as equal, so a row with a
+		 * NULL key matches too; else a column = per key column.
+		 */
+		if (nullable)
+		{
+			appendStringInfoString(&ocols, ", ROW(");
+			appendStringInfoString(&ncols, ", ROW(");
+		}
 		foreach(lc, key)
 		{
 			int			k = foreach_current_index(lc) + 1;
 			const char *col = quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), lfirst_int(lc) - 1)->attname));
 
+			if (nullable)
+			{
+				appendStringInfo(&ocols, "%sdv_t.%s", k > 1 ? ", " : "", col);
+				appendStringInfo(&ncols, "%s(dv_r.dv_row).%s", k > 1 ? ", " : "", col);
+				continue;
+			}
 			appendStringInfo(&ocols, ", dv_t.%s AS dv_k%d", col, k);
 			appendStringInfo(&ncols, ", (dv_r.dv_row).%s AS dv_k%d", col, k);
 			appendStringInfo(&cond, "o.dv_k%d = n.dv_k%d AND ", k, k);
+		}
+		if (nullable)
+		{
+			appendStringInfoString(&ocols, ") AS dv_k");
+			appendStringInfoString(&ncols, ") AS dv_k");
+			appendStringInfoString(&cond, "o.dv_k = n.dv_k AND ");
 		}
 		table_close(rel, AccessShareLock);
 		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
