@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/full.sh — cost of recomputing (issue 14), as ratios in one run:
-#   1. build: dynview.create_dynamic_table (FULL mode) vs CREATE MATERIALIZED VIEW plus its unique index
-#   2. FULL refresh after a small change (1,000 new orders + 100 updated + 100 deleted) vs
-#      REFRESH MATERIALIZED VIEW and REFRESH MATERIALIZED VIEW CONCURRENTLY of the same query
+#   1. build: dynview.create_dynamic_table (FULL mode) vs CREATE MATERIALIZED VIEW plus its unique index,
+#      (the join of the query gives dynview no key of its own: "detail" is matched by row text)
+#      for the table without key ("detail") and with primary_key => order_id ("detail_k")
+#   2. FULL refresh after a small change (1,000 new orders + 100 updated + 100 deleted) of both
+#      tables vs REFRESH MATERIALIZED VIEW and REFRESH MATERIALIZED VIEW CONCURRENTLY of the same query
 #   The query: the sales dashboard's detail layer with LEFT JOIN (orders x products, bench/pipeline.sh).
 # Usage: eval "$(scripts/cluster.sh env)"; bench/full.sh [orders...]   (default: 1000000)
 #        DV_BENCH_ROUNDS (default 3): changes per size; medians reported.
@@ -50,9 +52,11 @@ SQL
 	t_build=$(timed "SET client_min_messages = warning; SELECT dynview.create_dynamic_table('detail', \$q\$$DWD\$q\$, schedule => 'manual', refresh_mode => 'FULL')")
 	t_wait_after_build=$(timed "SELECT dynview.refresh('detail')")
 	quiesce
+	t_build_k=$(timed "SET client_min_messages = warning; SELECT dynview.create_dynamic_table('detail_k', \$q\$$DWD\$q\$, schedule => 'manual', refresh_mode => 'FULL', primary_key => ARRAY['order_id'])")
+	quiesce
 	t_mv_build=$(timed "CREATE MATERIALIZED VIEW mv_detail AS $DWD; CREATE UNIQUE INDEX ON mv_detail (order_id)")
-	keyinfo=$(q -c "SELECT string_agg(pg_get_indexdef(indexrelid), '; ') FROM pg_index WHERE indrelid = 'detail'::regclass")
-	dv=(); mv=(); mvc=(); ok=t
+	keyinfo=$(q -c "SELECT string_agg(pg_get_indexdef(indexrelid), '; ') FROM pg_index WHERE indrelid IN ('detail'::regclass, 'detail_k'::regclass)")
+	dv=(); dvk=(); mv=(); mvc=(); ok=t
 	for r in $(seq 1 "$ROUNDS"); do
 		q <<SQL
 INSERT INTO doc_orders SELECT 'N$r-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed'
@@ -65,14 +69,18 @@ SQL
 		[ "$(q -c "SELECT dynview.verify('detail')")" = t ] || ok=f
 		hist=$(q -c "SELECT refresh_mode || ' -' || rows_deleted || ' +' || rows_inserted FROM dynview.refresh_history('detail', 1)")
 		quiesce
+		dvk+=("$(timed "SELECT dynview.refresh('detail_k')")")
+		[ "$(q -c "SELECT dynview.verify('detail_k')")" = t ] || ok=f
+		quiesce
 		mv+=("$(timed "REFRESH MATERIALIZED VIEW mv_detail")")
 		quiesce
 		mvc+=("$(timed "REFRESH MATERIALIZED VIEW CONCURRENTLY mv_detail")")
 	done
-	t_dv=$(median "${dv[@]}"); t_mv=$(median "${mv[@]}"); t_mvc=$(median "${mvc[@]}")
+	t_dv=$(median "${dv[@]}"); t_dvk=$(median "${dvk[@]}"); t_mv=$(median "${mv[@]}"); t_mvc=$(median "${mvc[@]}")
 	echo "orders=$N rows=$(q -c 'SELECT count(*) FROM detail') index: $keyinfo"
-	echo "  build: dynview ${t_build} ms (next refresh ${t_wait_after_build} ms); CREATE MATERIALIZED VIEW + unique index ${t_mv_build} ms; ratio $(awk -v a="$t_build" -v b="$t_mv_build" 'BEGIN{printf "%.2f", a/b}')"
-	echo "  FULL refresh (median of $ROUNDS; last: $hist, verify=$ok): dynview ${t_dv} ms (${dv[*]}); REFRESH MV ${t_mv} ms (${mv[*]}); CONCURRENTLY ${t_mvc} ms (${mvc[*]})"
-	echo "  ratios: dynview / REFRESH MV $(awk -v a="$t_dv" -v b="$t_mv" 'BEGIN{printf "%.2f", a/b}'); dynview / CONCURRENTLY $(awk -v a="$t_dv" -v b="$t_mvc" 'BEGIN{printf "%.2f", a/b}')"
+	r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
+	echo "  build: dynview ${t_build} ms, with key ${t_build_k} ms (next refresh ${t_wait_after_build} ms); CREATE MATERIALIZED VIEW + unique index ${t_mv_build} ms; ratios $(r "$t_build" "$t_mv_build"), with key $(r "$t_build_k" "$t_mv_build")"
+	echo "  FULL refresh (median of $ROUNDS; last: $hist, verify=$ok): dynview ${t_dv} ms (${dv[*]}), with key ${t_dvk} ms (${dvk[*]}); REFRESH MV ${t_mv} ms (${mv[*]}); CONCURRENTLY ${t_mvc} ms (${mvc[*]})"
+	echo "  ratios: dynview / REFRESH MV $(r "$t_dv" "$t_mv"), with key $(r "$t_dvk" "$t_mv"); dynview / CONCURRENTLY $(r "$t_dv" "$t_mvc"), with key $(r "$t_dvk" "$t_mvc")"
 	[ "${DV_BENCH_KEEP:-0}" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
 done

@@ -81,6 +81,13 @@ AS 'MODULE_PATHNAME', 'dynview_source_signature'
 LANGUAGE C STRICT STABLE
 SET search_path = pg_catalog, pg_temp;
 
+-- Counts the rows a FULL refresh of a table with a unique key reads and matches (internal: the
+-- refresh checks that no row of the table matched two identical rows of its query).
+CREATE FUNCTION dynview._full_refresh_count(slot integer)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'dynview_full_refresh_count'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
 -- Where data snapshots are taken: "<system identifier>:<database oid>".  A catalog row that arrives
 -- with a data snapshot of another origin (pg_restore, or a dump loaded into another database or
 -- cluster) names transactions of that other database, which this one may never have had (a lower

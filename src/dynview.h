@@ -258,6 +258,8 @@ extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr ls
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
+extern uint64 dv_exec_fill(const char *sql, Snapshot snapshot, const char *what,
+						   const char *table, Oid target);
 extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only,
 								const char *what, const char *table, int *rc);
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
@@ -270,6 +272,9 @@ typedef struct DvParams
 	Datum	   *values;
 	char	   *nulls;			/* 'n' for NULL, ' ' otherwise */
 } DvParams;
+extern void dv_full_refresh_restricted(DvTable *dt, const char *query, const char *restrict_q,
+									   const char *restrict_t, DvParams *params, Snapshot snapshot,
+									   DvRefreshResult *res, int32 *seq);
 
 extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_only,
 								DvParams *params);
@@ -295,6 +300,7 @@ extern Oid	dv_agg_state_relid(Oid relid);
 extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
+extern char *dv_agg_state_projection(DvTable *dt);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
 							   DvRefreshResult *res, int32 *seq);
 

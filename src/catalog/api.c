@@ -229,7 +229,7 @@ drop_apply_index(Oid relid)
 }
 
 static void
-create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq)
+create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool unique_only)
 {
 	DvPlan	   *plan = dv_plan_query(aq->query);
 	List	   *cols = NIL;
@@ -249,6 +249,8 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq)
 		return;					/* a global aggregate: one row */
 	initStringInfo(&sql);
 	unique = (plan->kind == DV_PLAN_GROUPED && plan->keys_unique) || plan->spj_key != NIL;
+	if (unique_only && !unique)
+		return;
 	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
 					 unique ? "UNIQUE " : "",
 					 quote_identifier(apply_index_name(get_rel_name(relid), relid)), qualified);
@@ -269,6 +271,34 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq)
 	appendStringInfo(&sql, ")%s", unique ? " NULLS NOT DISTINCT" : "");
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create index: %s", sql.data);
+}
+
+/*
+ * apply_index - dynview's apply index for a table without primary_key: an
+ * INCREMENTAL table's (incremental refreshes find rows with it), or the
+ * unique one of a table refreshed FULL on request whose query dynview
+ * could refresh incrementally and whose rows it knows to be distinct (a
+ * FULL refresh then matches rows by that key, refresh.c).
+ */
+static void
+apply_index(const char *qualified, Oid relid, DvCreateArgs *args, DvAnalyzedQuery *aq,
+			const char *effective)
+{
+	if (args->key_columns != NIL)
+		return;
+	if (strcmp(effective, "INCREMENTAL") == 0)
+		create_apply_index(qualified, relid, aq, false);
+	else if (aq->full_reason_code != NULL && strcmp(aq->full_reason_code, "FULL_REQUESTED") == 0)
+		create_apply_index(qualified, relid, aq, true);
+}
+
+/* the key index (primary_key) or dynview's apply index of a new dynamic table */
+static void
+create_indexes(const char *qualified, Oid relid, DvCreateArgs *args, DvAnalyzedQuery *aq,
+			   const char *effective)
+{
+	create_key_index(qualified, args->key_columns);
+	apply_index(qualified, relid, args, aq, effective);
 }
 
 static Oid
@@ -297,9 +327,8 @@ create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 	relid = get_relname_relid(rv->relname, nspid);
 	if (!OidIsValid(relid))
 		elog(ERROR, "dynamic table %s vanished after creation", qualified);
-	create_key_index(qualified, args->key_columns);
-	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
-		create_apply_index(qualified, relid, aq);
+	if (!args->initialize)
+		create_indexes(qualified, relid, args, aq, effective);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	CommandCounterIncrement();
 	/* in a publication FOR ALL TABLES or TABLES IN SCHEMA already? */
@@ -311,7 +340,19 @@ create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 	dv_tracking_start(aq->sources, strcmp(args->refresh_mode, "incremental") == 0);
 	CommandCounterIncrement();
 	if (args->initialize)
+	{
+		/*
+		 * Built first, indexed afterwards, as CREATE MATERIALIZED VIEW and
+		 * CREATE INDEX would: the build writes the empty table in bulk
+		 * (refresh.c), an index is sorted once instead of kept up row by
+		 * row.  A key the rows do not honour fails the creation here.
+		 */
 		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+		create_indexes(qualified, relid, args, aq, effective);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		CommandCounterIncrement();
+	}
 	return relid;
 }
 
@@ -424,7 +465,6 @@ replace_existing(DvCreateArgs *args, Oid relid)
 		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
 	else
 		dv_refresh_empty(relid);	/* the old rows do not fit the new definition */
-	if (args->key_columns == NIL && strcmp(effective, "INCREMENTAL") == 0)
 	{
 		int			save_nestlevel;
 		Oid			save_userid;
@@ -432,7 +472,7 @@ replace_existing(DvCreateArgs *args, Oid relid)
 
 		/* after the refill: the new keys hold for the new contents */
 		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
-		create_apply_index(qualified, relid, aq);
+		apply_index(qualified, relid, args, aq, effective);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
 }

@@ -623,6 +623,32 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	CommandCounterIncrement();
 }
 
+/*
+ * dv_agg_state_projection - the dynamic table's rows computed from its
+ * aggregate state (dv_agg_state_rebuild just built it): a query, or NULL
+ * when the table keeps no state.  The initial build writes the table from
+ * it, so the sources are read once, for the state.
+ */
+char *
+dv_agg_state_projection(DvTable *dt)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+	Oid			state = OidIsValid(nsp) ? get_relname_relid(state_name(dt->relid), nsp) : InvalidOid;
+	DvPlan	   *plan;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	if (!OidIsValid(state) || strcmp(dt->effective_mode, "INCREMENTAL") != 0)
+		return NULL;
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	plan = dv_plan_cache_plan(dt);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (!plan->agg_state)
+		return NULL;
+	return dv_state_projection_sql(plan, state);
+}
+
 /* the columns of the group delta dv_gd after its keys and dv_dcount */
 static char *
 group_delta_columns(DvPlan *plan)
@@ -903,8 +929,6 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	bool		may_recompute = false;
 	char	   *restrict_q;
 	char	   *restrict_t;
-	char	   *delete_sql;
-	char	   *insert_sql;
 	bool		ok = true;
 	DvParams	params;
 
@@ -1142,12 +1166,8 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		dv_exec_at(psprintf("SELECT %s FROM dv_gd", key_cols(nkeys, "")), snapshot, true);
 		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, &params);
 		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, &params);
-		dv_full_refresh_sql(dt, dv_state_projection_sql(plan, state), restrict_q, restrict_t,
-							&delete_sql, &insert_sql, true);
-		res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
-		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-		res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
-		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+		dv_full_refresh_restricted(dt, dv_state_projection_sql(plan, state), restrict_q, restrict_t,
+								   &params, snapshot, res, seq);
 	}
 	foreach(lc, enrs)
 		dv_unregister_tuples((const char *) lfirst(lc));

@@ -25,6 +25,9 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "commands/matview.h"
+#include "executor/executor.h"
+#include "tcop/tcopprot.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -509,6 +512,70 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	return SPI_processed;
 }
 
+/*
+ * dv_exec_fill - run the SELECT sql at the snapshot and write its rows into
+ * the relation target, as REFRESH MATERIALIZED VIEW fills its new heap: the
+ * executor with PostgreSQL's transient-relation receiver, so the plan may
+ * use parallel workers (SPI never plans a statement that writes in
+ * parallel), rows are written in bulk and frozen, and no index, trigger or
+ * constraint of target sees them.  Only for a relation this transaction
+ * created that has none of those (a temporary table, a dynamic table's
+ * first build).  Written as dynview's own writes like dv_exec_statement's
+ * (not decoded when the refresh said so); an error names "<what> of
+ * dynamic table "<table>"".  Returns the rows written.
+ */
+uint64
+dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *table, Oid target)
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	Oid			save_target;
+	int			save_level;
+	bool		own = own_writes_lxid != InvalidLocalTransactionId && own_writes_lxid == MyProc->lxid;
+	uint16		save_origin = 0;
+	uint64		processed = 0;
+
+	dv_guard_begin_write(&save_target, &save_level);
+	if (own)
+		save_origin = dv_cdc_own_writes_begin();
+	PG_TRY();
+	{
+		RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+		Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+		PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+		DestReceiver *dest = CreateTransientRelDestReceiver(target);
+		QueryDesc  *qd;
+
+		PushCopiedSnapshot(snapshot);
+		UpdateActiveSnapshotCommandId();
+		qd = CreateQueryDesc(plan, sql, GetActiveSnapshot(), InvalidSnapshot, dest, NULL, NULL, 0);
+		ExecutorStart(qd, 0);
+		ExecutorRun(qd, ForwardScanDirection, 0L, true);
+		processed = qd->estate->es_processed;
+		ExecutorFinish(qd);
+		ExecutorEnd(qd);
+		FreeQueryDesc(qd);
+		PopActiveSnapshot();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		if (own)
+			dv_cdc_own_writes_end(save_origin);
+		dv_guard_end_write(save_target, save_level);
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		dv_rethrow_refresh_error(edata, NULL, psprintf("%s of dynamic table \"%s\"", what, table));
+	}
+	PG_END_TRY();
+	if (own)
+		dv_cdc_own_writes_end(save_origin);
+	dv_guard_end_write(save_target, save_level);
+	CommandCounterIncrement();
+	return processed;
+}
+
 uint64
 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only, const char *what,
 				  const char *table, int *rc)
@@ -779,8 +846,6 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	char	   *restrict_t;
 	ListCell   *lc;
 	uint64		nkeys;
-	char	   *delete_sql;
-	char	   *insert_sql;
 	DvParams	params;
 
 	initStringInfo(&keys_sql);
@@ -795,11 +860,8 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 
 	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys, &params);
 	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys, &params);
-	dv_full_refresh_sql(dt, NULL, restrict_q, restrict_t, &delete_sql, &insert_sql, true);
-	res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
-	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-	res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
-	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	/* the query once, the difference applied in one pass */
+	dv_full_refresh_restricted(dt, NULL, restrict_q, restrict_t, &params, snapshot, res, seq);
 }
 
 /*
@@ -851,8 +913,6 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 	char	   *changed;
 	char	   *restrict_q;
 	char	   *restrict_t;
-	char	   *delete_sql;
-	char	   *insert_sql;
 	ListCell   *lc;
 	uint64		n;
 	DvParams	params;
@@ -905,11 +965,8 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 		restrict_q = psprintf("NOT (%s)", before_sql(plan, "dv_q"));
 		restrict_t = psprintf("NOT (%s)", before_sql(plan, "dv_t"));
 	}
-	dv_full_refresh_sql(dt, NULL, restrict_q, restrict_t, &delete_sql, &insert_sql, true);
-	res->rows_deleted = (int64) dv_exec_at_params(delete_sql, snapshot, false, &params);
-	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
-	res->rows_inserted = (int64) dv_exec_at_params(insert_sql, snapshot, false, &params);
-	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	/* the query once, the difference applied in one pass */
+	dv_full_refresh_restricted(dt, NULL, restrict_q, restrict_t, &params, snapshot, res, seq);
 }
 
 /*

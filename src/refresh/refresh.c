@@ -47,6 +47,17 @@
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "optimizer/cost.h"
+#include "optimizer/paths.h"
+#include "storage/bufmgr.h"
+#include "utils/typcache.h"
+#include "catalog/dependency.h"
+#include "catalog/toasting.h"
+#include "commands/matview.h"
+#include "commands/tablecmds.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
@@ -161,7 +172,9 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
  * statement sql under the given context line, without the statement itself
  * (it is dynview's, not the user's) but with the context of a trigger or
  * function it ran; an error of the statement itself that says the
- * definition no longer fits its sources gets a hint on what to do.
+ * definition no longer fits its sources gets a hint on what to do.  sql
+ * NULL: the statement ran in the executor directly (dv_exec_fill), so what
+ * the context says is all inside it.
  */
 void
 dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
@@ -187,6 +200,15 @@ dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
 			if (*inner == '\0')
 				inner = NULL;
 		}
+	}
+	else if (edata->context && sql == NULL && edata->context[0] != '\0')
+	{
+		/* the statement ran in the executor directly: all its context is inside it */
+		inner = pstrdup(edata->context);
+		while (*inner && inner[strlen(inner) - 1] == '\n')
+			inner[strlen(inner) - 1] = '\0';
+		if (*inner == '\0')
+			inner = NULL;
 	}
 	in_user_code = inner != NULL;
 	edata->context = in_user_code ? psprintf("%s\n%s", inner, context) : pstrdup(context);
@@ -238,21 +260,27 @@ table_is_empty(DvTable *dt, Snapshot snapshot)
  * that no two of its rows are alike: an immediate or deferred unique index
  * without predicate or expressions whose key columns are NOT NULL or
  * NULLS NOT DISTINCT (the derived key's index is of that kind).  Then a
- * FULL refresh need not number the table's copies of a row.
+ * FULL refresh need not number the table's copies of a row.  *key gets the
+ * index's columns (attribute numbers) when each has an equality operator a
+ * hash or merge join can use (then rows are matched by key, full_refresh_apply),
+ * else NIL.
  */
 static bool
-rows_are_distinct(Oid relid)
+rows_are_distinct(Oid relid, List **key)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	List	   *indexes = RelationGetIndexList(rel);
 	bool		distinct = false;
 	ListCell   *lc;
 
+	*key = NIL;
 	foreach(lc, indexes)
 	{
 		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
 		Form_pg_index index;
 		bool		ok;
+		bool		joinable = true;
+		List	   *cols = NIL;
 
 		if (!HeapTupleIsValid(tup))
 			continue;
@@ -263,20 +291,97 @@ rows_are_distinct(Oid relid)
 		for (int k = 0; ok && k < index->indnkeyatts; k++)
 		{
 			AttrNumber	att = index->indkey.values[k];
+			TypeCacheEntry *tc;
 
 			ok = att > 0 && (index->indnullsnotdistinct ||
 							 TupleDescAttr(RelationGetDescr(rel), att - 1)->attnotnull);
+			if (!ok)
+				break;
+			tc = lookup_type_cache(TupleDescAttr(RelationGetDescr(rel), att - 1)->atttypid,
+								   TYPECACHE_EQ_OPR | TYPECACHE_HASH_PROC);
+			joinable = joinable && OidIsValid(tc->eq_opr) && OidIsValid(tc->hash_proc);
+			cols = lappend_int(cols, att);
 		}
 		ReleaseSysCache(tup);
 		if (ok)
 		{
 			distinct = true;
-			break;
+			if (joinable)
+			{
+				*key = cols;
+				break;
+			}
 		}
 	}
 	list_free(indexes);
 	table_close(rel, AccessShareLock);
 	return distinct;
+}
+
+/*
+ * can_fill - may the first build write the dynamic table as CREATE
+ * MATERIALIZED VIEW writes a view (dv_exec_fill: frozen rows that no index,
+ * trigger, rule or constraint sees): a plain table this transaction created
+ * (were the transaction to abort, the table goes with its rows) that has
+ * no index, trigger, rule, CHECK or NOT NULL constraint, row-level
+ * security or column of a domain type.
+ */
+static bool
+can_fill(DvTable *dt)
+{
+	Relation	rel = table_open(dt->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		ok = rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_createSubid != InvalidSubTransactionId &&
+		indexes == NIL && !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
+		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
+
+	for (int i = 0; ok && i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		ok = att->attisdropped || (!att->attnotnull && get_typtype(att->atttypid) != TYPTYPE_DOMAIN);
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return ok;
+}
+
+/*
+ * full_refresh_in_parallel - is the query of a FULL refresh worth a
+ * parallel plan: parallel workers may be used and a source is at least
+ * min_parallel_table_scan_size (the size from which the planner considers a
+ * parallel scan; a partitioned or inheritance source counts as large).  Then
+ * full_refresh_apply computes the difference with CREATE TABLE AS, which
+ * PostgreSQL plans in parallel (a statement that writes the table, or has a
+ * data-modifying WITH, never is).
+ */
+static bool
+full_refresh_in_parallel(DvTable *dt)
+{
+	ListCell   *lc;
+
+	if (max_parallel_workers_per_gather <= 0 || max_parallel_workers <= 0 ||
+		InSecurityRestrictedOperation() || RecoveryInProgress() ||
+		pg_database_aclcheck(MyDatabaseId, dt->owner, ACL_CREATE_TEMP) != ACLCHECK_OK)
+		return false;
+	foreach(lc, dt->sources)
+	{
+		Oid			relid = ((DvSource *) lfirst(lc))->relid;
+		Relation	rel = try_relation_open(relid, AccessShareLock);
+		bool		large;
+
+		if (rel == NULL)
+			continue;
+		large = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE || rel->rd_rel->relhassubclass ||
+			(RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+			 RelationGetNumberOfBlocks(rel) >= (BlockNumber) min_parallel_table_scan_size);
+		relation_close(rel, AccessShareLock);
+		if (large)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -302,21 +407,86 @@ writes_are_own(DvTable *dt)
 }
 
 /*
- * full_refresh_apply - a FULL refresh in one statement: the query is
- * evaluated once, the table read once, and the difference applied (rows of
- * the table that the result does not have deleted, then the result's rows
- * the table does not have inserted); unchanged rows are not rewritten.
+ * full_diff_create - the temporary table a parallel FULL refresh of dt
+ * writes its difference to: (dv_ctid tid, dv_row <the table's row type>),
+ * made with PostgreSQL's DefineRelation as the owner, outside the
+ * security-restricted operation that later runs the query (as REFRESH
+ * MATERIALIZED VIEW CONCURRENTLY makes its temporary table; a
+ * security-restricted operation cannot create one).  No event trigger
+ * sees it (no DDL statement runs).  Returns its OID.
+ */
+static Oid
+full_diff_create(DvTable *dt)
+{
+	CreateStmt *stmt = makeNode(CreateStmt);
+	Oid			save_userid;
+	int			save_sec;
+	ObjectAddress addr;
+
+	stmt->relation = makeRangeVar("pg_temp", psprintf("dv_full_%u", dt->relid), -1);
+	stmt->relation->relpersistence = RELPERSISTENCE_TEMP;
+	stmt->tableElts = list_make2(makeColumnDef("dv_ctid", TIDOID, -1, InvalidOid),
+								 makeColumnDef("dv_row", get_rel_type_id(dt->relid), -1, InvalidOid));
+	stmt->oncommit = ONCOMMIT_NOOP;
+	stmt->if_not_exists = false;
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(dt->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	addr = DefineRelation(stmt, RELKIND_RELATION, dt->owner, NULL, NULL);
+	CommandCounterIncrement();
+	NewRelationCreateToastTable(addr.objectId, (Datum) 0);
+	CommandCounterIncrement();
+	SetUserIdAndSecContext(save_userid, save_sec);
+	return addr.objectId;
+}
+
+/*
+ * The rows a keyed FULL refresh read from the table (0) and matched with a
+ * row of the result (1), counted by dynview._full_refresh_count() as the
+ * refresh's statement runs (in the leader: the function is parallel
+ * restricted).
+ */
+static int64 full_counts[2];
+
+PG_FUNCTION_INFO_V1(dynview_full_refresh_count);
+
+/* dynview._full_refresh_count(slot) - count one row in slot 0 or 1; true */
+Datum
+dynview_full_refresh_count(PG_FUNCTION_ARGS)
+{
+	full_counts[PG_GETARG_INT32(0) == 0 ? 0 : 1]++;
+	PG_RETURN_BOOL(true);
+}
+
+/*
+ * full_refresh_apply - a FULL refresh in one pass: the query is evaluated
+ * once, the table read once, and the difference applied (rows of the table
+ * that the result does not have deleted, then the result's rows the table
+ * does not have inserted); unchanged rows are not rewritten.
  *
- * Rows are matched as a multiset by their text form (the form verify()
- * compares), the result's rows cast to the table's row type first (as they
- * would be stored).  Copies of one row are numbered on each side and
- * matched copy by copy; where a unique index makes the table's rows
- * distinct, only the result's copies are numbered (a second copy there
- * finds no match, is inserted and violates the index, as it should).  The
- * difference is one FULL JOIN on the text and copy number whose unmatched
- * rows alone are kept; the table's rows that go are deleted by their ctids
- * (a TID scan); readers are not blocked (DELETE and INSERT, ExclusiveLock
- * held by the caller).
+ * The result's rows are cast to the table's row type first (as they would
+ * be stored).  Where a unique index makes the table's rows distinct and its
+ * columns can be joined on (rows_are_distinct), rows are matched by that
+ * key and must be identical to match: the same binary image (the *=
+ * operator, as REFRESH MATERIALIZED VIEW CONCURRENTLY compares rows), so
+ * 1.0 never stands for 1.00 (identical images print alike; rows that differ
+ * in their images only are rewritten, which is exact too).  Two identical
+ * rows of the result would both match the table's one row: the rows read
+ * and matched are counted (dynview._full_refresh_count) and such a result
+ * fails the refresh, as a copy inserted would have violated the index.  Otherwise rows
+ * are matched as a multiset by their text form (the form verify()
+ * compares): copies of one row are numbered on each side and matched copy
+ * by copy; where a unique index makes the table's rows distinct, only the
+ * result's copies are numbered (a second copy there finds no match, is
+ * inserted and violates the index, as it should).  Either way the
+ * difference is one FULL JOIN whose unmatched rows alone are kept; the
+ * table's rows that go are deleted by their ctids (a TID scan); readers are
+ * not blocked (DELETE and INSERT, ExclusiveLock held by the caller).
+ *
+ * diffrel valid (full_refresh_in_parallel; full_diff_create made it): the
+ * difference is first written to that temporary table by a plan that may
+ * run the query with parallel workers (dv_exec_fill); a statement that
+ * writes, as the apply does, never does.  It is dropped afterwards.  Else
+ * the difference is a WITH query of the applying statement.
  *
  * The DELETE's rows are read before the INSERT runs (the UNION ALL reads
  * them first), so a row deleted and inserted again under the same key does
@@ -329,44 +499,108 @@ writes_are_own(DvTable *dt)
  * (the owner, in dv_run_as_owner); needs SPI.
  */
 static void
-full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshResult *res,
-				   int32 *seq)
+full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const char *restrict_t,
+				   DvParams *params, Snapshot snapshot, bool own_buffer, Oid diffrel,
+				   DvRefreshResult *res, int32 *seq)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
-	bool		distinct = rows_are_distinct(dt->relid);
+	char	   *where_q = restrict_q ? psprintf(" WHERE %s", restrict_q) : "";
+	char	   *where_t = restrict_t ? psprintf(" WHERE %s", restrict_t) : "";
+	List	   *key;
+	bool		distinct = rows_are_distinct(dt->relid, &key);
+	char	   *diff;
+	char	   *diff_rel;
+	char	   *temp_name = NULL;
 	char	   *sql;
 	int			rc;
 	uint64		n;
 	int			nestlevel;
 
-	/*
-	 * Each row's text with its copy number is one key ("<row text>:<n>"): a
-	 * row's text never is a prefix of another's (record_out quotes a field's
-	 * parentheses), so the key is unambiguous, and the join on it is a hash
-	 * join that sorts nothing beyond the numbering.  Each row's text is
-	 * computed once (OFFSET 0 keeps the subquery whole).
-	 */
-	sql = psprintf("WITH dv_j AS MATERIALIZED ("
-				   "  SELECT o.dv_ctid, n.dv_row"
-				   "  FROM (SELECT dv_o.dv_ctid, dv_o.dv_text || %s AS dv_key"
-				   "        FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_text"
-				   "              FROM %s dv_t OFFSET 0) dv_o) o"
-				   "  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_text || ':' ||"
-				   "                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_text) AS dv_key"
-				   "             FROM (SELECT dv_r.dv_row, dv_r.dv_row::text COLLATE \"C\" AS dv_text"
-				   "                   FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q) dv_r OFFSET 0) dv_s) n"
-				   "    ON o.dv_key = n.dv_key"
-				   "  WHERE o.dv_key IS NULL OR n.dv_key IS NULL), "
-				   "dv_d AS (DELETE FROM %s dv_t WHERE dv_t.ctid = ANY (ARRAY("
-				   "  SELECT dv_j.dv_ctid FROM dv_j WHERE dv_j.dv_ctid IS NOT NULL)) RETURNING dv_t.*), "
-				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM dv_j WHERE dv_j.dv_ctid IS NULL RETURNING *) "
-				   "%s",
-				   distinct ? "':1'" :
-				   "':' || pg_catalog.row_number() OVER (PARTITION BY dv_o.dv_text)",
-				   target, target, dt->definition, target, target,
-				   own_buffer ?
-				   "SELECT -1 AS dv_weight, dv_d.* FROM dv_d UNION ALL SELECT 1, dv_i.* FROM dv_i" :
-				   "SELECT dv_w, pg_catalog.count(*) FROM (SELECT -1 AS dv_w FROM dv_d UNION ALL SELECT 1 FROM dv_i) dv_u GROUP BY dv_w");
+	if (key != NIL)
+	{
+		/*
+		 * By key: a hash join on the key columns whose rows match only when
+		 * identical (*=).  The result's side is cast to the table's row type
+		 * and its key columns taken from that row.
+		 */
+		Relation	rel = table_open(dt->relid, AccessShareLock);
+		StringInfoData ocols;
+		StringInfoData ncols;
+		StringInfoData cond;
+		ListCell   *lc;
+
+		bool		nullable = false;
+
+		initStringInfo(&ocols);
+		initStringInfo(&ncols);
+		initStringInfo(&cond);
+		foreach(lc, key)
+			nullable = nullable || !TupleDescAttr(RelationGetDescr(rel), lfirst_int(lc) - 1)->attnotnull;
+		/*
+		 * A key column that may be NULL (NULLS NOT DISTINCT): the key is one
+		 * record, whose = (hashable) takes two NULLs as equal, so a row with a
+		 * NULL key matches too; else a column = per key column.
+		 */
+		if (nullable)
+		{
+			appendStringInfoString(&ocols, ", ROW(");
+			appendStringInfoString(&ncols, ", ROW(");
+		}
+		foreach(lc, key)
+		{
+			int			k = foreach_current_index(lc) + 1;
+			const char *col = quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), lfirst_int(lc) - 1)->attname));
+
+			if (nullable)
+			{
+				appendStringInfo(&ocols, "%sdv_t.%s", k > 1 ? ", " : "", col);
+				appendStringInfo(&ncols, "%s(dv_r.dv_row).%s", k > 1 ? ", " : "", col);
+				continue;
+			}
+			appendStringInfo(&ocols, ", dv_t.%s AS dv_k%d", col, k);
+			appendStringInfo(&ncols, ", (dv_r.dv_row).%s AS dv_k%d", col, k);
+			appendStringInfo(&cond, "o.dv_k%d = n.dv_k%d AND ", k, k);
+		}
+		if (nullable)
+		{
+			appendStringInfoString(&ocols, ") AS dv_k");
+			appendStringInfoString(&ncols, ") AS dv_k");
+			appendStringInfoString(&cond, "o.dv_k = n.dv_k AND ");
+		}
+		table_close(rel, AccessShareLock);
+		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
+						"  FROM (SELECT * FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::%s AS dv_old%s FROM %s dv_t%s"
+						"        OFFSET 0) dv_o WHERE dynview._full_refresh_count(0)) o"
+						"  FULL JOIN (SELECT dv_r.dv_row, true AS dv_in%s"
+						"             FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q%s OFFSET 0) dv_r) n"
+						"    ON %so.dv_old OPERATOR(pg_catalog.*=) n.dv_row"
+						"  WHERE o.dv_ctid IS NULL OR n.dv_in IS NULL OR NOT dynview._full_refresh_count(1)",
+						target, ocols.data, target, where_t, ncols.data, target, query, where_q, cond.data);
+	}
+	else
+	{
+		/*
+		 * By text: each row's text with its copy number is one key ("<row
+		 * text>:<n>"): a row's text never is a prefix of another's
+		 * (record_out quotes a field's parentheses), so the key is
+		 * unambiguous, and the join on it is a hash join that sorts nothing
+		 * beyond the numbering.  Each row's text is computed once (OFFSET 0
+		 * keeps the subquery whole).
+		 */
+		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
+						"  FROM (SELECT dv_o.dv_ctid, dv_o.dv_text || %s AS dv_key"
+						"        FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_text"
+						"              FROM %s dv_t%s OFFSET 0) dv_o) o"
+						"  FULL JOIN (SELECT dv_s.dv_row, dv_s.dv_text || ':' ||"
+						"                    pg_catalog.row_number() OVER (PARTITION BY dv_s.dv_text) AS dv_key"
+						"             FROM (SELECT dv_r.dv_row, dv_r.dv_row::text COLLATE \"C\" AS dv_text"
+						"                   FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q%s) dv_r OFFSET 0) dv_s) n"
+						"    ON o.dv_key = n.dv_key"
+						"  WHERE o.dv_key IS NULL OR n.dv_key IS NULL",
+						distinct ? "':1'" :
+						"':' || pg_catalog.row_number() OVER (PARTITION BY dv_o.dv_text)",
+						target, where_t, target, query, where_q);
+	}
 
 	/*
 	 * The planner cannot estimate the join of row texts (it takes a few
@@ -374,11 +608,42 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshRes
 	 * JIT would compile it with full optimization: seconds, more than it
 	 * saves (bench/full.sh).  The user's query inside runs without JIT too.
 	 */
+	full_counts[0] = full_counts[1] = 0;
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
-	n = dv_exec_statement(sql, snapshot, false, "refresh",
-						  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
+	if (OidIsValid(diffrel))
+	{
+		temp_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(diffrel)),
+											   get_rel_name(diffrel));
+		(void) dv_exec_fill(diff, snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name),
+							diffrel);
+		sql = "";
+		diff_rel = temp_name;
+	}
+	else
+	{
+		sql = psprintf("WITH dv_j AS MATERIALIZED (%s), ", diff);
+		diff_rel = "dv_j";
+	}
+	sql = psprintf("%s%s"
+				   "dv_d AS (DELETE FROM %s dv_t WHERE dv_t.ctid = ANY (ARRAY("
+				   "  SELECT dv_j.dv_ctid FROM %s dv_j WHERE dv_j.dv_ctid IS NOT NULL)) RETURNING dv_t.*), "
+				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM %s dv_j WHERE dv_j.dv_ctid IS NULL RETURNING *) "
+				   "%s",
+				   OidIsValid(diffrel) ? "WITH " : "", sql, target, diff_rel, target, diff_rel,
+				   own_buffer ?
+				   "SELECT -1 AS dv_weight, dv_d.* FROM dv_d UNION ALL SELECT 1, dv_i.* FROM dv_i" :
+				   "SELECT dv_w, pg_catalog.count(*) FROM (SELECT -1 AS dv_w FROM dv_d UNION ALL SELECT 1 FROM dv_i) dv_u GROUP BY dv_w");
+	if (params != NULL)
+	{
+		/* an incremental refresh's recompute (its statements name it so) */
+		n = dv_exec_at_params(sql, snapshot, false, params);
+		rc = SPI_OK_SELECT;
+	}
+	else
+		n = dv_exec_statement(sql, snapshot, false, "refresh",
+							  psprintf("%s.%s", dt->schema_name, dt->table_name), &rc);
 	AtEOXact_GUC(true, nestlevel);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "refresh statement of \"%s\" failed: %s", dt->table_name, SPI_result_code_string(rc));
@@ -428,6 +693,49 @@ full_refresh_apply(DvTable *dt, Snapshot snapshot, bool own_buffer, DvRefreshRes
 		part.vals = sorted + res->rows_deleted;
 		dv_write_own_buffer(dt, &part, (uint64) res->rows_inserted, +1, seq);
 	}
+	/*
+	 * By key, every row of the table matched is one the result has; were it
+	 * matched twice, the result has two identical rows, which the unique
+	 * index does not allow (a copy inserted would have violated it).
+	 */
+	if (key != NIL && full_counts[1] != full_counts[0] - res->rows_deleted)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("the query of dynamic table \"%s\" gives a row more than once", dt->table_name),
+				 errdetail("A unique index of the table allows each row once."),
+				 errhint("Drop the unique index, or give the table a query whose rows are distinct.")));
+	if (OidIsValid(diffrel))
+	{
+		ObjectAddress addr;
+
+		/* (the rows are copied out of SPI's result already) */
+		ObjectAddressSet(addr, RelationRelationId, diffrel);
+		performDeletion(&addr, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+		CommandCounterIncrement();
+	}
+}
+
+/*
+ * dv_full_refresh_restricted - recompute some rows of an incremental
+ * table in one pass (the affected groups, partitions or window rows):
+ * full_refresh_apply over the rows of query (NULL: the definition) and of
+ * the table that restrict_q / restrict_t (SQL on aliases dv_q / dv_t, with
+ * parameters params) keep, the query evaluated once.  The deleted and
+ * inserted rows reach the table's own change buffer, if it has one.  Sets
+ * res->rows_deleted and rows_inserted; statements run as
+ * dv_exec_at_params's (the current table, as the caller set up).
+ */
+void
+dv_full_refresh_restricted(DvTable *dt, const char *query, const char *restrict_q,
+						   const char *restrict_t, DvParams *params, Snapshot snapshot,
+						   DvRefreshResult *res, int32 *seq)
+{
+	Oid			nsp = get_namespace_oid("dynview_buffer", true);
+	bool		own_buffer = OidIsValid(nsp) &&
+		OidIsValid(get_relname_relid(psprintf("changes_%u", dt->relid), nsp));
+
+	full_refresh_apply(dt, query ? query : dt->definition, restrict_q, restrict_t, params,
+					   snapshot, own_buffer, InvalidOid, res, seq);
 }
 
 /* does the deparsed definition name the qualified relation (as a whole token)? */
@@ -952,6 +1260,9 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	{
 		char	   *retype_what = NULL;
 		char	   *retype = column_type_changes(dt, &retype_what);
+		bool		state_built = false;
+		bool		fill = false;
+		char	   *build_query = NULL;
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
@@ -989,16 +1300,45 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		}
 		else if (!dt->has_data_snapshot && table_is_empty(dt, snapshot))
 		{
-			/* the first build of an empty table: nothing to compare with */
+			/*
+			 * The first build of an empty table: nothing to compare with.  A
+			 * table with aggregate state is written from its state, built
+			 * first, so the sources are read once.  A table this transaction
+			 * created without index, trigger or constraint (create_dynamic_table
+			 * makes its indexes after the build) is filled as CREATE
+			 * MATERIALIZED VIEW fills a view: a plan that may be parallel,
+			 * rows written in bulk.
+			 */
+			char	   *projection;
+
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+			dv_agg_state_rebuild(dt, snapshot);
+			state_built = true;
+			projection = dv_agg_state_projection(dt);
+			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+			build_query = projection ? projection : dt->definition;
+			fill = !own_buffer && can_fill(dt);
 			insert_sql = psprintf("INSERT INTO %s %s%s",
 								  quote_qualified_identifier(dt->schema_name, dt->table_name),
-								  dt->definition, own_buffer ? " RETURNING *" : "");
+								  build_query, own_buffer ? " RETURNING *" : "");
 		}
 		if (insert_sql == NULL)
 		{
 			/* the query once, the difference applied in one pass */
-			full_refresh_apply(dt, snapshot, own_buffer, &res, &seq);
+			Oid			diffrel = InvalidOid;
+
+			/* (the temporary table is made outside the security-restricted operation) */
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+			if (full_refresh_in_parallel(dt))
+				diffrel = full_diff_create(dt);
+			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+			full_refresh_apply(dt, dt->definition, NULL, NULL, NULL, snapshot, own_buffer, diffrel,
+							   &res, &seq);
 		}
+		else if (fill)
+			res.rows_inserted = (int64) dv_exec_fill(build_query, snapshot, "refresh",
+													 psprintf("%s.%s", dt->schema_name, dt->table_name),
+													 dt->relid);
 		else
 		{
 			res.rows_inserted = (int64) run_write(dt, insert_sql, snapshot,
@@ -1015,7 +1355,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* aggregate state at the same snapshot, for the next incremental refresh */
-		dv_agg_state_rebuild(dt, snapshot);
+		if (!state_built)
+			dv_agg_state_rebuild(dt, snapshot);
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
