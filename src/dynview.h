@@ -286,6 +286,10 @@ extern Oid	dv_agg_state_relid(Oid relid);
 extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
+extern bool dv_topn_state_usable(DvTable *dt);
+extern char *dv_topn_state_table(Oid relid, bool bound);
+extern char *dv_unused_column_name(Oid relid, const char *base);
+extern void dv_topn_state_fill(DvTable *dt, struct DvPlan *plan, Snapshot snapshot);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
 							   DvRefreshResult *res, int32 *seq);
 
