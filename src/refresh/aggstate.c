@@ -1297,32 +1297,47 @@ topn_state_sql(DvTable *dt, DvPlan *plan)
 void
 dv_topn_state_fill(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 {
+	uint64		n;
+
+	n = dv_exec_at(topn_state_sql(dt, plan), snapshot, true);
+	dv_register_tuples("dv_topn_fill");
+	dv_topn_state_store(dt, plan, snapshot, "dv_topn_fill", n);
+	dv_unregister_tuples("dv_topn_fill");
+}
+
+/*
+ * dv_topn_state_store - the state of a top-N table from the n rows of the
+ * registered tuples rows (the table's columns, any order), which are every
+ * row of the input that sorts before the last of them: with more than
+ * topn_state_rows, the row at that position + 1 in the query's order is the
+ * bound and the state the rows that sort strictly before it (those that tie
+ * with it stay out); else the state is every row and there is no bound.
+ */
+void
+dv_topn_state_store(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char *rows, uint64 n)
+{
 	char	   *state = dv_topn_state_table(dt->relid, false);
 	char	   *bound = dv_topn_state_table(dt->relid, true);
 	char	   *cols = column_list(dt->relid, "");
 	char	   *flag = dv_unused_column_name(dt->relid, "dv_src");
 	char	   *before = dv_unused_column_name(dt->relid, "dv_bounds_before");
-	uint64		n;
 
 	dv_exec_at(psprintf("DELETE FROM %s", state), snapshot, false);
 	dv_exec_at(psprintf("DELETE FROM %s", bound), snapshot, false);
-	n = dv_exec_at(topn_state_sql(dt, plan), snapshot, true);
-	dv_register_tuples("dv_topn_fill");
 	if (n <= (uint64) plan->topn_state_rows)
-		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_topn_fill", state, cols), snapshot, false);
+		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM %s", state, cols, rows), snapshot, false);
 	else
 	{
-		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_topn_fill ORDER BY %s OFFSET %lld LIMIT 1",
-							bound, cols, plan->topn_order, (long long) plan->topn_state_rows),
+		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM %s ORDER BY %s OFFSET %lld LIMIT 1",
+							bound, cols, rows, plan->topn_order, (long long) plan->topn_state_rows),
 				   snapshot, false);
 		/* the bound sorts first among the rows that tie with it */
 		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM ("
 							"  SELECT *, pg_catalog.count(*) FILTER (WHERE %s = 1) OVER (ORDER BY %s, %s DESC ROWS UNBOUNDED PRECEDING) AS %s"
-							"  FROM (SELECT %s, 0 AS %s FROM dv_topn_fill UNION ALL SELECT %s, 1 FROM %s) dv_u) dv_v "
+							"  FROM (SELECT %s, 0 AS %s FROM %s UNION ALL SELECT %s, 1 FROM %s) dv_u) dv_v "
 							"WHERE %s = 0 AND %s = 0",
 							state, cols, flag, plan->topn_order, flag, before,
-							cols, flag, cols, bound, flag, before),
+							cols, flag, rows, cols, bound, flag, before),
 				   snapshot, false);
 	}
-	dv_unregister_tuples("dv_topn_fill");
 }

@@ -962,6 +962,26 @@ topn_first(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char *flag, const
  * changed row sorts after its last row, which it held n of), only the
  * state changes.
  */
+/*
+ * write_topn_state - the new state dv_topn_new (nstate rows, every row of
+ * the input before the bound, which stays) into the state table; one that
+ * grew beyond twice its size gets a new bound, its row topn_state_rows + 1.
+ */
+static void
+write_topn_state(DvTable *dt, DvPlan *plan, Snapshot snapshot, bool has_bound, uint64 nstate)
+{
+	char	   *state = dv_topn_state_table(dt->relid, false);
+
+	if (has_bound && nstate > 2 * (uint64) plan->topn_state_rows)
+	{
+		dv_topn_state_store(dt, plan, snapshot, "dv_topn_new", nstate);
+		return;
+	}
+	dv_exec_at(psprintf("DELETE FROM %s", state), snapshot, false);
+	dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_topn_new", state, table_columns(dt->relid, "")),
+			   snapshot, false);
+}
+
 static bool
 apply_topn_state(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq, char **why,
 				 bool reaches)
@@ -1027,8 +1047,7 @@ apply_topn_state(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *
 	if (!reaches)
 	{
 		/* every change sorts after the table's last row: the state only */
-		dv_exec_at(psprintf("DELETE FROM %s", state), snapshot, false);
-		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_topn_new", state, cols), snapshot, false);
+		write_topn_state(dt, plan, snapshot, has_bound, nstate);
 		dv_unregister_tuples("dv_topn_new");
 		return true;
 	}
@@ -1051,10 +1070,7 @@ apply_topn_state(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *
 		}
 	}
 	else
-	{
-		dv_exec_at(psprintf("DELETE FROM %s", state), snapshot, false);
-		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_topn_new", state, cols), snapshot, false);
-	}
+		write_topn_state(dt, plan, snapshot, has_bound, nstate);
 
 	/*
 	 * Every row of the input that sorts before the bound is in the state, so
