@@ -101,6 +101,14 @@ SELECT * FROM tn_round();
 -- round 4: and after the state was filled again, a change that reaches the held rows
 UPDATE tn_big SET v = v + 500 WHERE id IN (SELECT id FROM tn_big ORDER BY v, id LIMIT 2);
 SELECT * FROM tn_round();
+-- round 4b: 250 rows before everything: the state grows beyond twice its size (2 * 110) and gets
+-- a new bound, its 111th row; then 240 of them deleted: the state runs short, filled again
+INSERT INTO tn_big SELECT 3000 + i, 500 + i % 50, 2000 + i FROM generate_series(1, 250) i;
+SELECT * FROM tn_round();
+SELECT (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM dynview_state.%I',
+         'topn_' || 'tn_big_rows'::regclass::oid), false, true, '')))[1]::text AS state_rows;
+DELETE FROM tn_big WHERE id BETWEEN 3011 AND 3250;
+SELECT * FROM tn_round();
 -- round 5: every row deleted, then some back: the state holds the whole input
 DELETE FROM tn_big WHERE id > 20;
 SELECT * FROM tn_round();
