@@ -301,6 +301,12 @@ extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason)
 extern void dv_agg_state_drop(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
 extern char *dv_agg_state_projection(DvTable *dt);
+extern bool dv_topn_state_usable(DvTable *dt);
+extern char *dv_topn_state_table(Oid relid, bool bound);
+extern char *dv_unused_column_name(Oid relid, const char *base);
+extern void dv_topn_state_fill(DvTable *dt, struct DvPlan *plan, Snapshot snapshot);
+extern void dv_topn_state_store(DvTable *dt, struct DvPlan *plan, Snapshot snapshot, const char *rows,
+								uint64 n);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
 							   DvRefreshResult *res, int32 *seq);
 

@@ -1671,6 +1671,7 @@ plan_top_n(Query *query)
 	int64		offset;
 	StringInfoData order;
 	ListCell   *lc;
+	int64		state_rows = 0;
 
 	if (query->limitOption != LIMIT_OPTION_COUNT || query->limitCount == NULL ||
 		!const_count(query->limitCount, &count) || !const_count(query->limitOffset, &offset) ||
@@ -1693,6 +1694,15 @@ plan_top_n(Query *query)
 	iq = copyObject(query);
 	iq->limitCount = iq->limitOffset = NULL;
 	iq->sortClause = NIL;
+
+	/*
+	 * The state of a top-N without OFFSET: its first rows beyond the limit
+	 * (twice as many, and 100 more), so that a held row that leaves or sinks
+	 * is replaced from it (refresh/aggstate.c fills it with the definition's
+	 * tree, LIMIT set to state_rows + 1).
+	 */
+	if (offset == 0 && count > 0 && count <= DV_TOPN_STATE_MAX)
+		state_rows = 2 * count + 100;
 
 	/*
 	 * The input's changed rows are computed by its operator's statements,
@@ -1718,6 +1728,7 @@ plan_top_n(Query *query)
 	 */
 	plan->topn_rows = count;
 	plan->topn_offset = offset;
+	plan->topn_state_rows = state_rows;
 	plan->sources = input->sources;
 
 	/*
@@ -2565,6 +2576,13 @@ dv_plan_tree_text(DvPlan *plan)
 		return NULL;
 	if (plan->kind == DV_PLAN_TOPN)
 	{
+		if (plan->topn_state_rows > 0)
+			return psprintf("top %lld rows by %s, with state dynview_state.topn_<table oid>: the input's first rows up to %lld, all of those that sort strictly before a bound row (dynview_state.topnb_<table oid>; none when the state holds the whole input); the changed rows that sort before the bound are added to the state, and its first %lld rows are the new table; recomputed from the input (LIMIT %lld) when the state holds fewer than %lld rows%s\n%s",
+							(long long) plan->topn_rows, plan->topn_order, (long long) plan->topn_state_rows,
+							(long long) plan->topn_rows, (long long) plan->topn_state_rows + 1,
+							(long long) plan->topn_rows,
+							plan->topn_unique_order ? "" : ", or its rows tie at the limit (rows that tie need not be alike)",
+							indent_text(dv_plan_tree_text(plan->topn_input), 2));
 		if (plan->topn_offset == 0)
 			return psprintf("top %lld rows by %s: a change that sorts after the table's last row writes nothing; one that reaches the held rows is added to them, and their first %lld rows are the new table when the last of them sorts %s, or the table held every row; otherwise recomputed\n%s",
 							(long long) plan->topn_rows, plan->topn_order, (long long) plan->topn_rows,

@@ -88,6 +88,9 @@ typedef struct DvPlanSource
 	int64		delta_rows;		/* rows in its window (-1: not read yet) */
 } DvPlanSource;
 
+/* the largest LIMIT of a top-N that keeps a state of its next rows */
+#define DV_TOPN_STATE_MAX 10000
+
 typedef struct DvPlan
 {
 	DvPlanKind	kind;
@@ -117,6 +120,16 @@ typedef struct DvPlan
 	int64		topn_offset;
 	bool		topn_unique_order;	/* rows that tie in the order are alike: the sort
 									 * keys are every column, or hold a key of them */
+
+	/*
+	 * TOPN without OFFSET: the state kept in dynview_state.topn_<relid>
+	 * (refresh/aggstate.c), the input's rows that sort strictly before a
+	 * bound row (dynview_state.topnb_<relid>; none: the whole input), up to
+	 * topn_state_rows of them (filled by the definition with LIMIT
+	 * topn_state_rows + 1).  0: no state (OFFSET, or a LIMIT above
+	 * DV_TOPN_STATE_MAX).
+	 */
+	int64		topn_state_rows;
 
 	/*
 	 * WINDOW: the query without its window functions (and ORDER BY),

@@ -1815,6 +1815,23 @@ rows_sql(DvGen *g, DvOp *op)
 					if (linitial(lfirst(lc)) == op)
 						return psprintf("SELECT * FROM %s", (char *) lsecond(lfirst(lc)));
 				}
+
+				/*
+				 * An aggregate without GROUP BY (one row, such as an
+				 * uncorrelated scalar subquery made a join): computed once
+				 * per statement, a CTE kept whole, not again for each row
+				 * of a nested loop it is joined to.
+				 */
+				if (op->inner->kind == DV_PLAN_GROUPED && op->inner->input_tlist == NIL &&
+					!op->inner->window_node)
+				{
+					char	   *name = psprintf("dv_d%d", ++*g->next_id);
+
+					appendStringInfo(g->with, "%s%s AS MATERIALIZED (%s)", g->with->len ? ", " : "", name,
+									 group_sql(g, op, NULL, NULL, false));
+					*g->new_ctes = lappend(*g->new_ctes, list_make2(op, name));
+					return psprintf("SELECT * FROM %s", name);
+				}
 				return group_sql(g, op, NULL, NULL, false);
 			}
 		case DV_OP_FUNC:
@@ -2552,9 +2569,13 @@ dv_optree_new_sql(Query *q, DvOp *root, List *tlist)
 {
 	DvGen		g;
 
+	char	   *rows;
+
 	gen_init(&g, q, NULL);
-	return psprintf("SELECT %s1::pg_catalog.int8 AS dv_weight FROM (%s) d",
+	rows = psprintf("SELECT %s1::pg_catalog.int8 AS dv_weight FROM (%s) d",
 					output_list(&g, tlist, root), new_sql(&g, root));
+	/* (with the CTEs the rows refer to: aggregates without GROUP BY, computed once) */
+	return g.with->len > 0 ? psprintf("WITH %s %s", g.with->data, rows) : rows;
 }
 
 /*

@@ -37,6 +37,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -47,7 +48,10 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
+#include "utils/ruleutils.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -76,6 +80,19 @@ static char *
 qualified_state(const char *name)
 {
 	return psprintf("%s.%s", DV_STATE_SCHEMA, quote_identifier(name));
+}
+
+/* top-N: the input's first rows (topn_) and the row they sort before (topnb_) */
+static char *
+topn_name(Oid relid)
+{
+	return psprintf("topn_%u", relid);
+}
+
+static char *
+topn_bound_name(Oid relid)
+{
+	return psprintf("topnb_%u", relid);
 }
 
 /* the state table of dynamic table relid, InvalidOid if it has none */
@@ -137,8 +154,8 @@ void
 dv_agg_state_drop(Oid relid)
 {
 	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
-	Oid			types[3] = {OIDOID, NAMEOID, TEXTOID};
-	Datum		values[3];
+	Oid			types[5] = {OIDOID, NAMEOID, TEXTOID, NAMEOID, NAMEOID};
+	Datum		values[5];
 	List	   *victims = NIL;
 	ListCell   *lc;
 
@@ -147,9 +164,11 @@ dv_agg_state_drop(Oid relid)
 	values[0] = ObjectIdGetDatum(nsp);
 	values[1] = CStringGetDatum(state_name(relid));
 	values[2] = CStringGetTextDatum(psprintf("dist\\_%u\\_%%", relid));
+	values[3] = CStringGetDatum(topn_name(relid));
+	values[4] = CStringGetDatum(topn_bound_name(relid));
 	dv_catalog_exec("SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = $1 AND relkind = 'r' "
-					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3)",
-					3, types, values, NULL, -1);
+					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3 OR relname = $4 OR relname = $5)",
+					5, types, values, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
@@ -539,6 +558,19 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (plan->kind == DV_PLAN_TOPN && plan->topn_state_rows > 0)
+	{
+		char	   *like = psprintf("LIKE %s", quote_qualified_identifier(dt->schema_name, dt->table_name));
+
+		create_state_table(dt, topn_name(dt->relid), like);
+		create_state_table(dt, topn_bound_name(dt->relid), like);
+		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		dv_topn_state_fill(dt, plan, snapshot);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		CommandCounterIncrement();
+		return;
+	}
 	if (!plan->agg_state)
 		return;
 	nkeys = list_length(plan->key_columns);
@@ -1172,4 +1204,160 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	foreach(lc, enrs)
 		dv_unregister_tuples((const char *) lfirst(lc));
 	return ok;
+}
+
+/*
+ * Top-N state (design section 6): for ORDER BY ... LIMIT n without OFFSET,
+ * dynview_state.topn_<relid> holds every row of the query's input (the query
+ * without its LIMIT) that sorts strictly before the row in
+ * dynview_state.topnb_<relid>, the bound; with no bound row it holds the
+ * whole input.  Both have the dynamic table's columns.  The changed rows of
+ * the input that sort before the bound keep the state exact; its first n
+ * rows are the table, so a held row that leaves or sinks is replaced from
+ * the state, and the input is read again only when fewer than n rows remain
+ * before the bound.
+ */
+
+/* the state tables of a top-N table: are they there and the owner's? */
+bool
+dv_topn_state_usable(DvTable *dt)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+	char	   *names[2] = {topn_name(dt->relid), topn_bound_name(dt->relid)};
+
+	for (int i = 0; i < 2; i++)
+	{
+		Oid			relid = OidIsValid(nsp) ? get_relname_relid(names[i], nsp) : InvalidOid;
+		HeapTuple	tup;
+		Oid			owner;
+
+		if (!OidIsValid(relid))
+			return false;
+		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for relation %u", relid);
+		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+		if (owner != dt->owner)
+			return false;
+	}
+	return true;
+}
+
+/* the qualified names of the state and its bound */
+char *
+dv_topn_state_table(Oid relid, bool bound)
+{
+	return qualified_state(bound ? topn_bound_name(relid) : topn_name(relid));
+}
+
+/* "c1, c2" of relid's columns, each prefixed */
+static char *
+column_list(Oid relid, const char *prefix)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(&buf, "%s%s%s", buf.len ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
+	}
+	relation_close(rel, AccessShareLock);
+	return buf.data;
+}
+
+/* a column name for generated SQL that no column of relid has */
+char *
+dv_unused_column_name(Oid relid, const char *base)
+{
+	char	   *name = pstrdup(base);
+
+	while (get_attnum(relid, name) != InvalidAttrNumber)
+		name = psprintf("%s_", name);
+	return pstrdup(quote_identifier(name));
+}
+
+/*
+ * topn_state_sql - the table's definition with LIMIT topn_state_rows + 1:
+ * its tree, parsed again, with that LIMIT, deparsed as the definition is.
+ */
+static char *
+topn_state_sql(DvTable *dt, DvPlan *plan)
+{
+	Query	   *q = dv_parse_definition(dt->definition);
+	char	   *sql;
+	int			nestlevel;
+
+	q->limitCount = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+									   Int64GetDatum(plan->topn_state_rows + 1), false, FLOAT8PASSBYVAL);
+	q->limitOffset = NULL;
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();		/* constants are read back in these styles */
+	sql = pg_get_querydef(q, false);
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
+}
+
+/*
+ * dv_topn_state_fill - fill the state tables of a top-N table from its
+ * input at snapshot (one evaluation of the query with LIMIT
+ * topn_state_rows + 1): with that many rows, the last is the bound and the
+ * state the rows that sort strictly before it (those that tie with it
+ * stay out); with fewer, the state is every row and there is no bound.
+ * Runs as the table's owner; the state tables exist.
+ */
+void
+dv_topn_state_fill(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+{
+	uint64		n;
+
+	n = dv_exec_at(topn_state_sql(dt, plan), snapshot, true);
+	dv_register_tuples("dv_topn_fill");
+	dv_topn_state_store(dt, plan, snapshot, "dv_topn_fill", n);
+	dv_unregister_tuples("dv_topn_fill");
+}
+
+/*
+ * dv_topn_state_store - the state of a top-N table from the n rows of the
+ * registered tuples rows (the table's columns, any order), which are every
+ * row of the input that sorts before the last of them: with more than
+ * topn_state_rows, the row at that position + 1 in the query's order is the
+ * bound and the state the rows that sort strictly before it (those that tie
+ * with it stay out); else the state is every row and there is no bound.
+ */
+void
+dv_topn_state_store(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char *rows, uint64 n)
+{
+	char	   *state = dv_topn_state_table(dt->relid, false);
+	char	   *bound = dv_topn_state_table(dt->relid, true);
+	char	   *cols = column_list(dt->relid, "");
+	char	   *flag = dv_unused_column_name(dt->relid, "dv_src");
+	char	   *before = dv_unused_column_name(dt->relid, "dv_bounds_before");
+
+	dv_exec_at(psprintf("DELETE FROM %s", state), snapshot, false);
+	dv_exec_at(psprintf("DELETE FROM %s", bound), snapshot, false);
+	if (n <= (uint64) plan->topn_state_rows)
+		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM %s", state, cols, rows), snapshot, false);
+	else
+	{
+		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM %s ORDER BY %s OFFSET %lld LIMIT 1",
+							bound, cols, rows, plan->topn_order, (long long) plan->topn_state_rows),
+				   snapshot, false);
+		/* the bound sorts first among the rows that tie with it */
+		dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM ("
+							"  SELECT *, pg_catalog.count(*) FILTER (WHERE %s = 1) OVER (ORDER BY %s, %s DESC ROWS UNBOUNDED PRECEDING) AS %s"
+							"  FROM (SELECT %s, 0 AS %s FROM %s UNION ALL SELECT %s, 1 FROM %s) dv_u) dv_v "
+							"WHERE %s = 0 AND %s = 0",
+							state, cols, flag, plan->topn_order, flag, before,
+							cols, flag, rows, cols, bound, flag, before),
+				   snapshot, false);
+	}
 }

@@ -1006,6 +1006,158 @@ topn_first(DvTable *dt, DvPlan *plan, Snapshot snapshot, const char *flag, const
 	return !isnull && first == 0;
 }
 
+/*
+ * apply_topn_state - apply_topn with the state of the input's first rows
+ * (aggstate.c): the changed rows dv_topn_changed that sort strictly before
+ * the bound are added to the state (a row it lacks that the changes remove
+ * means it was not what its definition says: false), and the first n rows
+ * of the new state are the table, unless the state holds fewer than n rows
+ * before its bound: then it is filled again from the input (one evaluation
+ * of the query with the state's LIMIT, TOP_N_STATE_REFILLED) and the table
+ * taken from it.  Rows that tie at the limit without being alike recompute
+ * (false).  When no change reaches the table's rows (reaches false: every
+ * changed row sorts after its last row, which it held n of), only the
+ * state changes.
+ */
+/*
+ * write_topn_state - the new state dv_topn_new (nstate rows, every row of
+ * the input before the bound, which stays) into the state table; one that
+ * grew beyond twice its size gets a new bound, its row topn_state_rows + 1.
+ */
+static void
+write_topn_state(DvTable *dt, DvPlan *plan, Snapshot snapshot, bool has_bound, uint64 nstate)
+{
+	char	   *state = dv_topn_state_table(dt->relid, false);
+
+	if (has_bound && nstate > 2 * (uint64) plan->topn_state_rows)
+	{
+		dv_topn_state_store(dt, plan, snapshot, "dv_topn_new", nstate);
+		return;
+	}
+	dv_exec_at(psprintf("DELETE FROM %s", state), snapshot, false);
+	dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_topn_new", state, table_columns(dt->relid, "")),
+			   snapshot, false);
+}
+
+static bool
+apply_topn_state(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq, char **why,
+				 bool reaches)
+{
+	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	char	   *state = dv_topn_state_table(dt->relid, false);
+	char	   *bound = dv_topn_state_table(dt->relid, true);
+	char	   *cols = table_columns(dt->relid, "");
+	char	   *ccols = table_columns(dt->relid, "(c.dv_row).");
+	char	   *vcols = table_columns(dt->relid, "v.");
+	char	   *flag = dv_unused_column_name(dt->relid, "dv_src");
+	char	   *before = dv_unused_column_name(dt->relid, "dv_bounds_before");
+	char	   *weight = dv_unused_column_name(dt->relid, "dv_weight");
+	char	   *delete_sql;
+	char	   *insert_sql;
+	bool		has_bound;
+	bool		isnull;
+	uint64		nstate;
+	uint64		i;
+
+	/*
+	 * (Statements that read the state run as writes, read_only false: they
+	 * see what this transaction wrote into it since the snapshot was taken,
+	 * as a fill from the input just before.)
+	 */
+
+	has_bound = dv_exec_at(psprintf("SELECT 1 FROM %s", bound), snapshot, false) > 0;
+
+	/* the state with the changes before the bound added, by the rows' text */
+	dv_exec_at(psprintf("WITH dv_f AS (%s), "
+						"dv_u AS (SELECT ROW(s.*)::%s AS dv_row, 1::pg_catalog.int8 AS dv_weight FROM %s s "
+						"  UNION ALL SELECT dv_f.dv_row, dv_f.dv_weight FROM dv_f) "
+						"SELECT (pg_catalog.array_agg(u.dv_row))[1] AS dv_row, pg_catalog.sum(u.dv_weight)::pg_catalog.int8 AS dv_n "
+						"FROM dv_u u GROUP BY u.dv_row::text HAVING pg_catalog.sum(u.dv_weight) <> 0",
+						has_bound ?
+						psprintf("SELECT ROW(%s)::%s AS dv_row, v.%s AS dv_weight FROM ("
+								 "  SELECT *, pg_catalog.count(*) FILTER (WHERE %s = 1) OVER (ORDER BY %s, %s DESC ROWS UNBOUNDED PRECEDING) AS %s"
+								 "  FROM (SELECT %s, c.dv_weight AS %s, 0 AS %s FROM dv_topn_changed c"
+								 "        UNION ALL SELECT %s, 0, 1 FROM %s) dv_w) v "
+								 "WHERE v.%s = 0 AND v.%s = 0",
+								 vcols, target, weight,
+								 flag, plan->topn_order, flag, before,
+								 ccols, weight, flag, cols, bound,
+								 flag, before) :
+						"SELECT c.dv_row, c.dv_weight FROM dv_topn_changed c",
+						target, state),
+			   snapshot, false);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		if (DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull)) < 0)
+		{
+			*why = pstrdup("The state of the top-N table (its input's first rows) did not hold a row that the changes remove; the table was recomputed.");
+			return false;
+		}
+	}
+	dv_register_tuples("dv_topn_state");
+	nstate = dv_exec_at(psprintf("SELECT %s FROM dv_topn_state c, pg_catalog.generate_series(1, c.dv_n) ORDER BY %s",
+								 ccols, plan->topn_order),
+						snapshot, true);
+	dv_unregister_tuples("dv_topn_state");
+	dv_register_tuples("dv_topn_new");
+
+	if (!reaches)
+	{
+		/* every change sorts after the table's last row: the state only */
+		write_topn_state(dt, plan, snapshot, has_bound, nstate);
+		dv_unregister_tuples("dv_topn_new");
+		return true;
+	}
+	if (has_bound && nstate < (uint64) plan->topn_rows)
+	{
+		/* fewer than n rows before the bound: the state anew from the input */
+		dv_unregister_tuples("dv_topn_new");
+		dv_topn_state_fill(dt, plan, snapshot);
+		nstate = dv_exec_at(psprintf("SELECT %s FROM %s ORDER BY %s", cols, state, plan->topn_order), snapshot, false);
+		dv_register_tuples("dv_topn_new");
+		has_bound = dv_exec_at(psprintf("SELECT 1 FROM %s", bound), snapshot, false) > 0;
+		res->mode_reason_code = "TOP_N_STATE_REFILLED";
+		res->mode_reason = psprintf("Held rows of the top-N table left or sank and its state held fewer than " INT64_FORMAT " rows before its bound: the state was filled again from the query (LIMIT " INT64_FORMAT ") and the table taken from it.",
+									plan->topn_rows, plan->topn_state_rows + 1);
+		if (has_bound && nstate < (uint64) plan->topn_rows)
+		{
+			dv_unregister_tuples("dv_topn_new");
+			*why = pstrdup("The rows of the query under ORDER BY ... LIMIT tie in its order beyond the state the table keeps: the table was recomputed.");
+			return false;
+		}
+	}
+	else
+		write_topn_state(dt, plan, snapshot, has_bound, nstate);
+
+	/*
+	 * Every row of the input that sorts before the bound is in the state, so
+	 * its first n rows are the result's, unless the n-th ties with the next
+	 * where tied rows need not be alike (the query's plan picks).
+	 */
+	if (!plan->topn_unique_order && nstate > (uint64) plan->topn_rows &&
+		!topn_first(dt, plan, snapshot, dv_unused_column_name(dt->relid, "dv_src"),
+					psprintf("SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1", plan->topn_order,
+							 (long long) (plan->topn_rows - 1)),
+					psprintf("SELECT * FROM dv_topn_new ORDER BY %s OFFSET %lld LIMIT 1", plan->topn_order,
+							 (long long) plan->topn_rows),
+					false))
+	{
+		dv_unregister_tuples("dv_topn_new");
+		*why = psprintf("Rows of the query under ORDER BY ... LIMIT tie at its limit (" INT64_FORMAT " rows) without being alike, so which of them it keeps is up to its plan: the table was recomputed.",
+						plan->topn_rows);
+		return false;
+	}
+	dv_full_refresh_sql(dt, psprintf("SELECT * FROM dv_topn_new ORDER BY %s LIMIT %lld", plan->topn_order,
+									 (long long) plan->topn_rows),
+						NULL, NULL, &delete_sql, &insert_sql, true);
+	res->rows_deleted = (int64) dv_exec_at(delete_sql, snapshot, false);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_deleted, -1, seq);
+	res->rows_inserted = (int64) dv_exec_at(insert_sql, snapshot, false);
+	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	dv_unregister_tuples("dv_topn_new");
+	return true;
+}
+
 static bool
 apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq, char **why)
 {
@@ -1021,6 +1173,7 @@ apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, i
 	char	   *insert_sql;
 	char	   *nth;
 	bool		ok;
+	bool		reaches = true;
 
 	/* LIMIT 0: the result is empty whatever changed */
 	if (plan->topn_rows <= 0)
@@ -1058,11 +1211,18 @@ apply_topn(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, i
 					   snapshot, true) != 1)
 			elog(ERROR, "dynview: could not compare the changes with the rows of %s", target);
 		first = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		if (!isnull && first == 0)
-		{
-			dv_unregister_tuples("dv_topn_changed");
-			return true;		/* every change sorts after the table's rows */
-		}
+		reaches = isnull || first != 0;
+	}
+	if (plan->topn_state_rows > 0 && dv_topn_state_usable(dt))
+	{
+		ok = apply_topn_state(dt, plan, snapshot, res, seq, why, reaches);
+		dv_unregister_tuples("dv_topn_changed");
+		return ok;
+	}
+	if (!reaches)
+	{
+		dv_unregister_tuples("dv_topn_changed");
+		return true;			/* every change sorts after the table's rows */
 	}
 	if (plan->topn_offset > 0)
 	{
