@@ -52,6 +52,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_collation.h"
@@ -74,6 +75,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/resowner.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
@@ -369,7 +371,8 @@ dv_partition_schedule(const char *schedule)
 /*
  * drop T's partitions not refreshed for longer than retention (their
  * data_timestamp, or their creation if never refreshed, before now() -
- * retention); returns how many.  Needs SPI.
+ * retention); returns how many.  One that other objects depend on (2BP01)
+ * is kept with a WARNING, each DROP in a subtransaction.  Needs SPI.
  */
 static int
 expire_partitions(Oid relid, Interval *retention)
@@ -378,6 +381,7 @@ expire_partitions(Oid relid, Interval *retention)
 	Datum		values[2];
 	List	   *expired = NIL;
 	ListCell   *lc;
+	int			n = 0;
 
 	if (retention == NULL)
 		return 0;
@@ -400,13 +404,55 @@ expire_partitions(Oid relid, Interval *retention)
 		char	   *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(part)),
 													  get_rel_name(part));
 
-		if (SPI_execute(psprintf("DROP TABLE %s", name), false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "could not drop partition %s", name);
+		MemoryContext oldcontext = CurrentMemoryContext;
+		ResourceOwner oldowner = CurrentResourceOwner;
+		bool		dropped = true;
+
+		/*
+		 * A partition that other objects depend on (a view over it) is kept
+		 * with a warning: it must not fail the refresh of another partition,
+		 * nor keep the scheduler from dropping the other expired ones.
+		 */
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(oldcontext);
+		PG_TRY();
+		{
+			if (SPI_execute(psprintf("DROP TABLE %s", name), false, 0) != SPI_OK_UTILITY)
+				elog(ERROR, "could not drop partition %s", name);
+			ReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(oldcontext);
+			CurrentResourceOwner = oldowner;
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(oldcontext);
+			edata = CopyErrorData();
+			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST)
+				PG_RE_THROW();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(oldcontext);
+			CurrentResourceOwner = oldowner;
+			dropped = false;
+			ereport(WARNING,
+					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+					 errmsg("partition %s of \"%s\" is older than its retention of %s but was not dropped",
+							name, get_rel_name(relid), interval_text(retention)),
+					 errdetail("%s", edata->detail ? edata->detail : edata->message),
+					 errhint("Drop the objects that depend on the partition, or refresh it to keep it.")));
+			FreeErrorData(edata);
+		}
+		PG_END_TRY();
+		if (!dropped)
+			continue;
+		n++;
 		ereport(LOG,
 				(errmsg("dynview: dropped partition %s of \"%s\": not refreshed for longer than its retention of %s",
 						name, get_rel_name(relid), interval_text(retention))));
 	}
-	return list_length(expired);
+	return n;
 }
 
 /*

@@ -88,6 +88,31 @@ SELECT state, table_name FROM dynview.refresh('daily_sales', partition => 'batch
 SELECT day FROM daily_sales GROUP BY day ORDER BY day;
 SELECT dynview.verify('daily_sales_batch_7');
 
+-- a partition that a view depends on is kept past its retention with a WARNING (2BP01):
+-- the refresh of another partition still succeeds and the other expired partitions go
+SELECT dynview.create_partitioned_dynamic_table('kept_sales',
+  'SELECT region, sum(amount) AS total, dynview.partition() AS day FROM sales GROUP BY region',
+  partition_by => 'day', retention => '1 day');
+SELECT table_name FROM dynview.refresh('kept_sales', partition => 'p1');
+SELECT table_name FROM dynview.refresh('kept_sales', partition => 'p2');
+SELECT table_name FROM dynview.refresh('kept_sales', partition => 'p3');
+CREATE VIEW kept_sales_view AS SELECT * FROM kept_sales_p1;
+UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - interval '2 days'
+ WHERE relid IN ('kept_sales_p1'::regclass, 'kept_sales_p2'::regclass);
+UPDATE sales SET amount = amount + 1 WHERE sale_id = 1;
+SELECT state, refresh_mode, table_name FROM dynview.refresh('kept_sales', partition => 'p3');
+SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = 'kept_sales'::regclass ORDER BY 1;
+SELECT dynview.verify('kept_sales_p3');
+-- ALTER ... SET (dynview.retention) keeps it the same way
+ALTER MATERIALIZED VIEW kept_sales SET (dynview.retention = '12 hours');
+SELECT retention FROM dynview.partitioned_table_catalog WHERE relid = 'kept_sales'::regclass;
+DROP VIEW kept_sales_view;
+ALTER MATERIALIZED VIEW kept_sales SET (dynview.retention = '12 hours');
+SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = 'kept_sales'::regclass ORDER BY 1;
+DROP MATERIALIZED VIEW kept_sales;
+
 -- current_setting('dynview.partition') reads the value as dynview.partition() does
 SELECT dynview.create_partitioned_dynamic_table('dept_by_setting',
   $$SELECT dept_id, name, current_setting('dynview.partition') AS pt FROM t_department$$,
