@@ -401,12 +401,16 @@ expire_partitions(Oid relid, Interval *retention)
 	foreach(lc, expired)
 	{
 		Oid			part = lfirst_oid(lc);
-		char	   *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(part)),
-													  get_rel_name(part));
-
+		char	   *relname = get_rel_name(part);
+		char	   *nspname = get_namespace_name(get_rel_namespace(part));
+		char	   *name;
 		MemoryContext oldcontext = CurrentMemoryContext;
 		ResourceOwner oldowner = CurrentResourceOwner;
 		bool		dropped = true;
+
+		if (relname == NULL || nspname == NULL)
+			continue;			/* dropped meanwhile */
+		name = quote_qualified_identifier(nspname, relname);
 
 		/*
 		 * A partition that other objects depend on (a view over it) is kept
@@ -417,7 +421,8 @@ expire_partitions(Oid relid, Interval *retention)
 		MemoryContextSwitchTo(oldcontext);
 		PG_TRY();
 		{
-			if (SPI_execute(psprintf("DROP TABLE %s", name), false, 0) != SPI_OK_UTILITY)
+			/* IF EXISTS: it may be dropped between the look-up and its lock */
+			if (SPI_execute(psprintf("DROP TABLE IF EXISTS %s", name), false, 0) != SPI_OK_UTILITY)
 				elog(ERROR, "could not drop partition %s", name);
 			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(oldcontext);
@@ -429,12 +434,13 @@ expire_partitions(Oid relid, Interval *retention)
 
 			MemoryContextSwitchTo(oldcontext);
 			edata = CopyErrorData();
-			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST)
-				PG_RE_THROW();
 			FlushErrorState();
 			RollbackAndReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(oldcontext);
 			CurrentResourceOwner = oldowner;
+			/* any other error (lock timeout, cancel) is the caller's */
+			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST)
+				ReThrowError(edata);
 			dropped = false;
 			ereport(WARNING,
 					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
