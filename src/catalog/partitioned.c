@@ -43,7 +43,7 @@
  * kept.
  *
  * The guard counts T as a dynamic table (lookup in both catalogs): no
- * writes, no TRUNCATE, no other partitions, no column changes.
+ * writes, no TRUNCATE, no other partitions, no DETACH, no column changes.
  *
  *-------------------------------------------------------------------------
  */

@@ -593,6 +593,15 @@ check_structure(Node *parsetree)
 				OidIsValid(relid = dynamic_table_named(((PartitionCmd *) cmd->def)->name)) &&
 				(relid != ddl_allowed || ddl_allowed_lxid != MyProc->lxid))
 				refuse_inheritance(relid);
+			/* a partition of a partitioned dynamic table stays its partition */
+			if ((cmd->subtype == AT_DetachPartition || cmd->subtype == AT_DetachPartitionFinalize) &&
+				OidIsValid(altered) && get_rel_relkind(altered) == RELKIND_PARTITIONED_TABLE)
+				ereport(ERROR,
+						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						 errmsg("cannot detach a partition of partitioned dynamic table \"%s\"",
+								get_rel_name(altered)),
+						 errdetail("Each partition holds the query's result for its value, filled by refreshes of the table."),
+						 errhint("Drop the partition with DROP TABLE, or let the table's retention drop it.")));
 		}
 		/* dynview's allowance is for its one statement */
 		if (OidIsValid(altered) && altered == ddl_allowed)

@@ -155,6 +155,11 @@ INSERT INTO part_dlmv_department VALUES (9, 'x', 'y', '20260526');
 TRUNCATE part_dlmv_department;
 CREATE TABLE part_extra PARTITION OF part_dlmv_department FOR VALUES IN ('x');
 ALTER TABLE part_dlmv_department ADD COLUMN extra int;
+-- nor does it lose one by DETACH (a partition is dropped, by DROP TABLE or retention)
+SELECT c.relname AS a_partition FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = 'part_dlmv_department'::regclass ORDER BY 1 LIMIT 1 \gset
+ALTER TABLE part_dlmv_department DETACH PARTITION :a_partition;
+ALTER TABLE part_dlmv_department DETACH PARTITION :a_partition CONCURRENTLY;
 
 -- COPY into it (as a restore may) routes rows to partitions: their next refresh is FULL
 COPY part_dlmv_department FROM stdin;
