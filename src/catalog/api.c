@@ -16,6 +16,7 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -513,6 +514,21 @@ dv_create_dynamic_table(DvCreateArgs *args, bool replace)
 					(errcode(ERRCODE_DUPLICATE_TABLE),
 					 errmsg("relation \"%s\" already exists", args->name),
 					 errhint("Use dynview.create_or_replace_dynamic_table() to change a dynamic table's definition, or choose another name.")));
+		/* a partitioned dynamic table, and each partition, take its definition */
+		if (dv_is_partitioned_dynamic_table(existing))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("create_or_replace_dynamic_table cannot create or replace a partitioned dynamic table"),
+					 errdetail("Each partition is a dynamic table of its own, filled from its own data snapshot."),
+					 errhint("Drop it with DROP TABLE and create it again with create_dynamic_table(..., partition_by => ...).")));
+		if (get_rel_relispartition(existing) &&
+			dv_is_partitioned_dynamic_table(get_partition_parent(existing, false)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot replace the definition of \"%s\", a partition of partitioned dynamic table \"%s\"",
+							args->name, get_rel_name(get_partition_parent(existing, false))),
+					 errdetail("A partition's query is the table's definition with dynview.partition() replaced by its value."),
+					 errhint("Drop the partitioned dynamic table and create it again with the new definition.")));
 		if (!dv_is_dynamic_table(existing))
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),

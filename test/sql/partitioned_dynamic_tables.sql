@@ -215,6 +215,12 @@ SELECT dynview.alter_dynamic_table('part_fn_department', schedule => 'manual', r
 SELECT dynview.create_dynamic_table('bad', 'SELECT dept_id FROM t_department', retention => '3 days');
 SELECT dynview.create_dynamic_table('bad', 'SELECT dept_id, dynview.partition() AS pt FROM t_department', partition_by => 'pt', retention => '-1 hour');
 SELECT dynview.create_or_replace_dynamic_table('part_fn_department', 'SELECT dept_id, name, dynview.partition() AS pt FROM t_department', partition_by => 'pt');
+-- nor without partition_by, nor one of its partitions (its query is the definition with the
+-- value): both change nothing
+SELECT dynview.create_or_replace_dynamic_table('part_fn_department', 'SELECT dept_id, name, dynview.partition() AS pt FROM t_department WHERE dept_id > 1001');
+SELECT dynview.create_or_replace_dynamic_table('part_fn_department_1', $$SELECT dept_id, name, '1'::text AS pt FROM t_department WHERE dept_id > 1001$$);
+SELECT query LIKE '%1001%' AS replaced FROM dynview.dynamic_tables WHERE name = 'part_fn_department_1'::regclass;
+SELECT dynview.verify('part_fn_department_1');
 SELECT count(*) FROM pg_class WHERE relname = 'bad';
 DROP TABLE part_fn_department;
 
