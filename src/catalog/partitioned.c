@@ -863,6 +863,13 @@ dynview_refresh_partition(PG_FUNCTION_ARGS)
 				 errhint("Pass a value for it.")));
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	value = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	/* '' is dynview.partition unset (REFRESH MATERIALIZED VIEW refuses it too) */
+	if (value[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a partition value must not be empty"),
+				 errdetail("An empty dynview.partition means that no partition is named."),
+				 errhint("Pass a value, such as '20260526'.")));
 	rv = makeRangeVarFromNameList(stringToQualifiedNameList(name));
 	relid = RangeVarGetRelid(rv, NoLock, true);
 	if (!OidIsValid(relid))

@@ -174,6 +174,7 @@ RESET dynview.partition;
 REFRESH MATERIALIZED VIEW part_dlmv_department;
 SELECT dynview.refresh('t_department', partition => '1');
 SELECT dynview.refresh('part_dlmv_department', partition => NULL);
+SELECT dynview.refresh('part_dlmv_department', partition => '');
 SELECT dynview.create_partitioned_dynamic_table('bad', 'SELECT dept_id, name AS pt FROM t_department', partition_by => 'pt');
 SELECT dynview.create_partitioned_dynamic_table('bad', 'SELECT dept_id FROM t_department', partition_by => 'pt');
 SELECT dynview.create_partitioned_dynamic_table('bad', 'SELECT dept_id, dynview.partition() AS pt FROM t_department', partition_by => 'pt', retention => '0 days');
