@@ -11,7 +11,7 @@
 # slots and worker processes for the decoder, scheduler and refresh workers) followed by EXTRA
 # (default: dynview.naptime = 200), and, on PostgreSQL builds that restrict which libraries may
 # be output plugins, output_plugin_libraries naming dynview.  dynview_node then starts the node,
-# creates the extension in database postgres and waits (up to 60 s) until change capture runs.
+# creates the extension in database postgres and waits until change capture and the scheduler run.
 package DynviewNode;
 
 use strict;
@@ -61,6 +61,10 @@ sub dynview_node
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION dynview');
 	$node->safe_psql('postgres', q{SELECT dynview.wait_for_capture('60 seconds')});
+	# the scheduler starts beside the decoder, maybe a little later: tests read its pid
+	$node->poll_query_until('postgres',
+		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'dynview scheduler'})
+	  or die 'the dynview scheduler did not start';
 	return $node;
 }
 
