@@ -142,8 +142,9 @@ typedef struct DvPlan
 	List	   *window_order;	/* of DvSortKey * */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
-	List	   *spj_key;		/* SPJ: output columns passing every source's primary
-								 * key through (one row per key: a derived key), or NIL */
+	List	   *spj_key;		/* SPJ: output columns no two rows share (NULLs
+								 * equal), derived from the sources' unique keys
+								 * through the joins (analyze/keys.c), or NIL */
 
 	/*
 	 * GROUPED with aggregate state (aggs != NIL, or a global aggregate): the

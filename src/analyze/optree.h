@@ -165,4 +165,11 @@ extern bool dv_optree_has_groups(DvOp *root);
 /* range table indexes whose rows do not reach the output (right of semi/anti) */
 extern Bitmapset *dv_optree_hidden_rels(DvOp *root);
 
+/*
+ * dv_optree_unique_key - the key derived for an SPJ level over its tree
+ * (keys.c): output column names (char *) that no two rows of the result
+ * share (NULLs counted equal), or NIL
+ */
+extern List *dv_optree_unique_key(Query *q, DvOp *root);
+
 #endif							/* DYNVIEW_OPTREE_H */

@@ -811,7 +811,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 		foreach(lc, plan->spj_key)
 			appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
 							 quote_identifier(lfirst(lc)));
-		appendStringInfoString(&keys, " (derived from the sources' primary keys; unique index)");
+		appendStringInfoString(&keys, " (derived from the sources' unique keys through the joins; unique index)");
 		EXPLAIN_ROW("key", keys.data);
 	}
 	else if (plan->kind == DV_PLAN_SPJ)

@@ -10,7 +10,7 @@
 --   * refresh_mode => 'incremental' is accepted for incremental queries and refused (0A000, the
 --     detail naming the reason code) for the others; 'full' gives FULL_REQUESTED.
 --   * incremental tables get an index at creation: UNIQUE NULLS NOT DISTINCT on the group keys or
---     on the key derived from the sources' primary keys, else a plain index on the first column
+--     on the key derived from the sources' unique keys through joins, else a plain index on the first column
 --     (none for a type without btree, none for FULL tables).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
