@@ -408,7 +408,8 @@ writes_are_own(DvTable *dt)
 
 /*
  * full_diff_create - the temporary table a parallel FULL refresh of dt
- * writes its difference to: (dv_ctid tid, dv_row <the table's row type>),
+ * writes its difference to: (dv_ctid tid, dv_row <the table's row type>,
+ * dv_in boolean: dv_row is to be inserted),
  * made with PostgreSQL's DefineRelation as the owner, outside the
  * security-restricted operation that later runs the query (as REFRESH
  * MATERIALIZED VIEW CONCURRENTLY makes its temporary table; a
@@ -425,8 +426,9 @@ full_diff_create(DvTable *dt)
 
 	stmt->relation = makeRangeVar("pg_temp", psprintf("dv_full_%u", dt->relid), -1);
 	stmt->relation->relpersistence = RELPERSISTENCE_TEMP;
-	stmt->tableElts = list_make2(makeColumnDef("dv_ctid", TIDOID, -1, InvalidOid),
-								 makeColumnDef("dv_row", get_rel_type_id(dt->relid), -1, InvalidOid));
+	stmt->tableElts = list_make3(makeColumnDef("dv_ctid", TIDOID, -1, InvalidOid),
+								 makeColumnDef("dv_row", get_rel_type_id(dt->relid), -1, InvalidOid),
+								 makeColumnDef("dv_in", BOOLOID, -1, InvalidOid));
 	stmt->oncommit = ONCOMMIT_NOOP;
 	stmt->if_not_exists = false;
 	GetUserIdAndSecContext(&save_userid, &save_sec);
@@ -465,14 +467,18 @@ dynview_full_refresh_count(PG_FUNCTION_ARGS)
  *
  * The result's rows are cast to the table's row type first (as they would
  * be stored).  Where a unique index makes the table's rows distinct and its
- * columns can be joined on (rows_are_distinct), rows are matched by that
- * key and must be identical to match: the same binary image (the *=
- * operator, as REFRESH MATERIALIZED VIEW CONCURRENTLY compares rows), so
- * 1.0 never stands for 1.00 (identical images print alike; rows that differ
- * in their images only are rewritten, which is exact too).  Two identical
- * rows of the result would both match the table's one row: the rows read
- * and matched are counted (dynview._full_refresh_count) and such a result
- * fails the refresh, as a copy inserted would have violated the index.  Otherwise rows
+ * columns can be joined on (rows_are_distinct), rows are joined by that
+ * key alone (so that the join needs no sort or hash of whole rows, which
+ * REFRESH MATERIALIZED VIEW CONCURRENTLY's join on key and row does) and a
+ * joined pair is unchanged only when identical: the same binary image (the
+ * *= operator), so 1.0 never stands for 1.00 (identical images print
+ * alike; rows that differ in their images only are rewritten, which is
+ * exact too); a pair that differs is a changed row, its old row deleted
+ * and the new one inserted (dv_in).  Two rows of the result with one key
+ * would both meet the table's row of that key: the rows read and the
+ * unchanged pairs are counted (dynview._full_refresh_count) and such a
+ * result fails the refresh (one unchanged pair too many), or violates the
+ * index (a copy inserted).  Otherwise rows
  * are matched as a multiset by their text form (the form verify()
  * compares): copies of one row are numbered on each side and matched copy
  * by copy; where a unique index makes the table's rows distinct, only the
@@ -519,9 +525,9 @@ full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const
 	if (key != NIL)
 	{
 		/*
-		 * By key: a hash join on the key columns whose rows match only when
-		 * identical (*=).  The result's side is cast to the table's row type
-		 * and its key columns taken from that row.
+		 * By key: a join on the key columns; a joined pair is unchanged
+		 * only when identical (*=).  The result's side is cast to the
+		 * table's row type and its key columns taken from that row.
 		 */
 		Relation	rel = table_open(dt->relid, AccessShareLock);
 		StringInfoData ocols;
@@ -559,22 +565,23 @@ full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const
 			}
 			appendStringInfo(&ocols, ", dv_t.%s AS dv_k%d", col, k);
 			appendStringInfo(&ncols, ", (dv_r.dv_row).%s AS dv_k%d", col, k);
-			appendStringInfo(&cond, "o.dv_k%d = n.dv_k%d AND ", k, k);
+			appendStringInfo(&cond, "%so.dv_k%d = n.dv_k%d", k > 1 ? " AND " : "", k, k);
 		}
 		if (nullable)
 		{
 			appendStringInfoString(&ocols, ") AS dv_k");
 			appendStringInfoString(&ncols, ") AS dv_k");
-			appendStringInfoString(&cond, "o.dv_k = n.dv_k AND ");
+			appendStringInfoString(&cond, "o.dv_k = n.dv_k");
 		}
 		table_close(rel, AccessShareLock);
-		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
+		diff = psprintf("SELECT o.dv_ctid, n.dv_row, n.dv_in IS NOT NULL AS dv_in"
 						"  FROM (SELECT * FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::%s AS dv_old%s FROM %s dv_t%s"
 						"        OFFSET 0) dv_o WHERE dynview._full_refresh_count(0)) o"
 						"  FULL JOIN (SELECT dv_r.dv_row, true AS dv_in%s"
 						"             FROM (SELECT ROW(dv_q.*)::%s AS dv_row FROM (%s) dv_q%s OFFSET 0) dv_r) n"
-						"    ON %so.dv_old OPERATOR(pg_catalog.*=) n.dv_row"
-						"  WHERE o.dv_ctid IS NULL OR n.dv_in IS NULL OR NOT dynview._full_refresh_count(1)",
+						"    ON %s"
+						"  WHERE o.dv_ctid IS NULL OR n.dv_in IS NULL"
+						"     OR NOT (o.dv_old OPERATOR(pg_catalog.*=) n.dv_row) OR NOT dynview._full_refresh_count(1)",
 						target, ocols.data, target, where_t, ncols.data, target, query, where_q, cond.data);
 	}
 	else
@@ -587,7 +594,7 @@ full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const
 		 * beyond the numbering.  Each row's text is computed once (OFFSET 0
 		 * keeps the subquery whole).
 		 */
-		diff = psprintf("SELECT o.dv_ctid, n.dv_row"
+		diff = psprintf("SELECT o.dv_ctid, n.dv_row, o.dv_key IS NULL AS dv_in"
 						"  FROM (SELECT dv_o.dv_ctid, dv_o.dv_text || %s AS dv_key"
 						"        FROM (SELECT dv_t.ctid AS dv_ctid, ROW(dv_t.*)::text COLLATE \"C\" AS dv_text"
 						"              FROM %s dv_t%s OFFSET 0) dv_o) o"
@@ -629,7 +636,7 @@ full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const
 	sql = psprintf("%s%s"
 				   "dv_d AS (DELETE FROM %s dv_t WHERE dv_t.ctid = ANY (ARRAY("
 				   "  SELECT dv_j.dv_ctid FROM %s dv_j WHERE dv_j.dv_ctid IS NOT NULL)) RETURNING dv_t.*), "
-				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM %s dv_j WHERE dv_j.dv_ctid IS NULL RETURNING *) "
+				   "dv_i AS (INSERT INTO %s SELECT (dv_j.dv_row).* FROM %s dv_j WHERE dv_j.dv_in RETURNING *) "
 				   "%s",
 				   OidIsValid(diffrel) ? "WITH " : "", sql, target, diff_rel, target, diff_rel,
 				   own_buffer ?
@@ -694,9 +701,10 @@ full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const
 		dv_write_own_buffer(dt, &part, (uint64) res->rows_inserted, +1, seq);
 	}
 	/*
-	 * By key, every row of the table matched is one the result has; were it
-	 * matched twice, the result has two identical rows, which the unique
-	 * index does not allow (a copy inserted would have violated it).
+	 * By key, every row of the table that stays is one unchanged pair; a
+	 * row in more pairs than that has more than one row of the result
+	 * with its key, which the unique index does not allow (a copy inserted
+	 * would have violated it).
 	 */
 	if (key != NIL && full_counts[1] != full_counts[0] - res->rows_deleted)
 		ereport(ERROR,

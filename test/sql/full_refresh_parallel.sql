@@ -58,7 +58,7 @@ SELECT refresh_mode FROM dynview.refresh('frp_dupk');
 SET min_parallel_table_scan_size = '8MB';
 SELECT refresh_mode FROM dynview.refresh('frp_dupk');
 SELECT k, v::text FROM frp_dupk ORDER BY k;
--- a second copy that differs (1.00, equal to 1.0 but not identical) meets the unique index
+-- a second copy that differs (1.00, equal to 1.0 but not identical): two rows with one key fail too
 DELETE FROM frp_dup WHERE ctid = (SELECT max(ctid) FROM frp_dup WHERE k = 1);
 INSERT INTO frp_dup VALUES (1, 1.00);
 SELECT refresh_mode FROM dynview.refresh('frp_dupk');
