@@ -306,8 +306,6 @@ func_keys(DvOp *op)
 {
 	ListCell   *lc;
 
-	if (op->func->funcordinality && list_length(op->func->functions) > 1)
-		return NIL;
 	foreach(lc, op->func->functions)
 	{
 		if (expression_returns_set(lfirst_node(RangeTblFunction, lc)->funcexpr))

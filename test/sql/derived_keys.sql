@@ -106,6 +106,22 @@ SELECT n, r.refresh_mode, r.rows_deleted, r.rows_inserted, dynview.verify(n)
   FROM unnest(ARRAY['dk_num', 'dk_num_full']) n, dynview.refresh(n) r ORDER BY n;
 SELECT k::text, v, w, xk::text FROM dk_num ORDER BY k;
 
+-- a join equality that is not the one the key is unique by (a case-insensitive collation: 'P1'
+-- and 'p1' are two products, both equal to an order's 'P1'): no key; a function in FROM that
+-- returns one row per row keeps the key
+CREATE COLLATION dk_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+INSERT INTO dk_p VALUES ('p1', 'lower pen', 'c1');
+SELECT dynview.create_dynamic_table('dk_collate', 'SELECT o.id, p.name FROM dk_o o LEFT JOIN dk_p p ON p.pid = o.pid COLLATE dk_ci', schedule => 'manual');
+SELECT dynview.create_dynamic_table('dk_func', 'SELECT o.id, f.v FROM dk_o o, LATERAL abs(o.qty - 2) AS f(v)', schedule => 'manual');
+SELECT d.name, d.effective_mode, e.value AS key
+  FROM dynview.dynamic_tables d, dynview.explain_dynamic_table(d.name::text) e
+ WHERE d.name::text IN ('dk_collate', 'dk_func') AND e.property = 'key' ORDER BY 1;
+SELECT name FROM dk_collate WHERE id = 101 ORDER BY 1;
+UPDATE dk_p SET name = 'small pen' WHERE pid = 'p1';
+UPDATE dk_o SET qty = 7 WHERE id = 4;
+SELECT n, r.refresh_mode, r.rows_deleted, r.rows_inserted, dynview.verify(n)
+  FROM unnest(ARRAY['dk_collate', 'dk_func']) n, dynview.refresh(n) r ORDER BY n;
+
 -- a source read with its inheritance children: its primary key says nothing of theirs
 CREATE TABLE dk_parent (id int PRIMARY KEY, v text);
 CREATE TABLE dk_child () INHERITS (dk_parent);
@@ -117,3 +133,4 @@ SELECT dynview.verify('dk_inherit');
 
 SELECT count(*) FROM (SELECT dynview.drop_dynamic_table(name::text) FROM dynview.dynamic_tables WHERE name::text LIKE 'dk\_%') d;
 DROP TABLE dk_o, dk_p, dk_c, dk_u, dk_n, dk_nx, dk_ch, dk_chx, dk_parent, dk_child;
+DROP COLLATION dk_ci;
