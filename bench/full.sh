@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/full.sh — cost of recomputing (issue 14), as ratios in one run:
 #   1. build: dynview.create_dynamic_table (FULL mode) vs CREATE MATERIALIZED VIEW plus its unique index,
-#      (the join of the query gives dynview no key of its own: "detail" is matched by row text)
-#      for the table without key ("detail") and with primary_key => order_id ("detail_k")
+#      for the table without primary_key ("detail": dynview derives order_id as its key through the
+#      LEFT JOIN on doc_products' primary key, analyze/keys.c) and with primary_key => order_id ("detail_k")
 #   2. FULL refresh after a small change (1,000 new orders + 100 updated + 100 deleted) of both
 #      tables vs REFRESH MATERIALIZED VIEW and REFRESH MATERIALIZED VIEW CONCURRENTLY of the same query
 #   The query: the sales dashboard's detail layer with LEFT JOIN (orders x products, bench/pipeline.sh).
