@@ -20,7 +20,9 @@
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
@@ -1596,6 +1598,8 @@ old_rows_sql(DvGen *g, DvOp *tree, const char *dtree)
 }
 
 static char *rows_sql(DvGen *g, DvOp *op);
+static bool reads_state(DvOp *op);
+static char *state_qualified(DvOp *op);
 static char *right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias);
 static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
 static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
@@ -1817,6 +1821,15 @@ rows_sql(DvGen *g, DvOp *op)
 				}
 
 				/*
+				 * (its input unchanged: the aggregate over the extreme rows
+				 * it keeps, as at the data snapshot)
+				 */
+				if (reads_state(op) && !has_delta(op))
+					return group_sql_over(g, op, NULL, NULL, false,
+										  psprintf("SELECT %s FROM %s x", chop(col_list(op->inner->tree, "x")),
+												   state_qualified(op)));
+
+				/*
 				 * An aggregate without GROUP BY (one row, such as an
 				 * uncorrelated scalar subquery made a join): computed once
 				 * per statement, a CTE kept whole, not again for each row
@@ -1898,6 +1911,7 @@ static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
 static char *add_cte(DvGen *g, const char *sql);
 static List *extreme_aggrefs(DvOp *op);
 static void global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs, StringInfo terms);
+static void state_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, StringInfo terms);
 
 /*
  * group_key_attno - the output column (resno) of the subquery operator op
@@ -2235,7 +2249,10 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	}
 	if (d != NULL && extreme_aggrefs(op) != NIL)
 	{
-		global_extreme_delta(g, op, &ig, d, extreme_aggrefs(op), terms);
+		if (reads_state(op))
+			state_extreme_delta(g, op, &ig, d, terms);
+		else
+			global_extreme_delta(g, op, &ig, d, extreme_aggrefs(op), terms);
 		return;
 	}
 	if (inner->input_tlist != NIL)
@@ -2399,6 +2416,348 @@ global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs
 					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
 					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
 					 now, was, was, now);
+}
+
+/* ---------------------------------------------------------------------
+ * Operator state: the extreme rows of a global aggregate (optree.h)
+ * ---------------------------------------------------------------------
+ */
+
+/* read operator states in the statements generated now (an incremental refresh) */
+static bool use_state = false;
+
+void
+dv_optree_use_state(bool use)
+{
+	use_state = use;
+}
+
+char *
+dv_optree_state_name(DvOp *op)
+{
+	return psprintf("ext_%u_%d", op->state_table, op->state_id);
+}
+
+static char *
+state_qualified(DvOp *op)
+{
+	return psprintf("dynview_state.%s", quote_identifier(dv_optree_state_name(op)));
+}
+
+/*
+ * dv_optree_state_usable - has op a state, is its table there and owned by
+ * the dynamic table's owner (who alone writes it)?  Catalog lookups only.
+ */
+bool
+dv_optree_state_usable(DvOp *op)
+{
+	Oid			nsp;
+	Oid			relid;
+	Oid			owners[2];
+
+	if (op->state_id == 0)
+		return false;
+	nsp = get_namespace_oid("dynview_state", true);
+	relid = OidIsValid(nsp) ? get_relname_relid(dv_optree_state_name(op), nsp) : InvalidOid;
+	if (!OidIsValid(relid))
+		return false;
+	for (int i = 0; i < 2; i++)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(i == 0 ? relid : op->state_table));
+
+		if (!HeapTupleIsValid(tup))
+			return false;
+		owners[i] = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+	}
+	return owners[0] == owners[1];
+}
+
+/* does the statement generated now read op's state? */
+static bool
+reads_state(DvOp *op)
+{
+	return use_state && op->kind == DV_OP_GROUP && op->state_id > 0 && dv_optree_state_usable(op);
+}
+
+/*
+ * state_eligible - can the subquery operator op keep its extreme rows?  A
+ * global aggregate of extremes (extreme_aggrefs) whose aggregates compare
+ * under the default collation (or none: the state's columns have their
+ * type's default collation) and whose input's columns can be stored.
+ */
+static bool
+state_eligible(DvOp *op)
+{
+	List	   *aggrefs = extreme_aggrefs(op);
+	ListCell   *lc;
+
+	if (aggrefs == NIL || op->inner->tree == NULL)
+		return false;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+
+		if (OidIsValid(a->inputcollid) && a->inputcollid != DEFAULT_COLLATION_OID)
+			return false;
+	}
+	foreach(lc, op->inner->tree->cols)
+	{
+		if (get_typtype(((DvOpCol *) lfirst(lc))->type) == TYPTYPE_PSEUDO)
+			return false;
+	}
+	return true;
+}
+
+static void assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops);
+
+/* number op's operators that can keep a state, pre-order (outer before inner) */
+static void
+assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
+{
+	if (op == NULL)
+		return;
+	switch (op->kind)
+	{
+		case DV_OP_GROUP:
+			if (op->state_id == 0 && relid != InvalidOid && state_eligible(op))
+			{
+				op->state_table = relid;
+				op->state_id = ++*n;
+			}
+			if (op->state_id > 0 && ops)
+				*ops = lappend(*ops, op);
+			assign_states_plan(op->inner, relid, n, ops);
+			break;
+		case DV_OP_FILTER:
+			assign_states_op(op->left, relid, n, ops);
+			break;
+		case DV_OP_JOIN:
+			assign_states_op(op->left, relid, n, ops);
+			assign_states_op(op->right, relid, n, ops);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	assign_states_op(plan->tree, relid, n, ops);
+	assign_states_plan(plan->topn_input, relid, n, ops);
+	assign_states_plan(plan->window_input, relid, n, ops);
+	foreach(lc, plan->branches)
+		assign_states_plan(lfirst(lc), relid, n, ops);
+}
+
+/*
+ * dv_optree_assign_states - number the operators of plan that keep a state
+ * for dynamic table relid (the plan belongs to that table: the plan cache's
+ * entry).  The numbers depend on the plan's shape alone, so the same
+ * definition gives the same state tables.
+ */
+void
+dv_optree_assign_states(DvPlan *plan, Oid relid)
+{
+	int			n = 0;
+
+	assign_states_plan(plan, relid, &n, NULL);
+}
+
+/* the operators of plan with a state, outer before inner (palloc'd list) */
+List *
+dv_optree_state_ops(DvPlan *plan)
+{
+	int			n = 0;
+	List	   *ops = NIL;
+
+	assign_states_plan(plan, InvalidOid, &n, &ops);
+	return ops;
+}
+
+/* "(arg) COLLATE c" of aggregate a over alias, and its sort operator */
+static char *
+extreme_sort_key(DvGen *ig, DvOp *op, Aggref *a, const char *alias, char **sortop)
+{
+	Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", a->aggfnoid);
+	*sortop = dv_operator_sql(((Form_pg_aggregate) GETSTRUCT(tup))->aggsortop);
+	ReleaseSysCache(tup);
+	return psprintf("(%s)%s", deparse(ig, arg, op->inner->tree, alias, NULL, NULL),
+					OidIsValid(a->inputcollid)
+					? psprintf(" COLLATE %s", generate_collation_name(a->inputcollid)) : "");
+}
+
+/*
+ * state_reach_sql - the condition that a row of the input (alias x)
+ * reaches an extreme of op's state: for some aggregate its argument is not
+ * NULL and no state row comes strictly before it in the aggregate's order.
+ */
+static char *
+state_reach_sql(DvGen *ig, DvOp *op)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, extreme_aggrefs(op))
+	{
+		char	   *sortop;
+		char	   *x = extreme_sort_key(ig, op, lfirst(lc), "x", &sortop);
+		char	   *e = extreme_sort_key(ig, op, lfirst(lc), "e", &sortop);
+
+		appendStringInfo(&buf, "%s(%s IS NOT NULL AND NOT EXISTS (SELECT FROM %s e WHERE %s %s %s))",
+						 buf.len ? " OR " : "", x, state_qualified(op), e, sortop, x);
+	}
+	return buf.data;
+}
+
+/* the first row of relation rel in each aggregate's order: op's state rows */
+static char *
+extreme_rows_sql(DvGen *ig, DvOp *op, const char *rel)
+{
+	StringInfoData buf;
+	char	   *cols = chop(col_list(op->inner->tree, "x"));
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, extreme_aggrefs(op))
+	{
+		char	   *sortop;
+		char	   *key = extreme_sort_key(ig, op, lfirst(lc), "x", &sortop);
+
+		appendStringInfo(&buf, "%s(SELECT %s FROM %s x ORDER BY %s USING %s NULLS LAST LIMIT 1)",
+						 buf.len ? " UNION ALL " : "", cols, rel, key, sortop);
+	}
+	return buf.data;
+}
+
+/*
+ * state_extreme_delta - global_extreme_delta with the state of op (the
+ * input's extreme rows at the previous data snapshot): its row as it was is
+ * the aggregate over the state; its row now, when no deleted row of the
+ * input's delta d reaches an extreme, the aggregate over the state and the
+ * inserted rows (the state's rows are all still there, and no other row
+ * comes before them), else over the input now.  The two rows cancel when
+ * their text is the same.
+ */
+static void
+state_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, StringInfo terms)
+{
+	char	   *state = state_qualified(op);
+	char	   *cols = chop(col_list(op->inner->tree, "x"));
+	char	   *ok;
+	char	   *now;
+	char	   *was;
+
+	ok = add_cte(g, psprintf("SELECT NOT EXISTS (SELECT FROM %s x WHERE x.dv_weight < 0 AND (%s)) AS dv_ok",
+							 d, state_reach_sql(ig, op)));
+	now = add_cte(g, psprintf("SELECT s.* FROM (%s) s WHERE (SELECT dv_ok FROM %s) "
+							  "UNION ALL SELECT s.* FROM (%s) s WHERE NOT (SELECT dv_ok FROM %s)",
+							  group_sql_over(g, op, NULL, NULL, false,
+											 psprintf("SELECT %s FROM %s x UNION ALL SELECT %s FROM %s x WHERE x.dv_weight > 0",
+													  cols, state, cols, d)), ok,
+							  group_sql(g, op, NULL, NULL, false), ok));
+	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
+	was = add_cte(g, group_sql_over(g, op, NULL, NULL, false, psprintf("SELECT %s FROM %s x", cols, state)));
+	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
+					 "WHERE NOT EXISTS (SELECT FROM %s o WHERE ROW(o.*)::text = ROW(n.*)::text) "
+					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
+					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
+					 now, was, was, now);
+}
+
+/*
+ * dv_optree_state_fill_sql - the state rows of op over its input now.
+ * Deparsed under the safe search_path.
+ */
+char *
+dv_optree_state_fill_sql(DvOp *op)
+{
+	int			nestlevel = NewGUCNestLevel();
+	DvGen		ig;
+	char	   *n;
+	char	   *sql;
+
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	gen_init(&ig, op->inner->level, NULL);
+	n = add_cte(&ig, rows_sql(&ig, op->inner->tree));
+	sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, n));
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
+}
+
+/* the state table's columns: those of op's input */
+char *
+dv_optree_state_columns(DvOp *op)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, op->inner->tree->cols)
+	{
+		DvOpCol    *col = lfirst(lc);
+
+		appendStringInfo(&buf, "%s%s %s", buf.len ? ", " : "", col_name(col),
+						 format_type_with_typemod(col->type, col->typmod));
+	}
+	return buf.data;
+}
+
+/*
+ * dv_optree_state_update_sql - one statement that replaces op's state rows
+ * by the extreme rows at the refresh's snapshot: the first rows of the state
+ * and the inserted rows of the input's delta when no deleted row reaches an
+ * extreme (as state_extreme_delta), else of the input now.  NULL if the
+ * input has no change or op reads no state.
+ */
+char *
+dv_optree_state_update_sql(DvOp *op)
+{
+	int			nestlevel;
+	DvGen		ig;
+	char	   *state;
+	char	   *cols;
+	char	   *d;
+	char	   *ok;
+	char	   *cand;
+	char	   *sql = NULL;
+
+	if (!has_delta(op) || !reads_state(op))
+		return NULL;
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	state = state_qualified(op);
+	cols = chop(col_list(op->inner->tree, "x"));
+	gen_init(&ig, op->inner->level, NULL);
+	d = delta_cte(&ig, op->inner->tree);
+	if (d != NULL)
+	{
+		ok = add_cte(&ig, psprintf("SELECT NOT EXISTS (SELECT FROM %s x WHERE x.dv_weight < 0 AND (%s)) AS dv_ok",
+								   d, state_reach_sql(&ig, op)));
+		cand = add_cte(&ig, psprintf("SELECT %s FROM %s x WHERE (SELECT dv_ok FROM %s) "
+									 "UNION ALL SELECT %s FROM %s x WHERE x.dv_weight > 0 AND (SELECT dv_ok FROM %s) "
+									 "UNION ALL SELECT %s FROM (%s) x WHERE NOT (SELECT dv_ok FROM %s)",
+									 cols, state, ok, cols, d, ok,
+									 cols, rows_sql(&ig, op->inner->tree), ok));
+		sql = psprintf("WITH %s, dv_old AS (DELETE FROM %s) INSERT INTO %s %s",
+					   ig.with->data, state, state, extreme_rows_sql(&ig, op, cand));
+	}
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
 }
 
 /* the name of op's delta in the WITH chain, NULL if it is empty */
@@ -2663,6 +3022,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else if (op->inner->window_node)
 					appendStringInfo(buf, " (window partitioned by %s%s): the partitions whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data, op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");
+				else if (op->inner->input_tlist == NIL && op->state_id > 0)
+					appendStringInfo(buf, " (aggregate without GROUP BY, extremes): state dynview_state.%s, its input's first row in each aggregate's order; old value over the state, new value over the state and the inserted rows, recomputed over new rows only when a deleted row reaches an extreme; read from the state when its input has no change\n",
+									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
 				else

@@ -68,6 +68,7 @@
 
 #include "dynview.h"
 #include "analyze/delta.h"
+#include "analyze/optree.h"
 #include "cdc/cdc.h"
 
 /* the change buffer of a source or dynamic table, InvalidOid if none */
@@ -1321,6 +1322,8 @@ too_many_changes(DvTable *dt, DvPlan *plan, int64 total)
 	return (double) total > dv_full_refresh_change_ratio * Max(rows, 1.0);
 }
 
+static void update_operator_states(DvPlan *plan, Snapshot snapshot);
+
 /*
  * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
  * snapshot) to snapshot, whose WAL position is lsn.  The caller holds
@@ -1346,6 +1349,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	List	   *registered = NIL;
 	bool		topn_full = false;
 
+	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
@@ -1467,6 +1471,8 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		/* small deltas: compiling expressions would cost more than it saves */
 		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
+		/* (operators that keep a state read it: it is at the data snapshot) */
+		dv_optree_use_state(true);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
 			char	   *why = NULL;
@@ -1487,6 +1493,9 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq);
 		else
 			apply_grouped(dt, plan, snapshot, res, &seq);
+		if (ok)
+			update_operator_states(plan, snapshot);
+		dv_optree_use_state(false);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		if (!ok && !topn_full)
 		{
@@ -1498,6 +1507,27 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	foreach(lc, registered)
 		dv_unregister_tuples((const char *) lfirst(lc));
 	return ok;
+}
+
+/*
+ * update_operator_states - after the table's delta was applied at
+ * snapshot: the state of each operator that keeps one (analyze/optree.h)
+ * and whose input changed is replaced by its rows at snapshot.  Outer
+ * operators first: the statement of an outer one reads an inner one's
+ * state as it was.  Runs as the table's owner, windows registered.
+ */
+static void
+update_operator_states(DvPlan *plan, Snapshot snapshot)
+{
+	ListCell   *lc;
+
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		char	   *sql = dv_optree_state_update_sql(lfirst(lc));
+
+		if (sql)
+			dv_exec_at(sql, snapshot, false);
+	}
 }
 
 /*
