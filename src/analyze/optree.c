@@ -1600,6 +1600,7 @@ old_rows_sql(DvGen *g, DvOp *tree, const char *dtree)
 static char *rows_sql(DvGen *g, DvOp *op);
 static bool reads_state(DvOp *op);
 static char *state_qualified(DvOp *op);
+static List *extreme_aggrefs(DvOp *op);
 static char *right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias);
 static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
 static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
@@ -1825,9 +1826,11 @@ rows_sql(DvGen *g, DvOp *op)
 				 * it keeps, as at the data snapshot)
 				 */
 				if (reads_state(op) && !has_delta(op))
-					return group_sql_over(g, op, NULL, NULL, false,
-										  psprintf("SELECT %s FROM %s x", chop(col_list(op->inner->tree, "x")),
-												   state_qualified(op)));
+					return extreme_aggrefs(op) == NIL
+						? psprintf("SELECT * FROM %s", state_qualified(op))
+						: group_sql_over(g, op, NULL, NULL, false,
+										 psprintf("SELECT %s FROM %s x", chop(col_list(op->inner->tree, "x")),
+												  state_qualified(op)));
 
 				/*
 				 * An aggregate without GROUP BY (one row, such as an
@@ -1912,6 +1915,7 @@ static char *add_cte(DvGen *g, const char *sql);
 static List *extreme_aggrefs(DvOp *op);
 static void global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs, StringInfo terms);
 static void state_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, StringInfo terms);
+static void value_state_delta(DvGen *g, DvOp *op, StringInfo terms);
 
 /*
  * group_key_attno - the output column (resno) of the subquery operator op
@@ -2247,6 +2251,11 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 		appendStringInfo(terms, "d.dv_weight FROM %s d", d);
 		return;
 	}
+	if (d != NULL && inner->input_tlist == NIL && extreme_aggrefs(op) == NIL && reads_state(op))
+	{
+		value_state_delta(g, op, terms);
+		return;
+	}
 	if (d != NULL && extreme_aggrefs(op) != NIL)
 	{
 		if (reads_state(op))
@@ -2481,6 +2490,29 @@ reads_state(DvOp *op)
 }
 
 /*
+ * value_state_eligible - can the subquery operator op keep its row?  Any
+ * other aggregate without GROUP BY (one row at most: no windows, no
+ * set-returning functions) whose columns can be stored.
+ */
+static bool
+value_state_eligible(DvOp *op)
+{
+	DvPlan	   *inner = op->inner;
+	ListCell   *lc;
+
+	if (inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL || inner->window_node ||
+		inner->grouped_level == NULL || inner->grouped_level->hasTargetSRFs ||
+		inner->grouped_level->hasWindowFuncs || inner->grouped_level->groupingSets)
+		return false;
+	foreach(lc, op->cols)
+	{
+		if (get_typtype(((DvOpCol *) lfirst(lc))->type) == TYPTYPE_PSEUDO)
+			return false;
+	}
+	return true;
+}
+
+/*
  * state_eligible - can the subquery operator op keep its extreme rows?  A
  * global aggregate of extremes (extreme_aggrefs) whose aggregates compare
  * under the default collation (or none: the state's columns have their
@@ -2492,8 +2524,10 @@ state_eligible(DvOp *op)
 	List	   *aggrefs = extreme_aggrefs(op);
 	ListCell   *lc;
 
-	if (aggrefs == NIL || op->inner->tree == NULL)
+	if (op->inner->tree == NULL)
 		return false;
+	if (aggrefs == NIL)
+		return value_state_eligible(op);
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *a = lfirst_node(Aggref, lc);
@@ -2641,6 +2675,27 @@ extreme_rows_sql(DvGen *ig, DvOp *op, const char *rel)
 }
 
 /*
+ * value_state_delta - the delta of a global aggregate subquery operator
+ * that keeps its row (a value state) and whose input changed: its row now,
+ * computed once (a WITH entry, which the statement reads wherever it reads
+ * the operator's rows now), less its row as it was, the state's; the two
+ * cancel when their text is the same.
+ */
+static void
+value_state_delta(DvGen *g, DvOp *op, StringInfo terms)
+{
+	char	   *state = state_qualified(op);
+	char	   *now = add_cte(g, group_sql(g, op, NULL, NULL, false));
+
+	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
+	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
+					 "WHERE NOT EXISTS (SELECT FROM %s o WHERE ROW(o.*)::text = ROW(n.*)::text) "
+					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
+					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
+					 now, state, state, now);
+}
+
+/*
  * state_extreme_delta - global_extreme_delta with the state of op (the
  * input's extreme rows at the previous data snapshot): its row as it was is
  * the aggregate over the state; its row now, when no deleted row of the
@@ -2691,8 +2746,17 @@ dv_optree_state_fill_sql(DvOp *op)
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
 	gen_init(&ig, op->inner->level, NULL);
-	n = add_cte(&ig, rows_sql(&ig, op->inner->tree));
-	sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, n));
+	if (extreme_aggrefs(op) != NIL)
+	{
+		n = add_cte(&ig, rows_sql(&ig, op->inner->tree));
+		sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, n));
+	}
+	else
+	{
+		/* a value state: the operator's row */
+		n = group_sql(&ig, op, NULL, NULL, false);
+		sql = ig.with->len ? psprintf("WITH %s %s", ig.with->data, n) : n;
+	}
 	AtEOXact_GUC(true, nestlevel);
 	return sql;
 }
@@ -2705,7 +2769,7 @@ dv_optree_state_columns(DvOp *op)
 	ListCell   *lc;
 
 	initStringInfo(&buf);
-	foreach(lc, op->inner->tree->cols)
+	foreach(lc, extreme_aggrefs(op) != NIL ? op->inner->tree->cols : op->cols)
 	{
 		DvOpCol    *col = lfirst(lc);
 
@@ -2741,8 +2805,18 @@ dv_optree_state_update_sql(DvOp *op)
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
 	state = state_qualified(op);
-	cols = chop(col_list(op->inner->tree, "x"));
 	gen_init(&ig, op->inner->level, NULL);
+	if (extreme_aggrefs(op) == NIL)
+	{
+		/* a value state: the operator's row now */
+		char	   *now = group_sql(&ig, op, NULL, NULL, false);
+
+		sql = psprintf("WITH %s%sdv_old AS (DELETE FROM %s) INSERT INTO %s %s",
+					   ig.with->data, ig.with->len ? ", " : "", state, state, now);
+		AtEOXact_GUC(true, nestlevel);
+		return sql;
+	}
+	cols = chop(col_list(op->inner->tree, "x"));
 	d = delta_cte(&ig, op->inner->tree);
 	if (d != NULL)
 	{
@@ -3022,6 +3096,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else if (op->inner->window_node)
 					appendStringInfo(buf, " (window partitioned by %s%s): the partitions whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data, op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");
+				else if (op->inner->input_tlist == NIL && op->state_id > 0 && extreme_aggrefs(op) == NIL)
+					appendStringInfo(buf, " (aggregate without GROUP BY): state dynview_state.%s, its row; read from the state when its input has no change; else recomputed over new rows, its old row the state's\n",
+									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
 				else if (op->inner->input_tlist == NIL && op->state_id > 0)
 					appendStringInfo(buf, " (aggregate without GROUP BY, extremes): state dynview_state.%s, its input's first row in each aggregate's order; old value over the state, new value over the state and the inserted rows, recomputed over new rows only when a deleted row reaches an extreme; read from the state when its input has no change\n",
 									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
