@@ -1365,6 +1365,16 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		*full_code = "STATE_MISSING";
 		return false;
 	}
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		if (!dv_optree_state_usable(lfirst(lc)))
+		{
+			*full_code = "STATE_MISSING";
+			*full_reason = psprintf("The state of one of the table's operators, %s.%s, was missing (dropped, or not restored) or not the table owner's; it was rebuilt with a full refresh.",
+									"dynview_state", dv_optree_state_name(lfirst(lc)));
+			return false;
+		}
+	}
 
 	foreach(lc, plan->sources)
 	{

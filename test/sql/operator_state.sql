@@ -131,8 +131,7 @@ SELECT * FROM os_round();
 INSERT INTO os_li SELECT i, 1 + i % 10, (i * 11) % 19, i % 25, 't' || (i % 7) FROM generate_series(1, 60) i;
 SELECT * FROM os_round();
 SELECT * FROM os_max ORDER BY g;
--- 11. a dropped state table: the refresh uses the rule without state (still exact) until a FULL
--- refresh builds the state again
+-- 11. a dropped state table: the next refresh is FULL (STATE_MISSING) and builds it again
 DO $$ BEGIN
   EXECUTE format('ALTER EXTENSION dynview DROP TABLE dynview_state.%I', 'ext_' || 'os_max'::regclass::oid || '_1');
   EXECUTE format('DROP TABLE dynview_state.%I', 'ext_' || 'os_max'::regclass::oid || '_1');
@@ -141,7 +140,7 @@ UPDATE os_li SET v = v + 3 WHERE id IN (3, 4, 5);
 SELECT * FROM os_round();
 UPDATE os_li SET v = v - 1 WHERE id IN (3, 4, 5, 6);
 SELECT * FROM os_round();
--- a FULL refresh (a truncated source) builds it again
+-- a FULL refresh (a truncated source) builds them all again
 TRUNCATE os_g;
 INSERT INTO os_g SELECT g, 'g' || g FROM generate_series(1, 10) g;
 SELECT * FROM os_round();
