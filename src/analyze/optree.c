@@ -1914,7 +1914,7 @@ static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
 static char *add_cte(DvGen *g, const char *sql);
 static List *extreme_aggrefs(DvOp *op);
 static void global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs, StringInfo terms);
-static void state_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, StringInfo terms);
+static void state_extreme_delta(DvGen *g, DvOp *op, StringInfo terms);
 static void value_state_delta(DvGen *g, DvOp *op, StringInfo terms);
 
 /*
@@ -2259,7 +2259,7 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	if (d != NULL && extreme_aggrefs(op) != NIL)
 	{
 		if (reads_state(op))
-			state_extreme_delta(g, op, &ig, d, terms);
+			state_extreme_delta(g, op, terms);
 		else
 			global_extreme_delta(g, op, &ig, d, extreme_aggrefs(op), terms);
 		return;
@@ -2677,15 +2677,15 @@ extreme_rows_sql(DvGen *ig, DvOp *op, const char *rel)
 /*
  * value_state_delta - the delta of a global aggregate subquery operator
  * that keeps its row (a value state) and whose input changed: its row now,
- * computed once (a WITH entry, which the statement reads wherever it reads
- * the operator's rows now), less its row as it was, the state's; the two
- * cancel when their text is the same.
+ * computed before the statement (dv_optree_state_new_sql; the statement
+ * reads it wherever it reads the operator's rows now), less its row as it
+ * was, the state's; the two cancel when their text is the same.
  */
 static void
 value_state_delta(DvGen *g, DvOp *op, StringInfo terms)
 {
 	char	   *state = state_qualified(op);
-	char	   *now = add_cte(g, group_sql(g, op, NULL, NULL, false));
+	char	   *now = add_cte(g, psprintf("SELECT * FROM %s", dv_optree_state_new_name(op)));
 
 	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
 	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
@@ -2696,33 +2696,25 @@ value_state_delta(DvGen *g, DvOp *op, StringInfo terms)
 }
 
 /*
- * state_extreme_delta - global_extreme_delta with the state of op (the
- * input's extreme rows at the previous data snapshot): its row as it was is
- * the aggregate over the state; its row now, when no deleted row of the
- * input's delta d reaches an extreme, the aggregate over the state and the
- * inserted rows (the state's rows are all still there, and no other row
- * comes before them), else over the input now.  The two rows cancel when
- * their text is the same.
+ * state_extreme_delta - global_extreme_delta with the state of op: its row
+ * as it was is the aggregate over the state (the input's extreme rows at
+ * the previous data snapshot), its row now the aggregate over the new
+ * state rows, computed before the statement (dv_optree_state_new_sql, the
+ * relation dv_optree_state_new_name).  The two cancel when their text is
+ * the same.
  */
 static void
-state_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, StringInfo terms)
+state_extreme_delta(DvGen *g, DvOp *op, StringInfo terms)
 {
-	char	   *state = state_qualified(op);
 	char	   *cols = chop(col_list(op->inner->tree, "x"));
-	char	   *ok;
 	char	   *now;
 	char	   *was;
 
-	ok = add_cte(g, psprintf("SELECT NOT EXISTS (SELECT FROM %s x WHERE x.dv_weight < 0 AND (%s)) AS dv_ok",
-							 d, state_reach_sql(ig, op)));
-	now = add_cte(g, psprintf("SELECT s.* FROM (%s) s WHERE (SELECT dv_ok FROM %s) "
-							  "UNION ALL SELECT s.* FROM (%s) s WHERE NOT (SELECT dv_ok FROM %s)",
-							  group_sql_over(g, op, NULL, NULL, false,
-											 psprintf("SELECT %s FROM %s x UNION ALL SELECT %s FROM %s x WHERE x.dv_weight > 0",
-													  cols, state, cols, d)), ok,
-							  group_sql(g, op, NULL, NULL, false), ok));
+	now = add_cte(g, group_sql_over(g, op, NULL, NULL, false,
+									psprintf("SELECT %s FROM %s x", cols, dv_optree_state_new_name(op))));
 	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
-	was = add_cte(g, group_sql_over(g, op, NULL, NULL, false, psprintf("SELECT %s FROM %s x", cols, state)));
+	was = add_cte(g, group_sql_over(g, op, NULL, NULL, false,
+									psprintf("SELECT %s FROM %s x", cols, state_qualified(op))));
 	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
 					 "WHERE NOT EXISTS (SELECT FROM %s o WHERE ROW(o.*)::text = ROW(n.*)::text) "
 					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
@@ -2779,15 +2771,27 @@ dv_optree_state_columns(DvOp *op)
 	return buf.data;
 }
 
+/* the relation of op's new state rows during a refresh (dv_optree_state_new_sql) */
+char *
+dv_optree_state_new_name(DvOp *op)
+{
+	return psprintf("dv_state_new_%d", op->state_id);
+}
+
 /*
- * dv_optree_state_update_sql - one statement that replaces op's state rows
- * by the extreme rows at the refresh's snapshot: the first rows of the state
- * and the inserted rows of the input's delta when no deleted row reaches an
- * extreme (as state_extreme_delta), else of the input now.  NULL if the
- * input has no change or op reads no state.
+ * dv_optree_state_new_sql - op's state rows at the refresh's snapshot (run
+ * during an incremental refresh, its windows registered, before its
+ * statements, which read them as dv_optree_state_new_name): a value
+ * state's row, the operator's row over its input now; the extreme rows,
+ * the first rows of the state and the inserted rows of the input's delta
+ * when no deleted row reaches an extreme (the state's rows are all still
+ * there, and no other row comes before them), else of the input now.  NULL
+ * if the input has no change or op reads no state.  The statement of an
+ * operator inside op's input reads that operator's new rows: inner
+ * operators first.
  */
 char *
-dv_optree_state_update_sql(DvOp *op)
+dv_optree_state_new_sql(DvOp *op)
 {
 	int			nestlevel;
 	DvGen		ig;
@@ -2808,11 +2812,9 @@ dv_optree_state_update_sql(DvOp *op)
 	gen_init(&ig, op->inner->level, NULL);
 	if (extreme_aggrefs(op) == NIL)
 	{
-		/* a value state: the operator's row now */
 		char	   *now = group_sql(&ig, op, NULL, NULL, false);
 
-		sql = psprintf("WITH %s%sdv_old AS (DELETE FROM %s) INSERT INTO %s %s",
-					   ig.with->data, ig.with->len ? ", " : "", state, state, now);
+		sql = ig.with->len ? psprintf("WITH %s %s", ig.with->data, now) : now;
 		AtEOXact_GUC(true, nestlevel);
 		return sql;
 	}
@@ -2827,11 +2829,18 @@ dv_optree_state_update_sql(DvOp *op)
 									 "UNION ALL SELECT %s FROM (%s) x WHERE NOT (SELECT dv_ok FROM %s)",
 									 cols, state, ok, cols, d, ok,
 									 cols, rows_sql(&ig, op->inner->tree), ok));
-		sql = psprintf("WITH %s, dv_old AS (DELETE FROM %s) INSERT INTO %s %s",
-					   ig.with->data, state, state, extreme_rows_sql(&ig, op, cand));
+		sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, cand));
 	}
 	AtEOXact_GUC(true, nestlevel);
 	return sql;
+}
+
+/* the statement that makes op's new state rows its state (after the refresh's statements) */
+char *
+dv_optree_state_replace_sql(DvOp *op)
+{
+	return psprintf("WITH dv_old AS (DELETE FROM %s) INSERT INTO %s SELECT * FROM %s",
+					state_qualified(op), state_qualified(op), dv_optree_state_new_name(op));
 }
 
 /* the name of op's delta in the WITH chain, NULL if it is empty */

@@ -185,7 +185,9 @@ extern bool dv_optree_reads_as_other_role(Node *node);
  * dv_optree_assign_states numbers the operators of plan (and of the
  * subqueries planned as operators under it, outer before inner) that can
  * keep such a state, for dynamic table relid; dv_optree_state_ops lists
- * them in that order.  The state is read only between
+ * them in that order.  Any other aggregate without GROUP BY keeps its row
+ * (a value state): read from the state when its input has no change, its
+ * old row when it has.  The state is read only between
  * dv_optree_use_state(true) and (false), which an incremental refresh sets
  * around its statements, and only when its table exists and belongs to the
  * dynamic table's owner (else the rule without state is used and the state
@@ -202,11 +204,15 @@ extern char *dv_optree_state_fill_sql(DvOp *op);
 extern char *dv_optree_state_columns(DvOp *op);
 
 /*
- * the statement that replaces the state's rows by those at the refresh's
- * snapshot (during an incremental refresh, its windows registered), or NULL
- * if the operator's input has no change
+ * During an incremental refresh, before its statements: the state's rows at
+ * its snapshot (NULL if the operator's input has no change), which the
+ * refresh registers as relation dv_optree_state_new_name (inner operators
+ * first) and its statements read; after them, the statement that makes
+ * them the state.
  */
-extern char *dv_optree_state_update_sql(DvOp *op);
+extern char *dv_optree_state_new_sql(DvOp *op);
+extern char *dv_optree_state_new_name(DvOp *op);
+extern char *dv_optree_state_replace_sql(DvOp *op);
 
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);

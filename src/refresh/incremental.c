@@ -1322,7 +1322,8 @@ too_many_changes(DvTable *dt, DvPlan *plan, int64 total)
 	return (double) total > dv_full_refresh_change_ratio * Max(rows, 1.0);
 }
 
-static void update_operator_states(DvPlan *plan, Snapshot snapshot);
+static List *compute_operator_states(DvPlan *plan, Snapshot snapshot);
+static void replace_operator_states(List *computed, bool apply, Snapshot snapshot);
 
 /*
  * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
@@ -1348,6 +1349,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	int			save_sec;
 	List	   *registered = NIL;
 	bool		topn_full = false;
+	List	   *states = NIL;
 
 	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -1481,8 +1483,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		/* small deltas: compiling expressions would cost more than it saves */
 		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
-		/* (operators that keep a state read it: it is at the data snapshot) */
+		/*
+		 * (operators that keep a state read it, at the data snapshot, and
+		 * their new rows, computed first)
+		 */
 		dv_optree_use_state(true);
+		states = compute_operator_states(plan, snapshot);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
 			char	   *why = NULL;
@@ -1503,8 +1509,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq);
 		else
 			apply_grouped(dt, plan, snapshot, res, &seq);
-		if (ok)
-			update_operator_states(plan, snapshot);
+		replace_operator_states(states, ok, snapshot);
 		dv_optree_use_state(false);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		if (!ok && !topn_full)
@@ -1520,23 +1525,44 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 }
 
 /*
- * update_operator_states - after the table's delta was applied at
- * snapshot: the state of each operator that keeps one (analyze/optree.h)
- * and whose input changed is replaced by its rows at snapshot.  Outer
- * operators first: the statement of an outer one reads an inner one's
- * state as it was.  Runs as the table's owner, windows registered.
+ * compute_operator_states - before the refresh's statements: the new rows
+ * of each operator state whose input changed (analyze/optree.h), computed
+ * at snapshot from the state and the windows, registered for the
+ * statements to read.  Inner operators first (an outer one's new rows are
+ * computed from an inner one's).  Returns the operators whose new rows are
+ * registered.  Runs as the table's owner, windows registered.
  */
+static List *
+compute_operator_states(DvPlan *plan, Snapshot snapshot)
+{
+	List	   *ops = dv_optree_state_ops(plan);
+	List	   *computed = NIL;
+
+	for (int i = list_length(ops) - 1; i >= 0; i--)
+	{
+		DvOp	   *op = list_nth(ops, i);
+		char	   *sql = dv_optree_state_new_sql(op);
+
+		if (sql == NULL)
+			continue;
+		dv_exec_at(sql, snapshot, true);
+		dv_register_tuples(dv_optree_state_new_name(op));
+		computed = lappend(computed, op);
+	}
+	return computed;
+}
+
+/* after them: those new rows become the states (if the refresh applied its delta), unregistered */
 static void
-update_operator_states(DvPlan *plan, Snapshot snapshot)
+replace_operator_states(List *computed, bool apply, Snapshot snapshot)
 {
 	ListCell   *lc;
 
-	foreach(lc, dv_optree_state_ops(plan))
+	foreach(lc, computed)
 	{
-		char	   *sql = dv_optree_state_update_sql(lfirst(lc));
-
-		if (sql)
-			dv_exec_at(sql, snapshot, false);
+		if (apply)
+			dv_exec_at(dv_optree_state_replace_sql(lfirst(lc)), snapshot, false);
+		dv_unregister_tuples(dv_optree_state_new_name(lfirst(lc)));
 	}
 }
 
