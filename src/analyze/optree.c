@@ -2559,7 +2559,7 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 				op->state_table = relid;
 				op->state_id = ++*n;
 			}
-			if (op->state_id > 0 && ops)
+			if (op->state_id > 0 && ops && !list_member_ptr(*ops, op))
 				*ops = lappend(*ops, op);
 			assign_states_plan(op->inner, relid, n, ops);
 			break;

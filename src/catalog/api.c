@@ -761,6 +761,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	/* (a dynamic table's operators that keep a state, as its refreshes number them) */
 	if (OidIsValid(self_relid))
 		dv_optree_assign_states(plan, self_relid);
+	dv_optree_use_state(false);	/* (the statements shown read no state) */
 
 	initStringInfo(&sources);
 	foreach(lc, aq->sources)

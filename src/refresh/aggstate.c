@@ -19,6 +19,8 @@
  *	sc<j>		  sum/avg of numeric without a declared scale: the live inputs
  *				  counted per display scale (see scale_unit)
  *	nt<j>		  bool_and/bool_or: the true inputs (false ones are n - nt)
+ * (An aggregate without GROUP BY inside the query, a subquery operator,
+ * keeps dynview_state.ext_<relid>_<n>: analyze/optree.h; built here too.)
  * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>
  * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
  * stops at n -> 0.  min/max take least/greatest of inserted values; a
@@ -541,15 +543,17 @@ state_indexed(DvPlan *plan)
 
 /*
  * build_operator_states - the states of the plan's operators that keep one
- * (analyze/optree.h: the extreme rows of a global aggregate of extremes),
- * created and filled from the sources at snapshot.  Needs SPI; the tables
- * are gone (dv_agg_state_drop).
+ * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
+ * the row of another aggregate without GROUP BY), created and filled from
+ * the sources at snapshot, not from states (which this rebuild replaces).
+ * Needs SPI; the tables are gone (dv_agg_state_drop).
  */
 static void
 build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 {
 	ListCell   *lc;
 
+	dv_optree_use_state(false);
 	foreach(lc, dv_optree_state_ops(plan))
 	{
 		DvOp	   *op = lfirst(lc);
