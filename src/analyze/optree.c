@@ -20,7 +20,9 @@
 #include "access/sysattr.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
@@ -1596,6 +1598,9 @@ old_rows_sql(DvGen *g, DvOp *tree, const char *dtree)
 }
 
 static char *rows_sql(DvGen *g, DvOp *op);
+static bool reads_state(DvOp *op);
+static char *state_qualified(DvOp *op);
+static List *extreme_aggrefs(DvOp *op);
 static char *right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias);
 static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
 static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
@@ -1817,6 +1822,17 @@ rows_sql(DvGen *g, DvOp *op)
 				}
 
 				/*
+				 * (its input unchanged: the aggregate over the extreme rows
+				 * it keeps, as at the data snapshot)
+				 */
+				if (reads_state(op) && !has_delta(op))
+					return extreme_aggrefs(op) == NIL
+						? psprintf("SELECT * FROM %s", state_qualified(op))
+						: group_sql_over(g, op, NULL, NULL, false,
+										 psprintf("SELECT %s FROM %s x", chop(col_list(op->inner->tree, "x")),
+												  state_qualified(op)));
+
+				/*
 				 * An aggregate without GROUP BY (one row, such as an
 				 * uncorrelated scalar subquery made a join): computed once
 				 * per statement, a CTE kept whole, not again for each row
@@ -1898,6 +1914,8 @@ static void group_delta(DvGen *g, DvOp *op, StringInfo terms);
 static char *add_cte(DvGen *g, const char *sql);
 static List *extreme_aggrefs(DvOp *op);
 static void global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs, StringInfo terms);
+static void state_extreme_delta(DvGen *g, DvOp *op, StringInfo terms);
+static void value_state_delta(DvGen *g, DvOp *op, StringInfo terms);
 
 /*
  * group_key_attno - the output column (resno) of the subquery operator op
@@ -2233,9 +2251,17 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 		appendStringInfo(terms, "d.dv_weight FROM %s d", d);
 		return;
 	}
+	if (d != NULL && inner->input_tlist == NIL && extreme_aggrefs(op) == NIL && reads_state(op))
+	{
+		value_state_delta(g, op, terms);
+		return;
+	}
 	if (d != NULL && extreme_aggrefs(op) != NIL)
 	{
-		global_extreme_delta(g, op, &ig, d, extreme_aggrefs(op), terms);
+		if (reads_state(op))
+			state_extreme_delta(g, op, terms);
+		else
+			global_extreme_delta(g, op, &ig, d, extreme_aggrefs(op), terms);
 		return;
 	}
 	if (inner->input_tlist != NIL)
@@ -2399,6 +2425,422 @@ global_extreme_delta(DvGen *g, DvOp *op, DvGen *ig, const char *d, List *aggrefs
 					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
 					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
 					 now, was, was, now);
+}
+
+/* ---------------------------------------------------------------------
+ * Operator state: the extreme rows of a global aggregate (optree.h)
+ * ---------------------------------------------------------------------
+ */
+
+/* read operator states in the statements generated now (an incremental refresh) */
+static bool use_state = false;
+
+void
+dv_optree_use_state(bool use)
+{
+	use_state = use;
+}
+
+char *
+dv_optree_state_name(DvOp *op)
+{
+	return psprintf("ext_%u_%d", op->state_table, op->state_id);
+}
+
+static char *
+state_qualified(DvOp *op)
+{
+	return psprintf("dynview_state.%s", quote_identifier(dv_optree_state_name(op)));
+}
+
+/*
+ * dv_optree_state_usable - has op a state, is its table there and owned by
+ * the dynamic table's owner (who alone writes it)?  Catalog lookups only.
+ */
+bool
+dv_optree_state_usable(DvOp *op)
+{
+	Oid			nsp;
+	Oid			relid;
+	Oid			owners[2];
+
+	if (op->state_id == 0)
+		return false;
+	nsp = get_namespace_oid("dynview_state", true);
+	relid = OidIsValid(nsp) ? get_relname_relid(dv_optree_state_name(op), nsp) : InvalidOid;
+	if (!OidIsValid(relid))
+		return false;
+	for (int i = 0; i < 2; i++)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(i == 0 ? relid : op->state_table));
+
+		if (!HeapTupleIsValid(tup))
+			return false;
+		owners[i] = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+	}
+	return owners[0] == owners[1];
+}
+
+/* does the statement generated now read op's state? */
+static bool
+reads_state(DvOp *op)
+{
+	return use_state && op->kind == DV_OP_GROUP && op->state_id > 0 && dv_optree_state_usable(op);
+}
+
+/*
+ * value_state_eligible - can the subquery operator op keep its row?  Any
+ * other aggregate without GROUP BY (one row at most: no windows, no
+ * set-returning functions) whose columns can be stored.
+ */
+static bool
+value_state_eligible(DvOp *op)
+{
+	DvPlan	   *inner = op->inner;
+	ListCell   *lc;
+
+	if (inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL || inner->window_node ||
+		inner->grouped_level == NULL || inner->grouped_level->hasTargetSRFs ||
+		inner->grouped_level->hasWindowFuncs || inner->grouped_level->groupingSets)
+		return false;
+	foreach(lc, op->cols)
+	{
+		if (get_typtype(((DvOpCol *) lfirst(lc))->type) == TYPTYPE_PSEUDO)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * state_eligible - can the subquery operator op keep its extreme rows?  A
+ * global aggregate of extremes (extreme_aggrefs) whose aggregates compare
+ * under the default collation (or none: the state's columns have their
+ * type's default collation) and whose input's columns can be stored.
+ */
+static bool
+state_eligible(DvOp *op)
+{
+	List	   *aggrefs = extreme_aggrefs(op);
+	ListCell   *lc;
+
+	if (op->inner->tree == NULL)
+		return false;
+	if (aggrefs == NIL)
+		return value_state_eligible(op);
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+
+		if (OidIsValid(a->inputcollid) && a->inputcollid != DEFAULT_COLLATION_OID)
+			return false;
+	}
+	foreach(lc, op->inner->tree->cols)
+	{
+		if (get_typtype(((DvOpCol *) lfirst(lc))->type) == TYPTYPE_PSEUDO)
+			return false;
+	}
+	return true;
+}
+
+static void assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops);
+
+/* number op's operators that can keep a state, pre-order (outer before inner) */
+static void
+assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
+{
+	if (op == NULL)
+		return;
+	switch (op->kind)
+	{
+		case DV_OP_GROUP:
+			if (op->state_id == 0 && relid != InvalidOid && state_eligible(op))
+			{
+				op->state_table = relid;
+				op->state_id = ++*n;
+			}
+			if (op->state_id > 0 && ops && !list_member_ptr(*ops, op))
+				*ops = lappend(*ops, op);
+			assign_states_plan(op->inner, relid, n, ops);
+			break;
+		case DV_OP_FILTER:
+			assign_states_op(op->left, relid, n, ops);
+			break;
+		case DV_OP_JOIN:
+			assign_states_op(op->left, relid, n, ops);
+			assign_states_op(op->right, relid, n, ops);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	assign_states_op(plan->tree, relid, n, ops);
+	assign_states_plan(plan->topn_input, relid, n, ops);
+	assign_states_plan(plan->window_input, relid, n, ops);
+	foreach(lc, plan->branches)
+		assign_states_plan(lfirst(lc), relid, n, ops);
+}
+
+/*
+ * dv_optree_assign_states - number the operators of plan that keep a state
+ * for dynamic table relid (the plan belongs to that table: the plan cache's
+ * entry).  The numbers depend on the plan's shape alone, so the same
+ * definition gives the same state tables.
+ */
+void
+dv_optree_assign_states(DvPlan *plan, Oid relid)
+{
+	int			n = 0;
+
+	assign_states_plan(plan, relid, &n, NULL);
+}
+
+/* the operators of plan with a state, outer before inner (palloc'd list) */
+List *
+dv_optree_state_ops(DvPlan *plan)
+{
+	int			n = 0;
+	List	   *ops = NIL;
+
+	assign_states_plan(plan, InvalidOid, &n, &ops);
+	return ops;
+}
+
+/* "(arg) COLLATE c" of aggregate a over alias, and its sort operator */
+static char *
+extreme_sort_key(DvGen *ig, DvOp *op, Aggref *a, const char *alias, char **sortop)
+{
+	Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", a->aggfnoid);
+	*sortop = dv_operator_sql(((Form_pg_aggregate) GETSTRUCT(tup))->aggsortop);
+	ReleaseSysCache(tup);
+	return psprintf("(%s)%s", deparse(ig, arg, op->inner->tree, alias, NULL, NULL),
+					OidIsValid(a->inputcollid)
+					? psprintf(" COLLATE %s", generate_collation_name(a->inputcollid)) : "");
+}
+
+/*
+ * state_reach_sql - the condition that a row of the input (alias x)
+ * reaches an extreme of op's state: for some aggregate its argument is not
+ * NULL and no state row comes strictly before it in the aggregate's order.
+ */
+static char *
+state_reach_sql(DvGen *ig, DvOp *op)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, extreme_aggrefs(op))
+	{
+		char	   *sortop;
+		char	   *x = extreme_sort_key(ig, op, lfirst(lc), "x", &sortop);
+		char	   *e = extreme_sort_key(ig, op, lfirst(lc), "e", &sortop);
+
+		appendStringInfo(&buf, "%s(%s IS NOT NULL AND NOT EXISTS (SELECT FROM %s e WHERE %s %s %s))",
+						 buf.len ? " OR " : "", x, state_qualified(op), e, sortop, x);
+	}
+	return buf.data;
+}
+
+/* the first row of relation rel in each aggregate's order: op's state rows */
+static char *
+extreme_rows_sql(DvGen *ig, DvOp *op, const char *rel)
+{
+	StringInfoData buf;
+	char	   *cols = chop(col_list(op->inner->tree, "x"));
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, extreme_aggrefs(op))
+	{
+		char	   *sortop;
+		char	   *key = extreme_sort_key(ig, op, lfirst(lc), "x", &sortop);
+
+		appendStringInfo(&buf, "%s(SELECT %s FROM %s x ORDER BY %s USING %s NULLS LAST LIMIT 1)",
+						 buf.len ? " UNION ALL " : "", cols, rel, key, sortop);
+	}
+	return buf.data;
+}
+
+/*
+ * value_state_delta - the delta of a global aggregate subquery operator
+ * that keeps its row (a value state) and whose input changed: its row now,
+ * computed before the statement (dv_optree_state_new_sql; the statement
+ * reads it wherever it reads the operator's rows now), less its row as it
+ * was, the state's; the two cancel when their text is the same.
+ */
+static void
+value_state_delta(DvGen *g, DvOp *op, StringInfo terms)
+{
+	char	   *state = state_qualified(op);
+	char	   *now = add_cte(g, psprintf("SELECT * FROM %s", dv_optree_state_new_name(op)));
+
+	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
+	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
+					 "WHERE NOT EXISTS (SELECT FROM %s o WHERE ROW(o.*)::text = ROW(n.*)::text) "
+					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
+					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
+					 now, state, state, now);
+}
+
+/*
+ * state_extreme_delta - global_extreme_delta with the state of op: its row
+ * as it was is the aggregate over the state (the input's extreme rows at
+ * the previous data snapshot), its row now the aggregate over the new
+ * state rows, computed before the statement (dv_optree_state_new_sql, the
+ * relation dv_optree_state_new_name).  The two cancel when their text is
+ * the same.
+ */
+static void
+state_extreme_delta(DvGen *g, DvOp *op, StringInfo terms)
+{
+	char	   *cols = chop(col_list(op->inner->tree, "x"));
+	char	   *now;
+	char	   *was;
+
+	now = add_cte(g, group_sql_over(g, op, NULL, NULL, false,
+									psprintf("SELECT %s FROM %s x", cols, dv_optree_state_new_name(op))));
+	*g->new_ctes = lappend(*g->new_ctes, list_make2(op, now));
+	was = add_cte(g, group_sql_over(g, op, NULL, NULL, false,
+									psprintf("SELECT %s FROM %s x", cols, state_qualified(op))));
+	appendStringInfo(terms, "SELECT n.*, 1::pg_catalog.int8 AS dv_weight FROM %s n "
+					 "WHERE NOT EXISTS (SELECT FROM %s o WHERE ROW(o.*)::text = ROW(n.*)::text) "
+					 "UNION ALL SELECT o.*, -1::pg_catalog.int8 FROM %s o "
+					 "WHERE NOT EXISTS (SELECT FROM %s n WHERE ROW(n.*)::text = ROW(o.*)::text)",
+					 now, was, was, now);
+}
+
+/*
+ * dv_optree_state_fill_sql - the state rows of op over its input now.
+ * Deparsed under the safe search_path.
+ */
+char *
+dv_optree_state_fill_sql(DvOp *op)
+{
+	int			nestlevel = NewGUCNestLevel();
+	DvGen		ig;
+	char	   *n;
+	char	   *sql;
+
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	gen_init(&ig, op->inner->level, NULL);
+	if (extreme_aggrefs(op) != NIL)
+	{
+		n = add_cte(&ig, rows_sql(&ig, op->inner->tree));
+		sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, n));
+	}
+	else
+	{
+		/* a value state: the operator's row */
+		n = group_sql(&ig, op, NULL, NULL, false);
+		sql = ig.with->len ? psprintf("WITH %s %s", ig.with->data, n) : n;
+	}
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
+}
+
+/* the state table's columns: those of op's input */
+char *
+dv_optree_state_columns(DvOp *op)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, extreme_aggrefs(op) != NIL ? op->inner->tree->cols : op->cols)
+	{
+		DvOpCol    *col = lfirst(lc);
+
+		appendStringInfo(&buf, "%s%s %s", buf.len ? ", " : "", col_name(col),
+						 format_type_with_typemod(col->type, col->typmod));
+	}
+	return buf.data;
+}
+
+/* the relation of op's new state rows during a refresh (dv_optree_state_new_sql) */
+char *
+dv_optree_state_new_name(DvOp *op)
+{
+	return psprintf("dv_state_new_%d", op->state_id);
+}
+
+/*
+ * dv_optree_state_new_sql - op's state rows at the refresh's snapshot (run
+ * during an incremental refresh, its windows registered, before its
+ * statements, which read them as dv_optree_state_new_name): a value
+ * state's row, the operator's row over its input now; the extreme rows,
+ * the first rows of the state and the inserted rows of the input's delta
+ * when no deleted row reaches an extreme (the state's rows are all still
+ * there, and no other row comes before them), else of the input now.  NULL
+ * if the input has no change or op reads no state.  The statement of an
+ * operator inside op's input reads that operator's new rows: inner
+ * operators first.
+ */
+char *
+dv_optree_state_new_sql(DvOp *op)
+{
+	int			nestlevel;
+	DvGen		ig;
+	char	   *state;
+	char	   *cols;
+	char	   *d;
+	char	   *ok;
+	char	   *cand;
+	char	   *sql = NULL;
+
+	if (!has_delta(op) || !reads_state(op))
+		return NULL;
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	state = state_qualified(op);
+	gen_init(&ig, op->inner->level, NULL);
+	if (extreme_aggrefs(op) == NIL)
+	{
+		char	   *now = group_sql(&ig, op, NULL, NULL, false);
+
+		sql = ig.with->len ? psprintf("WITH %s %s", ig.with->data, now) : now;
+		AtEOXact_GUC(true, nestlevel);
+		return sql;
+	}
+	cols = chop(col_list(op->inner->tree, "x"));
+	d = delta_cte(&ig, op->inner->tree);
+	if (d != NULL)
+	{
+		ok = add_cte(&ig, psprintf("SELECT NOT EXISTS (SELECT FROM %s x WHERE x.dv_weight < 0 AND (%s)) AS dv_ok",
+								   d, state_reach_sql(&ig, op)));
+		cand = add_cte(&ig, psprintf("SELECT %s FROM %s x WHERE (SELECT dv_ok FROM %s) "
+									 "UNION ALL SELECT %s FROM %s x WHERE x.dv_weight > 0 AND (SELECT dv_ok FROM %s) "
+									 "UNION ALL SELECT %s FROM (%s) x WHERE NOT (SELECT dv_ok FROM %s)",
+									 cols, state, ok, cols, d, ok,
+									 cols, rows_sql(&ig, op->inner->tree), ok));
+		sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, cand));
+	}
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
+}
+
+/* the statement that makes op's new state rows its state (after the refresh's statements) */
+char *
+dv_optree_state_replace_sql(DvOp *op)
+{
+	return psprintf("WITH dv_old AS (DELETE FROM %s) INSERT INTO %s SELECT * FROM %s",
+					state_qualified(op), state_qualified(op), dv_optree_state_new_name(op));
 }
 
 /* the name of op's delta in the WITH chain, NULL if it is empty */
@@ -2663,6 +3105,12 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else if (op->inner->window_node)
 					appendStringInfo(buf, " (window partitioned by %s%s): the partitions whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data, op->inner->grouped_level->groupClause ? ", over its GROUP BY" : "");
+				else if (op->inner->input_tlist == NIL && op->state_id > 0 && extreme_aggrefs(op) == NIL)
+					appendStringInfo(buf, " (aggregate without GROUP BY): state dynview_state.%s, its row; read from the state when its input has no change; else recomputed over new rows, its old row the state's\n",
+									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
+				else if (op->inner->input_tlist == NIL && op->state_id > 0)
+					appendStringInfo(buf, " (aggregate without GROUP BY, extremes): state dynview_state.%s, its input's first row in each aggregate's order; old value over the state, new value over the state and the inserted rows, recomputed over new rows only when a deleted row reaches an extreme; read from the state when its input has no change\n",
+									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
 				else

@@ -106,6 +106,15 @@ typedef struct DvOp
 	bool		lateral;		/* DV_OP_FUNC: reads columns of the join's left side */
 	Bitmapset  *rels;			/* range table indexes of the scans below */
 	List	   *cols;			/* of DvOpCol *: the output columns */
+
+	/*
+	 * DV_OP_GROUP, a global aggregate of extremes in the plan of dynamic
+	 * table state_table (dv_optree_assign_states): its state, the input's
+	 * first row in each aggregate's order, is kept in
+	 * dynview_state.ext_<state_table>_<state_id>; 0: no state
+	 */
+	Oid			state_table;
+	int			state_id;
 } DvOp;
 
 /*
@@ -158,6 +167,52 @@ extern List *dv_optree_nested_sources(DvOp *root);
  * sources themselves, as the table's owner.
  */
 extern bool dv_optree_reads_as_other_role(Node *node);
+
+/*
+ * Operator state (refresh/aggstate.c builds it, refresh/incremental.c keeps
+ * it): a global aggregate subquery operator whose aggregates are all
+ * extremes (min, max, bool_and, bool_or: pg_aggregate.aggsortop) keeps its
+ * input's first row in each aggregate's order (the extreme rows: one per
+ * aggregate) in dynview_state.ext_<table oid>_<n>, exact at the table's
+ * data snapshot.  Its row as it was is then the aggregate over the state;
+ * its row now, when no deleted row of its input's delta reaches an extreme
+ * (is not strictly after it in the aggregate's order), the aggregate over
+ * the state and the inserted rows of the delta, else over its input now;
+ * when its input has no change, the aggregate over the state.  So a max
+ * over a grouped subquery (TPC-H Q15) costs the subquery's affected groups,
+ * not the whole subquery, unless the change reaches the extreme row.
+ *
+ * dv_optree_assign_states numbers the operators of plan (and of the
+ * subqueries planned as operators under it, outer before inner) that can
+ * keep such a state, for dynamic table relid; dv_optree_state_ops lists
+ * them in that order.  Any other aggregate without GROUP BY keeps its row
+ * (a value state): read from the state when its input has no change, its
+ * old row when it has.  The state is read only between
+ * dv_optree_use_state(true) and (false), which an incremental refresh sets
+ * around its statements, and only when its table exists and belongs to the
+ * dynamic table's owner (else the rule without state is used and the state
+ * is rebuilt by the next FULL refresh).
+ */
+extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
+extern List *dv_optree_state_ops(struct DvPlan *plan);
+extern void dv_optree_use_state(bool use);
+extern char *dv_optree_state_name(DvOp *op);	/* unqualified, in dynview_state */
+extern bool dv_optree_state_usable(DvOp *op);
+
+/* the state's rows over the input now (fill: after a FULL refresh), and its columns */
+extern char *dv_optree_state_fill_sql(DvOp *op);
+extern char *dv_optree_state_columns(DvOp *op);
+
+/*
+ * During an incremental refresh, before its statements: the state's rows at
+ * its snapshot (NULL if the operator's input has no change), which the
+ * refresh registers as relation dv_optree_state_new_name (inner operators
+ * first) and its statements read; after them, the statement that makes
+ * them the state.
+ */
+extern char *dv_optree_state_new_sql(DvOp *op);
+extern char *dv_optree_state_new_name(DvOp *op);
+extern char *dv_optree_state_replace_sql(DvOp *op);
 
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);

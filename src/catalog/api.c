@@ -38,6 +38,7 @@
 
 #include "dynview.h"
 #include "analyze/delta.h"
+#include "analyze/optree.h"
 #include "cdc/cdc.h"
 
 PG_FUNCTION_INFO_V1(dynview_create_dynamic_table);
@@ -757,6 +758,10 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 	SPI_connect();
 	aq = dv_analyze_query(query_text, self_relid);
 	plan = dv_plan_query(aq->query);
+	/* (a dynamic table's operators that keep a state, as its refreshes number them) */
+	if (OidIsValid(self_relid))
+		dv_optree_assign_states(plan, self_relid);
+	dv_optree_use_state(false);	/* (the statements shown read no state) */
 
 	initStringInfo(&sources);
 	foreach(lc, aq->sources)

@@ -19,6 +19,8 @@
  *	sc<j>		  sum/avg of numeric without a declared scale: the live inputs
  *				  counted per display scale (see scale_unit)
  *	nt<j>		  bool_and/bool_or: the true inputs (false ones are n - nt)
+ * (An aggregate without GROUP BY inside the query, a subquery operator,
+ * keeps dynview_state.ext_<relid>_<n>: analyze/optree.h; built here too.)
  * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>
  * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
  * stops at n -> 0.  min/max take least/greatest of inserted values; a
@@ -61,6 +63,7 @@
 #include "dynview.h"
 #include "cdc/cdc.h"
 #include "analyze/delta.h"
+#include "analyze/optree.h"
 
 #define DV_STATE_SCHEMA "dynview_state"
 
@@ -154,8 +157,8 @@ void
 dv_agg_state_drop(Oid relid)
 {
 	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
-	Oid			types[5] = {OIDOID, NAMEOID, TEXTOID, NAMEOID, NAMEOID};
-	Datum		values[5];
+	Oid			types[6] = {OIDOID, NAMEOID, TEXTOID, NAMEOID, NAMEOID, TEXTOID};
+	Datum		values[6];
 	List	   *victims = NIL;
 	ListCell   *lc;
 
@@ -166,9 +169,12 @@ dv_agg_state_drop(Oid relid)
 	values[2] = CStringGetTextDatum(psprintf("dist\\_%u\\_%%", relid));
 	values[3] = CStringGetDatum(topn_name(relid));
 	values[4] = CStringGetDatum(topn_bound_name(relid));
+	/* (and the operators' states, optree.h) */
+	values[5] = CStringGetTextDatum(psprintf("ext\\_%u\\_%%", relid));
 	dv_catalog_exec("SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = $1 AND relkind = 'r' "
-					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3 OR relname = $4 OR relname = $5)",
-					5, types, values, NULL, -1);
+					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3 OR relname = $4 OR relname = $5 "
+					"OR relname::pg_catalog.text LIKE $6)",
+					6, types, values, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
@@ -536,6 +542,38 @@ state_indexed(DvPlan *plan)
 }
 
 /*
+ * build_operator_states - the states of the plan's operators that keep one
+ * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
+ * the row of another aggregate without GROUP BY), created and filled from
+ * the sources at snapshot, not from states (which this rebuild replaces).
+ * Needs SPI; the tables are gone (dv_agg_state_drop).
+ */
+static void
+build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+{
+	ListCell   *lc;
+
+	dv_optree_use_state(false);
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		DvOp	   *op = lfirst(lc);
+		char	   *name = dv_optree_state_name(op);
+		char	   *fill;
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		create_state_table(dt, name, dv_optree_state_columns(op));
+		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		fill = dv_optree_state_fill_sql(op);
+		dv_exec_at(psprintf("INSERT INTO %s %s", qualified_state(name), fill), snapshot, false);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		CommandCounterIncrement();
+	}
+}
+
+/*
  * dv_agg_state_rebuild - after a FULL refresh at snapshot: drop the table's
  * state and, if its plan keeps aggregates in place, build it from the
  * sources at the same snapshot.  Needs SPI.
@@ -558,6 +596,7 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	build_operator_states(dt, plan, snapshot);
 	if (plan->kind == DV_PLAN_TOPN && plan->topn_state_rows > 0)
 	{
 		char	   *like = psprintf("LIKE %s", quote_qualified_identifier(dt->schema_name, dt->table_name));

@@ -68,6 +68,7 @@
 
 #include "dynview.h"
 #include "analyze/delta.h"
+#include "analyze/optree.h"
 #include "cdc/cdc.h"
 
 /* the change buffer of a source or dynamic table, InvalidOid if none */
@@ -1321,6 +1322,9 @@ too_many_changes(DvTable *dt, DvPlan *plan, int64 total)
 	return (double) total > dv_full_refresh_change_ratio * Max(rows, 1.0);
 }
 
+static List *compute_operator_states(DvPlan *plan, Snapshot snapshot);
+static void replace_operator_states(List *computed, bool apply, Snapshot snapshot);
+
 /*
  * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
  * snapshot) to snapshot, whose WAL position is lsn.  The caller holds
@@ -1345,7 +1349,9 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	int			save_sec;
 	List	   *registered = NIL;
 	bool		topn_full = false;
+	List	   *states = NIL;
 
+	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	plan = dv_plan_cache_plan(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
@@ -1360,6 +1366,16 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		*full_code = "STATE_MISSING";
 		return false;
+	}
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		if (!dv_optree_state_usable(lfirst(lc)))
+		{
+			*full_code = "STATE_MISSING";
+			*full_reason = psprintf("The state of one of the table's operators, %s.%s, was missing (dropped, or not restored) or not the table owner's; it was rebuilt with a full refresh.",
+									"dynview_state", dv_optree_state_name(lfirst(lc)));
+			return false;
+		}
 	}
 
 	foreach(lc, plan->sources)
@@ -1467,6 +1483,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		/* small deltas: compiling expressions would cost more than it saves */
 		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
+		/*
+		 * (operators that keep a state read it, at the data snapshot, and
+		 * their new rows, computed first)
+		 */
+		dv_optree_use_state(true);
+		states = compute_operator_states(plan, snapshot);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
 			char	   *why = NULL;
@@ -1487,6 +1509,8 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq);
 		else
 			apply_grouped(dt, plan, snapshot, res, &seq);
+		replace_operator_states(states, ok, snapshot);
+		dv_optree_use_state(false);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		if (!ok && !topn_full)
 		{
@@ -1498,6 +1522,48 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	foreach(lc, registered)
 		dv_unregister_tuples((const char *) lfirst(lc));
 	return ok;
+}
+
+/*
+ * compute_operator_states - before the refresh's statements: the new rows
+ * of each operator state whose input changed (analyze/optree.h), computed
+ * at snapshot from the state and the windows, registered for the
+ * statements to read.  Inner operators first (an outer one's new rows are
+ * computed from an inner one's).  Returns the operators whose new rows are
+ * registered.  Runs as the table's owner, windows registered.
+ */
+static List *
+compute_operator_states(DvPlan *plan, Snapshot snapshot)
+{
+	List	   *ops = dv_optree_state_ops(plan);
+	List	   *computed = NIL;
+
+	for (int i = list_length(ops) - 1; i >= 0; i--)
+	{
+		DvOp	   *op = list_nth(ops, i);
+		char	   *sql = dv_optree_state_new_sql(op);
+
+		if (sql == NULL)
+			continue;
+		dv_exec_at(sql, snapshot, true);
+		dv_register_tuples(dv_optree_state_new_name(op));
+		computed = lappend(computed, op);
+	}
+	return computed;
+}
+
+/* after them: those new rows become the states (if the refresh applied its delta), unregistered */
+static void
+replace_operator_states(List *computed, bool apply, Snapshot snapshot)
+{
+	ListCell   *lc;
+
+	foreach(lc, computed)
+	{
+		if (apply)
+			dv_exec_at(dv_optree_state_replace_sql(lfirst(lc)), snapshot, false);
+		dv_unregister_tuples(dv_optree_state_new_name(lfirst(lc)));
+	}
 }
 
 /*

@@ -42,6 +42,7 @@
 
 #include "dynview.h"
 #include "analyze/delta.h"
+#include "analyze/optree.h"
 
 typedef struct PlanCacheEntry
 {
@@ -327,6 +328,8 @@ dv_plan_cache_plan(DvTable *dt)
 		{
 			/* (the planner may change the tree it is given) */
 			e->plan = dv_plan_query(copyObject(e->query));
+			/* (its operators that keep a state name them after the table) */
+			dv_optree_assign_states(e->plan, dt->relid);
 		}
 		PG_CATCH();
 		{
