@@ -290,6 +290,133 @@ window_parameters(DvTable *dt, Snapshot snapshot, Datum *values)
 	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
 }
 
+/* parse "a,b,c" or "{a,b,c}" of xid8s into a palloc'd array; returns the count */
+static int
+parse_xid8_list(const char *text, uint64 **xids)
+{
+	int			n = 0;
+	int			size = 8;
+	const char *p = text;
+
+	*xids = palloc(sizeof(uint64) * size);
+	while (*p)
+	{
+		char	   *end;
+		uint64		v;
+
+		if (*p == '{' || *p == '}' || *p == ',' || *p == ' ')
+		{
+			p++;
+			continue;
+		}
+		v = strtou64(p, &end, 10);
+		if (end == p)
+			elog(ERROR, "invalid xid8 list \"%s\"", text);
+		if (n == size)
+		{
+			size *= 2;
+			*xids = repalloc(*xids, sizeof(uint64) * size);
+		}
+		(*xids)[n++] = v;
+		p = end;
+	}
+	return n;
+}
+
+/* is v one of the n xids? */
+static bool
+xid8_among(uint64 v, const uint64 *xids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (xids[i] == v)
+			return true;
+	return false;
+}
+
+/* the pg_snapshot text "xmin:xmax:xip,..." parsed */
+typedef struct Xid8Snapshot
+{
+	uint64		xmin;
+	uint64		xmax;
+	uint64	   *xip;
+	int			nxip;
+} Xid8Snapshot;
+
+static void
+parse_snapshot_text(const char *text, Xid8Snapshot *snap)
+{
+	char	   *end;
+	const char *p = text;
+
+	snap->xmin = strtou64(p, &end, 10);
+	if (end == p || *end != ':')
+		elog(ERROR, "invalid snapshot \"%s\"", text);
+	p = end + 1;
+	snap->xmax = strtou64(p, &end, 10);
+	if (end == p || *end != ':')
+		elog(ERROR, "invalid snapshot \"%s\"", text);
+	snap->nxip = parse_xid8_list(end + 1, &snap->xip);
+}
+
+/* pg_visible_in_snapshot(v, snap) */
+static bool
+xid8_visible(uint64 v, const Xid8Snapshot *snap)
+{
+	if (v < snap->xmin)
+		return true;
+	return v < snap->xmax && !xid8_among(v, snap->xip, snap->nxip);
+}
+
+/*
+ * window_is_empty - is the window from the data snapshot to snapshot empty
+ * of transactions: does every xid that snapshot sees (pg_visible_in_snapshot)
+ * also count as seen by the data snapshot (visible in it, or one of the
+ * xids it recorded as its own)?  Then no buffer row, written yet or not,
+ * can be in WINDOW_CONDITION but for the current transaction's own ($1),
+ * so a refresh need not wait for the decoder (design section 5, step 3
+ * exists to have the rows of the window's transactions in the buffers;
+ * an empty window has none, and rows of a transaction that aborted count
+ * too: such a transaction is in the window, so this returns false).  The
+ * caller has made sure that the current transaction wrote no source.
+ * Committed or aborted, every transaction that ended between the two
+ * snapshots has an xid in [xmax of the data snapshot, xmax of snapshot) or
+ * in the data snapshot's in-progress list, so looking at those is enough.
+ */
+static bool
+window_is_empty(DvTable *dt, Snapshot snapshot)
+{
+	Xid8Snapshot prev;
+	Xid8Snapshot cur;
+	uint64	   *own;
+	int			nown;
+
+	if (!dt->has_data_snapshot || dt->data_snapshot == NULL)
+		return false;
+	parse_snapshot_text(dt->data_snapshot, &prev);
+	parse_snapshot_text(dv_snapshot_to_text(snapshot), &cur);
+	nown = parse_xid8_list(dt->data_own_xids ? dt->data_own_xids : "{}", &own);
+
+	/* transactions in progress at the data snapshot that snapshot sees */
+	for (int i = 0; i < prev.nxip; i++)
+	{
+		if (xid8_visible(prev.xip[i], &cur) && !xid8_among(prev.xip[i], own, nown))
+			return false;
+	}
+	/* transactions that started after the data snapshot and ended before snapshot */
+	if (cur.xmax > prev.xmax)
+	{
+		/* more xids than can be excused: some of them are in the window */
+		if (cur.xmax - prev.xmax > (uint64) (cur.nxip + nown))
+			return false;
+		for (uint64 v = prev.xmax; v < cur.xmax; v++)
+		{
+			if (!xid8_among(v, cur.xip, cur.nxip) && !xid8_among(v, own, nown))
+				return false;
+		}
+	}
+	return true;
+}
+
 /*
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
@@ -1398,7 +1525,8 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			return false;
 		}
 	}
-	if (need_decoder && !dv_capture_wait(lsn, 60 * 1000L))
+	/* (an empty window has no rows to wait for: window_is_empty) */
+	if (need_decoder && !window_is_empty(dt, snapshot) && !dv_capture_wait(lsn, 60 * 1000L))
 	{
 		*full_code = "CAPTURE_NOT_READY";
 		*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
@@ -1656,7 +1784,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 			return false;
 		buffers = lappend_oid(buffers, buffer);
 	}
-	if (need_decoder && !dv_capture_wait(lsn, 60 * 1000L))
+	if (need_decoder && !window_is_empty(dt, snapshot) && !dv_capture_wait(lsn, 60 * 1000L))
 		return false;
 
 	window_parameters(dt, snapshot, values);
