@@ -629,10 +629,22 @@ prune_buffers(void)
 
 		if (buffer == NULL)
 			continue;
+
+		/*
+		 * Never wait for a buffer: a transaction that alters one (a new
+		 * dynamic table widening it, a source's ALTER TABLE) holds it
+		 * exclusively and may then wait for a buffer this pass has pruned,
+		 * a deadlock that aborted create_dynamic_table.  Such a buffer is
+		 * left for the next pass; one dropped meanwhile is passed over.
+		 */
+		if (!ConditionalLockRelationOid(lfirst_oid(lc2), RowExclusiveLock))
+			continue;
+		rel = try_table_open(lfirst_oid(lc2), NoLock);
+		if (rel == NULL)
+			continue;
 		/* the horizon of a user table: the slots' catalog xmin does not hold it back */
-		rel = table_open(lfirst_oid(lc2), AccessShareLock);
 		horizon = GetOldestNonRemovableTransactionId(rel);
-		table_close(rel, AccessShareLock);
+		table_close(rel, NoLock);
 		pargs[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(horizon, next)));
 		pargs[1] = ObjectIdGetDatum(lfirst_oid(lc1));
 		/* the tables that hold rows of this buffer past the retention */

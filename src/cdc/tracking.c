@@ -417,6 +417,16 @@ track_partitions(Oid relid, bool identity_required, List **started)
 	}
 }
 
+/* list_sort comparator: sources by the OID of their change buffer */
+static int
+buffer_order(const ListCell *a, const ListCell *b)
+{
+	Oid			x = dv_buffer_relid(((DvSource *) lfirst(a))->relid);
+	Oid			y = dv_buffer_relid(((DvSource *) lfirst(b))->relid);
+
+	return (x > y) - (x < y);
+}
+
 /*
  * dv_tracking_start - track every capturable source in the list that is not
  * tracked yet (design section 4).  identity_required: a source whose replica
@@ -430,7 +440,29 @@ void
 dv_tracking_start(List *sources, bool identity_required)
 {
 	List	   *started = NIL;
+	List	   *tracked = NIL;
 	ListCell   *lc;
+
+	/*
+	 * The buffers of sources tracked already gain the columns the new table
+	 * reads first, in OID order, as the decoder and its pruning lock buffers:
+	 * widened in another order, one buffer held exclusively here while the
+	 * pruning held the other was a deadlock.
+	 */
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (OidIsValid(src->relid) && is_tracked(src->relid))
+			tracked = lappend(tracked, src);
+	}
+	list_sort(tracked, buffer_order);
+	foreach(lc, tracked)
+	{
+		DvSource   *src = lfirst(lc);
+
+		widen_buffer(src->relid, src->columns);
+	}
 
 	foreach(lc, sources)
 	{
@@ -442,8 +474,11 @@ dv_tracking_start(List *sources, bool identity_required)
 
 		if (!OidIsValid(src->relid))
 			continue;
+		if (list_member_ptr(tracked, src))
+			continue;
 		if (is_tracked(src->relid))
 		{
+			/* (an earlier entry of the list started tracking it) */
 			widen_buffer(src->relid, src->columns);
 			continue;
 		}
