@@ -1819,7 +1819,7 @@ rows_sql(DvGen *g, DvOp *op)
 					forboth(lc, op->cols, ln, src->columns)
 					{
 						if (((DvOpCol *) lfirst(lc))->attno == g->reach_attno)
-							appendStringInfo(&buf, " %s s.%s %s ANY (%s)",
+							appendStringInfo(&buf, " %s s.%s %s ANY (%s) OFFSET 0",
 											 scan_restriction(g, op, "s") ? "AND" : "WHERE",
 											 quote_identifier(strVal(lfirst(ln))), g->reach_op, g->reach_array);
 					}
@@ -2166,7 +2166,10 @@ delta_rows_under(DvOp *op)
  * reading keep's rows whole and joining them with the delta by hash
  * (TPC-H Q21: the lineitems of the changed orders through lineitem's
  * primary key, not every lineitem of the query's suppliers).  The term
- * keeps its condition; this one only narrows what is read.  Only for a
+ * keeps its condition; this one only narrows what is read.  The restricted
+ * scan is a subquery of its own (OFFSET 0), read once: else, as the inner
+ * side of a nested loop driven by the delta, each of its loops would look
+ * up every value of the array again besides the join's own key.  Only for a
  * delta of at most DV_REACH_MAX_ROWS rows of change (beyond, one index
  * descent per value costs more than reading the rows once).
  */
