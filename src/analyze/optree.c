@@ -23,6 +23,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
@@ -2166,7 +2167,9 @@ delta_rows_under(DvOp *op)
  * reading keep's rows whole and joining them with the delta by hash
  * (TPC-H Q21: the lineitems of the changed orders through lineitem's
  * primary key, not every lineitem of the query's suppliers).  The term
- * keeps its condition; this one only narrows what is read.  The restricted
+ * keeps its condition; this one only narrows what is read.  Only when v
+ * leads an index (else the restricted scan would read the relation whole,
+ * and a plan driven through another of its columns may be better).  The restricted
  * scan is a subquery of its own (OFFSET 0), read once: else, as the inner
  * side of a nested loop driven by the delta, each of its loops would look
  * up every value of the array again besides the join's own key.  Only for a
@@ -2174,6 +2177,35 @@ delta_rows_under(DvOp *op)
  * descent per value costs more than reading the rows once).
  */
 #define DV_REACH_MAX_ROWS 100000
+
+/* has relation relid a valid, non-partial index whose first column is attno? */
+static bool
+leading_index_column(Oid relid, AttrNumber attno)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tup);
+		if (idx->indisvalid && idx->indnkeyatts > 0 && idx->indkey.values[0] == attno &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			found = true;
+		ReleaseSysCache(tup);
+		if (found)
+			break;
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return found;
+}
 
 static void
 reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals)
@@ -2207,7 +2239,9 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 			opno = get_commutator(e->opno);
 		}
 		if (!IsA(v, Var) || ((Var *) v)->varlevelsup != 0 || ((Var *) v)->varattno <= 0 ||
-			!OidIsValid(opno) || !preserved_scan(keep, ((Var *) v)->varno))
+			!OidIsValid(opno) || !preserved_scan(keep, ((Var *) v)->varno) ||
+			rt_fetch(((Var *) v)->varno, g->q->rtable)->rtekind != RTE_RELATION ||
+			!leading_index_column(rt_fetch(((Var *) v)->varno, g->q->rtable)->relid, ((Var *) v)->varattno))
 			continue;
 		xvars = expr_varnos(x);
 		if (xvars == NULL || !bms_is_subset(xvars, other->rels) || has_outer_refs(x) ||
