@@ -25,6 +25,7 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
@@ -1314,6 +1315,16 @@ typedef struct DvGen
 	 */
 	DvOp	   *keys_filter_op;
 	const char *keys_filter;
+
+	/*
+	 * The rows of the scan of range table entry reach_rti restricted to
+	 * those whose column reach_attno is "reach_op ANY (reach_array)": the
+	 * values a delta's rows equate it with (reach_restrict), or 0.
+	 */
+	int			reach_rti;
+	AttrNumber	reach_attno;
+	const char *reach_op;
+	const char *reach_array;
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1330,6 +1341,7 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->restrict_rti = 0;
 	g->keys_filter_op = NULL;
 	g->keys_filter = NULL;
+	g->reach_rti = 0;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -1808,6 +1820,16 @@ rows_sql(DvGen *g, DvOp *op)
 				appendStringInfo(&buf, " FROM %s%s s", src->only ? "ONLY " : "", src->qualified);
 				if (scan_restriction(g, op, "s"))
 					appendStringInfo(&buf, " WHERE %s", scan_restriction(g, op, "s"));
+				if (g->reach_rti != 0 && src->rtindex == g->reach_rti)
+				{
+					forboth(lc, op->cols, ln, src->columns)
+					{
+						if (((DvOpCol *) lfirst(lc))->attno == g->reach_attno)
+							appendStringInfo(&buf, " %s s.%s %s ANY (%s) OFFSET 0",
+											 scan_restriction(g, op, "s") ? "AND" : "WHERE",
+											 quote_identifier(strVal(lfirst(ln))), g->reach_op, g->reach_array);
+					}
+				}
 				break;
 			}
 		case DV_OP_GROUP:
@@ -2111,6 +2133,156 @@ reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals)
 					dother, deparse(g, lsecond(t->args), other, "o", NULL, NULL));
 }
 
+/*
+ * delta_rows_under - the rows of the windows of the sources under op (an
+ * upper bound of the size of its delta but for joins), -1 if one is unknown
+ */
+static int64
+delta_rows_under(DvOp *op)
+{
+	int64		l;
+	int64		r;
+	int64		n = 0;
+	ListCell   *lc;
+
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return op->source->delta_rows;
+		case DV_OP_FILTER:
+			return delta_rows_under(op->left);
+		case DV_OP_JOIN:
+			l = delta_rows_under(op->left);
+			r = delta_rows_under(op->right);
+			return l < 0 || r < 0 ? -1 : l + r;
+		case DV_OP_FUNC:
+			return 0;
+		case DV_OP_GROUP:
+			foreach(lc, op->inner->sources)
+			{
+				int64		d = ((DvPlanSource *) lfirst(lc))->delta_rows;
+
+				if (d < 0)
+					return -1;
+				n += d;
+			}
+			return n;
+	}
+	return -1;
+}
+
+/*
+ * reach_restrict - before the rows now of keep are written for a term that
+ * matches them with the delta of other (relation dother, alias o) by quals:
+ * when a condition of quals is "v = e", v a column of a scan whose rows
+ * reach keep's as they are (preserved_scan), e an expression of other's
+ * row alone and "=" a btree or hash equality, only rows whose v equals
+ * some e of the delta can match, so that scan is restricted to
+ * "v = ANY (ARRAY(SELECT e FROM dother o))" (g->reach_*; reach_reset
+ * clears them).  The array is computed once, before the scan; the planner
+ * does not know its size when it plans and assumes a few values, so it
+ * looks each value up through an index on v where there is one, instead of
+ * reading keep's rows whole and joining them with the delta by hash
+ * (TPC-H Q21: the lineitems of the changed orders through lineitem's
+ * primary key, not every lineitem of the query's suppliers).  The term
+ * keeps its condition; this one only narrows what is read.  Only when v
+ * leads an index (else the restricted scan would read the relation whole,
+ * and a plan driven through another of its columns may be better).  The restricted
+ * scan is a subquery of its own (OFFSET 0), read once: else, as the inner
+ * side of a nested loop driven by the delta, each of its loops would look
+ * up every value of the array again besides the join's own key.  Only for a
+ * delta of at most DV_REACH_MAX_ROWS rows of change (beyond, one index
+ * descent per value costs more than reading the rows once).
+ */
+#define DV_REACH_MAX_ROWS 100000
+
+/* has relation relid a valid, non-partial index whose first column is attno? */
+static bool
+leading_index_column(Oid relid, AttrNumber attno)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tup);
+		if (idx->indisvalid && idx->indnkeyatts > 0 && idx->indkey.values[0] == attno &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			found = true;
+		ReleaseSysCache(tup);
+		if (found)
+			break;
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return found;
+}
+
+static void
+reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals)
+{
+	int64		n;
+	ListCell   *lc;
+
+	g->reach_rti = 0;
+	if (dother == NULL || g->restrict_rti != 0)
+		return;
+	n = delta_rows_under(other);
+	if (n < 0 || n > DV_REACH_MAX_ROWS)
+		return;
+	foreach(lc, quals)
+	{
+		OpExpr	   *e = (OpExpr *) lfirst(lc);
+		Node	   *v;
+		Node	   *x;
+		Oid			opno;
+		Bitmapset  *xvars;
+
+		if (!IsA(e, OpExpr) || list_length(e->args) != 2)
+			continue;
+		v = linitial(e->args);
+		x = lsecond(e->args);
+		opno = e->opno;
+		if (!(IsA(v, Var) && bms_is_member(((Var *) v)->varno, keep->rels)))
+		{
+			v = lsecond(e->args);
+			x = linitial(e->args);
+			opno = get_commutator(e->opno);
+		}
+		if (!IsA(v, Var) || ((Var *) v)->varlevelsup != 0 || ((Var *) v)->varattno <= 0 ||
+			!OidIsValid(opno) || !preserved_scan(keep, ((Var *) v)->varno) ||
+			rt_fetch(((Var *) v)->varno, g->q->rtable)->rtekind != RTE_RELATION ||
+			!leading_index_column(rt_fetch(((Var *) v)->varno, g->q->rtable)->relid, ((Var *) v)->varattno))
+			continue;
+		xvars = expr_varnos(x);
+		if (xvars == NULL || !bms_is_subset(xvars, other->rels) || has_outer_refs(x) ||
+			contain_volatile_functions(x) || checkExprHasSubLink(x) ||
+			!OidIsValid(get_array_type(exprType(x))) ||
+			!(op_mergejoinable(opno, exprType(v)) || op_hashjoinable(opno, exprType(v))) ||
+			(OidIsValid(e->inputcollid) &&
+			 (exprCollation(v) != e->inputcollid || exprCollation(x) != e->inputcollid)))
+			continue;
+		g->reach_rti = ((Var *) v)->varno;
+		g->reach_attno = ((Var *) v)->varattno;
+		g->reach_op = dv_operator_sql(opno);
+		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", deparse(g, x, other, "o", NULL, NULL), dother);
+		return;
+	}
+}
+
+static void
+reach_reset(DvGen *g)
+{
+	g->reach_rti = 0;
+}
+
 /* "q AND " for a condition list (nothing when empty) */
 static char *
 quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias)
@@ -2193,9 +2365,13 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 	const char *m;
 	const char *s;
 	const char *cols = col_list(keep, "k");
+	char	   *knew;
 
 	/* (a LATERAL function on the other side reads keep's row, written k) */
 	m = match_count_sql(g, keep, other, quals);
+	reach_restrict(g, keep, other, dother, quals);
+	knew = new_sql(g, keep);
+	reach_reset(g);
 	s = dother
 		? psprintf("(SELECT COALESCE(pg_catalog.sum(o.dv_weight), 0)::pg_catalog.int8 FROM %s o WHERE %s)", dother, theta)
 		: "0::pg_catalog.int8";
@@ -2211,7 +2387,7 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE %s OFFSET 0) k) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 pred, pred, m, s, new_sql(g, keep), reach_sql(g, keep, other, dother, quals));
+						 pred, pred, m, s, knew, reach_sql(g, keep, other, dother, quals));
 	if (dkeep)
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_weight FROM ("
@@ -2903,16 +3079,28 @@ delta_cte(DvGen *g, DvOp *op)
 				{
 					char	   *right = keyed_group_sql(g, op->right, op->left, dl, op->quals);
 
+					if (right == NULL)
+					{
+						reach_restrict(g, op->right, op->left, dl, op->quals);
+						right = right_sql(g, op->right, op->left, "l");
+						reach_reset(g);
+					}
 					appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN %s r ON %s",
-									 cols, dl, right ? right : right_sql(g, op->right, op->left, "l"), theta);
+									 cols, dl, right, theta);
 				}
 				if (dr)
 				{
 					char	   *left = keyed_group_sql(g, op->left, op->right, dr, op->quals);
 
+					if (left == NULL)
+					{
+						reach_restrict(g, op->left, op->right, dr, op->quals);
+						left = psprintf("(%s)", new_sql(g, op->left));
+						reach_reset(g);
+					}
 					appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s l JOIN %s r ON %s",
 									 terms.len ? " UNION ALL " : "", cols,
-									 left ? left : psprintf("(%s)", new_sql(g, op->left)), dr, theta);
+									 left, dr, theta);
 				}
 				if (dl && dr)
 					appendStringInfo(&terms, " UNION ALL SELECT %s-(l.dv_weight * r.dv_weight) FROM %s l JOIN %s r ON %s",

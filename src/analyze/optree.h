@@ -51,6 +51,16 @@
  *	  the change and adds nothing to the join's delta (Q17: of the parts a
  *	  change has, those of the brand and container the query reads).
  *
+ * A term that reads one side X of a join now against the other side's
+ * delta (semi, anti and the padded rows: NEW(X) rows matching DELTA(Y);
+ * inner: NEW(X) join DELTA(Y)), with a join condition "v = e" (v a column
+ * of a scan of X that leads an index, e an expression of Y's row, a btree
+ * or hash equality), reads that scan restricted to
+ * v = ANY (ARRAY(SELECT e FROM DELTA(Y))), a subquery of its own (OFFSET 0),
+ * when the sources under Y have at most 100,000 rows of change: an index
+ * lookup per changed key instead of X read whole (optree.c reach_restrict;
+ * TPC-H Q21).
+ *
  * A global aggregate subquery whose aggregates are all extremes (min, max,
  * bool_and, bool_or: pg_aggregate.aggsortop) computes its input's NEW once
  * (a WITH entry; its one row now is read from there by the whole statement)
