@@ -56,9 +56,12 @@ $node->safe_psql('postgres', 'INSERT INTO src VALUES (2, 2)');
 ok($node->poll_query_until('postgres', 'SELECT count(*) = 2 FROM t'),
 	'scheduled refreshes go on after the launcher restarted');
 is($node->safe_psql('postgres', q{SELECT dynview.verify('t')}), 't', 'verify() after the launcher restarted');
+# (a refresh that ran when its scheduler was terminated with the launcher is recorded as
+# interrupted, as it must be; any other failure, such as a capture marked FAILED, counts)
 is( $node->safe_psql(
-		'postgres', q{SELECT count(*) FROM dynview.refresh_history WHERE state = 'FAILED'}),
-	'0', 'no refresh failed');
+		'postgres', q{SELECT count(*) FROM dynview.refresh_history WHERE state = 'FAILED'
+		              AND error_message NOT LIKE 'The refresh was interrupted: %'}),
+	'0', 'no refresh failed but those interrupted by the termination');
 
 # the scheduler is terminated while its refresh worker waits for a lock: the worker goes too
 $node->safe_psql('postgres', 'INSERT INTO src VALUES (3, 3)');
