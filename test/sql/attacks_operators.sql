@@ -6,25 +6,9 @@
 SET client_min_messages = warning;
 
 CREATE TABLE ao_defs (name text PRIMARY KEY, query text NOT NULL);
-CREATE FUNCTION ao_round() RETURNS TABLE (name text, refresh_mode text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM ao_defs ORDER BY ao_defs.name LOOP
-    SELECT r.refresh_mode || COALESCE('/' || r.mode_reason_code, '') INTO refresh_mode FROM dynview.refresh(d.name) r;
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name; verified := dynview.verify(d.name);
-    same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
+\i :refresh_round
 
 -- (1) A correlated aggregate scalar subquery becomes a LEFT JOIN with the subquery grouped by
 -- its correlation keys: a row that no group matches gets NULL, which is the subquery's value over
@@ -53,10 +37,10 @@ SELECT d.name, t.effective_mode, t.mode_reason_code FROM dynview.dynamic_tables 
 DELETE FROM ao_p WHERE id = 10;
 INSERT INTO ao_o VALUES (4, 4, 0, 'Sale');
 INSERT INTO ao_p VALUES (13, 2, 1, 'SALE');
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 UPDATE ao_o SET amt = 2 WHERE id = 2;
 INSERT INTO ao_o VALUES (5, 1, 0, 'SaLe');
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
 
@@ -85,7 +69,7 @@ INSERT INTO ao_defs VALUES
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')) FROM ao_defs;
 INSERT INTO ao_nopk VALUES (1, 1.00, 'SALE', '{"b": 2}', '(3,3)');
 SELECT ctid, g, n, t FROM ao_nopk WHERE g = 1 ORDER BY ctid;
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 -- copies: one of two equal rows goes, a third comes and goes in the window, one is updated back and forth
 DELETE FROM ao_nopk WHERE ctid = (SELECT min(ctid) FROM ao_nopk WHERE g = 2);
 INSERT INTO ao_nopk VALUES (2, 2.0, 'X', '[2]', '(2,2)');
@@ -93,7 +77,7 @@ DELETE FROM ao_nopk WHERE n = 2.0 AND n::text = '2.0';
 UPDATE ao_nopk SET n = 1.000 WHERE n::text = '1.0';
 UPDATE ao_nopk SET n = 1.0 WHERE n::text = '1.000';
 INSERT INTO ao_nopk VALUES (3, 3.0, 'y', '3', '(3,3)'), (3, 3.00, 'Y', '3', '(3,3)');
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 SELECT * FROM ao_nopk_numeric ORDER BY id;
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
@@ -109,9 +93,9 @@ INSERT INTO ao_defs VALUES
   ('ao_top_dv_src', 'SELECT id AS dv_src, v AS dv_src_ FROM ao_top ORDER BY dv_src_, dv_src LIMIT 3');
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')) FROM ao_defs;
 INSERT INTO ao_top VALUES (9, -1);
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 UPDATE ao_top SET v = 100 WHERE id = 9;
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 SELECT * FROM ao_top_dv_src ORDER BY 2, 1;
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
@@ -166,11 +150,11 @@ INSERT INTO ao_defs VALUES
   ('ao_citext_in_group', 'SELECT a.id FROM ao_ca a WHERE a.c IN (SELECT b.c FROM ao_cb b GROUP BY b.c HAVING count(*) > 1)');
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')) FROM ao_defs;
 INSERT INTO ao_cb VALUES (13, 1, 'AB'), (14, 2, 'Cd');
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 UPDATE ao_cb SET c = 'ab' WHERE id = 10;
 DELETE FROM ao_cb WHERE id = 13;
 UPDATE ao_ca SET c = 'CD' WHERE id = 2;
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 SELECT * FROM ao_citext_group ORDER BY id;
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
@@ -234,12 +218,12 @@ SELECT d.name, t.effective_mode, t.mode_reason_code FROM dynview.dynamic_tables 
 INSERT INTO ao_nc VALUES (23, 2, 'y');
 UPDATE ao_na SET v = 'x' WHERE id = 2;
 DELETE FROM ao_nc WHERE id = 21;
-SELECT * FROM ao_round();
+SELECT * FROM dv_refresh_round('ao_defs');
 SELECT * FROM ao_two_up ORDER BY id;
 SELECT count(dynview.drop_dynamic_table(name)) FROM ao_defs;
 TRUNCATE ao_defs;
 
-DROP FUNCTION ao_round();
+DROP FUNCTION dv_refresh_round(regclass);
 DROP TABLE ao_defs, ao_o, ao_p, ao_nopk, ao_k, ao_top, ao_hidden, ao_ca, ao_cb, ao_sec, ao_na, ao_nb, ao_nc CASCADE;
 DROP AGGREGATE ao_sum0(int);
 DROP COLLATION ao_ci;

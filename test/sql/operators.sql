@@ -85,32 +85,15 @@ SELECT d.name, e.value AS mode FROM op_defs d, dynview.explain_dynamic_table(d.n
 SELECT value FROM dynview.explain_dynamic_table('op_depth3') WHERE property = 'operator tree';
 
 -- refresh every table, verify it and compare it with its query by text and by "="
-CREATE FUNCTION op_round() RETURNS TABLE (name text, refresh_mode text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  m text;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM op_defs ORDER BY op_defs.name LOOP
-    SELECT r.refresh_mode || COALESCE('/' || r.mode_reason_code, '') INTO m FROM dynview.refresh(d.name) r;
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name; refresh_mode := m; verified := dynview.verify(d.name);
-    same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
+\i :refresh_round
 
 -- round 1: inserts on every side, with NULL keys; a row that starts to match, one that stops
 INSERT INTO op_b VALUES (15, 4, 6), (16, NULL, 2);
 INSERT INTO op_a VALUES (6, 3, 'three'), (7, NULL, 'null2');
 INSERT INTO op_c VALUES (23, 2, 'w');
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 2: updates of join keys (rows move between matches), deletes of the only match
 UPDATE op_b SET k = 2 WHERE id = 10;
@@ -118,14 +101,14 @@ UPDATE op_a SET k = NULL WHERE id = 2;
 DELETE FROM op_b WHERE id = 13;
 UPDATE op_c SET k = 4 WHERE id = 22;
 UPDATE op_b SET w = 3 WHERE id = 14;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 3: a NULL enters the NOT IN subquery (no row of op_not_in is left), then goes
 INSERT INTO op_b VALUES (17, NULL, 50);
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 SELECT count(*) FROM op_not_in;
 DELETE FROM op_b WHERE id = 17;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 4: several transactions, one rolled back, a row inserted and deleted in one window,
 -- and a key updated back and forth
@@ -141,13 +124,13 @@ DELETE FROM op_b WHERE id = 18;
 UPDATE op_a SET k = 9 WHERE id = 1;
 UPDATE op_a SET k = 1 WHERE id = 1;
 DELETE FROM op_c WHERE id = 20;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- round 5: one side emptied, then filled again
 DELETE FROM op_b;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 INSERT INTO op_b SELECT g, g % 5, g FROM generate_series(30, 60) g;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 -- top-N: a change below the rows a table holds leaves it as it is (INCREMENTAL, nothing written)
 UPDATE op_b SET w = 1 WHERE id = 31;
 SELECT refresh_mode, mode_reason_code, rows_inserted, rows_deleted FROM dynview.refresh('op_top_join');
@@ -157,12 +140,12 @@ UPDATE op_b SET w = 100 WHERE id = 32;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('op_top_join');
 SELECT dynview.verify('op_top_join');
 SELECT * FROM op_top_join ORDER BY w DESC, id, bid;
-SELECT * FROM op_round() WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
+SELECT * FROM dv_refresh_round('op_defs') WHERE NOT (verified AND same_text AND same_rows) OR refresh_mode NOT IN ('INCREMENTAL', 'NO_DATA', 'FULL/TOP_N_CHANGED');
 
 -- every refresh after the first was incremental (or had nothing to do, or was a top-N table's recompute)
 SELECT h.refresh_mode, h.mode_reason_code, count(*) FROM op_defs d, dynview.refresh_history(d.name) h
  WHERE h.refresh_trigger = 'MANUAL' GROUP BY 1, 2 ORDER BY 1, 2;
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM op_defs;
-DROP FUNCTION op_round();
+DROP FUNCTION dv_refresh_round(regclass);
 DROP TABLE op_defs, op_a, op_b, op_c;

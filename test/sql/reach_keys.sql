@@ -37,32 +37,16 @@ INSERT INTO rk_defs VALUES
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
   FROM rk_defs;
 
-CREATE FUNCTION rk_round() RETURNS TABLE (name text, refresh_mode text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM rk_defs ORDER BY rk_defs.name LOOP
-    SELECT r.refresh_mode || COALESCE('/' || r.mode_reason_code, '') INTO refresh_mode FROM dynview.refresh(d.name) r;
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name; verified := dynview.verify(d.name);
-    same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
+\i :refresh_round
 
 -- round 1: orders inserted with their items, orders deleted with theirs (the benchmark's change)
 INSERT INTO rk_ord SELECT o, CASE WHEN o % 2 = 0 THEN 'F' ELSE 'O' END, 'c' || (o % 50) FROM generate_series(4001, 4030) o;
 INSERT INTO rk_item SELECT o, l, (o + l) % 40, l % 2 = 0 FROM generate_series(4001, 4030) o, generate_series(1, 3) l;
 DELETE FROM rk_item WHERE ord BETWEEN 100 AND 120;
 DELETE FROM rk_ord WHERE ord BETWEEN 100 AND 120;
-SELECT * FROM rk_round();
+SELECT * FROM dv_refresh_round('rk_defs');
 
 -- round 2: an item made late (an order leaves Q21's NOT EXISTS), another's supplier changed (an
 -- order enters its EXISTS), items moved to orders that do not exist, NULL text keys
@@ -72,12 +56,12 @@ UPDATE rk_item SET ord = ord + 10000 WHERE ord IN (1000, 2000, 3003) AND line = 
 UPDATE rk_ord SET cust = 'c7' WHERE ord BETWEEN 700 AND 710;
 UPDATE rk_ord SET cust = NULL WHERE ord BETWEEN 711 AND 715;
 UPDATE rk_cust SET region = 9 WHERE name = 'c8';
-SELECT * FROM rk_round();
+SELECT * FROM dv_refresh_round('rk_defs');
 
 -- round 3: half of the items changed at once
 SET dynview.full_refresh_change_ratio = 10;
 UPDATE rk_item SET late = NOT late, supp = (supp + 1) % 40, line = line + 10 WHERE ord % 2 = 0;
-SELECT * FROM rk_round();
+SELECT * FROM dv_refresh_round('rk_defs');
 RESET dynview.full_refresh_change_ratio;
 
 -- the rows of the changed orders are looked up by key: refreshing Q21's shape after a change of
@@ -92,5 +76,5 @@ COMMIT;
 SELECT dynview.verify('rk_q21');
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM rk_defs;
-DROP FUNCTION rk_round();
+DROP FUNCTION dv_refresh_round(regclass);
 DROP TABLE rk_defs, rk_item, rk_ord, rk_cust;
