@@ -715,12 +715,22 @@ prune_buffers(void)
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
-/* drop the slot and leave: the extension (or the database) is going away */
+/*
+ * the registration this decoder started under: the CREATE EXTENSION that made
+ * it (InvalidTransactionId: the server's start), see leave_database
+ */
+static TransactionId started_creating_xid = InvalidTransactionId;
+
+/*
+ * drop the slot and leave: the extension (or the database) is going away.
+ * A CREATE EXTENSION that registered the database again meanwhile keeps its
+ * registration: the launcher starts its decoder once this one has exited.
+ */
 static void
 leave_database(Oid dboid, const char *slot)
 {
 	dv_shmem_set_decoder(dboid, NULL);
-	dv_shmem_unregister_database(dboid);
+	(void) dv_shmem_unregister_database_of(dboid, true, started_creating_xid);
 	if (MyReplicationSlot != NULL)
 		ReplicationSlotRelease();
 	if (SearchNamedReplicationSlot(slot, true) != NULL)
@@ -841,6 +851,7 @@ decode(Oid dboid)
 	}
 	registered = dv_shmem_database_registered(dboid);
 	dv_shmem_register_database(dboid, InvalidTransactionId);
+	started_creating_xid = dv_shmem_database_creating_xid(dboid);
 	/* after a server restart the database is registered only now: note our pid */
 	if (!registered)
 		dv_shmem_capture_started(dboid);

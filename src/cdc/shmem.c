@@ -248,6 +248,22 @@ dv_shmem_database_creating_xid(Oid dboid)
 void
 dv_shmem_unregister_database(Oid dboid)
 {
+	(void) dv_shmem_unregister_database_of(dboid, false, InvalidTransactionId);
+}
+
+/*
+ * dv_shmem_unregister_database_of - dv_shmem_unregister_database, but when
+ * only_if is set only if the registration is still the one made by the
+ * CREATE EXTENSION creating_xid (InvalidTransactionId: the one made at the
+ * server's start).  A decoder leaving a dropped extension passes the one it
+ * started with: a CREATE EXTENSION that registered the database again
+ * meanwhile must stay registered (the launcher then starts its decoder once
+ * the leaving one has exited), else the new extension would have no capture
+ * until the server restarts.  Returns whether it forgot dboid.
+ */
+bool
+dv_shmem_unregister_database_of(Oid dboid, bool only_if, TransactionId creating_xid)
+{
 	DvDatabaseState *db;
 
 	Latch	   *scheduler = NULL;
@@ -255,6 +271,11 @@ dv_shmem_unregister_database(Oid dboid)
 
 	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
 	db = find_database(dboid);
+	if (db && only_if && !TransactionIdEquals(db->creating_xid, creating_xid))
+	{
+		LWLockRelease(dv_shared->lock);
+		return false;
+	}
 	if (db)
 	{
 		/* its workers must notice that they have to leave */
@@ -274,6 +295,7 @@ dv_shmem_unregister_database(Oid dboid)
 		SetLatch(scheduler);
 	if (decoder)
 		SetLatch(decoder);
+	return true;
 }
 
 /*
