@@ -48,7 +48,7 @@ SELECT dynview.create_dynamic_table('dk_all',
 SELECT dk_rules('dk_all');
 
 -- changes: new rows (NULL u), a key moved between groups, rows gone, a value of n respelled
-INSERT INTO dk_o VALUES (100, 1, 9, 100, NULL, 100.0, 1), (101, 1, 9, 101, 101, 1.00, 5),
+INSERT INTO dk_o VALUES (100, 1, 9, 100, NULL, 100.0, 1), (101, 1, 9, 101, 101, 60.50, 5),
                         (102, NULL, 9, 102, NULL, NULL, 6);
 UPDATE dk_o SET pid = 2, v = 6 WHERE id BETWEEN 10 AND 14;
 UPDATE dk_o SET u = NULL WHERE id IN (21, 22);
