@@ -46,6 +46,10 @@
  * only says that no two rows are equal on it.  An empty key (at most one
  * row) is any one column the unique index and a hash join can take.
  *
+ * The same keys, before projection, tell whether a column alone is unique
+ * among a grouped level's input rows (dv_optree_input_key): then its
+ * count(DISTINCT) is its count (delta.c keeps no multiplicities for it).
+ *
  * Catalog lookups only (indexes of the sources, locked by the parser
  * already); needs a transaction.
  *
