@@ -676,6 +676,40 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 }
 
 /*
+ * count_distinct_over_keys - count(DISTINCT x) where x alone is a key of the
+ * level's input (dv_optree_input_key, by the equality and collation DISTINCT
+ * compares with) counts every non-null x once: it is count(x), kept as a
+ * non-null count in the state row instead of a table of multiplicities.
+ * Only a plain column (the key is of columns); the plan's tree is built.
+ */
+static void
+count_distinct_over_keys(DvPlan *plan, Query *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		Aggref	   *a = (Aggref *) agg->aggref;
+		Node	   *arg;
+
+		if (agg->kind != DV_AGG_COUNT_DISTINCT || list_length(a->args) != 1 ||
+			list_length(a->aggdistinct) != 1)
+			continue;
+		arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+		if (!IsA(arg, Var) ||
+			!dv_optree_input_key(q, plan->tree, (Var *) arg,
+								 linitial_node(SortGroupClause, a->aggdistinct)->eqop,
+								 a->inputcollid))
+			continue;
+		agg->kind = DV_AGG_COUNT;
+		agg->arg_type = "boolean";
+		agg->arg_collate = "";
+		agg->distinct_by_key = true;
+	}
+}
+
+/*
  * agg_state_input - the input's target list for aggregate state: the
  * group keys g1..gn, then the input x<j> of each aggregate j.
  */
@@ -2212,7 +2246,10 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 
 	/* the input whose delta is computed: SPJ as is; GROUPED: its group keys */
 	if (plan->agg_state)
+	{
+		count_distinct_over_keys(plan, q);
 		agg_state_input(plan, q, keys);
+	}
 	else if (plan->kind == DV_PLAN_GROUPED)
 	{
 		List	   *tl = NIL;

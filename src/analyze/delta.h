@@ -69,6 +69,9 @@ typedef struct DvAgg
 	bool		scale_tracked;	/* sum/avg of numeric without a declared scale,
 								 * variance family of numeric: live inputs
 								 * counted per display scale */
+	bool		distinct_by_key;	/* COUNT written count(DISTINCT x) over a key
+									 * of the input (dv_optree_input_key): no
+									 * two input rows share a non-null x */
 } DvAgg;
 
 /*

@@ -46,6 +46,10 @@
  * only says that no two rows are equal on it.  An empty key (at most one
  * row) is any one column the unique index and a hash join can take.
  *
+ * The same keys, before projection, tell whether a column alone is unique
+ * among a grouped level's input rows (dv_optree_input_key): then its
+ * count(DISTINCT) is its count (delta.c keeps no multiplicities for it).
+ *
  * Catalog lookups only (indexes of the sources, locked by the parser
  * already); needs a transaction.
  *
@@ -662,4 +666,85 @@ dv_optree_unique_key(Query *q, DvOp *tree)
 		}
 	}
 	return NIL;
+}
+
+/*
+ * same_column - is column (rti, attno) the Var v, or equated with it by the
+ * pairs (followed transitively, as output_name does)?
+ */
+static bool
+same_column(int rti, AttrNumber attno, Var *v, List *pairs)
+{
+	List	   *same = list_make1(makeVar(rti, attno, InvalidOid, -1, InvalidOid, 0));
+	ListCell   *ls;
+
+	foreach(ls, same)
+	{
+		Var		   *s = lfirst(ls);
+		ListCell   *lp;
+
+		if (s->varno == v->varno && s->varattno == v->varattno)
+			return true;
+		foreach(lp, pairs)
+		{
+			for (int side = 0; side < 2; side++)
+			{
+				Var		   *a = side == 0 ? linitial(lfirst(lp)) : lsecond(lfirst(lp));
+				Var		   *b = side == 0 ? lsecond(lfirst(lp)) : linitial(lfirst(lp));
+				ListCell   *lk;
+				bool		known = false;
+
+				if (a->varno != s->varno || a->varattno != s->varattno)
+					continue;
+				foreach(lk, same)
+				{
+					Var		   *k = lfirst(lk);
+
+					known = known || (k->varno == b->varno && k->varattno == b->varattno);
+				}
+				if (!known)
+					same = lappend(same, b);
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * dv_optree_input_key - is column v (a Var of the level, level 0) alone a
+ * key of the level's input rows, the rows of tree (which its aggregates
+ * read): no two of them hold non-null values of v that are equal by eqop
+ * (an equality of a btree family) under collation?  Then count(DISTINCT v)
+ * is count(v) (aggregate state, delta.c).  True for a one-column key on v
+ * or a column equated with it, unique by eqop's family with the same
+ * collation (a unique index over a nullable column counts too: NULLs are
+ * counted by neither), and for the empty key (at most one row).  Catalog
+ * lookups only; needs a transaction.
+ */
+bool
+dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid collation)
+{
+	List	   *pairs = NIL;
+	List	   *keys;
+	ListCell   *lk;
+
+	if (v->varlevelsup != 0 || v->varattno <= 0)
+		return false;
+	keys = op_keys(q, tree, &pairs);
+	foreach(lk, keys)
+	{
+		Key		   *k = lfirst(lk);
+		KeyCol	   *c;
+
+		if (k->cols == NIL)
+			return true;
+		if (list_length(k->cols) != 1)
+			continue;
+		c = linitial(k->cols);
+		if (same_column(c->rti, c->attno, v, pairs) &&
+			same_equality(eqop, c->eqop) &&
+			(!OidIsValid(c->collation) || c->collation == collation))
+			return true;
+	}
+	return false;
 }

@@ -237,4 +237,11 @@ extern Bitmapset *dv_optree_hidden_rels(DvOp *root);
  */
 extern List *dv_optree_unique_key(Query *q, DvOp *root);
 
+/*
+ * dv_optree_input_key - is column v alone a key of the level's input rows
+ * (the rows tree gives its aggregates), by eqop's btree family under
+ * collation (keys.c)?
+ */
+extern bool dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid collation);
+
 #endif							/* DYNVIEW_OPTREE_H */

@@ -864,6 +864,8 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 
 			appendStringInfo(&rules, "%sa%d = ", j > 1 ? "; " : "", j);
 			appendStringInfo(&rules, call[agg->kind], j);
+			if (agg->distinct_by_key)
+				appendStringInfo(&rules, " (written count(DISTINCT x%d): x%d is a unique key of the input, so no two rows share a value)", j, j);
 			appendStringInfo(&rules, ": %s", rule[agg->kind]);
 			if (agg->scale_tracked)
 				appendStringInfoString(&rules, ", live inputs counted per display scale (the sums kept at the scale numeric gives them; a group with NaN or infinity changed is recomputed)");

@@ -123,8 +123,26 @@ dv_agg_state_usable(DvTable *dt, DvPlan *plan, char **reason)
 
 	foreach(lc, plan->aggs)
 	{
-		if (((DvAgg *) lfirst(lc))->kind == DV_AGG_COUNT_DISTINCT)
-			names = lappend(names, dist_name(dt->relid, foreach_current_index(lc) + 1));
+		DvAgg	   *agg = lfirst(lc);
+		char	   *dist = dist_name(dt->relid, foreach_current_index(lc) + 1);
+
+		if (agg->kind == DV_AGG_COUNT_DISTINCT)
+			names = lappend(names, dist);
+
+		/*
+		 * A count(DISTINCT x) kept as count(x) because x is a key of the
+		 * input (delta.c) must not continue a state built while it was not
+		 * (a unique index created on a source since): that state counted
+		 * each value once, and adding the changes' non-null counts to it
+		 * would be wrong if the values repeated then.  A state built by
+		 * multiplicities has their table.
+		 */
+		if (agg->distinct_by_key && OidIsValid(nsp) && OidIsValid(get_relname_relid(dist, nsp)))
+		{
+			*reason = psprintf("count(DISTINCT) argument %d became a unique key of the input since the aggregate state was built; the state was rebuilt without its multiplicities with a full refresh.",
+							   foreach_current_index(lc) + 1);
+			return false;
+		}
 	}
 	foreach(lc, names)
 	{
