@@ -39,6 +39,8 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/numeric.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
@@ -2481,6 +2483,91 @@ collect_aggrefs_walker(Node *node, List **aggrefs)
 }
 
 /*
+ * numeric_fixed_scale - the scale every non-NULL value of the numeric
+ * expression e (over the range table of q) has, or -1 if it is not known
+ * to be one: a column or cast with a declared scale, a constant, an integer
+ * cast to numeric, a sum or difference (the greater scale) or product (the
+ * sum of the scales) of such, their sum, min or max, and a column of a
+ * subquery in FROM that is one.  Then equal values print alike.
+ */
+static int
+numeric_fixed_scale(Node *e, Query *q)
+{
+	if (e == NULL || exprType(e) != NUMERICOID)
+		return -1;
+	if (exprTypmod(e) >= (int32) VARHDRSZ)
+		return (exprTypmod(e) - VARHDRSZ) & 0xffff;
+	if (IsA(e, Const))
+	{
+		Const	   *c = (Const *) e;
+
+		char	   *text;
+		char	   *point;
+
+		if (c->constisnull)
+			return -1;
+		text = DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue));
+		if (strspn(text, "-0123456789.") != strlen(text))
+			return -1;			/* NaN, Infinity */
+		point = strchr(text, '.');
+		return point ? (int) strlen(point + 1) : 0;
+	}
+	if (IsA(e, Var))
+	{
+		Var		   *v = (Var *) e;
+		RangeTblEntry *rte;
+		TargetEntry *tle;
+
+		if (q == NULL || v->varlevelsup != 0 || v->varno < 1 || v->varno > list_length(q->rtable))
+			return -1;
+		rte = rt_fetch(v->varno, q->rtable);
+		if (rte->rtekind != RTE_SUBQUERY || rte->subquery->setOperations != NULL ||
+			rte->subquery->hasTargetSRFs)
+			return -1;
+		tle = get_tle_by_resno(rte->subquery->targetList, v->varattno);
+		if (tle == NULL)
+			return -1;
+		return numeric_fixed_scale((Node *) tle->expr, rte->subquery);
+	}
+	if (IsA(e, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) e;
+
+		/* int2, int4, int8 to numeric: scale 0 */
+		if ((f->funcid == F_NUMERIC_INT2 || f->funcid == F_NUMERIC_INT4 || f->funcid == F_NUMERIC_INT8) &&
+			list_length(f->args) == 1)
+			return 0;
+		return -1;
+	}
+	if (IsA(e, OpExpr) && list_length(((OpExpr *) e)->args) == 2)
+	{
+		OpExpr	   *o = (OpExpr *) e;
+		int			l = numeric_fixed_scale(linitial(o->args), q);
+		int			r = numeric_fixed_scale(lsecond(o->args), q);
+
+		if (l < 0 || r < 0)
+			return -1;
+		if (o->opfuncid == F_NUMERIC_ADD || o->opfuncid == F_NUMERIC_SUB)
+			return Max(l, r);
+		if (o->opfuncid == F_NUMERIC_MUL && l + r <= NUMERIC_MAX_DISPLAY_SCALE)
+			return l + r;
+		return -1;
+	}
+	if (IsA(e, Aggref))
+	{
+		Aggref	   *a = (Aggref *) e;
+
+		if (a->aggfnoid == F_SUM_INT8 && a->aggfilter == NULL)
+			return 0;
+		if (a->aggfilter != NULL || list_length(a->args) != 1 ||
+			(a->aggfnoid != F_SUM_NUMERIC && a->aggfnoid != F_MIN_NUMERIC && a->aggfnoid != F_MAX_NUMERIC))
+			return -1;
+		return numeric_fixed_scale((Node *) linitial_node(TargetEntry, a->args)->expr, q);
+	}
+	return -1;
+}
+
+/*
  * extreme_aggrefs - the aggregates of a global aggregate subquery operator
  * (no GROUP BY, grouping sets or DISTINCT) if every one is a plain aggregate
  * equal to the first of its input in an ordering (pg_aggregate.aggsortop:
@@ -2512,6 +2599,20 @@ extreme_aggrefs(DvOp *op)
 		if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL || a->aggdistinct || a->aggorder ||
 			a->aggfilter || list_length(a->args) != 1 || a->aggstar ||
 			contain_volatile_functions((Node *) a->args))
+			return NIL;
+
+		/*
+		 * Of equal values that print differently (numeric 2.5 and 2.50,
+		 * float 0 and -0), which one min or max returns depends on the order
+		 * it meets them in: the first row in the ordering may not be the one
+		 * the query shows.  Such extremes are recomputed, as in a group,
+		 * unless every value has one scale (TPC-H Q15's sum of products of
+		 * numeric(15,2) columns).
+		 */
+		if (!dv_equality_is_identity(exprType((Node *) linitial_node(TargetEntry, a->args)->expr),
+									 exprTypmod((Node *) linitial_node(TargetEntry, a->args)->expr),
+									 a->inputcollid) &&
+			numeric_fixed_scale((Node *) linitial_node(TargetEntry, a->args)->expr, gq) < 0)
 			return NIL;
 		tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
 		if (!HeapTupleIsValid(tup))
