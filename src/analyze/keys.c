@@ -543,6 +543,40 @@ op_keys(Query *q, DvOp *op, List **pairs)
 }
 
 /*
+ * add_equated - same (a list of Vars) with the columns that pairs (lists of
+ * two Vars an equality joins) equate with s appended, each once: one step of
+ * following the columns a join or WHERE equality makes equal to a column.
+ */
+static List *
+add_equated(List *same, Var *s, List *pairs)
+{
+	ListCell   *lp;
+
+	foreach(lp, pairs)
+	{
+		for (int side = 0; side < 2; side++)
+		{
+			Var		   *a = side == 0 ? linitial(lfirst(lp)) : lsecond(lfirst(lp));
+			Var		   *b = side == 0 ? lsecond(lfirst(lp)) : linitial(lfirst(lp));
+			ListCell   *lk;
+			bool		known = false;
+
+			if (a->varno != s->varno || a->varattno != s->varattno)
+				continue;
+			foreach(lk, same)
+			{
+				Var		   *k = lfirst(lk);
+
+				known = known || (k->varno == b->varno && k->varattno == b->varattno);
+			}
+			if (!known)
+				same = lappend(same, b);
+		}
+	}
+	return same;
+}
+
+/*
  * output_name - the name of an output column (a plain reference, level 0)
  * that holds column (rti, attno) or one equated with it (pairs, followed
  * transitively); *var gets that output column.  NULL if none.
@@ -557,7 +591,6 @@ output_name(Query *q, int rti, AttrNumber attno, List *pairs, Var **var)
 	foreach(ls, same)
 	{
 		Var		   *s = lfirst(ls);
-		ListCell   *lp;
 		ListCell   *lt;
 
 		foreach(lt, q->targetList)
@@ -572,27 +605,7 @@ output_name(Query *q, int rti, AttrNumber attno, List *pairs, Var **var)
 				return te->resname;
 			}
 		}
-		foreach(lp, pairs)
-		{
-			for (int side = 0; side < 2; side++)
-			{
-				Var		   *a = side == 0 ? linitial(lfirst(lp)) : lsecond(lfirst(lp));
-				Var		   *b = side == 0 ? lsecond(lfirst(lp)) : linitial(lfirst(lp));
-				ListCell   *lk;
-				bool		known = false;
-
-				if (a->varno != s->varno || a->varattno != s->varattno)
-					continue;
-				foreach(lk, same)
-				{
-					Var		   *k = lfirst(lk);
-
-					known = known || (k->varno == b->varno && k->varattno == b->varattno);
-				}
-				if (!known)
-					same = lappend(same, b);
-			}
-		}
+		same = add_equated(same, s, pairs);
 	}
 	return NULL;
 }
@@ -681,31 +694,10 @@ same_column(int rti, AttrNumber attno, Var *v, List *pairs)
 	foreach(ls, same)
 	{
 		Var		   *s = lfirst(ls);
-		ListCell   *lp;
 
 		if (s->varno == v->varno && s->varattno == v->varattno)
 			return true;
-		foreach(lp, pairs)
-		{
-			for (int side = 0; side < 2; side++)
-			{
-				Var		   *a = side == 0 ? linitial(lfirst(lp)) : lsecond(lfirst(lp));
-				Var		   *b = side == 0 ? lsecond(lfirst(lp)) : linitial(lfirst(lp));
-				ListCell   *lk;
-				bool		known = false;
-
-				if (a->varno != s->varno || a->varattno != s->varattno)
-					continue;
-				foreach(lk, same)
-				{
-					Var		   *k = lfirst(lk);
-
-					known = known || (k->varno == b->varno && k->varattno == b->varattno);
-				}
-				if (!known)
-					same = lappend(same, b);
-			}
-		}
+		same = add_equated(same, s, pairs);
 	}
 	return false;
 }
