@@ -641,7 +641,10 @@ prune_buffers(void)
 			continue;
 		rel = try_table_open(lfirst_oid(lc2), NoLock);
 		if (rel == NULL)
+		{
+			UnlockRelationOid(lfirst_oid(lc2), RowExclusiveLock);
 			continue;
+		}
 		/* the horizon of a user table: the slots' catalog xmin does not hold it back */
 		horizon = GetOldestNonRemovableTransactionId(rel);
 		table_close(rel, NoLock);
