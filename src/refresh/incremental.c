@@ -569,6 +569,27 @@ dv_set_current_table(const char *qualified_name)
 }
 
 /*
+ * rethrow_write_error - the PG_CATCH of dv_exec_statement and dv_exec_fill:
+ * end the own-writes origin and the guard's write they began, and rethrow
+ * the error as "<what> of dynamic table "<table>"" (with sql, if given).
+ */
+static void
+pg_attribute_noreturn()
+rethrow_write_error(bool own, uint16 save_origin, Oid save_target, int save_level,
+					MemoryContext caller_context, const char *sql, const char *what, const char *table)
+{
+	ErrorData  *edata;
+
+	if (own)
+		dv_cdc_own_writes_end(save_origin);
+	dv_guard_end_write(save_target, save_level);
+	MemoryContextSwitchTo(caller_context);
+	edata = CopyErrorData();
+	FlushErrorState();
+	dv_rethrow_refresh_error(edata, sql, psprintf("%s of dynamic table \"%s\"", what, table));
+}
+
+/*
  * dv_exec_statement (exec_statement_params with parameters $1.., params
  * NULL for none) - run one generated refresh statement at the snapshot as
  * a dynview write (the DML guard lets it write the table being refreshed,
@@ -622,15 +643,7 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		if (own)
-			dv_cdc_own_writes_end(save_origin);
-		dv_guard_end_write(save_target, save_level);
-		MemoryContextSwitchTo(caller_context);
-		edata = CopyErrorData();
-		FlushErrorState();
-		dv_rethrow_refresh_error(edata, sql, psprintf("%s of dynamic table \"%s\"", what, table));
+		rethrow_write_error(own, save_origin, save_target, save_level, caller_context, sql, what, table);
 	}
 	PG_END_TRY();
 	if (own)
@@ -686,15 +699,7 @@ dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *t
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		if (own)
-			dv_cdc_own_writes_end(save_origin);
-		dv_guard_end_write(save_target, save_level);
-		MemoryContextSwitchTo(caller_context);
-		edata = CopyErrorData();
-		FlushErrorState();
-		dv_rethrow_refresh_error(edata, NULL, psprintf("%s of dynamic table \"%s\"", what, table));
+		rethrow_write_error(own, save_origin, save_target, save_level, caller_context, NULL, what, table);
 	}
 	PG_END_TRY();
 	if (own)
