@@ -194,10 +194,23 @@ dv_unregister_tuples(const char *name)
 }
 
 /*
+ * Rows written to a change buffer per heap_multi_insert call: the slots of
+ * one batch are kept until the call (COPY's batches are of this order too).
+ */
+#define DV_BUFFER_BATCH 1000
+
+/*
  * dv_write_own_buffer - append the rows of tuptable (rows of the dynamic
  * table, e.g. what a refresh deleted or inserted) to the table's change
  * buffer with the given weight, as changes of the current transaction.
  * Nothing if no downstream reads the table (no buffer).
+ *
+ * The rows are written in batches with heap_multi_insert and a bulk-insert
+ * state, as COPY does: a change buffer has no index, trigger or constraint
+ * (nothing of the sort sees a row), and a batch fills a page with one WAL
+ * record and one buffer lookup instead of one per row (issue 14: a refresh
+ * of a layer that downstream tables read wrote its rows one heap_insert
+ * each).  The records carry dynview's origin, which the decoder filters.
  */
 void
 dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int weight, int32 *seq)
@@ -207,13 +220,16 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	TupleDesc	bdesc;
 	TupleDesc	sdesc = tuptable->tupdesc;
 	int		   *map;
-	Datum	   *values;
-	bool	   *nulls;
 	Datum	   *svalues;
 	bool	   *snulls;
 	uint64		xid = own_xid8();
 	CommandId	cid = GetCurrentCommandId(true);
+	TimestampTz start = GetCurrentTransactionStartTimestamp();
 	uint16		save_origin;
+	TupleTableSlot **slots;
+	int			nslots;
+	BulkInsertState bistate;
+	MemoryContext batch_context;
 
 	if (!OidIsValid(buffer) || ntuples == 0)
 		return;
@@ -221,43 +237,60 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	dv_watch_written(dt->relid);
 	rel = table_open(buffer, RowExclusiveLock);
 	bdesc = RelationGetDescr(rel);
-	/* (heap_insert runs no user code: always dynview's own write) */
+	map = palloc(sizeof(int) * bdesc->natts);
+	for (int i = 0; i < bdesc->natts; i++)
+	{
+		map[i] = -1;
+		for (int j = 0; i >= DV_BUFFER_META_COLS && j < sdesc->natts; j++)
+			if (strcmp(NameStr(TupleDescAttr(bdesc, i)->attname), NameStr(TupleDescAttr(sdesc, j)->attname)) == 0)
+				map[i] = j;
+	}
+	svalues = palloc(sizeof(Datum) * sdesc->natts);
+	snulls = palloc(sizeof(bool) * sdesc->natts);
+	nslots = (int) Min(ntuples, (uint64) DV_BUFFER_BATCH);
+	slots = palloc(sizeof(TupleTableSlot *) * nslots);
+	for (int i = 0; i < nslots; i++)
+		slots[i] = MakeSingleTupleTableSlot(bdesc, &TTSOpsVirtual);
+	bistate = GetBulkInsertState();
+	/* (what writing a batch allocates: the tuples formed, their toasted values) */
+	batch_context = AllocSetContextCreate(CurrentMemoryContext, "dynview change buffer batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	/* (heap_multi_insert runs no user code: always dynview's own write) */
 	save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
 	{
-		map = palloc(sizeof(int) * bdesc->natts);
-		for (int i = 0; i < bdesc->natts; i++)
-		{
-			map[i] = -1;
-			for (int j = 0; i >= DV_BUFFER_META_COLS && j < sdesc->natts; j++)
-				if (strcmp(NameStr(TupleDescAttr(bdesc, i)->attname), NameStr(TupleDescAttr(sdesc, j)->attname)) == 0)
-					map[i] = j;
-		}
-		values = palloc(sizeof(Datum) * bdesc->natts);
-		nulls = palloc(sizeof(bool) * bdesc->natts);
-		svalues = palloc(sizeof(Datum) * sdesc->natts);
-		snulls = palloc(sizeof(bool) * sdesc->natts);
-		for (uint64 i = 0; i < ntuples; i++)
-		{
-			HeapTuple	tup;
+		uint64		done = 0;
 
-			heap_deform_tuple(tuptable->vals[i], sdesc, svalues, snulls);
-			values[0] = UInt64GetDatum(xid);
-			values[1] = LSNGetDatum(InvalidXLogRecPtr);
-			values[2] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
-			values[3] = Int32GetDatum((*seq)++);
-			values[4] = Int16GetDatum((int16) weight);
-			values[5] = ObjectIdGetDatum(dt->relid);
-			for (int c = 0; c < DV_BUFFER_META_COLS; c++)
-				nulls[c] = false;
-			for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
+		while (done < ntuples)
+		{
+			int			n = (int) Min(ntuples - done, (uint64) nslots);
+			MemoryContext old = MemoryContextSwitchTo(batch_context);
+
+			for (int k = 0; k < n; k++)
 			{
-				nulls[c] = map[c] < 0 || snulls[map[c]];
-				values[c] = nulls[c] ? (Datum) 0 : svalues[map[c]];
+				TupleTableSlot *slot = slots[k];
+
+				ExecClearTuple(slot);
+				heap_deform_tuple(tuptable->vals[done + k], sdesc, svalues, snulls);
+				slot->tts_values[0] = UInt64GetDatum(xid);
+				slot->tts_values[1] = LSNGetDatum(InvalidXLogRecPtr);
+				slot->tts_values[2] = TimestampTzGetDatum(start);
+				slot->tts_values[3] = Int32GetDatum((*seq)++);
+				slot->tts_values[4] = Int16GetDatum((int16) weight);
+				slot->tts_values[5] = ObjectIdGetDatum(dt->relid);
+				for (int c = 0; c < DV_BUFFER_META_COLS; c++)
+					slot->tts_isnull[c] = false;
+				for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
+				{
+					slot->tts_isnull[c] = map[c] < 0 || snulls[map[c]];
+					slot->tts_values[c] = slot->tts_isnull[c] ? (Datum) 0 : svalues[map[c]];
+				}
+				ExecStoreVirtualTuple(slot);
 			}
-			tup = heap_form_tuple(bdesc, values, nulls);
-			heap_insert(rel, tup, cid, 0, NULL);
-			heap_freetuple(tup);
+			heap_multi_insert(rel, slots, n, cid, 0, bistate);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(batch_context);
+			done += n;
 		}
 	}
 	PG_FINALLY();
@@ -265,6 +298,10 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 		dv_cdc_own_writes_end(save_origin);
 	}
 	PG_END_TRY();
+	FreeBulkInsertState(bistate);
+	for (int i = 0; i < nslots; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+	MemoryContextDelete(batch_context);
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
 }
@@ -769,10 +806,65 @@ table_columns(Oid relid, const char *prefix)
 #define DV_SMALL_CHANGE 1000
 
 /*
+ * key_delete_sql - the DELETE of the rows of the table (target, quoted) that
+ * have the key (columns key, names) of a row of dv_net with negative weight
+ * and the same text form (dv_key), returning them; NULL when a key column
+ * cannot be compared with "=" (no equality, or an array).  A key column
+ * equal by "=" but written differently (1.0, 1.00) still differs in the
+ * text form, so such a row is not taken for the delta's: the counts then
+ * differ and the caller refreshes in full, as for any row not found.  The
+ * key is unique in the table (its apply index), so a delta row meets at
+ * most one row, through the index; a key with a NULL meets none.
+ */
+static char *
+key_delete_sql(DvTable *dt, List *key, const char *target)
+{
+	Relation	rel = relation_open(dt->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData cond;
+	ListCell   *lc;
+	bool		ok = true;
+
+	initStringInfo(&cond);
+	foreach(lc, key)
+	{
+		const char *name = lfirst(lc);
+		AttrNumber	att = InvalidAttrNumber;
+		char	   *eq;
+
+		for (int i = 0; i < desc->natts; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped &&
+				strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+				att = i + 1;
+		if (att == InvalidAttrNumber || type_is_array(TupleDescAttr(desc, att - 1)->atttypid) ||
+			(eq = dv_equality_operator(TupleDescAttr(desc, att - 1)->atttypid)) == NULL)
+		{
+			ok = false;
+			break;
+		}
+		appendStringInfo(&cond, " AND dv_tt.%s %s (n.dv_row).%s",
+						 quote_identifier(name), eq, quote_identifier(name));
+	}
+	relation_close(rel, AccessShareLock);
+	if (!ok)
+		return NULL;
+	return psprintf("DELETE FROM %s dv_tt USING dv_net n WHERE n.dv_weight < 0%s "
+					"AND ROW(dv_tt.*)::text = n.dv_key RETURNING dv_tt.*",
+					target, cond.data);
+}
+
+/*
  * apply_spj - consolidate the delta, delete the rows with negative net
  * weight (that many copies each), insert those with positive.  Returns false
  * if the table did not hold a row the delta removes (it was not what its
  * data snapshot says): the caller then refreshes in full.
+ *
+ * A statement whose input is empty is not run (a window of inserts only
+ * deletes nothing).  Where the table has a derived key (plan->spj_key, the
+ * unique apply index on it), the rows that go are found by their key, one
+ * index lookup each, and taken only when their text form is the delta
+ * row's (key_delete_sql); rows with a NULL in the key, which "=" does not
+ * find, are left to the general statement that follows, run only then.
  */
 static bool
 apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
@@ -782,7 +874,10 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	char	   *first = NULL;
 	char	   *first_eq = NULL;
 	uint64		expected = 0;
-	uint64		deleted;
+	uint64		deleted = 0;
+	uint64		positive = 0;
+	int64		max_weight = 0;
+	char	   *key_delete = NULL;
 	StringInfoData del;
 	Relation	rel;
 	TypeCacheEntry *tc;
@@ -802,8 +897,20 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 
 		if (w < 0)
 			expected += (uint64) -w;
+		else
+		{
+			positive++;
+			max_weight = Max(max_weight, w);
+		}
 	}
 	dv_register_tuples("dv_net");
+	if (expected > 0 && plan->spj_key != NIL)
+		key_delete = key_delete_sql(dt, plan->spj_key, target);
+	if (key_delete != NULL)
+	{
+		deleted = dv_exec_at(key_delete, snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
+	}
 
 	/*
 	 * Find victims through the first column of the apply index: the derived
@@ -865,9 +972,15 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "dv_gone AS (SELECT dv_ctid FROM dv_victims WHERE dv_rn <= dv_n) "
 					 "DELETE FROM %s dv_tt WHERE dv_tt.ctid = ANY (ARRAY(SELECT dv_ctid FROM dv_gone)) RETURNING dv_tt.*",
 					 target);
-	deleted = dv_exec_at(del.data, snapshot, false);
-	/* what was deleted goes to the own buffer even if a FULL refresh follows */
-	dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
+	/* (not run when nothing is left to delete: a window of inserts, or every row found by key) */
+	if (deleted < expected)
+	{
+		uint64		more = dv_exec_at(del.data, snapshot, false);
+
+		/* what was deleted goes to the own buffer even if a FULL refresh follows */
+		dv_write_own_buffer(dt, SPI_tuptable, more, -1, seq);
+		deleted += more;
+	}
 	if (deleted != expected)
 	{
 		dv_unregister_tuples("dv_net");
@@ -875,11 +988,15 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	}
 	res->rows_deleted = (int64) deleted;
 
-	res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n, "
-												  "pg_catalog.generate_series(1, n.dv_weight) WHERE n.dv_weight > 0 "
-												  "RETURNING *", target),
-										 snapshot, false);
-	dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	/* (copies of a row only where a weight is above 1: no function scan per row) */
+	if (positive > 0)
+	{
+		res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n%s "
+													  "WHERE n.dv_weight > 0 RETURNING *", target,
+													  max_weight > 1 ? ", pg_catalog.generate_series(1, n.dv_weight)" : ""),
+											 snapshot, false);
+		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
+	}
 	dv_unregister_tuples("dv_net");
 	return true;
 }
