@@ -809,12 +809,13 @@ table_columns(Oid relid, const char *prefix)
  * key_delete_sql - the DELETE of the rows of the table (target, quoted) that
  * have the key (columns key, names) of a row of dv_net with negative weight
  * and the same text form (dv_key), returning them; NULL when a key column
- * cannot be compared with "=" (no equality, or an array).  A key column
- * equal by "=" but written differently (1.0, 1.00) still differs in the
- * text form, so such a row is not taken for the delta's: the counts then
- * differ and the caller refreshes in full, as for any row not found.  The
- * key is unique in the table (its apply index), so a delta row meets at
- * most one row, through the index; a key with a NULL meets none.
+ * cannot be compared with "=" (no equality, or an array) or has no B-tree
+ * operator class (the table then has no apply index to look rows up in).
+ * A key column equal by "=" but written differently (1.0, 1.00) still
+ * differs in the text form, so such a row is not taken for the delta's: the
+ * counts then differ and the caller refreshes in full, as for any row not
+ * found.  The key is unique in the table (its apply index), so a delta row
+ * meets at most one row, through the index; a key with a NULL meets none.
  */
 static char *
 key_delete_sql(DvTable *dt, List *key, const char *target)
@@ -836,7 +837,10 @@ key_delete_sql(DvTable *dt, List *key, const char *target)
 			if (!TupleDescAttr(desc, i)->attisdropped &&
 				strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
 				att = i + 1;
+		/* (no B-tree: no apply index was built, a lookup per row would scan) */
 		if (att == InvalidAttrNumber || type_is_array(TupleDescAttr(desc, att - 1)->atttypid) ||
+			!OidIsValid(lookup_type_cache(TupleDescAttr(desc, att - 1)->atttypid,
+										  TYPECACHE_BTREE_OPFAMILY)->btree_opf) ||
 			(eq = dv_equality_operator(TupleDescAttr(desc, att - 1)->atttypid)) == NULL)
 		{
 			ok = false;
