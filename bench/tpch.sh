@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/tpch.sh — the 22 TPC-H queries as dynamic tables (refresh_mode auto) against materialized
 # views of the same queries (issue 13), in one run:
-#   - creation: create_dynamic_table vs CREATE MATERIALIZED VIEW, per query;
+#   - creation: create_dynamic_table vs CREATE MATERIALIZED VIEW, per query, and vs the view plus
+#     the same index dynview built on its table (issue 14: like with like);
 #   - after a change of 0.1% of the orders (new orders with their lineitems, and as many orders
 #     deleted with theirs): dynview.refresh() of each table vs REFRESH MATERIALIZED VIEW, per query,
 #     each pair preceded by one evaluation of the query (result discarded) so that both find its
@@ -58,7 +59,7 @@ SQL
 	echo "loaded scale $SCALE in $(( $(date +%s) - t0 )) s: $(q -c "SELECT count(*) FROM orders") orders, $(q -c "SELECT count(*) FROM lineitem") lineitems"
 fi
 for n in $(seq 1 22); do
-	[ "$(q -c "SELECT count(*) FROM public.bench_result WHERE q = $n AND phase = 'create'")" = 2 ] && continue
+	[ "$(q -c "SELECT count(*) FROM public.bench_result WHERE q = $n AND phase = 'create'")" = 3 ] && continue
 	q -c "SET client_min_messages = warning" -c "DELETE FROM public.bench_result WHERE q = $n" \
 	  -c "DROP MATERIALIZED VIEW IF EXISTS mv.q$n" -c "SELECT dynview.drop_dynamic_table('dt.q$n') FROM dynview.dynamic_tables WHERE name = to_regclass('dt.q$n')" >/dev/null
 	q -c "SET client_min_messages = warning" -c "INSERT INTO public.bench_result
@@ -70,6 +71,12 @@ for n in $(seq 1 22); do
 		  FROM queries WHERE q = $n" >/dev/null
 	q -c "UPDATE public.bench_result r SET mode = d.effective_mode, reason = d.mode_reason_code
 		FROM dynview.dynamic_tables d WHERE d.name = 'dt.q$n'::regclass AND r.q = $n AND r.phase = 'create' AND r.what = 'dynview'" >/dev/null
+	# like with like (issue 14): the view gets the index dynview built on its table (the key it
+	# derived: unique where dynview made it so), timed apart ('mv_index'; 0 when there is none)
+	q -c "INSERT INTO public.bench_result
+		SELECT $n, 'create', 'mv_index', COALESCE(sum(public.bench_ms(regexp_replace(pg_get_indexdef(i.indexrelid),
+		         '^CREATE (UNIQUE )?INDEX \S+ ON \S+', 'CREATE \1INDEX ON mv.q$n'))), 0), NULL, NULL, NULL
+		  FROM pg_index i WHERE i.indrelid = 'dt.q$n'::regclass" >/dev/null
 done
 q -c "DELETE FROM public.bench_result WHERE phase LIKE 'refresh%'" >/dev/null
 
@@ -100,25 +107,31 @@ done
 
 echo "orders: $(q -c "SELECT count(*) FROM orders"), lineitems: $(q -c "SELECT count(*) FROM lineitem"), change: $n_change orders inserted and $n_change deleted (with their lineitems) per round"
 q -F ' | ' <<'SQL'
-SELECT '| q | mode at creation (reason) | create: dynview ms / MV ms | refresh mode (reason) | refresh: dynview ms | REFRESH MATERIALIZED VIEW ms | MV / dynview | verified |';
-SELECT '|---|---|---|---|---|---|---|---|';
-SELECT format('| %s | %s%s | %s / %s = %sx | %s%s | %s | %s | %s | %s |', c.q, c.mode, COALESCE(' (' || c.reason || ')', ''),
+SELECT '| q | mode at creation (reason) | create: dynview ms / MV ms | MV + same index ms: ratio | refresh mode (reason) | refresh: dynview ms | REFRESH MATERIALIZED VIEW ms | MV / dynview | verified |';
+SELECT '|---|---|---|---|---|---|---|---|---|';
+SELECT format('| %s | %s%s | %s / %s = %sx | %s: %sx | %s%s | %s | %s | %s | %s |', c.q, c.mode, COALESCE(' (' || c.reason || ')', ''),
               round(c.ms::numeric), round(m.ms::numeric), round((c.ms / m.ms)::numeric, 2),
+              round((m.ms + COALESCE(mi.ms, 0))::numeric), round((c.ms / (m.ms + COALESCE(mi.ms, 0)))::numeric, 2),
               d.mode, COALESCE(' (' || d.reason || ')', ''), round(d.ms::numeric, 1), round(v.ms::numeric, 1),
               round((v.ms / d.ms)::numeric, 1) || 'x', d.verified)
   FROM public.bench_result c
   JOIN public.bench_result m ON m.q = c.q AND m.phase = 'create' AND m.what = 'mv'
+  LEFT JOIN public.bench_result mi ON mi.q = c.q AND mi.phase = 'create' AND mi.what = 'mv_index'
   JOIN public.bench_result d ON d.q = c.q AND d.phase LIKE 'refresh%' AND d.what = 'dynview'
   JOIN public.bench_result v ON v.q = c.q AND v.phase = d.phase AND v.what = 'mv'
  WHERE c.phase = 'create' AND c.what = 'dynview'
  ORDER BY c.q, d.phase;
-SELECT format('INCREMENTAL refreshes: %s of %s; faster than REFRESH MATERIALIZED VIEW: %s; geometric mean MV / dynview over them: %sx; all verified: %s; creation geometric mean dynview / MV: %sx',
+SELECT format('INCREMENTAL refreshes: %s of %s; faster than REFRESH MATERIALIZED VIEW: %s; geometric mean MV / dynview over them: %sx; all verified: %s; creation geometric mean dynview / MV: %sx, dynview / (MV + the same index): %sx',
               count(*) FILTER (WHERE d.mode = 'INCREMENTAL'), count(*),
               count(*) FILTER (WHERE d.mode = 'INCREMENTAL' AND d.ms < v.ms),
               round(exp(avg(ln(v.ms / d.ms)) FILTER (WHERE d.mode = 'INCREMENTAL'))::numeric, 1),
               bool_and(d.verified),
               (SELECT round(exp(avg(ln(c.ms / m.ms)))::numeric, 2) FROM public.bench_result c JOIN public.bench_result m
-                 ON m.q = c.q AND m.phase = 'create' AND m.what = 'mv' WHERE c.phase = 'create' AND c.what = 'dynview'))
+                 ON m.q = c.q AND m.phase = 'create' AND m.what = 'mv' WHERE c.phase = 'create' AND c.what = 'dynview'),
+              (SELECT round(exp(avg(ln(c.ms / (m.ms + COALESCE(mi.ms, 0)))))::numeric, 2) FROM public.bench_result c
+                 JOIN public.bench_result m ON m.q = c.q AND m.phase = 'create' AND m.what = 'mv'
+                 LEFT JOIN public.bench_result mi ON mi.q = c.q AND mi.phase = 'create' AND mi.what = 'mv_index'
+               WHERE c.phase = 'create' AND c.what = 'dynview'))
   FROM public.bench_result d JOIN public.bench_result v ON v.q = d.q AND v.phase = d.phase AND v.what = 'mv'
  WHERE d.phase LIKE 'refresh%' AND d.what = 'dynview';
 SQL

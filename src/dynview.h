@@ -300,7 +300,7 @@ extern Oid	dv_agg_state_relid(Oid relid);
 extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
-extern char *dv_agg_state_projection(DvTable *dt);
+extern char *dv_agg_state_projection(DvTable *dt, Snapshot snapshot);
 extern bool dv_topn_state_usable(DvTable *dt);
 extern char *dv_topn_state_table(Oid relid, bool bound);
 extern char *dv_unused_column_name(Oid relid, const char *base);

@@ -343,15 +343,19 @@ collate_sql(Oid collation)
  * type with a btree ordering, count(DISTINCT x) of a type with btree
  * equality, bool_and/every/bool_or, and the variance family (var_samp,
  * var_pop, stddev_samp, stddev_pop and their aliases) of integers and
- * numeric.  A numeric without a declared scale is
+ * numeric.  A numeric argument whose values may have different scales is
  * scale_tracked: the display scale of its sum is the largest scale of the
  * live inputs, which a state that only adds would keep after those rows are
- * gone, so aggstate.c counts the live inputs per scale.  A FILTER becomes
+ * gone, so aggstate.c counts the live inputs per scale.  An argument of one
+ * scale (dv_numeric_fixed_scale over q: a declared scale, or sums,
+ * differences and products of such and constants, as TPC-H's
+ * l_extendedprice * (1 - l_discount)) needs no counts: its sum has that
+ * scale while it has an input.  A FILTER becomes
  * part of the input (agg_state_input); count(*) FILTER is a count(x).  No
  * ORDER BY, ordered-set or other aggregates.
  */
 static DvAgg *
-classify_aggref(Aggref *a)
+classify_aggref(Aggref *a, Query *q)
 {
 	DvAgg	   *agg;
 	char	   *name;
@@ -409,7 +413,7 @@ classify_aggref(Aggref *a)
 			 (argtype == INT2OID || argtype == INT4OID || argtype == INT8OID || argtype == NUMERICOID))
 	{
 		agg->kind = strcmp(name, "sum") == 0 ? DV_AGG_SUM : DV_AGG_AVG;
-		agg->scale_tracked = argtype == NUMERICOID && exprTypmod(arg) < 0;
+		agg->scale_tracked = argtype == NUMERICOID && dv_numeric_fixed_scale(arg, q) < 0;
 	}
 	else if ((strcmp(name, "var_samp") == 0 || strcmp(name, "variance") == 0 ||
 			  strcmp(name, "var_pop") == 0 || strcmp(name, "stddev_samp") == 0 ||
@@ -621,7 +625,7 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *a = lfirst_node(Aggref, lc);
-		DvAgg	   *agg = classify_aggref(a);
+		DvAgg	   *agg = classify_aggref(a, query);
 
 		if (agg == NULL)
 			NOT_ELIGIBLE("%s(%s%s)%s has no in-place rule (count, sum and avg of integers or numeric, min, max, count(DISTINCT), bool_and, bool_or, every, and variance and stddev of integers or numeric have, with or without FILTER)",

@@ -2567,6 +2567,13 @@ numeric_fixed_scale(Node *e, Query *q)
 	return -1;
 }
 
+/* numeric_fixed_scale for other modules (delta.c: sums that need no scale counts) */
+int
+dv_numeric_fixed_scale(Node *e, Query *q)
+{
+	return numeric_fixed_scale(e, q);
+}
+
 /*
  * extreme_aggrefs - the aggregates of a global aggregate subquery operator
  * (no GROUP BY, grouping sets or DISTINCT) if every one is a plain aggregate

@@ -224,6 +224,14 @@ extern char *dv_optree_state_new_sql(DvOp *op);
 extern char *dv_optree_state_new_name(DvOp *op);
 extern char *dv_optree_state_replace_sql(DvOp *op);
 
+/*
+ * dv_numeric_fixed_scale - the scale every non-NULL value of the numeric
+ * expression e (over q's range table; q may be NULL) has, -1 if not known
+ * to be one (a declared scale, constants, integers, and sums, differences
+ * and products of such)
+ */
+extern int	dv_numeric_fixed_scale(Node *e, Query *q);
+
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);
 

@@ -40,6 +40,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -51,12 +52,15 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
 #include "utils/ruleutils.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 #include "access/htup_details.h"
 
@@ -164,6 +168,26 @@ dv_agg_state_usable(DvTable *dt, DvPlan *plan, char **reason)
 		if (owner != dt->owner)
 		{
 			*reason = pstrdup("The table's owner changed; its aggregate state was rebuilt, owned by the new owner, with a full refresh.");
+			return false;
+		}
+	}
+
+	/*
+	 * The state keeps scale counts sc<j> exactly for the sums the plan
+	 * tracks scales of: a state built by a version that tracked others (or
+	 * fewer) does not fit the plan's statements.
+	 */
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if ((get_attnum(get_relname_relid(state_name(dt->relid), nsp), psprintf("sc%d", j)) != InvalidAttrNumber) !=
+			agg->scale_tracked)
+		{
+			*reason = psprintf("The table's aggregate state was built %s scale counts for aggregate %d, which its plan now %s; it was rebuilt with a full refresh.",
+							   agg->scale_tracked ? "without" : "with", j,
+							   agg->scale_tracked ? "keeps" : "does not keep");
 			return false;
 		}
 	}
@@ -560,6 +584,73 @@ state_indexed(DvPlan *plan)
 }
 
 /*
+ * fill_state - write the rows of the SELECT sql, run at snapshot, into the
+ * state table name (unqualified, in dynview_state) of dt; call as the
+ * table's owner.  A state table this very subtransaction created and that
+ * has no index, trigger, rule or CHECK constraint yet (its indexes come
+ * after the fill) is filled as CREATE MATERIALIZED VIEW fills a view
+ * (dv_exec_fill): a plan that may use parallel workers, rows written in
+ * bulk and frozen (an abort takes the table with them).  Its NOT NULL
+ * columns are not checked then: the fills write counts, COALESCEd sums,
+ * constants and values they filter on IS NOT NULL there.  Any other state
+ * table gets an INSERT.
+ */
+static void
+fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
+{
+	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
+	Relation	rel = table_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		bulk = rel->rd_createSubid == GetCurrentSubTransactionId() &&
+		indexes == NIL && !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
+		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
+
+	/*
+	 * The fill stores the query's values as they are (an INSERT would cast
+	 * them): only when each output column has its column's type, and the
+	 * column's typmod or none.
+	 */
+	if (bulk)
+	{
+		RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+		Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+		TupleDesc	desc = RelationGetDescr(rel);
+		ListCell   *lc;
+		int			att = 0;
+
+		foreach(lc, query->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lc);
+			Form_pg_attribute a;
+
+			if (te->resjunk)
+				continue;
+			while (att < desc->natts && TupleDescAttr(desc, att)->attisdropped)
+				att++;
+			if (att >= desc->natts)
+			{
+				bulk = false;
+				break;
+			}
+			a = TupleDescAttr(desc, att++);
+			if (exprType((Node *) te->expr) != a->atttypid ||
+				(a->atttypmod >= 0 && exprTypmod((Node *) te->expr) != a->atttypmod))
+				bulk = false;
+		}
+		while (att < desc->natts && TupleDescAttr(desc, att)->attisdropped)
+			att++;
+		bulk = bulk && att == desc->natts;
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	if (bulk)
+		(void) dv_exec_fill(sql, snapshot, "refresh",
+							psprintf("%s.%s", dt->schema_name, dt->table_name), relid);
+	else
+		dv_exec_at(psprintf("INSERT INTO %s %s", qualified_state(name), sql), snapshot, false);
+}
+
+/*
  * build_operator_states - the states of the plan's operators that keep one
  * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
  * the row of another aggregate without GROUP BY), created and filled from
@@ -585,7 +676,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		fill = dv_optree_state_fill_sql(op);
-		dv_exec_at(psprintf("INSERT INTO %s %s", qualified_state(name), fill), snapshot, false);
+		fill_state(dt, name, fill, snapshot);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		CommandCounterIncrement();
 	}
@@ -684,21 +775,20 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	input = dv_input_sql(plan);
 	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	dv_exec_at(psprintf("INSERT INTO %s SELECT %s%s FROM (%s) dv_i%s",
-						qualified_state(state_name(dt->relid)), key_list(nkeys, ""),
+	fill_state(dt, state_name(dt->relid),
+			   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
 						state_from_input(plan), input, group_by(nkeys, NULL)),
-			   snapshot, false);
+			   snapshot);
 	foreach(lc, plan->aggs)
 	{
 		int			j = foreach_current_index(lc) + 1;
 
 		if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
 			continue;
-		dv_exec_at(psprintf("INSERT INTO %s SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i "
-							"WHERE x%d IS NOT NULL%s",
-							qualified_state(dist_name(dt->relid, j)), key_list(nkeys, ""), j,
-							input, j, group_by(nkeys, psprintf("x%d", j))),
-				   snapshot, false);
+		fill_state(dt, dist_name(dt->relid, j),
+				   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
+							key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
+				   snapshot);
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
@@ -712,14 +802,49 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	CommandCounterIncrement();
 }
 
+static char *column_list(Oid relid, const char *prefix);
+
+/*
+ * topn_projection - the rows of a top-N table (no OFFSET) from the state
+ * dv_topn_state_fill just wrote at snapshot, or NULL when it cannot give
+ * them.  The fill read the query's first topn_state_rows + 1 rows; the
+ * state holds those that sort strictly before the last (the bound), or all
+ * of them when there were no more (no bound).  The query's first topn_rows
+ * rows are then the state's first topn_rows in the query's order when the
+ * state has that many (rows that tie with the n-th are picked among as the
+ * query's LIMIT picks among them), or the whole state when it has no
+ * bound; else (rows tie with the bound before the n-th) NULL.  Runs as the
+ * table's owner.
+ */
+static char *
+topn_projection(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+{
+	char	   *state = dv_topn_state_table(dt->relid, false);
+	char	   *bound = dv_topn_state_table(dt->relid, true);
+	bool		isnull;
+	int64		held;
+
+	/* (read as writes: they see what the fill just wrote) */
+	if (dv_exec_at(psprintf("SELECT pg_catalog.count(*) FROM %s", state), snapshot, false) != 1)
+		elog(ERROR, "dynview: could not count the state of a top-N table");
+	held = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (held < plan->topn_rows &&
+		dv_exec_at(psprintf("SELECT 1 FROM %s", bound), snapshot, false) > 0)
+		return NULL;
+	return psprintf("SELECT %s FROM %s ORDER BY %s LIMIT " INT64_FORMAT,
+					column_list(dt->relid, ""), state, plan->topn_order, plan->topn_rows);
+}
+
 /*
  * dv_agg_state_projection - the dynamic table's rows computed from its
- * aggregate state (dv_agg_state_rebuild just built it): a query, or NULL
- * when the table keeps no state.  The initial build writes the table from
- * it, so the sources are read once, for the state.
+ * state (dv_agg_state_rebuild just built it at snapshot): from the
+ * aggregate state, or the first rows of a top-N table from the state of its
+ * input's first rows (topn_projection); a query, or NULL when the table
+ * keeps no state that gives them.  The initial build writes the table from
+ * it, so the sources are read once, for the state.  Needs SPI.
  */
 char *
-dv_agg_state_projection(DvTable *dt)
+dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
 {
 	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
 	Oid			state = OidIsValid(nsp) ? get_relname_relid(state_name(dt->relid), nsp) : InvalidOid;
@@ -727,14 +852,18 @@ dv_agg_state_projection(DvTable *dt)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+	char	   *sql = NULL;
 
-	if (!OidIsValid(state) || strcmp(dt->effective_mode, "INCREMENTAL") != 0)
+	if (strcmp(dt->effective_mode, "INCREMENTAL") != 0)
 		return NULL;
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	plan = dv_plan_cache_plan(dt);
+	if (plan->kind == DV_PLAN_TOPN && plan->topn_state_rows > 0 && plan->topn_offset == 0 &&
+		OidIsValid(nsp) && OidIsValid(get_relname_relid(topn_name(dt->relid), nsp)))
+		sql = topn_projection(dt, plan, snapshot);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
-	if (!plan->agg_state)
-		return NULL;
+	if (sql != NULL || !OidIsValid(state) || !plan->agg_state)
+		return sql;
 	return dv_state_projection_sql(plan, state);
 }
 

@@ -1310,7 +1310,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		{
 			/*
 			 * The first build of an empty table: nothing to compare with.  A
-			 * table with aggregate state is written from its state, built
+			 * table with aggregate state, or a top-N table with the state of
+			 * its input's first rows, is written from its state, built
 			 * first, so the sources are read once.  A table this transaction
 			 * created without index, trigger or constraint (create_dynamic_table
 			 * makes its indexes after the build) is filled as CREATE
@@ -1322,7 +1323,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			dv_restore_user(save_nestlevel, save_userid, save_sec);
 			dv_agg_state_rebuild(dt, snapshot);
 			state_built = true;
-			projection = dv_agg_state_projection(dt);
+			projection = dv_agg_state_projection(dt, snapshot);
 			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 			build_query = projection ? projection : dt->definition;
 			fill = !own_buffer && can_fill(dt);
