@@ -1267,10 +1267,21 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	if (!done)
 	{
 		char	   *retype_what = NULL;
-		char	   *retype = column_type_changes(dt, &retype_what);
+		char	   *retype;
 		bool		state_built = false;
 		bool		fill = false;
 		char	   *build_query = NULL;
+
+		/*
+		 * A source's keys (its primary key, unique indexes, NOT NULL) or the
+		 * definition changed: the apply index follows the keys the plan
+		 * derives now, before the table is written (a unique index on a key
+		 * that is one no more would refuse the rows).
+		 */
+		if (dv_catalog_source_altered(relid) != NULL ||
+			(dt->next_refresh_full != NULL && strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0))
+			dv_catalog_sync_apply_index(dt);
+		retype = column_type_changes(dt, &retype_what);
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
