@@ -38,6 +38,7 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -682,6 +683,8 @@ xid8_array_text(TransactionId *xids, int n, FullTransactionId next)
 	return buf.data;
 }
 
+static void record_signatures(Oid relid);
+
 /*
  * dv_catalog_record_success - store a refresh's data snapshot and reset
  * the failure bookkeeping.
@@ -733,9 +736,113 @@ dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 					"data_command_id = $9, "
 					"consecutive_failures = 0, next_refresh_full = NULL WHERE relid = $1::regclass",
 					9, types, values, nulls, 1);
-	dv_catalog_exec("UPDATE dynview.source_catalog SET source_signature = dynview._source_signature(source_relid) "
-					"WHERE relid = $1::regclass AND source_relid <> 0",
+	record_signatures(relid);
+}
+
+/*
+ * The signatures of the sources of the tables refreshed in this transaction,
+ * as read when each refresh began (dv_catalog_note_signatures), in
+ * TopTransactionContext: of NotedSignature *.
+ */
+typedef struct NotedSignature
+{
+	Oid			relid;			/* the dynamic table */
+	Oid			source_relid;
+	char	   *signature;		/* NULL: the source is gone */
+} NotedSignature;
+
+static List *noted_signatures = NIL;
+static LocalTransactionId noted_lxid = InvalidLocalTransactionId;
+
+/*
+ * dv_catalog_note_signatures - read the signatures of relid's sources now,
+ * at the start of its refresh, for record_signatures to store when the
+ * refresh succeeds.  Read at the end instead, a signature could take in DDL
+ * that committed during the refresh (DROP INDEX CONCURRENTLY, CREATE INDEX
+ * take no lock that waits for it) which the refresh's plan did not see: the
+ * next refresh would then not see the source altered, plan by the new keys
+ * and keep the old apply index.  Noted first, such a change shows at the
+ * next refresh (FULL, SOURCE_ALTERED).  Needs SPI.
+ */
+void
+dv_catalog_note_signatures(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	MemoryContext old;
+	ListCell   *lc;
+
+	if (noted_lxid != MyProc->lxid)
+	{
+		noted_signatures = NIL;	/* (its memory went with its transaction) */
+		noted_lxid = MyProc->lxid;
+	}
+	foreach(lc, noted_signatures)
+	{
+		NotedSignature *n = lfirst(lc);
+
+		if (n->relid == relid)
+			noted_signatures = foreach_delete_current(noted_signatures, lc);
+	}
+	dv_catalog_exec("SELECT source_relid, dynview._source_signature(source_relid) "
+					"FROM dynview.source_catalog WHERE relid = $1::regclass AND source_relid <> 0",
 					1, types, values, NULL, -1);
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		NotedSignature *n = palloc(sizeof(NotedSignature));
+		bool		isnull;
+
+		n->relid = relid;
+		n->source_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		n->signature = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		noted_signatures = lappend(noted_signatures, n);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * record_signatures - store the signatures of relid's sources after a
+ * successful refresh: those noted when it began, and for a source not noted
+ * then (tracked since, as a redefined view's), its signature now.
+ */
+static void
+record_signatures(Oid relid)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, TEXTOID};
+	Datum		values[3];
+	StringInfoData sources;
+	StringInfoData signatures;
+	ListCell   *lc;
+
+	initStringInfo(&sources);
+	initStringInfo(&signatures);
+	appendStringInfoChar(&sources, '{');
+	appendStringInfoChar(&signatures, '{');
+	if (noted_lxid == MyProc->lxid)
+	{
+		foreach(lc, noted_signatures)
+		{
+			NotedSignature *n = lfirst(lc);
+
+			if (n->relid != relid)
+				continue;
+			appendStringInfo(&sources, "%s%u", sources.len > 1 ? "," : "", n->source_relid);
+			/* (an md5 in hex needs no quoting) */
+			appendStringInfo(&signatures, "%s%s", signatures.len > 1 ? "," : "",
+							 n->signature ? n->signature : "NULL");
+		}
+	}
+	appendStringInfoChar(&sources, '}');
+	appendStringInfoChar(&signatures, '}');
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(sources.data);
+	values[2] = CStringGetTextDatum(signatures.data);
+	dv_catalog_exec("UPDATE dynview.source_catalog s SET source_signature = "
+					"COALESCE((SELECT n.signature FROM unnest($2::oid[], $3::text[]) n(source_relid, signature) "
+					"WHERE n.source_relid = s.source_relid), dynview._source_signature(s.source_relid)) "
+					"WHERE s.relid = $1::regclass AND s.source_relid <> 0",
+					3, types, values, NULL, -1);
 }
 
 /*

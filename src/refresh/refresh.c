@@ -1191,6 +1191,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	res.data_lsn = lsn;
 	/* (a refresh of another table that failed in this transaction left its own say) */
 	dv_refresh_mark_own_writes(false);
+	/* the sources' signatures as this refresh begins, before its plan is looked up */
+	dv_catalog_note_signatures(relid);
 
 	missing = find_missing_sources(dt, &recreated);
 	if (missing)

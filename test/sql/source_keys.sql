@@ -79,6 +79,21 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_dist');
 SELECT dynview.verify('sk_dist');
 SELECT * FROM sk_dist ORDER BY cust;
 
+-- a unique index is a key while its column is NOT NULL: DROP NOT NULL, then NULLs twice
+CREATE TABLE sk_n (a int NOT NULL, b int);
+CREATE UNIQUE INDEX sk_n_a ON sk_n (a);
+INSERT INTO sk_n VALUES (1, 1), (2, 2);
+SELECT dynview.create_dynamic_table('sk_null', 'SELECT a, b FROM sk_n', schedule => 'manual');
+SELECT sk_apply_index('sk_null');
+ALTER TABLE sk_n ALTER COLUMN a DROP NOT NULL;
+INSERT INTO sk_n VALUES (NULL, 3), (NULL, 4);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_null');
+SELECT dynview.verify('sk_null');
+INSERT INTO sk_n VALUES (NULL, 5);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_null');
+SELECT dynview.verify('sk_null');
+SELECT sk_apply_index('sk_null');
+
 -- a table refreshed FULL on request, whose unique apply index matched rows by key
 CREATE TABLE sk_f (id int PRIMARY KEY, v int);
 INSERT INTO sk_f VALUES (1, 1), (2, 2);
@@ -90,6 +105,6 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_full');
 SELECT dynview.verify('sk_full');
 SELECT sk_apply_index('sk_full');
 
-SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_full']) t;
-DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_f;
+SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_full']) t;
+DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_n, sk_f;
 DROP FUNCTION sk_apply_index(regclass);
