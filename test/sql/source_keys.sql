@@ -94,6 +94,21 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_null');
 SELECT dynview.verify('sk_null');
 SELECT sk_apply_index('sk_null');
 
+-- an inheritance child created under a parent with a primary key: the key holds for the parent's
+-- own rows only, a child's row may repeat it
+CREATE TABLE sk_par (id int PRIMARY KEY, v int);
+INSERT INTO sk_par VALUES (1, 1);
+SELECT dynview.create_dynamic_table('sk_inh', 'SELECT id, v FROM sk_par', schedule => 'manual');
+SELECT sk_apply_index('sk_inh');
+CREATE TABLE sk_kid () INHERITS (sk_par);
+INSERT INTO sk_kid VALUES (1, 2);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_inh');
+SELECT dynview.verify('sk_inh');
+INSERT INTO sk_kid VALUES (1, 3);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_inh');
+SELECT dynview.verify('sk_inh');
+SELECT sk_apply_index('sk_inh');
+
 -- a table refreshed FULL on request, whose unique apply index matched rows by key
 CREATE TABLE sk_f (id int PRIMARY KEY, v int);
 INSERT INTO sk_f VALUES (1, 1), (2, 2);
@@ -105,6 +120,6 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_full');
 SELECT dynview.verify('sk_full');
 SELECT sk_apply_index('sk_full');
 
-SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_full']) t;
-DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_n, sk_f;
+SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_inh', 'sk_full']) t;
+DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_n, sk_kid, sk_par, sk_f;
 DROP FUNCTION sk_apply_index(regclass);
