@@ -1276,12 +1276,16 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 
 		/*
 		 * A source's keys (its primary key, unique indexes, NOT NULL) or the
-		 * definition changed: the apply index follows the keys the plan
-		 * derives now, before the table is written (a unique index on a key
-		 * that is one no more would refuse the rows).
+		 * definition changed, or a source is another table of the same name
+		 * now: the apply index follows the keys the plan derives now, before
+		 * the table is written (a unique index on a key that is one no more
+		 * would refuse the rows).
 		 */
 		if (dv_catalog_source_altered(relid) != NULL ||
-			(dt->next_refresh_full != NULL && strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0))
+			(dt->next_refresh_full != NULL &&
+			 (strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0 ||
+			  strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0 ||
+			  strcmp(dt->next_refresh_full, "RESTORED") == 0)))
 			dv_catalog_sync_apply_index(dt);
 		retype = column_type_changes(dt, &retype_what);
 

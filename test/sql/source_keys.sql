@@ -109,6 +109,20 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_inh');
 SELECT dynview.verify('sk_inh');
 SELECT sk_apply_index('sk_inh');
 
+-- a source dropped and created again without its primary key (UPSTREAM_RECREATED)
+CREATE TABLE sk_re (id int PRIMARY KEY, v int);
+INSERT INTO sk_re VALUES (1, 1), (2, 2);
+SELECT dynview.create_dynamic_table('sk_recreated', 'SELECT id, v FROM sk_re', schedule => 'manual');
+DROP TABLE sk_re;
+CREATE TABLE sk_re (id int, v int);
+INSERT INTO sk_re VALUES (1, 1), (1, 2);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_recreated');
+SELECT dynview.verify('sk_recreated');
+SELECT sk_apply_index('sk_recreated');
+INSERT INTO sk_re VALUES (1, 3);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_recreated');
+SELECT dynview.verify('sk_recreated');
+
 -- a table refreshed FULL on request, whose unique apply index matched rows by key
 CREATE TABLE sk_f (id int PRIMARY KEY, v int);
 INSERT INTO sk_f VALUES (1, 1), (2, 2);
@@ -120,6 +134,6 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_full');
 SELECT dynview.verify('sk_full');
 SELECT sk_apply_index('sk_full');
 
-SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_inh', 'sk_full']) t;
-DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_n, sk_kid, sk_par, sk_f;
+SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_inh', 'sk_recreated', 'sk_full']) t;
+DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_n, sk_kid, sk_par, sk_re, sk_f;
 DROP FUNCTION sk_apply_index(regclass);
