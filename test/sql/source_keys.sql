@@ -123,6 +123,21 @@ INSERT INTO sk_re VALUES (1, 3);
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_recreated');
 SELECT dynview.verify('sk_recreated');
 
+-- a view the definition reads redefined so that its rows repeat the key (DEFINITION_CHANGED)
+CREATE TABLE sk_va (id int PRIMARY KEY, v int);
+CREATE TABLE sk_vb (id int, w int);
+INSERT INTO sk_va VALUES (1, 1), (2, 2);
+INSERT INTO sk_vb VALUES (1, 10), (1, 11);
+CREATE VIEW sk_view AS SELECT a.id, a.v FROM sk_va a;
+SELECT dynview.create_dynamic_table('sk_viewed', 'SELECT id, v FROM sk_view', schedule => 'manual');
+CREATE OR REPLACE VIEW sk_view AS SELECT a.id, a.v FROM sk_va a JOIN sk_vb b USING (id);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_viewed');
+SELECT dynview.verify('sk_viewed');
+SELECT sk_apply_index('sk_viewed');
+INSERT INTO sk_vb VALUES (2, 1), (2, 3);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_viewed');
+SELECT dynview.verify('sk_viewed');
+
 -- a table refreshed FULL on request, whose unique apply index matched rows by key
 CREATE TABLE sk_f (id int PRIMARY KEY, v int);
 INSERT INTO sk_f VALUES (1, 1), (2, 2);
@@ -134,6 +149,8 @@ SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_full');
 SELECT dynview.verify('sk_full');
 SELECT sk_apply_index('sk_full');
 
-SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_inh', 'sk_recreated', 'sk_full']) t;
+SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['sk_scan', 'sk_join', 'sk_dist', 'sk_null', 'sk_inh', 'sk_recreated', 'sk_viewed', 'sk_full']) t;
 DROP TABLE sk_src, sk_c, sk_p, sk_o, sk_n, sk_kid, sk_par, sk_re, sk_f;
+DROP VIEW sk_view;
+DROP TABLE sk_va, sk_vb;
 DROP FUNCTION sk_apply_index(regclass);
