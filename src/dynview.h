@@ -201,7 +201,7 @@ typedef struct DvCreateArgs
 
 /* catalog/api.c */
 extern Oid	dv_create_dynamic_table(DvCreateArgs *args, bool replace);
-extern void dv_catalog_sync_apply_index(DvTable *dt);
+extern bool dv_catalog_sync_apply_index(DvTable *dt, bool create);
 extern void dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode);
 
 /* catalog/partitioned.c: partitioned dynamic tables */

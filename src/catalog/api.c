@@ -215,16 +215,52 @@ apply_index_name(const char *relname, Oid relid)
 }
 
 /*
- * drop_apply_index - drop dynview's apply index of relid, if it has one: only
- * an index of that name on that table (never another table's).
+ * find_apply_index - dynview's apply index of relid, or InvalidOid: the index
+ * of relid named as apply_index_name names it now, else one of its indexes
+ * whose name ends in "_dv_apply" (named after the table's old name: ALTER
+ * TABLE ... RENAME TO renames no index).  Never another table's.
+ */
+static Oid
+find_apply_index(Oid relid)
+{
+	Oid			nspid = get_rel_namespace(relid);
+	Oid			index = get_relname_relid(apply_index_name(get_rel_name(relid), relid), nspid);
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+
+	if (OidIsValid(index) && IndexGetRelation(index, true) == relid)
+		return index;
+	index = InvalidOid;
+	rel = relation_open(relid, AccessShareLock);
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		char	   *name = get_rel_name(lfirst_oid(lc));
+		size_t		len = name ? strlen(name) : 0;
+
+		if (len > strlen("_dv_apply") && strcmp(name + len - strlen("_dv_apply"), "_dv_apply") == 0)
+		{
+			index = lfirst_oid(lc);
+			break;
+		}
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return index;
+}
+
+/*
+ * drop_apply_index - drop dynview's apply index of relid, if it has one
+ * (find_apply_index).
  */
 static void
 drop_apply_index(Oid relid)
 {
 	Oid			nspid = get_rel_namespace(relid);
-	Oid			index = get_relname_relid(apply_index_name(get_rel_name(relid), relid), nspid);
+	Oid			index = find_apply_index(relid);
 
-	if (!OidIsValid(index) || IndexGetRelation(index, true) != relid)
+	if (!OidIsValid(index))
 		return;
 	if (SPI_execute(psprintf("DROP INDEX %s",
 							 quote_qualified_identifier(get_namespace_name(nspid), get_rel_name(index))),
@@ -358,33 +394,35 @@ index_is_unique(Oid index)
  * indexes (analyze/keys.c): once one is dropped, the table's rows need not
  * be distinct any more, and a unique apply index would refuse them (every
  * refresh failed on "<table>_dv_apply"); once one is added, the index may
- * be unique.  Called by a FULL refresh that found a source's signature
- * changed (catalog.c: its unique indexes are part of it) or the definition
- * changed, before it writes the table.  A table with primary_key has no
- * apply index.  Drops and creates the index as the table's owner: DROP
- * INDEX locks the table AccessExclusive until the refresh commits (as a
- * refresh that changes the table's column types does).  Needs SPI.
+ * be unique, on other columns.  Called twice by a FULL refresh that found a
+ * source's signature changed (catalog.c: its unique indexes are part of it),
+ * the definition changed or a source recreated: before it writes the table
+ * (create false), to drop an index that differs, and, when that call
+ * returned true, after it wrote the table (create true), to create the
+ * index on the new contents (the old ones need not be unique on the new
+ * key).  A table with primary_key has no apply index.  Runs as the table's
+ * owner: DROP INDEX locks the table AccessExclusive until the refresh
+ * commits (as a refresh that changes the table's column types does).
+ * Needs SPI.
  */
-void
-dv_catalog_sync_apply_index(DvTable *dt)
+bool
+dv_catalog_sync_apply_index(DvTable *dt, bool create)
 {
 	DvAnalyzedQuery *aq;
 	bool		unique = false;
 	List	   *cols = NIL;
-	bool		user_key;
-	Oid			nspid = get_rel_namespace(dt->relid);
 	Oid			index;
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(dt->relid)};
+	bool		pending = false;
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
 
 	dv_catalog_exec("SELECT 1 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
 					"AND primary_key IS NOT NULL", 1, types, values, NULL, -1);
-	user_key = SPI_processed > 0;
-	if (user_key || get_rel_relkind(dt->relid) != RELKIND_RELATION)
-		return;
+	if (SPI_processed > 0 || get_rel_relkind(dt->relid) != RELKIND_RELATION)
+		return false;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	aq = dv_analyze_query(dt->definition, dt->relid);
@@ -394,19 +432,25 @@ dv_catalog_sync_apply_index(DvTable *dt)
 	else if (aq->full_reason_code == NULL)
 		cols = apply_index_shape(aq, true, &unique);
 
-	index = get_relname_relid(apply_index_name(dt->table_name, dt->relid), nspid);
-	if (OidIsValid(index) && IndexGetRelation(index, true) != dt->relid)
-		index = InvalidOid;
-	if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, unique)
-		: OidIsValid(index) && index_is_unique(index))	/* (a non-unique one refuses no row) */
+	index = find_apply_index(dt->relid);
+	if (create)
+	{
+		if (cols != NIL && !OidIsValid(index))
+		{
+			create_apply_index(quote_qualified_identifier(dt->schema_name, dt->table_name),
+							   dt->relid, aq, strcmp(dt->effective_mode, "INCREMENTAL") != 0);
+			CommandCounterIncrement();
+		}
+	}
+	else if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, unique)
+			 : OidIsValid(index) && index_is_unique(index))	/* (a non-unique one refuses no row) */
 	{
 		drop_apply_index(dt->relid);
 		CommandCounterIncrement();
-		create_apply_index(quote_qualified_identifier(dt->schema_name, dt->table_name),
-						   dt->relid, aq, strcmp(dt->effective_mode, "INCREMENTAL") != 0);
-		CommandCounterIncrement();
+		pending = cols != NIL;
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	return pending;
 }
 
 /* the key index (primary_key) or dynview's apply index of a new dynamic table */

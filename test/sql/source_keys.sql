@@ -32,6 +32,18 @@ SELECT sk_apply_index('sk_scan');
 UPDATE sk_src SET id = 9 WHERE v = 7;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_scan');
 SELECT dynview.verify('sk_scan');
+-- the dynamic table renamed (its apply index keeps the old name), then the key dropped
+ALTER TABLE sk_scan RENAME TO sk_scan_renamed;
+ALTER TABLE sk_src DROP CONSTRAINT sk_src_pkey;
+INSERT INTO sk_src VALUES (11, 7);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_scan_renamed');
+SELECT dynview.verify('sk_scan_renamed');
+SELECT sk_apply_index('sk_scan_renamed');
+DELETE FROM sk_src WHERE id = 11;
+ALTER TABLE sk_src ADD PRIMARY KEY (v);
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sk_scan_renamed');
+SELECT sk_apply_index('sk_scan_renamed');
+ALTER TABLE sk_scan_renamed RENAME TO sk_scan;
 -- dropped and created again alike: the signature is the same, refreshes stay incremental
 ALTER TABLE sk_src DROP CONSTRAINT sk_src_pkey;
 ALTER TABLE sk_src ADD PRIMARY KEY (v);
