@@ -72,9 +72,11 @@ CREATE TABLE dynview.source_catalog (
 );
 CREATE INDEX ON dynview.source_catalog (source_relid);
 
--- A source's shape: md5 of its relfilenode and of each live column's number, name, type and typmod
--- (NULL for a relation that does not exist).  A change (ALTER ... TYPE, a column dropped and
--- added again, a rewrite) is invisible to change capture, so a refresh that sees one is FULL.
+-- A source's shape: md5 of its relfilenode, of each live column's number, name, type, typmod,
+-- collation and NOT NULL, and of its valid unique indexes (NULL for a relation that does not
+-- exist).  A change (ALTER ... TYPE, a column dropped and added again, a rewrite, a primary key or
+-- unique index dropped or added) is invisible to change capture and may change the keys a plan
+-- derives from the source, so a refresh that sees one is FULL.
 CREATE FUNCTION dynview._source_signature(relid oid)
 RETURNS text
 AS 'MODULE_PATHNAME', 'dynview_source_signature'

@@ -150,6 +150,7 @@ extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char 
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
 extern void dv_catalog_mark_changed_outside(Oid relid);
 extern char *dv_catalog_source_altered(Oid relid);
+extern void dv_catalog_note_signatures(Oid relid);
 extern void dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code,
 										  const char *reason);
 extern void dv_catalog_clear_data(Oid relid);
@@ -200,6 +201,7 @@ typedef struct DvCreateArgs
 
 /* catalog/api.c */
 extern Oid	dv_create_dynamic_table(DvCreateArgs *args, bool replace);
+extern bool dv_catalog_sync_apply_index(DvTable *dt, bool create);
 extern void dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode);
 
 /* catalog/partitioned.c: partitioned dynamic tables */

@@ -18,6 +18,7 @@
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -31,6 +32,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 #include "utils/memutils.h"
@@ -213,16 +215,52 @@ apply_index_name(const char *relname, Oid relid)
 }
 
 /*
- * drop_apply_index - drop dynview's apply index of relid, if it has one: only
- * an index of that name on that table (never another table's).
+ * find_apply_index - dynview's apply index of relid, or InvalidOid: the index
+ * of relid named as apply_index_name names it now, else one of its indexes
+ * whose name ends in "_dv_apply" (named after the table's old name: ALTER
+ * TABLE ... RENAME TO renames no index).  Never another table's.
+ */
+static Oid
+find_apply_index(Oid relid)
+{
+	Oid			nspid = get_rel_namespace(relid);
+	Oid			index = get_relname_relid(apply_index_name(get_rel_name(relid), relid), nspid);
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+
+	if (OidIsValid(index) && IndexGetRelation(index, true) == relid)
+		return index;
+	index = InvalidOid;
+	rel = relation_open(relid, AccessShareLock);
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		char	   *name = get_rel_name(lfirst_oid(lc));
+		size_t		len = name ? strlen(name) : 0;
+
+		if (len > strlen("_dv_apply") && strcmp(name + len - strlen("_dv_apply"), "_dv_apply") == 0)
+		{
+			index = lfirst_oid(lc);
+			break;
+		}
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return index;
+}
+
+/*
+ * drop_apply_index - drop dynview's apply index of relid, if it has one
+ * (find_apply_index).
  */
 static void
 drop_apply_index(Oid relid)
 {
 	Oid			nspid = get_rel_namespace(relid);
-	Oid			index = get_relname_relid(apply_index_name(get_rel_name(relid), relid), nspid);
+	Oid			index = find_apply_index(relid);
 
-	if (!OidIsValid(index) || IndexGetRelation(index, true) != relid)
+	if (!OidIsValid(index))
 		return;
 	if (SPI_execute(psprintf("DROP INDEX %s",
 							 quote_qualified_identifier(get_namespace_name(nspid), get_rel_name(index))),
@@ -230,14 +268,18 @@ drop_apply_index(Oid relid)
 		elog(ERROR, "could not drop the apply index of relation %u", relid);
 }
 
-static void
-create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool unique_only)
+/*
+ * apply_index_shape - the columns (List of char *, names of the table's
+ * columns) and uniqueness of the apply index create_apply_index makes for
+ * aq, or NIL when none is made (a global aggregate, a column type without
+ * btree, or unique_only and the rows are not known distinct).
+ */
+static List *
+apply_index_shape(DvAnalyzedQuery *aq, bool unique_only, bool *unique)
 {
 	DvPlan	   *plan = dv_plan_query(aq->query);
 	List	   *cols = NIL;
 	ListCell   *lc;
-	StringInfoData sql;
-	bool		unique;
 
 	if (plan->kind == DV_PLAN_GROUPED || (plan->kind == DV_PLAN_WINDOW && plan->key_columns != NIL))
 		cols = plan->key_columns;
@@ -248,14 +290,10 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool u
 	else
 		cols = list_make1(strVal(linitial(aq->column_names)));
 	if (cols == NIL)
-		return;					/* a global aggregate: one row */
-	initStringInfo(&sql);
-	unique = (plan->kind == DV_PLAN_GROUPED && plan->keys_unique) || plan->spj_key != NIL;
-	if (unique_only && !unique)
-		return;
-	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
-					 unique ? "UNIQUE " : "",
-					 quote_identifier(apply_index_name(get_rel_name(relid), relid)), qualified);
+		return NIL;				/* a global aggregate: one row */
+	*unique = (plan->kind == DV_PLAN_GROUPED && plan->keys_unique) || plan->spj_key != NIL;
+	if (unique_only && !*unique)
+		return NIL;
 	foreach(lc, cols)
 	{
 		const char *col = lfirst(lc);
@@ -266,10 +304,29 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool u
 		{
 			if (strcmp(strVal(lfirst(ln)), col) == 0 &&
 				!OidIsValid(lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY)->btree_opf))
-				return;			/* no btree: incremental refreshes scan */
+				return NIL;		/* no btree: incremental refreshes scan */
 		}
-		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "", quote_identifier(col));
 	}
+	return cols;
+}
+
+static void
+create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool unique_only)
+{
+	bool		unique = false;
+	List	   *cols = apply_index_shape(aq, unique_only, &unique);
+	ListCell   *lc;
+	StringInfoData sql;
+
+	if (cols == NIL)
+		return;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
+					 unique ? "UNIQUE " : "",
+					 quote_identifier(apply_index_name(get_rel_name(relid), relid)), qualified);
+	foreach(lc, cols)
+		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 quote_identifier((const char *) lfirst(lc)));
 	appendStringInfo(&sql, ")%s", unique ? " NULLS NOT DISTINCT" : "");
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create index: %s", sql.data);
@@ -292,6 +349,108 @@ apply_index(const char *qualified, Oid relid, DvCreateArgs *args, DvAnalyzedQuer
 		create_apply_index(qualified, relid, aq, false);
 	else if (aq->full_reason_code != NULL && strcmp(aq->full_reason_code, "FULL_REQUESTED") == 0)
 		create_apply_index(qualified, relid, aq, true);
+}
+
+/*
+ * apply_index_matches - is index (dynview's apply index of relid) the one
+ * apply_index_shape describes: unique or not alike, on those columns?
+ */
+static bool
+apply_index_matches(Oid index, Oid relid, List *cols, bool unique)
+{
+	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+	Form_pg_index form;
+	bool		same;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	form = (Form_pg_index) GETSTRUCT(tup);
+	same = form->indisunique == unique && form->indnkeyatts == list_length(cols) &&
+		heap_attisnull(tup, Anum_pg_index_indexprs, NULL) &&
+		heap_attisnull(tup, Anum_pg_index_indpred, NULL);
+	for (int k = 0; same && k < form->indnkeyatts; k++)
+		same = form->indkey.values[k] == get_attnum(relid, (const char *) list_nth(cols, k));
+	ReleaseSysCache(tup);
+	return same;
+}
+
+static bool
+index_is_unique(Oid index)
+{
+	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+	bool		unique;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	unique = ((Form_pg_index) GETSTRUCT(tup))->indisunique;
+	ReleaseSysCache(tup);
+	return unique;
+}
+
+/*
+ * dv_catalog_sync_apply_index - give dynamic table dt the apply index its
+ * definition, analysed now, calls for, when the one it has differs.  The
+ * keys that make it unique may come from a source's primary key or unique
+ * indexes (analyze/keys.c): once one is dropped, the table's rows need not
+ * be distinct any more, and a unique apply index would refuse them (every
+ * refresh failed on "<table>_dv_apply"); once one is added, the index may
+ * be unique, on other columns.  Called twice by a FULL refresh that found a
+ * source's signature changed (catalog.c: its unique indexes are part of it),
+ * the definition changed or a source recreated: before it writes the table
+ * (create false), to drop an index that differs, and, when that call
+ * returned true, after it wrote the table (create true), to create the
+ * index on the new contents (the old ones need not be unique on the new
+ * key).  A table with primary_key has no apply index.  Runs as the table's
+ * owner: DROP INDEX locks the table AccessExclusive until the refresh
+ * commits (as a refresh that changes the table's column types does).
+ * Needs SPI.
+ */
+bool
+dv_catalog_sync_apply_index(DvTable *dt, bool create)
+{
+	DvAnalyzedQuery *aq;
+	bool		unique = false;
+	List	   *cols = NIL;
+	Oid			index;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(dt->relid)};
+	bool		pending = false;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	dv_catalog_exec("SELECT 1 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
+					"AND primary_key IS NOT NULL", 1, types, values, NULL, -1);
+	if (SPI_processed > 0 || get_rel_relkind(dt->relid) != RELKIND_RELATION)
+		return false;
+
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	aq = dv_analyze_query(dt->definition, dt->relid);
+	/* (a FULL table's apply index is a unique one, made when it could be incremental) */
+	if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
+		cols = apply_index_shape(aq, false, &unique);
+	else if (aq->full_reason_code == NULL)
+		cols = apply_index_shape(aq, true, &unique);
+
+	index = find_apply_index(dt->relid);
+	if (create)
+	{
+		if (cols != NIL && !OidIsValid(index))
+		{
+			create_apply_index(quote_qualified_identifier(dt->schema_name, dt->table_name),
+							   dt->relid, aq, strcmp(dt->effective_mode, "INCREMENTAL") != 0);
+			CommandCounterIncrement();
+		}
+	}
+	else if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, unique)
+			 : OidIsValid(index) && index_is_unique(index))	/* (a non-unique one refuses no row) */
+	{
+		drop_apply_index(dt->relid);
+		CommandCounterIncrement();
+		pending = cols != NIL;
+	}
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	return pending;
 }
 
 /* the key index (primary_key) or dynview's apply index of a new dynamic table */

@@ -20,6 +20,10 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -27,14 +31,17 @@
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "common/md5.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -676,6 +683,8 @@ xid8_array_text(TransactionId *xids, int n, FullTransactionId next)
 	return buf.data;
 }
 
+static void record_signatures(Oid relid);
+
 /*
  * dv_catalog_record_success - store a refresh's data snapshot and reset
  * the failure bookkeeping.
@@ -727,9 +736,113 @@ dv_catalog_record_success(Oid relid, Snapshot snapshot, TimestampTz when,
 					"data_command_id = $9, "
 					"consecutive_failures = 0, next_refresh_full = NULL WHERE relid = $1::regclass",
 					9, types, values, nulls, 1);
-	dv_catalog_exec("UPDATE dynview.source_catalog SET source_signature = dynview._source_signature(source_relid) "
-					"WHERE relid = $1::regclass AND source_relid <> 0",
+	record_signatures(relid);
+}
+
+/*
+ * The signatures of the sources of the tables refreshed in this transaction,
+ * as read when each refresh began (dv_catalog_note_signatures), in
+ * TopTransactionContext: of NotedSignature *.
+ */
+typedef struct NotedSignature
+{
+	Oid			relid;			/* the dynamic table */
+	Oid			source_relid;
+	char	   *signature;		/* NULL: the source is gone */
+} NotedSignature;
+
+static List *noted_signatures = NIL;
+static LocalTransactionId noted_lxid = InvalidLocalTransactionId;
+
+/*
+ * dv_catalog_note_signatures - read the signatures of relid's sources now,
+ * at the start of its refresh, for record_signatures to store when the
+ * refresh succeeds.  Read at the end instead, a signature could take in DDL
+ * that committed during the refresh (DROP INDEX CONCURRENTLY, CREATE INDEX
+ * take no lock that waits for it) which the refresh's plan did not see: the
+ * next refresh would then not see the source altered, plan by the new keys
+ * and keep the old apply index.  Noted first, such a change shows at the
+ * next refresh (FULL, SOURCE_ALTERED).  Needs SPI.
+ */
+void
+dv_catalog_note_signatures(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	MemoryContext old;
+	ListCell   *lc;
+
+	if (noted_lxid != MyProc->lxid)
+	{
+		noted_signatures = NIL;	/* (its memory went with its transaction) */
+		noted_lxid = MyProc->lxid;
+	}
+	foreach(lc, noted_signatures)
+	{
+		NotedSignature *n = lfirst(lc);
+
+		if (n->relid == relid)
+			noted_signatures = foreach_delete_current(noted_signatures, lc);
+	}
+	dv_catalog_exec("SELECT source_relid, dynview._source_signature(source_relid) "
+					"FROM dynview.source_catalog WHERE relid = $1::regclass AND source_relid <> 0",
 					1, types, values, NULL, -1);
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		NotedSignature *n = palloc(sizeof(NotedSignature));
+		bool		isnull;
+
+		n->relid = relid;
+		n->source_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		n->signature = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		noted_signatures = lappend(noted_signatures, n);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * record_signatures - store the signatures of relid's sources after a
+ * successful refresh: those noted when it began, and for a source not noted
+ * then (tracked since, as a redefined view's), its signature now.
+ */
+static void
+record_signatures(Oid relid)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, TEXTOID};
+	Datum		values[3];
+	StringInfoData sources;
+	StringInfoData signatures;
+	ListCell   *lc;
+
+	initStringInfo(&sources);
+	initStringInfo(&signatures);
+	appendStringInfoChar(&sources, '{');
+	appendStringInfoChar(&signatures, '{');
+	if (noted_lxid == MyProc->lxid)
+	{
+		foreach(lc, noted_signatures)
+		{
+			NotedSignature *n = lfirst(lc);
+
+			if (n->relid != relid)
+				continue;
+			appendStringInfo(&sources, "%s%u", sources.len > 1 ? "," : "", n->source_relid);
+			/* (an md5 in hex needs no quoting) */
+			appendStringInfo(&signatures, "%s%s", signatures.len > 1 ? "," : "",
+							 n->signature ? n->signature : "NULL");
+		}
+	}
+	appendStringInfoChar(&sources, '}');
+	appendStringInfoChar(&signatures, '}');
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(sources.data);
+	values[2] = CStringGetTextDatum(signatures.data);
+	dv_catalog_exec("UPDATE dynview.source_catalog s SET source_signature = "
+					"COALESCE((SELECT n.signature FROM unnest($2::oid[], $3::text[]) n(source_relid, signature) "
+					"WHERE n.source_relid = s.source_relid), dynview._source_signature(s.source_relid)) "
+					"WHERE s.relid = $1::regclass AND s.source_relid <> 0",
+					3, types, values, NULL, -1);
 }
 
 /*
@@ -1320,14 +1433,90 @@ dv_catalog_set_definition(Oid relid, const char *definition)
 
 PG_FUNCTION_INFO_V1(dynview_source_signature);
 
+/* qsort comparator of C strings */
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * append_unique_indexes - append to buf what the keys the analyser derives
+ * from relid's unique indexes rest on (analyze/keys.c, and the apply index
+ * a dynamic table is given from them): for each valid unique index its key
+ * columns, operator classes, collations, whether it is immediate, NULLS NOT
+ * DISTINCT, partial or on expressions.  The entries are sorted, so an index
+ * dropped and created again alike leaves the signature as it was.  Read
+ * from pg_index by indrelid without locking relid (a refresh asks for every
+ * source's signature, and must not wait behind DDL on one to ask).
+ */
+static void
+append_unique_indexes(StringInfo buf, Oid relid)
+{
+	Relation	pg_index = table_open(IndexRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *entries = NIL;
+	char	  **sorted;
+	int			n = 0;
+	ListCell   *lc;
+
+	ScanKeyInit(&key, Anum_pg_index_indrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(pg_index, IndexIndrelidIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_index index = (Form_pg_index) GETSTRUCT(tup);
+		StringInfoData entry;
+		bool		isnull;
+		oidvector  *indclass;
+		oidvector  *indcoll;
+
+		if (!index->indisunique || !index->indisvalid || !index->indislive)
+			continue;
+		indclass = (oidvector *) DatumGetPointer(heap_getattr(tup, Anum_pg_index_indclass,
+															  RelationGetDescr(pg_index), &isnull));
+		indcoll = (oidvector *) DatumGetPointer(heap_getattr(tup, Anum_pg_index_indcollation,
+															 RelationGetDescr(pg_index), &isnull));
+		initStringInfo(&entry);
+		appendStringInfo(&entry, "u%c%c%c%c(",
+						 index->indimmediate ? 'i' : 'd',
+						 index->indnullsnotdistinct ? 'n' : 'd',
+						 heap_attisnull(tup, Anum_pg_index_indpred, NULL) ? '-' : 'p',
+						 heap_attisnull(tup, Anum_pg_index_indexprs, NULL) ? '-' : 'e');
+		for (int k = 0; k < index->indnkeyatts; k++)
+			appendStringInfo(&entry, "%s%d %u %u", k > 0 ? "," : "", index->indkey.values[k],
+							 indclass->values[k], indcoll->values[k]);
+		appendStringInfoChar(&entry, ')');
+		entries = lappend(entries, entry.data);
+	}
+	systable_endscan(scan);
+	table_close(pg_index, AccessShareLock);
+
+	if (entries == NIL)
+		return;
+	sorted = palloc(sizeof(char *) * list_length(entries));
+	foreach(lc, entries)
+		sorted[n++] = lfirst(lc);
+	qsort(sorted, n, sizeof(char *), compare_strings);
+	for (int i = 0; i < n; i++)
+		appendStringInfo(buf, ";%s", sorted[i]);
+}
+
 /*
  * dynview._source_signature(relid oid) - a source's shape: the md5 of
- * "<relfilenode>:<attnum> <attname> <atttypid> <atttypmod>,..." over its
- * live columns in order, or NULL when the relation (or every column) is
- * gone.  A change (ALTER ... TYPE, a column dropped and added again, a
- * rewrite) is invisible to change capture, so a refresh that sees one is
- * FULL.  Read from the system caches: a refresh asks for it for every
- * source.
+ * "<relfilenode>:<has children>:<attnum> <attname> <atttypid> <atttypmod>
+ * <attcollation> <attnotnull>,...;<unique index>..." over its live columns
+ * in order and its unique indexes (append_unique_indexes), or NULL when
+ * the relation (or every column) is gone.  A change (ALTER ... TYPE or
+ * COLLATE, a column dropped and added again, a rewrite, a primary key or
+ * unique index dropped or added, NOT NULL set or dropped, a first
+ * inheritance child) is invisible to change capture, and may change the
+ * keys the table's plan derives from the source and the apply index built
+ * on them, so a refresh that sees one is FULL (and gives the table the apply
+ * index of its plan now).  Read from the system caches and pg_index, without
+ * locking the source: a refresh asks for it for every source.
  */
 Datum
 dynview_source_signature(PG_FUNCTION_ARGS)
@@ -1344,7 +1533,8 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 	if (!HeapTupleIsValid(tuple))
 		PG_RETURN_NULL();
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%u:", ((Form_pg_class) GETSTRUCT(tuple))->relfilenode);
+	appendStringInfo(&buf, "%u:%c:", ((Form_pg_class) GETSTRUCT(tuple))->relfilenode,
+					 ((Form_pg_class) GETSTRUCT(tuple))->relhassubclass ? 'c' : '-');
 	natts = ((Form_pg_class) GETSTRUCT(tuple))->relnatts;
 	ReleaseSysCache(tuple);
 
@@ -1358,14 +1548,16 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 		att = (Form_pg_attribute) GETSTRUCT(tuple);
 		if (!att->attisdropped)
 		{
-			appendStringInfo(&buf, "%s%d %s %u %d", any ? "," : "", attnum,
-							 NameStr(att->attname), att->atttypid, att->atttypmod);
+			appendStringInfo(&buf, "%s%d %s %u %d %u %c", any ? "," : "", attnum,
+							 NameStr(att->attname), att->atttypid, att->atttypmod,
+							 att->attcollation, att->attnotnull ? 'n' : '-');
 			any = true;
 		}
 		ReleaseSysCache(tuple);
 	}
 	if (!any)
 		PG_RETURN_NULL();
+	append_unique_indexes(&buf, relid);
 	if (!pg_md5_hash(buf.data, buf.len, hex, &errstr))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),

@@ -15,8 +15,10 @@
  *	  pg_stat_statements does), restored on error by PG_FINALLY.
  *	- ProcessUtility hook: TRUNCATE of a dynamic table always fails (no
  *	  refresh truncates), also when TRUNCATE reaches it through an
- *	  inheritance parent or, with CASCADE, through a foreign key.  Rules and
- *	  BEFORE ROW triggers on a dynamic table, and a dynamic table as an
+ *	  inheritance parent or, with CASCADE, through a foreign key; so does
+ *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
+ *	  and a rule or trigger on one.
+ *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
  *	- COPY FROM into a dynamic table is allowed, so that pg_dump output
@@ -224,6 +226,43 @@ refuse_write(Oid relid, const char *detail)
 			 errmsg("cannot modify dynamic table \"%s\"", get_rel_name(relid)),
 			 errdetail("%s", detail ? detail : "Dynamic tables are written only by their refreshes."),
 			 errhint("Change the sources of the dynamic table and use dynview.refresh().")));
+}
+
+/*
+ * refuse_internal_truncate - TRUNCATE of a change buffer (dynview_buffer)
+ * or a state table (dynview_state) fails: dynview never truncates them, and
+ * emptied by hand they lose the changes or state the next refreshes build
+ * on, which no refresh can tell from "nothing changed" (the dynamic tables
+ * would silently miss rows).  Even a superuser is refused; DROP EXTENSION or
+ * dropping the dynamic tables removes them.
+ */
+/* the schema of relid when it is one of dynview's internal schemas (buffers, states), else NULL */
+static const char *
+internal_schema(Oid relid)
+{
+	Oid			nspid = OidIsValid(relid) ? get_rel_namespace(relid) : InvalidOid;
+	const char *schema = OidIsValid(nspid) ? get_namespace_name(nspid) : NULL;
+
+	if (schema == NULL ||
+		(strcmp(schema, DV_BUFFER_SCHEMA) != 0 && strcmp(schema, "dynview_state") != 0))
+		return NULL;
+	return schema;
+}
+
+static void
+refuse_internal_truncate(Oid relid)
+{
+	const char *schema = internal_schema(relid);
+
+	if (schema == NULL)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot truncate \"%s.%s\"", schema, get_rel_name(relid)),
+			 errdetail(strcmp(schema, DV_BUFFER_SCHEMA) == 0
+					   ? "It is a change buffer of dynview: the dynamic tables reading its source would miss the changes it holds."
+					   : "It is a state table of dynview: the next refreshes of its dynamic table build on it."),
+			 errhint("Refresh the dynamic tables: dynview prunes the changes every table has consumed, and a FULL refresh rebuilds a table's state.")));
 }
 
 /*
@@ -516,6 +555,27 @@ check_structure(Node *parsetree)
 	Oid			relid;
 	ListCell   *lc;
 
+	/*
+	 * A change buffer or state table takes no rule or trigger: a BEFORE ROW
+	 * trigger on a state could change the values refreshes build on (the
+	 * dynamic table then wrong until its next FULL refresh), a deferred one
+	 * would fail every refresh, and none is any use.
+	 */
+	if (IsA(parsetree, RuleStmt) || IsA(parsetree, CreateTrigStmt))
+	{
+		RangeVar   *rv = IsA(parsetree, RuleStmt) ? ((RuleStmt *) parsetree)->relation
+			: ((CreateTrigStmt *) parsetree)->relation;
+		const char *schema = internal_schema(rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid);
+
+		if (schema != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot create a %s on \"%s.%s\"", IsA(parsetree, RuleStmt) ? "rule" : "trigger",
+							schema, rv->relname),
+					 errdetail("It is a change buffer or state table of dynview, written only by change capture and refreshes."),
+					 errhint("Put the %s on a source table or a dynamic table.",
+							 IsA(parsetree, RuleStmt) ? "rule" : "trigger")));
+	}
 	if (IsA(parsetree, RuleStmt))
 	{
 		if (OidIsValid(relid = dynamic_table_named(((RuleStmt *) parsetree)->relation)))
@@ -681,6 +741,7 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			if (is_dynamic_table(relid))
 				refuse_write(relid, list_member_oid(named, relid) ? NULL :
 							 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
+			refuse_internal_truncate(relid);
 			check_source_write(relid);
 			watch_write(relid);
 		}

@@ -1191,6 +1191,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	res.data_lsn = lsn;
 	/* (a refresh of another table that failed in this transaction left its own say) */
 	dv_refresh_mark_own_writes(false);
+	/* the sources' signatures as this refresh begins, before its plan is looked up */
+	dv_catalog_note_signatures(relid);
 
 	missing = find_missing_sources(dt, &recreated);
 	if (missing)
@@ -1267,10 +1269,27 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	if (!done)
 	{
 		char	   *retype_what = NULL;
-		char	   *retype = column_type_changes(dt, &retype_what);
+		char	   *retype;
 		bool		state_built = false;
 		bool		fill = false;
 		char	   *build_query = NULL;
+		bool		apply_index_pending = false;
+
+		/*
+		 * A source's keys (its primary key, unique indexes, NOT NULL) or the
+		 * definition changed, or a source is another table of the same name
+		 * now: the apply index follows the keys the plan derives now.  One
+		 * that differs is dropped before the table is written (a unique index
+		 * on a key that is one no more would refuse the rows), and the new
+		 * one made once it holds the new rows.
+		 */
+		if (dv_catalog_source_altered(relid) != NULL ||
+			(dt->next_refresh_full != NULL &&
+			 (strcmp(dt->next_refresh_full, "DEFINITION_CHANGED") == 0 ||
+			  strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0 ||
+			  strcmp(dt->next_refresh_full, "RESTORED") == 0)))
+			apply_index_pending = dv_catalog_sync_apply_index(dt, false);
+		retype = column_type_changes(dt, &retype_what);
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
@@ -1363,6 +1382,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		if (dv_catalog_get_definition_tree(relid) == NULL)
 			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		if (apply_index_pending)
+			(void) dv_catalog_sync_apply_index(dt, true);
 		/* aggregate state at the same snapshot, for the next incremental refresh */
 		if (!state_built)
 			dv_agg_state_rebuild(dt, snapshot);

@@ -99,7 +99,8 @@ DELETE FROM dk_o WHERE id % 9 = 0;
 SELECT r.refresh_mode, dynview.verify('dk_full') FROM dynview.refresh('dk_full') r;
 
 -- the key appears after the state was built by multiplicities: the state is not continued
--- (it counted each value once), the next refresh is FULL and rebuilds it without them
+-- (it counted each value once), the next refresh is FULL (SOURCE_ALTERED: the new unique index
+-- changed the source's signature) and rebuilds it without them
 CREATE TABLE dk_s (id int, g int);
 INSERT INTO dk_s SELECT i, i % 2 FROM generate_series(1, 6) i;
 INSERT INTO dk_s VALUES (1, 1), (2, 0);
