@@ -582,6 +582,10 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		int			save_sec;
 
 		create_state_table(dt, name, dv_optree_state_columns(op));
+		if (dv_optree_state_key_columns(op))
+			dv_catalog_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s) NULLS NOT DISTINCT",
+									 qualified_state(name), dv_optree_state_key_columns(op)),
+							0, NULL, NULL, NULL, -1);
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		fill = dv_optree_state_fill_sql(op);
