@@ -2862,6 +2862,7 @@ state_eligible(DvOp *op)
 }
 
 static void assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops);
+static void assign_states_node(DvPlan *input, Oid relid, int *n, List **ops);
 
 /* number op's operators that can keep a state, pre-order (outer before inner) */
 static void
@@ -2893,6 +2894,37 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 	}
 }
 
+/*
+ * assign_states_node - the input of a top-N or window plan (its delta is
+ * that of a subquery operator over it, dv_node_delta_sql): a GROUP BY that
+ * can keep its groups gets that operator, made once in the plan's memory
+ * (the plan cache's: relid valid) and numbered before the input's own
+ * operators (TPC-H Q21: the count per supplier under ORDER BY ... LIMIT).
+ */
+static void
+assign_states_node(DvPlan *input, Oid relid, int *n, List **ops)
+{
+	if (input == NULL)
+		return;
+	if (input->node_op == NULL && relid != InvalidOid && input->kind == DV_PLAN_GROUPED &&
+		input->input_tlist != NIL && !input->window_node)
+	{
+		DvOp	   *op = new_op(DV_OP_GROUP);
+
+		op->inner = input;
+		op->rels = bms_make_singleton(1);
+		if (state_eligible(op))
+		{
+			op->state_table = relid;
+			op->state_id = ++*n;
+			input->node_op = op;
+		}
+	}
+	if (input->node_op && ops && !list_member_ptr(*ops, input->node_op))
+		*ops = lappend(*ops, input->node_op);
+	assign_states_plan(input, relid, n, ops);
+}
+
 static void
 assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
 {
@@ -2901,8 +2933,8 @@ assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
 	if (plan == NULL)
 		return;
 	assign_states_op(plan->tree, relid, n, ops);
-	assign_states_plan(plan->topn_input, relid, n, ops);
-	assign_states_plan(plan->window_input, relid, n, ops);
+	assign_states_node(plan->topn_input, relid, n, ops);
+	assign_states_node(plan->window_input, relid, n, ops);
 	foreach(lc, plan->branches)
 		assign_states_plan(lfirst(lc), relid, n, ops);
 }
@@ -3191,10 +3223,11 @@ dv_optree_state_replace_sql(DvOp *op)
 			appendStringInfo(&set, "%s%s = n.%s", foreach_current_index(lc) ? ", " : "",
 							 (char *) lfirst(lc), (char *) lfirst(lc));
 		return psprintf("MERGE INTO %s s USING %s n ON s.ctid = n.dv_ctid "
+						"AND s.ctid = ANY (ARRAY(SELECT m.dv_ctid FROM %s m WHERE m.dv_ctid IS NOT NULL)) "
 						"WHEN MATCHED AND n.dv_count <= 0 THEN DELETE "
 						"WHEN MATCHED THEN UPDATE SET %s "
 						"WHEN NOT MATCHED AND n.dv_count > 0 THEN INSERT VALUES (%s%s)",
-						state_qualified(op), dv_optree_state_new_name(op), set.data,
+						state_qualified(op), dv_optree_state_new_name(op), dv_optree_state_new_name(op), set.data,
 						group_state_key_list(op, "n"), ncols);
 	}
 	return psprintf("WITH dv_old AS (DELETE FROM %s) INSERT INTO %s SELECT * FROM %s",
@@ -3348,7 +3381,7 @@ char *
 dv_node_delta_sql(DvPlan *input)
 {
 	Query	   *gq = input->kind == DV_PLAN_GROUPED ? input->grouped_level : input->level;
-	DvOp	   *op = new_op(DV_OP_GROUP);
+	DvOp	   *op = input->node_op ? input->node_op : new_op(DV_OP_GROUP);
 	DvGen		g;
 	char	   *d;
 	StringInfoData out;
@@ -3358,8 +3391,11 @@ dv_node_delta_sql(DvPlan *input)
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
-	op->inner = input;
-	op->rels = bms_make_singleton(1);
+	if (input->node_op == NULL)
+	{
+		op->inner = input;
+		op->rels = bms_make_singleton(1);
+	}
 	gen_init(&g, input->level, NULL);
 	d = delta_cte(&g, op);
 	if (d == NULL)
@@ -3995,25 +4031,23 @@ group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 	List	   *aggs = group_state_aggs(op, &ok);
 	char	   *state = state_qualified(op);
 	char	   *cols = psprintf("%s%s", group_state_key_list(op, "x"), group_state_value_columns(aggs, "x.", NULL));
+	const char *key_cond = "";
 	char	   *rel;
 
+	/* (the keys as an array: an index scan of the state, in each branch below) */
+	if (keys && null_keys)
+		key_cond = psprintf(" AND x.k1 IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", keys);
+	else if (keys)
+		key_cond = psprintf(" AND x.k1 %s ANY (ARRAY(SELECT k.k1 FROM %s k))",
+							dv_equality_operator(exprType((Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr)),
+							keys);
 	if (old || !has_delta(op))
-		rel = state;
+		rel = psprintf("(SELECT %s FROM %s x WHERE true%s)", cols, state, key_cond);
 	else
-		rel = psprintf("(SELECT %s FROM %s x WHERE NOT EXISTS (SELECT FROM %s n WHERE n.dv_ctid = x.ctid) "
-					   "UNION ALL SELECT %s FROM %s x WHERE x.dv_count > 0)",
-					   cols, state, dv_optree_state_new_name(op), cols, dv_optree_state_new_name(op));
-	if (keys)
-	{
-		Node	   *k1 = (Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr;
-
-		if (null_keys)
-			rel = psprintf("(SELECT * FROM %s x WHERE x.k1 IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL))",
-						   rel, keys);
-		else
-			rel = psprintf("(SELECT * FROM %s x WHERE x.k1 %s ANY (SELECT k.k1 FROM %s k))",
-						   rel, dv_equality_operator(exprType(k1)), keys);
-	}
+		rel = psprintf("(SELECT %s FROM %s x WHERE NOT EXISTS (SELECT FROM %s n WHERE n.dv_ctid = x.ctid)%s "
+					   "UNION ALL SELECT %s FROM %s x WHERE x.dv_count > 0%s)",
+					   cols, state, dv_optree_state_new_name(op), key_cond,
+					   cols, dv_optree_state_new_name(op), key_cond);
 	return group_state_rows(g, op, aggs, group_state_values(op, aggs, rel, ""));
 }
 
@@ -4022,8 +4056,7 @@ group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
  * its groups, whose input changed: the changed groups' rows now (+1) from
  * their new state rows, less their rows as they were (-1) from the old
  * values those carry (dv_optree_state_new_sql), each where it has input
- * rows and HAVING holds.  Groups that no row of the join's other side
- * reaches are left out as by the rule without state (keys_filter).
+ * rows and HAVING holds.
  */
 static void
 group_state_delta(DvGen *g, DvOp *op, StringInfo terms)
@@ -4032,9 +4065,12 @@ group_state_delta(DvGen *g, DvOp *op, StringInfo terms)
 	List	   *aggs = group_state_aggs(op, &ok);
 	char	   *rel;
 
-	rel = add_cte(g, psprintf("SELECT * FROM %s k%s%s", dv_optree_state_new_name(op),
-							  g->keys_filter_op == op && g->keys_filter ? " WHERE " : "",
-							  g->keys_filter_op == op && g->keys_filter ? g->keys_filter : ""));
+	/*
+	 * (no keys_filter: a changed group costs its two rows here, less than
+	 * finding whether some row of the other side joins it, which reads
+	 * that side now)
+	 */
+	rel = add_cte(g, psprintf("SELECT * FROM %s k", dv_optree_state_new_name(op)));
 	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
 					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
 					 group_state_rows(g, op, aggs, group_state_values(op, aggs, rel, "")),

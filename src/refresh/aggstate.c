@@ -583,9 +583,14 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 
 		create_state_table(dt, name, dv_optree_state_columns(op));
 		if (dv_optree_state_key_columns(op))
+		{
+			/* (room on each page: a changed group's row is updated in place, HOT) */
+			dv_catalog_exec(psprintf("ALTER TABLE %s SET (fillfactor = 80)", qualified_state(name)),
+							0, NULL, NULL, NULL, -1);
 			dv_catalog_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s) NULLS NOT DISTINCT",
 									 qualified_state(name), dv_optree_state_key_columns(op)),
 							0, NULL, NULL, NULL, -1);
+		}
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		fill = dv_optree_state_fill_sql(op);

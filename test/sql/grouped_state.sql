@@ -39,7 +39,10 @@ INSERT INTO gs_tables VALUES
   ('gs_max', 'WITH r (g, total) AS (SELECT g, sum(v) FROM gs_li WHERE day < 8 GROUP BY g)
               SELECT gs_g.g, gs_g.name, r.total FROM gs_g, r WHERE gs_g.g = r.g AND r.total = (SELECT max(total) FROM r)'),
   -- TPC-H Q17's shape: a correlated avg, decorrelated into a join with a grouped subquery
-  ('gs_corr', 'SELECT gs_g.g, gs_g.name FROM gs_g WHERE gs_g.g < (SELECT avg(i) FROM gs_li WHERE gs_li.g = gs_g.g)');
+  ('gs_corr', 'SELECT gs_g.g, gs_g.name FROM gs_g WHERE gs_g.g < (SELECT avg(i) FROM gs_li WHERE gs_li.g = gs_g.g)'),
+  -- TPC-H Q21's shape: a count per name under ORDER BY ... LIMIT, over a join with EXISTS
+  ('gs_topn', 'SELECT gs_g.name, count(*) AS n, sum(v) AS s FROM gs_li JOIN gs_g ON gs_g.g = gs_li.g
+               WHERE EXISTS (SELECT FROM gs_li l2 WHERE l2.g = gs_li.g AND l2.id <> gs_li.id) GROUP BY gs_g.name ORDER BY n DESC, name LIMIT 4');
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
   FROM gs_tables ORDER BY name;
 SELECT t.name, d.effective_mode FROM gs_tables t JOIN dynview.dynamic_tables d ON d.name = t.name::regclass ORDER BY 1;
