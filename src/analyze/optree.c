@@ -4184,19 +4184,18 @@ group_state_columns(DvOp *op)
 }
 
 /*
- * dv_optree_state_key_columns - "k1, .., kn", the group keys of op's state
- * (a grouped subquery operator that keeps its groups), which a unique index
- * (NULLS NOT DISTINCT) covers; NULL for another state
+ * dv_optree_state_key_columns - the group key columns of op's state (a
+ * grouped subquery operator that keeps its groups), k1..kn (char *), or NIL
+ * for another state
  */
-char *
+List *
 dv_optree_state_key_columns(DvOp *op)
 {
-	StringInfoData buf;
+	List	   *cols = NIL;
 
 	if (!is_group_state(op))
-		return NULL;
-	initStringInfo(&buf);
+		return NIL;
 	for (int i = 1; i <= list_length(op->inner->input_tlist); i++)
-		appendStringInfo(&buf, "%sk%d", i > 1 ? ", " : "", i);
-	return buf.data;
+		cols = lappend(cols, psprintf("k%d", i));
+	return cols;
 }

@@ -239,10 +239,13 @@ extern char *dv_optree_state_replace_sql(DvOp *op);
  * state with those groups replaced (so an extreme over it, as TPC-H Q15's
  * max, reads the state, not the subquery's input); after the statements a
  * MERGE by ctid deletes emptied groups, updates changed ones and inserts
- * new ones.  dv_optree_state_key_columns names the columns of the state's
- * unique index (NULLS NOT DISTINCT), NULL for the other states.
+ * new ones.  dv_optree_state_key_columns lists the state's key columns
+ * (NIL for the other states): a unique index (NULLS NOT DISTINCT) covers
+ * them all, and each after the first has an index of its own (a join or
+ * semi-join may look groups up by another key than the first: TPC-H Q20's
+ * supplier of (part, supplier)).
  */
-extern char *dv_optree_state_key_columns(DvOp *op);
+extern List *dv_optree_state_key_columns(DvOp *op);
 
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);
