@@ -2447,6 +2447,12 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	char	   *keys = NULL;
 	ListCell   *lc;
 
+	/* (groups kept in a state: from the state's new rows, not the input's delta) */
+	if (reads_group_state(op) && has_delta(inner->tree))
+	{
+		group_state_delta(g, op, terms);
+		return;
+	}
 	gen_init(&ig, inner->level, g);
 	d = delta_cte(&ig, inner->tree);
 	if (inner->kind == DV_PLAN_SPJ)
@@ -2461,11 +2467,6 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 								 rti, te->resno);
 		}
 		appendStringInfo(terms, "d.dv_weight FROM %s d", d);
-		return;
-	}
-	if (d != NULL && reads_group_state(op))
-	{
-		group_state_delta(g, op, terms);
 		return;
 	}
 	if (d != NULL && inner->input_tlist == NIL && extreme_aggrefs(op) == NIL && reads_state(op))
