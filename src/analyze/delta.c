@@ -2401,6 +2401,9 @@ grouping_text(DvPlan *plan)
 		return pstrdup("aggregate without GROUP BY: recomputed when the delta below is not empty");
 	if (plan->branches != NIL)
 		return psprintf("set operation on every column (%s): the rows whose values the branches' deltas have, recomputed", keys.data);
+	if (plan->node_op && plan->node_op->state_id > 0)
+		return psprintf("group by %s, aggregates kept in state: state dynview_state.%s, per group its input rows and its aggregates' non-NULL counts and exact sums; the groups whose keys the delta below has, old rows from the state (-), new rows from the state plus the aggregated delta (+)",
+						keys.data, quote_identifier(psprintf("ext_<table oid>_%d", plan->node_op->state_id)));
 	return psprintf("group by %s: the groups whose keys the delta below has, recomputed", keys.data);
 }
 

@@ -144,6 +144,13 @@ typedef struct DvPlan
 	List	   *window_input_columns;	/* of char * */
 	List	   *window_order;	/* of DvSortKey * */
 	List	   *branches;		/* UNION ALL: the SPJ plan of each branch (no template) */
+
+	/*
+	 * The input of a TOPN or WINDOW plan: the subquery operator over it
+	 * whose delta dv_node_delta_sql computes, kept with the plan when it
+	 * keeps its groups in a state (optree.c assign_states_node), or NULL
+	 */
+	struct DvOp *node_op;
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
 	List	   *spj_key;		/* SPJ: output columns no two rows share (NULLs
 								 * equal), derived from the sources' unique keys

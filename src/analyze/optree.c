@@ -1620,6 +1620,37 @@ static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
 static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
 static char *reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals);
 
+/* (operator state of grouped subqueries: at the end of the file) */
+typedef enum GroupAggKind
+{
+	GROUP_AGG_COUNT,			/* count(*), count(x): n */
+	GROUP_AGG_SUM,				/* sum of integers or fixed-scale numeric: n, s (z) */
+	GROUP_AGG_AVG				/* avg of the same: n, s (z) */
+} GroupAggKind;
+
+/* an aggregate of a grouped subquery operator kept in its state */
+typedef struct GroupAgg
+{
+	Aggref	   *aggref;
+	GroupAggKind kind;
+	Node	   *arg;			/* NULL: count(*) */
+	Oid			argtype;
+	int			scale;			/* numeric: the scale of every input (z: NaNs); -1 else */
+} GroupAgg;
+
+static bool is_group_state(DvOp *op);
+static bool reads_group_state(DvOp *op);
+static bool group_state_eligible(DvOp *op);
+static char *group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys);
+static void group_state_delta(DvGen *g, DvOp *op, StringInfo terms);
+static char *group_state_fill_sql(DvGen *ig, DvOp *op);
+static char *group_state_new_sql(DvGen *ig, DvOp *op, const char *d);
+static char *group_state_columns(DvOp *op);
+static List *group_state_aggs(DvOp *op, bool *ok);
+static List *group_state_value_names(List *aggs);
+static char *group_state_value_columns(List *aggs, const char *prefix, const char *as);
+static char *group_state_key_list(DvOp *op, const char *alias);
+
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op))
 
@@ -1737,6 +1768,9 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 	ListCell   *lc;
 	bool		first = true;
 
+	/* (groups kept in a state: read from there) */
+	if (input == NULL && reads_group_state(op))
+		return group_state_sql(g, op, dtree != NULL, keys, null_keys);
 	gen_init(&ig, inner->level, g);
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "SELECT ");
@@ -1849,7 +1883,7 @@ rows_sql(DvGen *g, DvOp *op)
 				 * (its input unchanged: the aggregate over the extreme rows
 				 * it keeps, as at the data snapshot)
 				 */
-				if (reads_state(op) && !has_delta(op))
+				if (reads_state(op) && !has_delta(op) && !is_group_state(op))
 					return extreme_aggrefs(op) == NIL
 						? psprintf("SELECT * FROM %s", state_qualified(op))
 						: group_sql_over(g, op, NULL, NULL, false,
@@ -2413,6 +2447,12 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	char	   *keys = NULL;
 	ListCell   *lc;
 
+	/* (groups kept in a state: from the state's new rows, not the input's delta) */
+	if (reads_group_state(op) && has_delta(inner->tree))
+	{
+		group_state_delta(g, op, terms);
+		return;
+	}
 	gen_init(&ig, inner->level, g);
 	d = delta_cte(&ig, inner->tree);
 	if (inner->kind == DV_PLAN_SPJ)
@@ -2810,6 +2850,8 @@ state_eligible(DvOp *op)
 
 	if (op->inner->tree == NULL)
 		return false;
+	if (op->inner->input_tlist != NIL)
+		return group_state_eligible(op);
 	if (aggrefs == NIL)
 		return value_state_eligible(op);
 	foreach(lc, aggrefs)
@@ -2828,6 +2870,7 @@ state_eligible(DvOp *op)
 }
 
 static void assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops);
+static void assign_states_node(DvPlan *input, Oid relid, int *n, List **ops);
 
 /* number op's operators that can keep a state, pre-order (outer before inner) */
 static void
@@ -2859,6 +2902,37 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 	}
 }
 
+/*
+ * assign_states_node - the input of a top-N or window plan (its delta is
+ * that of a subquery operator over it, dv_node_delta_sql): a GROUP BY that
+ * can keep its groups gets that operator, made once in the plan's memory
+ * (the plan cache's: relid valid) and numbered before the input's own
+ * operators (TPC-H Q21: the count per supplier under ORDER BY ... LIMIT).
+ */
+static void
+assign_states_node(DvPlan *input, Oid relid, int *n, List **ops)
+{
+	if (input == NULL)
+		return;
+	if (input->node_op == NULL && relid != InvalidOid && input->kind == DV_PLAN_GROUPED &&
+		input->input_tlist != NIL && !input->window_node)
+	{
+		DvOp	   *op = new_op(DV_OP_GROUP);
+
+		op->inner = input;
+		op->rels = bms_make_singleton(1);
+		if (state_eligible(op))
+		{
+			op->state_table = relid;
+			op->state_id = ++*n;
+			input->node_op = op;
+		}
+	}
+	if (input->node_op && ops && !list_member_ptr(*ops, input->node_op))
+		*ops = lappend(*ops, input->node_op);
+	assign_states_plan(input, relid, n, ops);
+}
+
 static void
 assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
 {
@@ -2867,8 +2941,8 @@ assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
 	if (plan == NULL)
 		return;
 	assign_states_op(plan->tree, relid, n, ops);
-	assign_states_plan(plan->topn_input, relid, n, ops);
-	assign_states_plan(plan->window_input, relid, n, ops);
+	assign_states_node(plan->topn_input, relid, n, ops);
+	assign_states_node(plan->window_input, relid, n, ops);
 	foreach(lc, plan->branches)
 		assign_states_plan(lfirst(lc), relid, n, ops);
 }
@@ -3022,7 +3096,12 @@ dv_optree_state_fill_sql(DvOp *op)
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
 	gen_init(&ig, op->inner->level, NULL);
-	if (extreme_aggrefs(op) != NIL)
+	if (is_group_state(op))
+	{
+		n = group_state_fill_sql(&ig, op);
+		sql = ig.with->len ? psprintf("WITH %s %s", ig.with->data, n) : n;
+	}
+	else if (extreme_aggrefs(op) != NIL)
 	{
 		n = add_cte(&ig, rows_sql(&ig, op->inner->tree));
 		sql = psprintf("WITH %s %s", ig.with->data, extreme_rows_sql(&ig, op, n));
@@ -3044,6 +3123,8 @@ dv_optree_state_columns(DvOp *op)
 	StringInfoData buf;
 	ListCell   *lc;
 
+	if (is_group_state(op))
+		return group_state_columns(op);
 	initStringInfo(&buf);
 	foreach(lc, extreme_aggrefs(op) != NIL ? op->inner->tree->cols : op->cols)
 	{
@@ -3094,6 +3175,18 @@ dv_optree_state_new_sql(DvOp *op)
 	dv_set_output_styles();
 	state = state_qualified(op);
 	gen_init(&ig, op->inner->level, NULL);
+	if (is_group_state(op))
+	{
+		d = delta_cte(&ig, op->inner->tree);
+		if (d != NULL)
+		{
+			char	   *rows = group_state_new_sql(&ig, op, d);
+
+			sql = psprintf("WITH %s %s", ig.with->data, rows);
+		}
+		AtEOXact_GUC(true, nestlevel);
+		return sql;
+	}
 	if (extreme_aggrefs(op) == NIL)
 	{
 		char	   *now = group_sql(&ig, op, NULL, NULL, false);
@@ -3123,6 +3216,28 @@ dv_optree_state_new_sql(DvOp *op)
 char *
 dv_optree_state_replace_sql(DvOp *op)
 {
+	if (is_group_state(op))
+	{
+		bool		ok;
+		List	   *aggs = group_state_aggs(op, &ok);
+		char	   *ncols = group_state_value_columns(aggs, "n.", NULL);
+		List	   *names = group_state_value_names(aggs);
+		StringInfoData set;
+		ListCell   *lc;
+
+		/* (the changed groups by the state row's ctid: gone at 0, updated, or new) */
+		initStringInfo(&set);
+		foreach(lc, names)
+			appendStringInfo(&set, "%s%s = n.%s", foreach_current_index(lc) ? ", " : "",
+							 (char *) lfirst(lc), (char *) lfirst(lc));
+		return psprintf("MERGE INTO %s s USING %s n ON s.ctid = n.dv_ctid "
+						"AND s.ctid = ANY (ARRAY(SELECT m.dv_ctid FROM %s m WHERE m.dv_ctid IS NOT NULL)) "
+						"WHEN MATCHED AND n.dv_count <= 0 THEN DELETE "
+						"WHEN MATCHED THEN UPDATE SET %s "
+						"WHEN NOT MATCHED AND n.dv_count > 0 THEN INSERT VALUES (%s%s)",
+						state_qualified(op), dv_optree_state_new_name(op), dv_optree_state_new_name(op), set.data,
+						group_state_key_list(op, "n"), ncols);
+	}
 	return psprintf("WITH dv_old AS (DELETE FROM %s) INSERT INTO %s SELECT * FROM %s",
 					state_qualified(op), state_qualified(op), dv_optree_state_new_name(op));
 }
@@ -3274,7 +3389,7 @@ char *
 dv_node_delta_sql(DvPlan *input)
 {
 	Query	   *gq = input->kind == DV_PLAN_GROUPED ? input->grouped_level : input->level;
-	DvOp	   *op = new_op(DV_OP_GROUP);
+	DvOp	   *op = input->node_op ? input->node_op : new_op(DV_OP_GROUP);
 	DvGen		g;
 	char	   *d;
 	StringInfoData out;
@@ -3284,8 +3399,11 @@ dv_node_delta_sql(DvPlan *input)
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
-	op->inner = input;
-	op->rels = bms_make_singleton(1);
+	if (input->node_op == NULL)
+	{
+		op->inner = input;
+		op->rels = bms_make_singleton(1);
+	}
 	gen_init(&g, input->level, NULL);
 	d = delta_cte(&g, op);
 	if (d == NULL)
@@ -3409,6 +3527,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
+				else if (is_group_state(op))
+					appendStringInfo(buf, " (GROUP BY %s, aggregates kept in state): state dynview_state.%s, per group its input rows and its aggregates' non-NULL counts and exact sums; the groups whose keys its input's delta has, old rows from the state (-), new rows from the state plus the aggregated delta (+)\n",
+									 keys.data, quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
 				else
 					appendStringInfo(buf, " (GROUP BY %s): the groups whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data);
@@ -3443,4 +3564,646 @@ dv_optree_explain(Query *q, DvOp *root)
 	if (buf.len > 0)
 		buf.data[--buf.len] = '\0';
 	return buf.data;
+}
+
+/* ---------------------------------------------------------------------
+ * Operator state: the groups of a grouped subquery (optree.h)
+ * ---------------------------------------------------------------------
+ */
+
+
+/*
+ * group_state_agg - the kept form of aggregate a of the level q (whose Vars
+ * its argument reads), or NULL if it is not algebraic over exact numbers:
+ * count(*), count(x) (x not a row), sum and avg of int2, int4, int8 and of
+ * a numeric whose every value has one scale (numeric_fixed_scale: a sum of
+ * such prints as PostgreSQL's does, at that scale, however many rows left
+ * the group), without DISTINCT or ORDER BY.  FILTER is part of the input.
+ */
+static GroupAgg *
+group_state_agg(Aggref *a, Query *q)
+{
+	GroupAgg   *ga = palloc0(sizeof(GroupAgg));
+
+	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL || a->aggvariadic ||
+		a->aggorder != NIL || a->aggdistinct != NIL)
+		return NULL;
+	ga->aggref = a;
+	ga->scale = -1;
+	if (a->aggstar)
+	{
+		if (a->aggfnoid != F_COUNT_)
+			return NULL;
+		ga->kind = GROUP_AGG_COUNT;
+		return ga;
+	}
+	if (list_length(a->args) != 1)
+		return NULL;
+	ga->arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+	ga->argtype = exprType(ga->arg);
+	switch (a->aggfnoid)
+	{
+		case F_COUNT_ANY:
+			if (type_is_rowtype(ga->argtype))
+				return NULL;	/* ("x IS NOT NULL" would test a row's fields) */
+			ga->kind = GROUP_AGG_COUNT;
+			return ga;
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+		case F_SUM_INT8:
+			ga->kind = GROUP_AGG_SUM;
+			return ga;
+		case F_AVG_INT2:
+		case F_AVG_INT4:
+		case F_AVG_INT8:
+			ga->kind = GROUP_AGG_AVG;
+			return ga;
+		case F_SUM_NUMERIC:
+		case F_AVG_NUMERIC:
+			ga->kind = a->aggfnoid == F_SUM_NUMERIC ? GROUP_AGG_SUM : GROUP_AGG_AVG;
+			ga->scale = numeric_fixed_scale(ga->arg, q);
+			return ga->scale >= 0 ? ga : NULL;
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * group_state_aggs - the aggregates of the grouped subquery operator op
+ * (its output and HAVING, each once), kept; *ok false if one cannot be.
+ */
+static List *
+group_state_aggs(DvOp *op, bool *ok)
+{
+	Query	   *gq = op->inner->grouped_level;
+	List	   *found = NIL;
+	List	   *aggs = NIL;
+	ListCell   *lc;
+
+	*ok = true;
+	(void) collect_aggrefs_walker((Node *) gq->targetList, &found);
+	(void) collect_aggrefs_walker(gq->havingQual, &found);
+	foreach(lc, found)
+	{
+		Node	   *a = plain_var_mutator(lfirst(lc), NULL);
+		GroupAgg   *ga;
+		ListCell   *lk;
+		bool		seen = false;
+
+		foreach(lk, aggs)
+			seen = seen || equal(((GroupAgg *) lfirst(lk))->aggref, a);
+		if (seen)
+			continue;
+		ga = group_state_agg((Aggref *) a, op->inner->level);
+		if (ga == NULL)
+		{
+			*ok = false;
+			return NIL;
+		}
+		aggs = lappend(aggs, ga);
+	}
+	return aggs;
+}
+
+/*
+ * An expression of the grouped level (output, HAVING) over the values of a
+ * group kept in the state: its group keys become columns k1..kn and its
+ * aggregates columns a1..am of a relation of the state's values (range
+ * table entry varno, after the stand-ins); ok false if some other column
+ * of the input, a sublink, window or grouping function remains.
+ */
+typedef struct StateValueMap
+{
+	List	   *keys;			/* the group key expressions (plain Vars) */
+	List	   *aggs;			/* of GroupAgg */
+	int			varno;
+	bool		ok;
+} StateValueMap;
+
+static Node *
+state_value_mutator(Node *node, StateValueMap *m)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	foreach(lc, m->keys)
+	{
+		if (equal(node, lfirst(lc)))
+			return (Node *) makeVar(m->varno, foreach_current_index(lc) + 1, exprType(node),
+									exprTypmod(node), exprCollation(node), 0);
+	}
+	if (IsA(node, Aggref))
+	{
+		foreach(lc, m->aggs)
+		{
+			Aggref	   *a = ((GroupAgg *) lfirst(lc))->aggref;
+
+			if (equal(node, a))
+				return (Node *) makeVar(m->varno, list_length(m->keys) + foreach_current_index(lc) + 1,
+										a->aggtype, -1, a->aggcollid, 0);
+		}
+		m->ok = false;
+		return node;
+	}
+	if (IsA(node, Var) || IsA(node, SubLink) || IsA(node, WindowFunc) ||
+		IsA(node, GroupingFunc) || IsA(node, Query))
+	{
+		m->ok = false;
+		return node;
+	}
+	return expression_tree_mutator(node, state_value_mutator, (void *) m);
+}
+
+/* the group keys of op's grouped level (its input's delta keys), as plain Vars */
+static List *
+group_state_keys(DvOp *op)
+{
+	List	   *keys = NIL;
+	ListCell   *lc;
+
+	foreach(lc, op->inner->input_tlist)
+		keys = lappend(keys, plain_var_mutator((Node *) lfirst_node(TargetEntry, lc)->expr, NULL));
+	return keys;
+}
+
+/* expr of op's grouped level over the state's values (NULL if it does not map) */
+static Node *
+state_value_expr(DvOp *op, List *aggs, int varno, Node *expr)
+{
+	StateValueMap m;
+	Node	   *e;
+
+	m.keys = group_state_keys(op);
+	m.aggs = aggs;
+	m.varno = varno;
+	m.ok = true;
+	e = state_value_mutator(plain_var_mutator(expr, NULL), &m);
+	return m.ok ? e : NULL;
+}
+
+/*
+ * group_state_eligible - can the subquery operator op keep its groups?  A
+ * GROUP BY (no grouping sets, DISTINCT, windows, set-returning functions
+ * or LIMIT) whose aggregates are all kept (group_state_aggs), whose group
+ * keys compare as identity (dv_equality_is_identity: a group's key prints
+ * as every row of the group does), with a btree equality, under their
+ * type's default collation, and whose output and HAVING read the group
+ * keys and the aggregates only.
+ */
+static bool
+group_state_eligible(DvOp *op)
+{
+	DvPlan	   *inner = op->inner;
+	Query	   *gq = inner->grouped_level;
+	List	   *aggs;
+	bool		ok;
+	ListCell   *lc;
+
+	if (inner->kind != DV_PLAN_GROUPED || inner->window_node || inner->tree == NULL ||
+		gq == NULL || gq->groupClause == NIL || gq->groupingSets || gq->distinctClause ||
+		gq->hasTargetSRFs || gq->hasWindowFuncs || gq->limitCount || gq->limitOffset ||
+		list_length(inner->input_tlist) != list_length(gq->groupClause))
+		return false;
+	aggs = group_state_aggs(op, &ok);
+	if (!ok)
+		return false;
+	foreach(lc, group_state_keys(op))
+	{
+		Node	   *k = lfirst(lc);
+		Oid			coll = exprCollation(k);
+		TypeCacheEntry *tc = lookup_type_cache(exprType(k), TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
+
+		if (!OidIsValid(tc->eq_opr) || !OidIsValid(tc->btree_opf) ||
+			(OidIsValid(coll) && coll != DEFAULT_COLLATION_OID) ||
+			!dv_equality_is_identity(exprType(k), exprTypmod(k), coll) ||
+			get_typtype(exprType(k)) == TYPTYPE_PSEUDO || type_is_rowtype(exprType(k)))
+			return false;
+	}
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk && state_value_expr(op, aggs, 1, (Node *) te->expr) == NULL)
+			return false;
+	}
+	if (gq->havingQual && state_value_expr(op, aggs, 1, gq->havingQual) == NULL)
+		return false;
+	return true;
+}
+
+/* is op a grouped subquery operator that keeps its groups (and reads them now)? */
+static bool
+is_group_state(DvOp *op)
+{
+	return op->kind == DV_OP_GROUP && op->state_id > 0 && op->inner->input_tlist != NIL;
+}
+
+static bool
+reads_group_state(DvOp *op)
+{
+	return is_group_state(op) && reads_state(op);
+}
+
+/* the input of aggregate ga over the input's row (alias d): NULL where FILTER fails */
+static char *
+group_agg_input(DvGen *ig, DvOp *op, GroupAgg *ga)
+{
+	char	   *x = ga->arg ? psprintf("(%s)", deparse(ig, ga->arg, op->inner->tree, "d", NULL, NULL)) : "1";
+
+	if (ga->aggref->aggfilter)
+		return psprintf("CASE WHEN %s THEN %s END",
+						deparse(ig, (Node *) ga->aggref->aggfilter, op->inner->tree, "d", NULL, NULL), x);
+	return x;
+}
+
+/*
+ * group_state_sums - "k1, .., dv_count, n1, s1, z1, .." of op's groups over
+ * rows of its input (alias d), each row counted w times (w: "d.dv_weight *"
+ * over a delta, "" over rows), for a GROUP BY 1..n: the state's columns:
+ *	k<i>		the group keys
+ *	dv_count	the input rows of the group (a group at 0 is gone)
+ *	n<j>		the rows whose input of aggregate j is not NULL
+ *	s<j>		sum, avg: the exact sum of those inputs (numeric; of a
+ *				numeric, without its NaNs)
+ *	z<j>		sum, avg of numeric: the NaN inputs (the result is NaN)
+ */
+static char *
+group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, op->inner->input_tlist)
+		appendStringInfo(&buf, "%s AS k%d, ",
+						 deparse(ig, (Node *) lfirst_node(TargetEntry, lc)->expr, op->inner->tree, "d", NULL, NULL),
+						 foreach_current_index(lc) + 1);
+	appendStringInfo(&buf, "pg_catalog.sum(%s1)::pg_catalog.int8 AS dv_count", w);
+	foreach(lc, aggs)
+	{
+		GroupAgg   *ga = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		char	   *x = group_agg_input(ig, op, ga);
+
+		appendStringInfo(&buf, ", pg_catalog.sum(%sCASE WHEN %s IS NULL THEN 0 ELSE 1 END)::pg_catalog.int8 AS n%d",
+						 w, x, j);
+		if (ga->kind == GROUP_AGG_COUNT)
+			continue;
+		if (ga->scale >= 0)
+			appendStringInfo(&buf, ", pg_catalog.sum(%sCASE WHEN %s = 'NaN'::pg_catalog.numeric THEN 0 ELSE %s END) AS s%d"
+							 ", pg_catalog.sum(%sCASE WHEN %s = 'NaN'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS z%d",
+							 w, x, x, j, w, x, j);
+		else
+			appendStringInfo(&buf, ", pg_catalog.sum(%s%s::pg_catalog.numeric) AS s%d", w, x, j);
+	}
+	return buf.data;
+}
+
+/*
+ * the state's columns after the keys, "dv_count, n1, s1, z1, ..." each
+ * prefixed by prefix, and named <as><column> when as is not NULL
+ */
+static List *
+group_state_value_names(List *aggs)
+{
+	List	   *names = list_make1("dv_count");
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		GroupAgg   *ga = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		names = lappend(names, psprintf("n%d", j));
+		if (ga->kind != GROUP_AGG_COUNT)
+			names = lappend(names, psprintf("s%d", j));
+		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
+			names = lappend(names, psprintf("z%d", j));
+	}
+	return names;
+}
+
+static char *
+group_state_value_columns(List *aggs, const char *prefix, const char *as)
+{
+	StringInfoData buf;
+	List	   *names = group_state_value_names(aggs);
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, names)
+	{
+		appendStringInfo(&buf, "%s%s%s", foreach_current_index(lc) ? ", " : "", prefix, (char *) lfirst(lc));
+		if (as)
+			appendStringInfo(&buf, " AS %s%s", as, (char *) lfirst(lc));
+	}
+	return buf.data;
+}
+
+/* "x.k1, .., x.kn, " */
+static char *
+group_state_key_list(DvOp *op, const char *alias)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 1; i <= list_length(op->inner->input_tlist); i++)
+		appendStringInfo(&buf, "%s.k%d, ", alias, i);
+	return buf.data;
+}
+
+/*
+ * group_state_values - "SELECT x.k1.., a1.." of the groups of relation rel
+ * (alias x: state columns, prefixed by prefix, with count_col > 0): each
+ * aggregate's value as PostgreSQL computes it from count and sum: a sum of
+ * integers cast to its type (int8, or numeric for int8's); of numeric, the
+ * sum at its inputs' scale, or NaN; avg, sum / count in numeric division
+ * (int8_avg and numeric_avg divide so); NULL without a non-NULL input.
+ */
+static char *
+group_state_values(DvOp *op, List *aggs, const char *rel, const char *prefix)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT %s", group_state_key_list(op, "x"));
+	foreach(lc, aggs)
+	{
+		GroupAgg   *ga = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		char	   *n = psprintf("x.%sn%d", prefix, j);
+		char	   *s = psprintf("x.%ss%d", prefix, j);
+		char	   *v;
+
+		if (ga->scale >= 0)
+			s = psprintf("CASE WHEN x.%sz%d > 0 THEN 'NaN'::pg_catalog.numeric ELSE pg_catalog.round(%s, %d) END",
+						 prefix, j, s, ga->scale);
+		if (ga->kind == GROUP_AGG_COUNT)
+			v = n;
+		else if (ga->kind == GROUP_AGG_AVG)
+			v = psprintf("CASE WHEN %s > 0 THEN (%s) OPERATOR(pg_catalog./) %s::pg_catalog.numeric END", n, s, n);
+		else
+			v = psprintf("CASE WHEN %s > 0 THEN (%s)::%s END", n, s,
+						 format_type_extended(ga->aggref->aggtype, -1, FORMAT_TYPE_FORCE_QUALIFY));
+		appendStringInfo(&buf, "%s AS a%d", v, j);
+		if (lnext(aggs, lc))
+			appendStringInfoString(&buf, ", ");
+	}
+	if (aggs == NIL)
+		buf.data[buf.len - 2] = '\0';
+	appendStringInfo(&buf, " FROM %s x WHERE x.%sdv_count > 0", rel, prefix);
+	return buf.data;
+}
+
+/*
+ * deparse_state_value - expr of op's grouped level over relation alias v of
+ * the state's values (group_state_values): ruleutils deparses the level's
+ * own expression with its keys and aggregates made columns of v.
+ */
+static char *
+deparse_state_value(DvGen *ig, DvOp *op, List *aggs, Node *expr, const char *alias)
+{
+	int			varno = list_length(ig->stand_in) + 1;
+	Node	   *e = state_value_expr(op, aggs, varno, expr);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	List	   *names = NIL;
+	List	   *colnames = NIL;
+	PlannedStmt *pstmt = makeNode(PlannedStmt);
+
+	if (e == NULL)
+		elog(ERROR, "dynview: an expression of a grouped subquery does not map to its state");
+	for (int i = 1; i <= list_length(op->inner->input_tlist); i++)
+		colnames = lappend(colnames, makeString(psprintf("k%d", i)));
+	for (int j = 1; j <= list_length(aggs); j++)
+		colnames = lappend(colnames, makeString(psprintf("a%d", j)));
+	rte->rtekind = RTE_NAMEDTUPLESTORE;
+	rte->enrname = "dv_state_values";
+	rte->eref = makeAlias(rte->enrname, colnames);
+	rte->inFromCl = true;
+	for (int rti = 1; rti < varno; rti++)
+		names = lappend(names, "dv_none");
+	names = lappend(names, (char *) alias);
+	pstmt->commandType = CMD_SELECT;
+	pstmt->rtable = lappend(list_copy(ig->stand_in), rte);
+	return deparse_expression(e, deparse_context_for_plan_tree(pstmt, names), true, false);
+}
+
+/*
+ * group_state_rows - op's rows (columns c<rti>_<resno>) over the values of
+ * its groups (the SQL of group_state_values): its output, where HAVING
+ * holds for the group.
+ */
+static char *
+group_state_rows(DvGen *g, DvOp *op, List *aggs, const char *values)
+{
+	Query	   *gq = op->inner->grouped_level;
+	int			rti = bms_singleton_member(op->rels);
+	DvGen		ig;
+	StringInfoData buf;
+	ListCell   *lc;
+	bool		first = true;
+
+	gen_init(&ig, op->inner->level, g);
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "SELECT ");
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		appendStringInfo(&buf, "%s%s AS c%d_%d", first ? "" : ", ",
+						 deparse_state_value(&ig, op, aggs, (Node *) te->expr, "v"), rti, te->resno);
+		first = false;
+	}
+	appendStringInfo(&buf, " FROM (%s) v", values);
+	if (gq->havingQual)
+		appendStringInfo(&buf, " WHERE %s", deparse_state_value(&ig, op, aggs, gq->havingQual, "v"));
+	return buf.data;
+}
+
+/*
+ * group_state_sql - group_sql of op from its state: its groups as they
+ * were (old: the state), or now (the state with its changed groups
+ * replaced by the new state rows, dv_optree_state_new_name, when its input
+ * has a change); restricted to the groups whose first key is among keys'
+ * k1 (or, with null_keys, to those whose first key is NULL if a NULL is)
+ * when keys is not NULL: an index lookup of the state per key.
+ */
+static char *
+group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
+{
+	bool		ok;
+	List	   *aggs = group_state_aggs(op, &ok);
+	char	   *state = state_qualified(op);
+	char	   *cols = psprintf("%s%s", group_state_key_list(op, "x"), group_state_value_columns(aggs, "x.", NULL));
+	const char *key_cond = "";
+	char	   *rel;
+
+	/* (the keys as an array: an index scan of the state, in each branch below) */
+	if (keys && null_keys)
+		key_cond = psprintf(" AND x.k1 IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", keys);
+	else if (keys)
+		key_cond = psprintf(" AND x.k1 %s ANY (ARRAY(SELECT k.k1 FROM %s k))",
+							dv_equality_operator(exprType((Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr)),
+							keys);
+	if (old || !has_delta(op))
+		rel = psprintf("(SELECT %s FROM %s x WHERE true%s)", cols, state, key_cond);
+	else
+		rel = psprintf("(SELECT %s FROM %s x WHERE NOT EXISTS (SELECT FROM %s n WHERE n.dv_ctid = x.ctid)%s "
+					   "UNION ALL SELECT %s FROM %s x WHERE x.dv_count > 0%s)",
+					   cols, state, dv_optree_state_new_name(op), key_cond,
+					   cols, dv_optree_state_new_name(op), key_cond);
+	return group_state_rows(g, op, aggs, group_state_values(op, aggs, rel, ""));
+}
+
+/*
+ * group_state_delta - the delta of a grouped subquery operator that keeps
+ * its groups, whose input changed: the changed groups' rows now (+1) from
+ * their new state rows, less their rows as they were (-1) from the old
+ * values those carry (dv_optree_state_new_sql), each where it has input
+ * rows and HAVING holds.
+ */
+static void
+group_state_delta(DvGen *g, DvOp *op, StringInfo terms)
+{
+	bool		ok;
+	List	   *aggs = group_state_aggs(op, &ok);
+	char	   *rel;
+
+	/*
+	 * (no keys_filter: a changed group costs its two rows here, less than
+	 * finding whether some row of the other side joins it, which reads
+	 * that side now)
+	 */
+	rel = add_cte(g, psprintf("SELECT * FROM %s k", dv_optree_state_new_name(op)));
+	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
+					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+					 group_state_rows(g, op, aggs, group_state_values(op, aggs, rel, "")),
+					 group_state_rows(g, op, aggs, group_state_values(op, aggs, rel, "o_")));
+}
+
+/* the state's rows of op over its input now (a FULL refresh's fill) */
+static char *
+group_state_fill_sql(DvGen *ig, DvOp *op)
+{
+	bool		ok;
+	List	   *aggs = group_state_aggs(op, &ok);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT %s FROM (%s) d GROUP BY ", group_state_sums(ig, op, aggs, ""),
+					 rows_sql(ig, op->inner->tree));
+	for (int i = 1; i <= list_length(op->inner->input_tlist); i++)
+		appendStringInfo(&buf, "%s%d", i > 1 ? ", " : "", i);
+	return buf.data;
+}
+
+/*
+ * group_state_new_sql - the new state rows of op's changed groups: for each
+ * group key of its input's delta, the keys, dv_ctid (the state row's, NULL
+ * for a new group), the state's columns after the delta, and o_<column>
+ * as they were (NULL for a new group).  The state row is found by the keys
+ * through the state's index; a NULL key through IS NOT DISTINCT FROM.
+ */
+static char *
+group_state_new_sql(DvGen *ig, DvOp *op, const char *d)
+{
+	bool		ok;
+	List	   *aggs = group_state_aggs(op, &ok);
+	StringInfoData a;
+	StringInfoData eq;
+	StringInfoData nulls;
+	StringInfoData anynull;
+	StringInfoData buf;
+	char	   *agg;
+	ListCell   *lc;
+
+	initStringInfo(&a);
+	appendStringInfo(&a, "SELECT %s FROM %s d GROUP BY ", group_state_sums(ig, op, aggs, "d.dv_weight * "), d);
+	initStringInfo(&eq);
+	initStringInfo(&nulls);
+	initStringInfo(&anynull);
+	foreach(lc, op->inner->input_tlist)
+	{
+		int			i = foreach_current_index(lc) + 1;
+
+		appendStringInfo(&a, "%s%d", i > 1 ? ", " : "", i);
+		appendStringInfo(&eq, "%sx.k%d %s a.k%d", i > 1 ? " AND " : "", i,
+						 dv_equality_operator(exprType((Node *) lfirst_node(TargetEntry, lc)->expr)), i);
+		appendStringInfo(&nulls, "%sx.k%d IS NOT DISTINCT FROM a.k%d", i > 1 ? " AND " : "", i, i);
+		appendStringInfo(&anynull, "%sa.k%d IS NULL", i > 1 ? " OR " : "", i);
+	}
+	agg = add_cte(ig, a.data);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT %ss.dv_ctid, COALESCE(s.dv_count, 0) + a.dv_count AS dv_count",
+					 group_state_key_list(op, "a"));
+	foreach(lc, aggs)
+	{
+		GroupAgg   *ga = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		appendStringInfo(&buf, ", COALESCE(s.n%d, 0) + a.n%d AS n%d", j, j, j);
+		if (ga->kind != GROUP_AGG_COUNT)
+			appendStringInfo(&buf, ", COALESCE(s.s%d, 0) + COALESCE(a.s%d, 0) AS s%d", j, j, j);
+		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
+			appendStringInfo(&buf, ", COALESCE(s.z%d, 0) + a.z%d AS z%d", j, j, j);
+	}
+	appendStringInfo(&buf, ", %s FROM %s a LEFT JOIN LATERAL (SELECT x.ctid AS dv_ctid, x.* FROM %s x WHERE %s "
+					 "UNION ALL SELECT x.ctid, x.* FROM %s x WHERE (%s) AND %s) s ON true",
+					 group_state_value_columns(aggs, "s.", "o_"), agg, state_qualified(op), eq.data,
+					 state_qualified(op), anynull.data, nulls.data);
+	return buf.data;
+}
+
+/* the state table's columns of op's groups (group_state_sums) */
+static char *
+group_state_columns(DvOp *op)
+{
+	bool		ok;
+	List	   *aggs = group_state_aggs(op, &ok);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, op->inner->input_tlist)
+	{
+		Node	   *k = (Node *) lfirst_node(TargetEntry, lc)->expr;
+		int32		typmod = exprTypmod(k);
+		Oid			type = getBaseTypeAndTypmod(exprType(k), &typmod);
+
+		appendStringInfo(&buf, "k%d %s, ", foreach_current_index(lc) + 1, format_type_with_typemod(type, typmod));
+	}
+	appendStringInfoString(&buf, "dv_count pg_catalog.int8 NOT NULL");
+	foreach(lc, aggs)
+	{
+		GroupAgg   *ga = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		appendStringInfo(&buf, ", n%d pg_catalog.int8 NOT NULL", j);
+		if (ga->kind != GROUP_AGG_COUNT)
+			appendStringInfo(&buf, ", s%d pg_catalog.numeric", j);
+		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
+			appendStringInfo(&buf, ", z%d pg_catalog.int8 NOT NULL", j);
+	}
+	return buf.data;
+}
+
+/*
+ * dv_optree_state_key_columns - the group key columns of op's state (a
+ * grouped subquery operator that keeps its groups), k1..kn (char *), or NIL
+ * for another state
+ */
+List *
+dv_optree_state_key_columns(DvOp *op)
+{
+	List	   *cols = NIL;
+
+	if (!is_group_state(op))
+		return NIL;
+	for (int i = 1; i <= list_length(op->inner->input_tlist); i++)
+		cols = lappend(cols, psprintf("k%d", i));
+	return cols;
 }

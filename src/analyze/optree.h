@@ -232,6 +232,29 @@ extern char *dv_optree_state_replace_sql(DvOp *op);
  */
 extern int	dv_numeric_fixed_scale(Node *e, Query *q);
 
+/*
+ * A grouped subquery operator (GROUP BY at any depth: a CTE, a subquery in
+ * FROM, a decorrelated correlated subquery) whose aggregates are algebraic
+ * over exact numbers (count(*), count(x), sum and avg of integers and of
+ * numeric whose values have one scale, FILTER included) keeps its groups in
+ * dynview_state.ext_<table oid>_<n>: per group its keys k1..kn, dv_count
+ * (input rows), and per aggregate n<j> (non-NULL inputs), s<j> (their exact
+ * sum), z<j> (numeric: NaN inputs).  Its new state rows are those of the
+ * groups its input's delta has (the state row, found by the keys, plus the
+ * delta aggregated; its old values and ctid carried along), its delta
+ * their rows now (+1) less their rows as they were (-1), each computed
+ * from the values by the level's own output and HAVING; its rows now the
+ * state with those groups replaced (so an extreme over it, as TPC-H Q15's
+ * max, reads the state, not the subquery's input); after the statements a
+ * MERGE by ctid deletes emptied groups, updates changed ones and inserts
+ * new ones.  dv_optree_state_key_columns lists the state's key columns
+ * (NIL for the other states): a unique index (NULLS NOT DISTINCT) covers
+ * them all, and each after the first has an index of its own (a join or
+ * semi-join may look groups up by another key than the first: TPC-H Q20's
+ * supplier of (part, supplier)).
+ */
+extern List *dv_optree_state_key_columns(DvOp *op);
+
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);
 

@@ -673,6 +673,27 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		int			save_sec;
 
 		create_state_table(dt, name, dv_optree_state_columns(op));
+		if (dv_optree_state_key_columns(op) != NIL)
+		{
+			List	   *keys = dv_optree_state_key_columns(op);
+			StringInfoData all;
+			ListCell   *lk;
+
+			/* (room on each page: a changed group's row is updated in place, HOT) */
+			dv_catalog_exec(psprintf("ALTER TABLE %s SET (fillfactor = 80)", qualified_state(name)),
+							0, NULL, NULL, NULL, -1);
+			initStringInfo(&all);
+			foreach(lk, keys)
+			{
+				appendStringInfo(&all, "%s%s", all.len ? ", " : "", (char *) lfirst(lk));
+				if (foreach_current_index(lk) > 0)
+					dv_catalog_exec(psprintf("CREATE INDEX ON %s (%s)", qualified_state(name), (char *) lfirst(lk)),
+									0, NULL, NULL, NULL, -1);
+			}
+			dv_catalog_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s) NULLS NOT DISTINCT",
+									 qualified_state(name), all.data),
+							0, NULL, NULL, NULL, -1);
+		}
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		fill = dv_optree_state_fill_sql(op);

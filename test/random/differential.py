@@ -235,14 +235,15 @@ class QueryGen:
                 pairs = pairs[:1]
         return r.choice(pairs)
 
-    def agg_exprs(self, alias, rel, count):
-        """count aggregate expressions over rel: [(sql, Col kind, ndv, tag or None)]."""
+    def agg_exprs(self, alias, rel, count, algebraic=False):
+        """count aggregate expressions over rel: [(sql, Col kind, ndv, tag or None)].  algebraic:
+        only count, sum and avg of integers, FILTER (a grouped subquery keeps its groups in state)."""
         r = self.rng
         out = []
         ints = rel.of("int")
         nums = rel.of("num")
         for _ in range(count):
-            choice = r.randrange(12)
+            choice = r.choice([0, 1, 2, 3, 6]) if algebraic else r.randrange(12)
             c = r.choice(ints) if ints else None
             e = f"{alias}.{c.name}" if c else None
             if choice == 0 or not c:
@@ -451,7 +452,7 @@ class QueryGen:
         sql = f"SELECT {', '.join(sel)} FROM {outer.src('o')}{where}"
         return Rel(sql, out, outer.rows, depth, {tag} | outer.tags | inner.tags)
 
-    def aggregate(self, depth, form=None, child=None):
+    def aggregate(self, depth, form=None, child=None, algebraic=False):
         """GROUP BY (with HAVING), GROUPING SETS / ROLLUP / CUBE, or a global aggregate."""
         r = self.rng
         child = child or self.child(depth)
@@ -460,8 +461,11 @@ class QueryGen:
         keyable = [c for c in child.cols if c.kind in KEYABLE]
         if form != "global" and not keyable:
             form = "global"
-        aggs = self.agg_exprs("t", child, r.randint(1, 3))
+        aggs = self.agg_exprs("t", child, r.randint(1, 3), algebraic)
         tags = {t for _, _, _, t in aggs if t}
+        if form == "group" and all((t is None or t == "aggregate FILTER") and "min(" not in e and "max(" not in e
+                                   and "DISTINCT" not in e for e, _, _, t in aggs):
+            tags.add("GROUP BY of count/sum/avg (groups kept in state when inside a query)")
         sel, cols = [], []
         group = ""
         rows = 1
@@ -658,6 +662,16 @@ def nested_queries(rng, count):
         lj = gen.join(2, kind=rng.choice(["LEFT JOIN", "RIGHT JOIN"]), children=(grouped, gen.gen(0)))
         return lj and gen.aggregate(3, child=lj)
 
+    def grouped_state_in_join():
+        # a GROUP BY of count/sum/avg (its groups kept in state) joined, under an aggregate or a
+        # top-N: the state read and kept at depth 3 and more
+        grouped = gen.aggregate(rng.randint(1, 2), form="group", algebraic=True)
+        j = gen.join(grouped.depth + 1, kind=rng.choice([None, "LEFT JOIN"]),
+                     children=(grouped, gen.gen(rng.randint(0, 1))))
+        if j is None:
+            return None
+        return rng.choice([gen.aggregate, gen.topn])(j.depth + 1, child=j)
+
     def not_exists_over_dt():
         return gen.semi(3, form="NOT EXISTS", inner=rng.choice(ups), correlated=True)
 
@@ -681,7 +695,7 @@ def nested_queries(rng, count):
             return gen.window(3, child=grouped, partition=False)
         return gen.window_grouped(3, child=gen.gen(2))
 
-    shapes = [agg_over_left_join, lambda: gen.scalar(3, correlated=True), not_exists_over_dt,
+    shapes = [agg_over_left_join, grouped_state_in_join, lambda: gen.scalar(3, correlated=True), not_exists_over_dt,
               join_of_two_aggregate_dts, rank_layer]
     shapes += [lambda: gen.gen(rng.choice([3, 3, 4]))] * count
     made = []
