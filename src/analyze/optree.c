@@ -3839,6 +3839,32 @@ group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
 		appendStringInfo(&buf, "%s AS k%d, ",
 						 deparse(ig, (Node *) lfirst_node(TargetEntry, lc)->expr, op->inner->tree, "d", NULL, NULL),
 						 foreach_current_index(lc) + 1);
+	if (*w == '\0')
+	{
+		/*
+		 * Unweighted (the state's fill from the rows of a group, each at
+		 * least one): the same values through counts and FILTER, which cost
+		 * less than sums of CASE over every input row.
+		 */
+		appendStringInfoString(&buf, "pg_catalog.count(*) AS dv_count");
+		foreach(lc, aggs)
+		{
+			GroupAgg   *ga = lfirst(lc);
+			int			j = foreach_current_index(lc) + 1;
+			char	   *x = group_agg_input(ig, op, ga);
+
+			appendStringInfo(&buf, ", pg_catalog.count(%s) AS n%d", x, j);
+			if (ga->kind == GROUP_AGG_COUNT)
+				continue;
+			if (ga->scale >= 0)
+				appendStringInfo(&buf, ", CASE WHEN pg_catalog.count(%s) > 0 THEN COALESCE(pg_catalog.sum(%s) FILTER (WHERE %s <> 'NaN'::pg_catalog.numeric), 0) END AS s%d"
+								 ", pg_catalog.count(*) FILTER (WHERE %s = 'NaN'::pg_catalog.numeric) AS z%d",
+								 x, x, x, j, x, j);
+			else
+				appendStringInfo(&buf, ", pg_catalog.sum(%s::pg_catalog.numeric) AS s%d", x, j);
+		}
+		return buf.data;
+	}
 	appendStringInfo(&buf, "pg_catalog.sum(%s1)::pg_catalog.int8 AS dv_count", w);
 	foreach(lc, aggs)
 	{

@@ -675,13 +675,23 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		create_state_table(dt, name, dv_optree_state_columns(op));
 		if (dv_optree_state_key_columns(op) != NIL)
 		{
+			/* (room on each page: a changed group's row is updated in place, HOT) */
+			dv_catalog_exec(psprintf("ALTER TABLE %s SET (fillfactor = 80)", qualified_state(name)),
+							0, NULL, NULL, NULL, -1);
+		}
+		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		fill = dv_optree_state_fill_sql(op);
+		fill_state(dt, name, fill, snapshot);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		/* the indexes after the fill (fill_state writes in bulk into a table without one) */
+		if (dv_optree_state_key_columns(op) != NIL)
+		{
 			List	   *keys = dv_optree_state_key_columns(op);
 			StringInfoData all;
 			ListCell   *lk;
 
-			/* (room on each page: a changed group's row is updated in place, HOT) */
-			dv_catalog_exec(psprintf("ALTER TABLE %s SET (fillfactor = 80)", qualified_state(name)),
-							0, NULL, NULL, NULL, -1);
+			CommandCounterIncrement();
 			initStringInfo(&all);
 			foreach(lk, keys)
 			{
@@ -694,11 +704,6 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 									 qualified_state(name), all.data),
 							0, NULL, NULL, NULL, -1);
 		}
-		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
-		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		fill = dv_optree_state_fill_sql(op);
-		fill_state(dt, name, fill, snapshot);
-		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		CommandCounterIncrement();
 	}
 }
