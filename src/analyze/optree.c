@@ -3965,7 +3965,11 @@ group_state_values(DvOp *op, List *aggs, const char *rel, const char *prefix)
 			appendStringInfoString(&buf, ", ");
 	}
 	if (aggs == NIL)
-		buf.data[buf.len - 2] = '\0';
+	{
+		/* no aggregate (a GROUP BY of keys only): drop the last key's ", " */
+		buf.len -= 2;
+		buf.data[buf.len] = '\0';
+	}
 	appendStringInfo(&buf, " FROM %s x WHERE x.%sdv_count > 0", rel, prefix);
 	return buf.data;
 }

@@ -233,6 +233,20 @@ DROP TABLE gs_pm;
 DROP DOMAIN gs_code;
 DROP TYPE gs_mood;
 
+-- 15. a GROUP BY of keys only (no aggregate): its state holds the keys and dv_count (the
+--     statement that read the groups' values lost its FROM clause, and the refresh failed with
+--     "missing FROM-clause entry for table x")
+SELECT dynview.create_dynamic_table('gs_keysonly', 'SELECT gs_g.name, x.h FROM gs_g JOIN (SELECT g, h FROM gs_li GROUP BY g, h) x ON x.g = gs_g.g', schedule => 'manual') IS NOT NULL AS created;
+SELECT (SELECT count(*) FROM regexp_matches(e.value, 'aggregates kept in state', 'g')) AS kept_groups
+  FROM dynview.explain_dynamic_table('gs_keysonly') e WHERE e.property = 'operator tree';
+INSERT INTO gs_li VALUES (3001, 7, 'new', 1, 1, 1, 1, 1, 1);
+DELETE FROM gs_li WHERE g = 2;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_keysonly') FROM dynview.refresh('gs_keysonly');
+SELECT count(*) AS rows, count(*) FILTER (WHERE h = 'new') AS new_groups FROM gs_keysonly;
+DELETE FROM gs_li WHERE id = 3001;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_keysonly') FROM dynview.refresh('gs_keysonly');
+SELECT dynview.drop_dynamic_table('gs_keysonly');
+
 SELECT dynview.drop_dynamic_table(name) FROM gs_tables ORDER BY name;
 -- dropped with their tables
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
