@@ -2536,7 +2536,16 @@ numeric_fixed_scale(Node *e, Query *q)
 	if (e == NULL || exprType(e) != NUMERICOID)
 		return -1;
 	if (exprTypmod(e) >= (int32) VARHDRSZ)
-		return (exprTypmod(e) - VARHDRSZ) & 0xffff;
+	{
+		/*
+		 * numeric(p, s): s is the typmod's low 11 bits, signed (as numeric.c
+		 * decodes it); a negative scale (numeric(5, -2)) rounds to hundreds,
+		 * leaving values without decimals, at display scale 0
+		 */
+		int			scale = ((((exprTypmod(e) - VARHDRSZ) & 0x7ff) ^ 1024) - 1024);
+
+		return Max(scale, 0);
+	}
 	if (IsA(e, Const))
 	{
 		Const	   *c = (Const *) e;
@@ -3116,6 +3125,17 @@ dv_optree_state_fill_sql(DvOp *op)
 	return sql;
 }
 
+/*
+ * the SQL of a state column's type, schema-qualified (the state table is
+ * created under a search_path of pg_catalog only, where an enum or domain of
+ * public would not be found), with its typmod
+ */
+static char *
+state_column_type(Oid type, int32 typmod)
+{
+	return format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+}
+
 /* the state table's columns: those of op's input */
 char *
 dv_optree_state_columns(DvOp *op)
@@ -3131,7 +3151,7 @@ dv_optree_state_columns(DvOp *op)
 		DvOpCol    *col = lfirst(lc);
 
 		appendStringInfo(&buf, "%s%s %s", buf.len ? ", " : "", col_name(col),
-						 format_type_with_typemod(col->type, col->typmod));
+						 state_column_type(col->type, col->typmod));
 	}
 	return buf.data;
 }
@@ -3978,7 +3998,11 @@ group_state_values(DvOp *op, List *aggs, const char *rel, const char *prefix)
 			appendStringInfoString(&buf, ", ");
 	}
 	if (aggs == NIL)
-		buf.data[buf.len - 2] = '\0';
+	{
+		/* no aggregate (a GROUP BY of keys only): drop the last key's ", " */
+		buf.len -= 2;
+		buf.data[buf.len] = '\0';
+	}
 	appendStringInfo(&buf, " FROM %s x WHERE x.%sdv_count > 0", rel, prefix);
 	return buf.data;
 }
@@ -4200,7 +4224,7 @@ group_state_columns(DvOp *op)
 		int32		typmod = exprTypmod(k);
 		Oid			type = getBaseTypeAndTypmod(exprType(k), &typmod);
 
-		appendStringInfo(&buf, "k%d %s, ", foreach_current_index(lc) + 1, format_type_with_typemod(type, typmod));
+		appendStringInfo(&buf, "k%d %s, ", foreach_current_index(lc) + 1, state_column_type(type, typmod));
 	}
 	appendStringInfoString(&buf, "dv_count pg_catalog.int8 NOT NULL");
 	foreach(lc, aggs)

@@ -189,6 +189,64 @@ REVOKE CREATE ON SCHEMA public FROM regress_dv_gs_owner;
 REVOKE SELECT ON gs_li, gs_g FROM regress_dv_gs_owner;
 DROP ROLE regress_dv_gs_owner;
 
+-- 13. numeric with a negative scale (numeric(5,-2) rounds to hundreds): its values have no
+--     decimals, and the kept sums and averages print at scale 0 as PostgreSQL's do (the typmod's
+--     scale is signed: read as unsigned it gave a scale of 2046, and a new group printed 2000 zeros)
+CREATE TABLE gs_neg (id int PRIMARY KEY, g int, v numeric(5,-2), w numeric(6,-1));
+ALTER TABLE gs_neg REPLICA IDENTITY FULL;
+INSERT INTO gs_neg SELECT n, n % 3, n * 123, n * 17 FROM generate_series(1, 20) n;
+SELECT dynview.create_dynamic_table('gs_negscale', 'SELECT gs_g.name, r.s, r.a, r.sw FROM gs_g JOIN (SELECT g, sum(v) AS s, avg(v) AS a, sum(w) AS sw FROM gs_neg GROUP BY g) r ON r.g = gs_g.g', schedule => 'manual') IS NOT NULL AS created;
+SELECT (SELECT count(*) FROM regexp_matches(e.value, 'aggregates kept in state', 'g')) AS kept_groups
+  FROM dynview.explain_dynamic_table('gs_negscale') e WHERE e.property = 'operator tree';
+INSERT INTO gs_neg VALUES (101, 5, 555, 55), (102, 1, 444, 44);
+DELETE FROM gs_neg WHERE id = 3;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_negscale') FROM dynview.refresh('gs_negscale');
+SELECT * FROM gs_negscale ORDER BY name;
+UPDATE gs_neg SET v = v + 250 WHERE g = 1;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_negscale') FROM dynview.refresh('gs_negscale');
+SELECT dynview.drop_dynamic_table('gs_negscale');
+DROP TABLE gs_neg;
+
+-- 14. a group key of a type of the user's schema (an enum, a domain of public): the state's
+--     columns name their types schema-qualified (the state is created under a search_path of
+--     pg_catalog; an unqualified "gs_mood" was not found and the table could not be created);
+--     so does the state of a scalar extreme over such a type
+CREATE TYPE gs_mood AS ENUM ('sad', 'ok', 'happy');
+CREATE DOMAIN gs_code AS varchar(4);
+CREATE TABLE gs_pm (id int PRIMARY KEY, m gs_mood, k gs_code, q int);
+ALTER TABLE gs_pm REPLICA IDENTITY FULL;
+INSERT INTO gs_pm SELECT n, (ARRAY['sad', 'ok', 'happy'])[1 + n % 3]::gs_mood, 'k' || n % 2, n FROM generate_series(1, 30) n;
+SELECT dynview.create_dynamic_table('gs_enumkey', 'SELECT x.m, x.k, x.n, x.s, gs_g.name FROM gs_g JOIN (SELECT m, k, count(*) AS n, sum(q) AS s FROM gs_pm GROUP BY m, k) x ON x.n = gs_g.g', schedule => 'manual') IS NOT NULL AS created;
+SELECT dynview.create_dynamic_table('gs_enummax', 'SELECT gs_g.name, (SELECT max(m) FROM gs_pm WHERE q > 3) AS mx FROM gs_g', schedule => 'manual') IS NOT NULL AS created;
+SELECT a.attname, format_type(a.atttypid, a.atttypmod)
+  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname IN ('k1', 'k2')
+ WHERE c.relnamespace = 'dynview_state'::regnamespace AND c.relkind = 'r' AND c.relname LIKE 'ext\_' || 'gs_enumkey'::regclass::oid || '\_%'
+ ORDER BY 1;
+INSERT INTO gs_pm VALUES (101, 'happy', 'k1', 5), (102, 'sad', 'k9', 7);
+DELETE FROM gs_pm WHERE id % 7 = 0;
+UPDATE gs_pm SET m = 'ok' WHERE id % 5 = 0;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_enumkey') FROM dynview.refresh('gs_enumkey');
+SELECT refresh_mode, dynview.verify('gs_enummax') FROM dynview.refresh('gs_enummax');
+SELECT dynview.drop_dynamic_table('gs_enumkey');
+SELECT dynview.drop_dynamic_table('gs_enummax');
+DROP TABLE gs_pm;
+DROP DOMAIN gs_code;
+DROP TYPE gs_mood;
+
+-- 15. a GROUP BY of keys only (no aggregate): its state holds the keys and dv_count (the
+--     statement that read the groups' values lost its FROM clause, and the refresh failed with
+--     "missing FROM-clause entry for table x")
+SELECT dynview.create_dynamic_table('gs_keysonly', 'SELECT gs_g.name, x.h FROM gs_g JOIN (SELECT g, h FROM gs_li GROUP BY g, h) x ON x.g = gs_g.g', schedule => 'manual') IS NOT NULL AS created;
+SELECT (SELECT count(*) FROM regexp_matches(e.value, 'aggregates kept in state', 'g')) AS kept_groups
+  FROM dynview.explain_dynamic_table('gs_keysonly') e WHERE e.property = 'operator tree';
+INSERT INTO gs_li VALUES (3001, 7, 'new', 1, 1, 1, 1, 1, 1);
+DELETE FROM gs_li WHERE g = 2;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_keysonly') FROM dynview.refresh('gs_keysonly');
+SELECT count(*) AS rows, count(*) FILTER (WHERE h = 'new') AS new_groups FROM gs_keysonly;
+DELETE FROM gs_li WHERE id = 3001;
+SELECT refresh_mode, mode_reason_code, dynview.verify('gs_keysonly') FROM dynview.refresh('gs_keysonly');
+SELECT dynview.drop_dynamic_table('gs_keysonly');
+
 SELECT dynview.drop_dynamic_table(name) FROM gs_tables ORDER BY name;
 -- dropped with their tables
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
