@@ -47,6 +47,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
+#include "parser/parse_coerce.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/lmgr.h"
@@ -457,8 +458,22 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
 			consolidate = false;
 		else if (!dv_equality_is_identity(type, typmod, collation))
-			/* (the output function's text: a cast of bpchar to text drops trailing blanks) */
-			appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+		{
+			Oid			castfunc;
+
+			/*
+			 * The output function's text.  A cast to text that is an I/O
+			 * conversion is that function, called directly; a cast that is
+			 * a function (bpchar's drops trailing blanks, inet's shows the
+			 * netmask) is not, so such a column is spelled through its
+			 * record's text, which calls the output function (and costs a
+			 * row built and quoted per buffer row).
+			 */
+			if (find_coercion_pathway(TEXTOID, type, COERCION_EXPLICIT, &castfunc) == COERCION_PATH_COERCEVIAIO)
+				appendStringInfo(&spelled, "%s::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+			else
+				appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+		}
 	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
