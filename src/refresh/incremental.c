@@ -558,6 +558,12 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 		occurrences++;
 		foreach(lc2, other->columns)
 		{
+			/*
+			 * (a column the buffer lacks: each occurrence is read apart, and
+			 * the one that reads it refreshes FULL, SOURCE_NOT_TRACKED)
+			 */
+			if (get_attnum(buffer, strVal(lfirst(lc2))) == InvalidAttrNumber)
+				return NULL;
 			if (!list_member(columns, lfirst(lc2)))
 				columns = lappend(columns, lfirst(lc2));
 		}
