@@ -47,6 +47,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
+#include "parser/parse_coerce.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/lmgr.h"
@@ -459,9 +460,15 @@ window_is_empty(DvTable *dt, Snapshot snapshot)
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
  * Runs as the bootstrap superuser with a fresh snapshot.
+ *
+ * With from_enr, the rows are read not from the buffer but from that
+ * ephemeral relation, the window of the same source read before with (at
+ * least) these columns (see shared_window): consolidating those again by
+ * these columns gives exactly what the buffer would (weights are summed,
+ * groups of weight 0 dropped either way; markers are kept apart).
  */
 static int64
-read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
+read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -494,18 +501,37 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
 			consolidate = false;
 		else if (!dv_equality_is_identity(type, typmod, collation))
-			/* (the output function's text: a cast of bpchar to text drops trailing blanks) */
-			appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+		{
+			Oid			castfunc;
+
+			/*
+			 * The output function's text.  A cast to text that is an I/O
+			 * conversion is that function, called directly; a cast that is
+			 * a function (bpchar's drops trailing blanks, inet's shows the
+			 * netmask) is not, so such a column is spelled through its
+			 * record's text, which calls the output function (and costs a
+			 * row built and quoted per buffer row).
+			 */
+			if (find_coercion_pathway(TEXTOID, type, COERCION_EXPLICIT, &castfunc) == COERCION_PATH_COERCEVIAIO)
+				appendStringInfo(&spelled, "%s::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+			else
+				appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
+		}
 	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	foreach(lc, src->columns)
 		appendStringInfo(&sql, "%s, ", quote_identifier(strVal(lfirst(lc))));
-	appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s WHERE " WINDOW_CONDITION,
-					 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
-					 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
+	if (from_enr)
+		appendStringInfo(&sql, "%s AS dv_weight FROM %s",
+						 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
+						 quote_identifier(from_enr));
+	else
+		appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s WHERE " WINDOW_CONDITION,
+						 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
+						 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
 	/* FROM ONLY: the source's own rows, not its inheritance children's */
-	if (src->only)
+	if (src->only && !from_enr)
 		appendStringInfo(&sql, " AND dv_relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid", src->relid);
 	if (consolidate)
 	{
@@ -517,9 +543,17 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		appendStringInfoString(&sql, "dv_weight = 0 HAVING pg_catalog.sum(dv_weight) <> 0 OR bool_or(dv_weight = 0)");
 	}
 
-	/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
-	window_parameters(dt, snapshot, values);
-	dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
+	if (from_enr)
+	{
+		/* (not kept as a prepared plan: the relation is this refresh's) */
+		dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
+	}
+	else
+	{
+		/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
+		window_parameters(dt, snapshot, values);
+		dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
+	}
 	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
 		has_marker = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
 												 SPI_tuptable->tupdesc->natts, &isnull)) == 0;
@@ -527,6 +561,64 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot)
 		return -1;
 	dv_register_tuples(src->enr_name);
 	return (int64) SPI_processed;
+}
+
+/*
+ * shared_window - a source read more than once by the query (a self-join,
+ * a correlated subquery over the same table, TPC-H Q15, Q17, Q18, Q21) has
+ * its window read from the buffer once per refresh, with the union of the
+ * columns its occurrences read, into an ephemeral relation of its own
+ * (dv_window_<relid>[_only]); each occurrence is then consolidated from that
+ * (read_window with from_enr).  Returns that relation's name, reading it on
+ * first use (*n is then its row count, -1 for a marker, as read_window
+ * returns; *registered gets the name), or NULL when src is the only
+ * occurrence of its source.
+ */
+static char *
+shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot snapshot,
+			  List **registered, int64 *n)
+{
+	ListCell   *lc;
+	List	   *columns = NIL;
+	int			occurrences = 0;
+	char	   *name = psprintf("dv_window_%u%s", src->relid, src->only ? "_only" : "");
+	DvPlanSource shared;
+
+	*n = 0;
+	foreach(lc, plan->sources)
+	{
+		DvPlanSource *other = lfirst(lc);
+		ListCell   *lc2;
+
+		if (other->relid != src->relid || other->only != src->only)
+			continue;
+		occurrences++;
+		foreach(lc2, other->columns)
+		{
+			/*
+			 * (a column the buffer lacks: each occurrence is read apart, and
+			 * the one that reads it refreshes FULL, SOURCE_NOT_TRACKED)
+			 */
+			if (get_attnum(buffer, strVal(lfirst(lc2))) == InvalidAttrNumber)
+				return NULL;
+			if (!list_member(columns, lfirst(lc2)))
+				columns = lappend(columns, lfirst(lc2));
+		}
+	}
+	if (occurrences < 2)
+		return NULL;
+	foreach(lc, *registered)
+	{
+		if (strcmp((const char *) lfirst(lc), name) == 0)
+			return name;		/* read already */
+	}
+	shared = *src;
+	shared.columns = columns;
+	shared.enr_name = name;
+	*n = read_window(dt, &shared, buffer, snapshot, NULL);
+	if (*n >= 0)
+		*registered = lappend(*registered, name);
+	return name;
 }
 
 /*
@@ -1705,7 +1797,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			ok = false;
 			break;
 		}
-		n = read_window(dt, src, buffer, snapshot);
+		{
+			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n);
+
+			if (n >= 0)
+				n = read_window(dt, src, buffer, snapshot, from);
+		}
 		if (n < 0)
 		{
 			*full_code = "SOURCE_TRUNCATED";
