@@ -2912,7 +2912,20 @@ constant_filter_qual(Node *qual)
 		a = b;
 		b = t;
 	}
-	if (!IsA(a, Var) || ((Var *) a)->varlevelsup != 0 || !IsA(b, Const) || ((Const *) b)->constisnull)
+	if (!IsA(a, Var) || ((Var *) a)->varlevelsup != 0)
+		return false;
+	if (IsA(b, ArrayExpr) && IsA(qual, ScalarArrayOpExpr))
+	{
+		/* (IN (c1, c2...) before the planner folds it into one constant) */
+		foreach(lc, ((ArrayExpr *) b)->elements)
+		{
+			Node	   *c = strip_implicit_coercions(lfirst(lc));
+
+			if (!IsA(c, Const) || ((Const *) c)->constisnull)
+				return false;
+		}
+	}
+	else if (!IsA(b, Const) || ((Const *) b)->constisnull)
 		return false;
 	interp = get_op_btree_interpretation(opno);
 	foreach(lc, interp)

@@ -42,8 +42,9 @@ SELECT t.name,
            AND c.relkind = 'r' AND c.relname LIKE 'ext\_' || t.name::regclass::oid || '\_%') AS state_tables
   FROM pr_tables t JOIN dynview.explain_dynamic_table(t.name) e ON e.property = 'operator tree'
  ORDER BY 1;
-SELECT regexp_replace(e.value, '\s+', ' ', 'g') AS q17_tree
-  FROM dynview.explain_dynamic_table('pr_q17') e WHERE e.property = 'operator tree';
+SELECT btrim(l) AS q17_subquery
+  FROM dynview.explain_dynamic_table('pr_q17') e, regexp_split_to_table(e.value, '\n') l
+ WHERE e.property = 'operator tree' AND l LIKE '%subquery%';
 
 CREATE FUNCTION pr_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint)
 LANGUAGE plpgsql AS $$
