@@ -2413,14 +2413,17 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 		: "0::pg_catalog.int8";
 
 	/*
-	 * (OFFSET 0 keeps the planner from counting the matches of every row of
-	 * keep before it applies the EXISTS that finds the few the change reaches)
+	 * (the inner OFFSET 0 keeps the planner from counting the matches of
+	 * every row of keep before it applies the EXISTS that finds the few the
+	 * change reaches; the outer one keeps dv_m and dv_s columns of their
+	 * own, each count computed once per row: pulled up, the counts would
+	 * be copied into each of their four uses in dv_w and its test)
 	 */
 	if (dother)
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_w AS dv_weight FROM ("
 						 "SELECT k.*, (CASE WHEN k.dv_m %s THEN 1 ELSE 0 END - CASE WHEN k.dv_m - k.dv_s %s THEN 1 ELSE 0 END)::pg_catalog.int8 AS dv_w FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE %s OFFSET 0) k) k) k "
+						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE %s OFFSET 0) k OFFSET 0) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
 						 pred, pred, m, s, knew, reach_sql(g, keep, other, dother, quals));
@@ -2881,6 +2884,128 @@ state_eligible(DvOp *op)
 static void assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops);
 static void assign_states_node(DvPlan *input, Oid relid, int *n, List **ops);
 
+/*
+ * constant_filter_qual - is qual a comparison of a column with constants
+ * by equality (col = const, col IN (consts))?  Such a filter keeps the rows
+ * of a few values of the column.
+ */
+static bool
+constant_filter_qual(Node *qual)
+{
+	List	   *args;
+	Oid			opno;
+	Node	   *a;
+	Node	   *b;
+	List	   *interp;
+	ListCell   *lc;
+	bool		eq = false;
+
+	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
+	{
+		args = ((OpExpr *) qual)->args;
+		opno = ((OpExpr *) qual)->opno;
+	}
+	else if (IsA(qual, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) qual)->useOr)
+	{
+		args = ((ScalarArrayOpExpr *) qual)->args;
+		opno = ((ScalarArrayOpExpr *) qual)->opno;
+	}
+	else
+		return false;
+	a = strip_implicit_coercions(linitial(args));
+	b = strip_implicit_coercions(lsecond(args));
+	if (IsA(a, Const))
+	{
+		Node	   *t = a;
+
+		a = b;
+		b = t;
+	}
+	if (!IsA(a, Var) || ((Var *) a)->varlevelsup != 0)
+		return false;
+	if (IsA(b, ArrayExpr) && IsA(qual, ScalarArrayOpExpr))
+	{
+		/* (IN (c1, c2...) before the planner folds it into one constant) */
+		foreach(lc, ((ArrayExpr *) b)->elements)
+		{
+			Node	   *c = strip_implicit_coercions(lfirst(lc));
+
+			if (!IsA(c, Const) || ((Const *) c)->constisnull)
+				return false;
+		}
+	}
+	else if (!IsA(b, Const) || ((Const *) b)->constisnull)
+		return false;
+	interp = get_op_btree_interpretation(opno);
+	foreach(lc, interp)
+		eq |= ((OpBtreeInterpretation *) lfirst(lc))->strategy == BTEqualStrategyNumber;
+	list_free_deep(interp);
+	return eq;
+}
+
+/*
+ * has_constant_filter - does a filter of op's rows (op a filter, the
+ * sides of its inner joins, the preserved side of its other joins) compare
+ * a column with constants (constant_filter_qual)?
+ */
+static bool
+has_constant_filter(DvOp *op)
+{
+	ListCell   *lc;
+
+	if (op == NULL)
+		return false;
+	switch (op->kind)
+	{
+		case DV_OP_FILTER:
+			foreach(lc, op->quals)
+			{
+				if (constant_filter_qual(lfirst(lc)))
+					return true;
+			}
+			return has_constant_filter(op->left);
+		case DV_OP_JOIN:
+			if (op->jointype == JOIN_INNER && has_constant_filter(op->right))
+				return true;
+			return op->jointype != JOIN_RIGHT && op->jointype != JOIN_FULL &&
+				has_constant_filter(op->left);
+		default:
+			return false;
+	}
+}
+
+/*
+ * partner_bounded - should the grouped subquery operator join->right keep
+ * no state, its changed groups recomputed (the affected-groups rule) with
+ * the partner filter (partner_keys_filter)?  When the join (inner, left,
+ * semi- or anti-join) equates its only group key with an expression of
+ * the left side (group_key_match), and the left side's rows are filtered
+ * by a comparison of a column with constants (has_constant_filter), the
+ * partner filter drops every changed group that no left row joins before
+ * any is recomputed: few groups are recomputed however many the change
+ * reaches (TPC-H Q17: the 2 parts of one brand and container among the
+ * 1,188 parts a change of 150 orders reaches), where a state would look up
+ * and rewrite every changed group (the partner filter does not apply to a
+ * state: a state row must follow every change of its group).  Measured in
+ * bench/README.md.
+ */
+static bool
+partner_bounded(DvOp *join)
+{
+	DvOp	   *grp = join->right;
+	Oid			opno;
+
+	if (grp == NULL || grp->kind != DV_OP_GROUP || grp->inner == NULL ||
+		grp->inner->input_tlist == NIL || list_length(grp->inner->input_tlist) != 1)
+		return false;
+	if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
+		join->jointype != JOIN_SEMI && join->jointype != JOIN_ANTI)
+		return false;
+	if (group_key_match(grp, join->left, join->quals, &opno) == NULL)
+		return false;
+	return has_constant_filter(join->left);
+}
+
 /* number op's operators that can keep a state, pre-order (outer before inner) */
 static void
 assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
@@ -2890,7 +3015,8 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 	switch (op->kind)
 	{
 		case DV_OP_GROUP:
-			if (op->state_id == 0 && relid != InvalidOid && state_eligible(op))
+			if (op->state_id == 0 && relid != InvalidOid && op->no_state_reason == NULL &&
+				state_eligible(op))
 			{
 				op->state_table = relid;
 				op->state_id = ++*n;
@@ -2904,6 +3030,9 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 			break;
 		case DV_OP_JOIN:
 			assign_states_op(op->left, relid, n, ops);
+			if (relid != InvalidOid && op->right->kind == DV_OP_GROUP && op->right->state_id == 0 &&
+				partner_bounded(op))
+				op->right->no_state_reason = "joined on its group key to rows filtered by constants: the changed groups no such row joins are not recomputed, fewer than a state would rewrite";
 			assign_states_op(op->right, relid, n, ops);
 			break;
 		default:
@@ -3550,6 +3679,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else if (is_group_state(op))
 					appendStringInfo(buf, " (GROUP BY %s, aggregates kept in state): state dynview_state.%s, per group its input rows and its aggregates' non-NULL counts and exact sums; the groups whose keys its input's delta has, old rows from the state (-), new rows from the state plus the aggregated delta (+)\n",
 									 keys.data, quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
+				else if (op->no_state_reason)
+					appendStringInfo(buf, " (GROUP BY %s, no state: %s): the groups whose keys its input's delta has and some row of the join's other side joins, recomputed over new rows (+) and over old rows (-)\n",
+									 keys.data, op->no_state_reason);
 				else
 					appendStringInfo(buf, " (GROUP BY %s): the groups whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data);

@@ -125,6 +125,12 @@ typedef struct DvOp
 	 */
 	Oid			state_table;
 	int			state_id;
+
+	/*
+	 * DV_OP_GROUP with GROUP BY: why it keeps no state although it could
+	 * (explain() says it), NULL otherwise.  Set by dv_optree_assign_states.
+	 */
+	const char *no_state_reason;
 } DvOp;
 
 /*
