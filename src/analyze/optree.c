@@ -2789,6 +2789,40 @@ state_qualified(DvOp *op)
 	return psprintf("dynview_state.%s", quote_identifier(dv_optree_state_name(op)));
 }
 
+static char *state_column_type(Oid type, int32 typmod);
+
+/*
+ * state_shape_matches - are the columns of state table relid those op's
+ * state has (names, types, NOT NULL, in order: dv_optree_state_columns)?
+ * A table built for another operator (states are numbered by the plan's
+ * shape, which a new version of the rules may change) or altered by hand
+ * is not read: the refresh is FULL (STATE_MISSING) and rebuilds it.
+ */
+static bool
+state_shape_matches(DvOp *op, Oid relid)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	StringInfoData have;
+	bool		same;
+
+	if (rel == NULL)
+		return false;
+	initStringInfo(&have);
+	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(RelationGetDescr(rel), i);
+
+		if (a->attisdropped)
+			continue;
+		appendStringInfo(&have, "%s%s %s%s", have.len ? ", " : "", NameStr(a->attname),
+						 state_column_type(a->atttypid, a->atttypmod), a->attnotnull ? " NOT NULL" : "");
+	}
+	relation_close(rel, AccessShareLock);
+	same = strcmp(have.data, dv_optree_state_columns(op)) == 0;
+	pfree(have.data);
+	return same;
+}
+
 /*
  * dv_optree_state_usable - has op a state, is its table there and owned by
  * the dynamic table's owner (who alone writes it)?  Catalog lookups only.
@@ -2815,7 +2849,7 @@ dv_optree_state_usable(DvOp *op)
 		owners[i] = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 		ReleaseSysCache(tup);
 	}
-	return owners[0] == owners[1];
+	return owners[0] == owners[1] && state_shape_matches(op, relid);
 }
 
 /* does the statement generated now read op's state? */
@@ -4358,17 +4392,17 @@ group_state_columns(DvOp *op)
 
 		appendStringInfo(&buf, "k%d %s, ", foreach_current_index(lc) + 1, state_column_type(type, typmod));
 	}
-	appendStringInfoString(&buf, "dv_count pg_catalog.int8 NOT NULL");
+	appendStringInfo(&buf, "dv_count %s NOT NULL", state_column_type(INT8OID, -1));
 	foreach(lc, aggs)
 	{
 		GroupAgg   *ga = lfirst(lc);
 		int			j = foreach_current_index(lc) + 1;
 
-		appendStringInfo(&buf, ", n%d pg_catalog.int8 NOT NULL", j);
+		appendStringInfo(&buf, ", n%d %s NOT NULL", j, state_column_type(INT8OID, -1));
 		if (ga->kind != GROUP_AGG_COUNT)
-			appendStringInfo(&buf, ", s%d pg_catalog.numeric", j);
+			appendStringInfo(&buf, ", s%d %s", j, state_column_type(NUMERICOID, -1));
 		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
-			appendStringInfo(&buf, ", z%d pg_catalog.int8 NOT NULL", j);
+			appendStringInfo(&buf, ", z%d %s NOT NULL", j, state_column_type(INT8OID, -1));
 	}
 	return buf.data;
 }
