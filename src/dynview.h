@@ -295,6 +295,7 @@ struct DvPlan;
 /* refresh/plancache.c */
 extern Query *dv_plan_cache_query(DvTable *dt);
 extern struct DvPlan *dv_plan_cache_plan(DvTable *dt);
+extern void dv_plan_cache_set_delta_rows(struct DvPlan *plan, int64 rows);
 
 /* refresh/incremental.c */
 extern void dv_refresh_mark_own_writes(bool on);

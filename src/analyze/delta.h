@@ -174,6 +174,7 @@ extern DvPlan *dv_plan_query(Query *query);
 extern DvPlan *dv_plan_node(Query *sub);
 extern bool dv_plain_select(Query *s, bool for_sublink);
 extern char *dv_node_delta_sql(DvPlan *node);
+extern char *dv_node_new_sql(DvPlan *node);
 extern char *dv_delta_sql(DvPlan *plan);
 extern char *dv_input_sql(DvPlan *plan);
 extern char *dv_plan_tree_text(DvPlan *plan);

@@ -1650,6 +1650,8 @@ static List *group_state_aggs(DvOp *op, bool *ok);
 static List *group_state_value_names(List *aggs);
 static char *group_state_value_columns(List *aggs, const char *prefix, const char *as);
 static char *group_state_key_list(DvOp *op, const char *alias);
+static char *partner_rows_sql(DvGen *g, DvOp *join);
+static bool partner_bounded(DvOp *join);
 
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op))
@@ -1950,17 +1952,23 @@ rows_sql(DvGen *g, DvOp *op)
 				}
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
-					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE %sEXISTS (SELECT FROM (%s) r WHERE %s)",
+					char	   *r = partner_rows_sql(g, op);
+
+					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE %sEXISTS (SELECT FROM %s r WHERE %s)",
 									 rows_sql(g, op->left), op->jointype == JOIN_ANTI ? "NOT " : "",
-									 rows_sql(g, op->right), theta);
+									 r ? r : psprintf("(%s)", rows_sql(g, op->right)), theta);
 					break;
 				}
-				appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN %s r ON %s",
-								 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
-								 rows_sql(g, op->left),
-								 op->jointype == JOIN_LEFT ? "left" : op->jointype == JOIN_RIGHT ? "right" :
-								 op->jointype == JOIN_FULL ? "full" : "inner",
-								 right_sql(g, op->right, op->left, "l"), theta);
+				{
+					char	   *r = partner_rows_sql(g, op);
+
+					appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN %s r ON %s",
+									 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
+									 rows_sql(g, op->left),
+									 op->jointype == JOIN_LEFT ? "left" : op->jointype == JOIN_RIGHT ? "right" :
+									 op->jointype == JOIN_FULL ? "full" : "inner",
+									 r ? r : right_sql(g, op->right, op->left, "l"), theta);
+				}
 				break;
 			}
 	}
@@ -2108,6 +2116,39 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
 		return psprintf("EXISTS (SELECT FROM (%s) o WHERE %s)", new_sql(g, join->left), eq);
 	return psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s) OR EXISTS (SELECT FROM %s o WHERE %s))",
 					new_sql(g, join->left), eq, dl, eq);
+}
+
+/*
+ * partner_rows_sql - "(rows)" now of the grouped subquery operator
+ * join->right that keeps no state because it is partner-bounded
+ * (partner_bounded: the join equates its only group key k1 with an
+ * expression e of the left side, whose rows are filtered by constants):
+ * only the groups whose key is some e of the left side's rows now can
+ * match a row, so only those are computed (group_sql over those keys: its
+ * input restricted by them, through an index on the key where there is
+ * one) instead of every group of the subquery.  The others would join no
+ * row (e = k1 is strict: no NULL key matches either).  This is the initial
+ * build's and every NEW(left) join NEW(right) term's (TPC-H Q17: the
+ * average quantity of the parts of one brand and container, not of every
+ * part, as PostgreSQL's correlated subplan computes it).  NULL if the
+ * rule does not apply.
+ */
+static char *
+partner_rows_sql(DvGen *g, DvOp *join)
+{
+	Oid			opno;
+	Node	   *e;
+
+	if (join->right->kind != DV_OP_GROUP || reads_group_state(join->right) || !partner_bounded(join))
+		return NULL;
+	e = group_key_match(join->right, join->left, join->quals, &opno);
+	if (e == NULL)
+		return NULL;
+	return psprintf("(%s)", group_sql(g, join->right, NULL,
+									  add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM (%s) o",
+														  deparse(g, e, join->left, "o", NULL, NULL),
+														  new_sql(g, join->left))),
+									  false));
 }
 
 /*
@@ -3601,6 +3642,47 @@ dv_node_delta_sql(DvPlan *input)
 	}
 	AtEOXact_GUC(true, nestlevel);
 	return psprintf("WITH %s SELECT %sd.dv_weight FROM %s d", g.with->data, out.data, d);
+}
+
+/*
+ * dv_node_new_sql - the rows now of a query level planned as an operator
+ * (the input of a top-N or window query) that keeps its groups in a state,
+ * read from that state (its sources' windows empty, dv_optree_use_state
+ * on: the initial build, right after the state was filled), named as its
+ * output columns; NULL when the level keeps no state or it cannot be read.
+ */
+char *
+dv_node_new_sql(DvPlan *input)
+{
+	DvOp	   *op = input->node_op;
+	Query	   *gq;
+	DvGen		g;
+	char	   *rows;
+	StringInfoData out;
+	ListCell   *lc;
+	int			nestlevel;
+
+	if (op == NULL || !reads_group_state(op) || has_delta(op))
+		return NULL;
+	gq = input->kind == DV_PLAN_GROUPED ? input->grouped_level : input->level;
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();
+	gen_init(&g, input->level, NULL);
+	rows = group_sql(&g, op, NULL, NULL, false);
+	initStringInfo(&out);
+	foreach(lc, gq->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (!te->resjunk)
+			appendStringInfo(&out, "%sd.c1_%d AS %s", out.len ? ", " : "", te->resno,
+							 quote_identifier(te->resname));
+	}
+	AtEOXact_GUC(true, nestlevel);
+	return psprintf("%sSELECT %s FROM (%s) d", g.with->len ? psprintf("WITH %s ", g.with->data) : "",
+					out.data, rows);
 }
 
 char *

@@ -584,6 +584,58 @@ state_indexed(DvPlan *plan)
 }
 
 /*
+ * read_states_now - while on, the SQL generated for plan reads the states
+ * of its operators that have one as their rows now (analyze/optree.c: an
+ * operator whose sources have no change reads its state as it is).  The
+ * initial build turns it on once a state is filled, for the statements
+ * that follow (a state over another state, the table from its states), so
+ * that the sources are read once; off, the SQL reads the sources.  Only
+ * around the generation of SQL, which runs no query.
+ */
+static void
+read_states_now(DvPlan *plan, bool on)
+{
+	dv_optree_use_state(on);
+	dv_plan_cache_set_delta_rows(plan, on ? 0 : -1);
+}
+
+/*
+ * rows_fit_table - does the SELECT sql give, column by column, the types
+ * of relation rel's columns (and the column's typmod, or none where the
+ * column has none)?  Then its rows can be stored as they are, without the
+ * casts of an INSERT (dv_exec_fill).  Parses and analyses sql.
+ */
+static bool
+rows_fit_table(const char *sql, Relation rel)
+{
+	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+	TupleDesc	desc = RelationGetDescr(rel);
+	ListCell   *lc;
+	int			att = 0;
+
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		Form_pg_attribute a;
+
+		if (te->resjunk)
+			continue;
+		while (att < desc->natts && TupleDescAttr(desc, att)->attisdropped)
+			att++;
+		if (att >= desc->natts)
+			return false;
+		a = TupleDescAttr(desc, att++);
+		if (exprType((Node *) te->expr) != a->atttypid ||
+			(a->atttypmod >= 0 && exprTypmod((Node *) te->expr) != a->atttypmod))
+			return false;
+	}
+	while (att < desc->natts && TupleDescAttr(desc, att)->attisdropped)
+		att++;
+	return att == desc->natts;
+}
+
+/*
  * fill_state - write the rows of the SELECT sql, run at snapshot, into the
  * state table name (unqualified, in dynview_state) of dt; call as the
  * table's owner.  A state table this very subtransaction created and that
@@ -611,36 +663,7 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 	 * column's typmod or none.
 	 */
 	if (bulk)
-	{
-		RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
-		Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
-		TupleDesc	desc = RelationGetDescr(rel);
-		ListCell   *lc;
-		int			att = 0;
-
-		foreach(lc, query->targetList)
-		{
-			TargetEntry *te = lfirst_node(TargetEntry, lc);
-			Form_pg_attribute a;
-
-			if (te->resjunk)
-				continue;
-			while (att < desc->natts && TupleDescAttr(desc, att)->attisdropped)
-				att++;
-			if (att >= desc->natts)
-			{
-				bulk = false;
-				break;
-			}
-			a = TupleDescAttr(desc, att++);
-			if (exprType((Node *) te->expr) != a->atttypid ||
-				(a->atttypmod >= 0 && exprTypmod((Node *) te->expr) != a->atttypmod))
-				bulk = false;
-		}
-		while (att < desc->natts && TupleDescAttr(desc, att)->attisdropped)
-			att++;
-		bulk = bulk && att == desc->natts;
-	}
+		bulk = rows_fit_table(sql, rel);
 	list_free(indexes);
 	table_close(rel, AccessShareLock);
 	if (bulk)
@@ -660,18 +683,30 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 static void
 build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 {
-	ListCell   *lc;
+	List	   *ops = dv_optree_state_ops(plan);
 
 	dv_optree_use_state(false);
-	foreach(lc, dv_optree_state_ops(plan))
+	/*
+	 * Inner operators first (the list is outer before inner): the fill of an
+	 * operator over another that keeps a state reads that state, filled just
+	 * before, instead of computing its rows from the sources once more
+	 * (TPC-H Q15: the greatest revenue over the revenues per supplier).
+	 */
+	for (int i = list_length(ops) - 1; i >= 0; i--)
 	{
-		DvOp	   *op = lfirst(lc);
+		DvOp	   *op = list_nth(ops, i);
 		char	   *name = dv_optree_state_name(op);
 		char	   *fill;
 		int			save_nestlevel;
 		Oid			save_userid;
 		int			save_sec;
 
+		/* (generated before its own table exists: it reads the others' only) */
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		read_states_now(plan, true);
+		fill = dv_optree_state_fill_sql(op);
+		read_states_now(plan, false);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		create_state_table(dt, name, dv_optree_state_columns(op));
 		if (dv_optree_state_key_columns(op) != NIL)
 		{
@@ -681,7 +716,6 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		}
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		fill = dv_optree_state_fill_sql(op);
 		fill_state(dt, name, fill, snapshot);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* the indexes after the fill (fill_state writes in bulk into a table without one) */
@@ -706,6 +740,35 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		}
 		CommandCounterIncrement();
 	}
+}
+
+/*
+ * topn_fill_from_state - fill the state of a top-N table whose input keeps
+ * its groups in a state (build_operator_states just filled it) from that
+ * state: the input's rows read from it, in the query's order, the first
+ * topn_state_rows + 1 (as dv_topn_state_fill, which evaluates the query
+ * again: TPC-H Q3, Q10, Q21, the revenues of the orders or customers per
+ * group).  False, nothing done, when the input keeps no readable state.
+ * Runs as the table's owner.
+ */
+static bool
+topn_fill_from_state(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+{
+	char	   *rows;
+	uint64		n;
+
+	read_states_now(plan, true);
+	rows = dv_node_new_sql(plan->topn_input);
+	read_states_now(plan, false);
+	if (rows == NULL)
+		return false;
+	n = dv_exec_at(psprintf("SELECT * FROM (%s) dv_n ORDER BY %s LIMIT %lld", rows, plan->topn_order,
+							(long long) plan->topn_state_rows + 1),
+				   snapshot, false);
+	dv_register_tuples("dv_topn_fill");
+	dv_topn_state_store(dt, plan, snapshot, "dv_topn_fill", n);
+	dv_unregister_tuples("dv_topn_fill");
+	return true;
 }
 
 /*
@@ -740,7 +803,8 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 		create_state_table(dt, topn_bound_name(dt->relid), like);
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		dv_topn_state_fill(dt, plan, snapshot);
+		if (!topn_fill_from_state(dt, plan, snapshot))
+			dv_topn_state_fill(dt, plan, snapshot);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		CommandCounterIncrement();
 		return;
@@ -797,8 +861,16 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 		create_state_table(dt, dist_name(dt->relid, foreach_current_index(lc) + 1), cols.data);
 	}
 
-	/* filled as the owner (it reads the sources) at the refresh's snapshot */
+	/*
+	 * filled as the owner (it reads the sources) at the refresh's snapshot;
+	 * an input over operators that keep a state reads their states, just
+	 * filled (TPC-H Q13: the customers' order counts, counted per count)
+	 */
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	read_states_now(plan, true);
 	input = dv_input_sql(plan);
+	read_states_now(plan, false);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	fill_state(dt, state_name(dt->relid),
@@ -862,6 +934,31 @@ topn_projection(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 }
 
 /*
+ * spj_projection - the rows of a table without grouping at its top whose
+ * operators keep states (dv_agg_state_rebuild just filled them): its tree's
+ * rows now, each operator that keeps a state read from it (TPC-H Q15, Q20:
+ * the revenues per supplier, the quantities per part and supplier, not
+ * computed again from lineitem), or NULL when those rows do not have the
+ * table's column types exactly (the definition then builds the table).
+ * Runs as the table's owner.
+ */
+static char *
+spj_projection(DvTable *dt, DvPlan *plan)
+{
+	char	   *sql;
+	Relation	rel;
+	bool		fits;
+
+	read_states_now(plan, true);
+	sql = psprintf("SELECT %s FROM (%s) dv_n", column_list(dt->relid, "dv_n."), dv_input_sql(plan));
+	read_states_now(plan, false);
+	rel = table_open(dt->relid, AccessShareLock);
+	fits = rows_fit_table(sql, rel);
+	table_close(rel, AccessShareLock);
+	return fits ? sql : NULL;
+}
+
+/*
  * dv_agg_state_projection - the dynamic table's rows computed from its
  * state (dv_agg_state_rebuild just built it at snapshot): from the
  * aggregate state, or the first rows of a top-N table from the state of its
@@ -887,6 +984,8 @@ dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
 	if (plan->kind == DV_PLAN_TOPN && plan->topn_state_rows > 0 && plan->topn_offset == 0 &&
 		OidIsValid(nsp) && OidIsValid(get_relname_relid(topn_name(dt->relid), nsp)))
 		sql = topn_projection(dt, plan, snapshot);
+	else if (plan->kind == DV_PLAN_SPJ && plan->branches == NIL && dv_optree_state_ops(plan) != NIL)
+		sql = spj_projection(dt, plan);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (sql != NULL || !OidIsValid(state) || !plan->agg_state)
 		return sql;

@@ -173,17 +173,30 @@ drop_invalid(void)
 	}
 }
 
-static void
-reset_delta_rows(DvPlan *plan)
+/*
+ * dv_plan_cache_set_delta_rows - set every source's delta_rows of plan (a
+ * plan of the cache) to rows: -1 (not read yet) before a refresh reads the
+ * windows; 0 while the initial build generates SQL that reads the states
+ * it has just filled (refresh/aggstate.c: an operator whose sources have
+ * no change reads its state as the rows it has now).
+ */
+void
+dv_plan_cache_set_delta_rows(DvPlan *plan, int64 rows)
 {
 	ListCell   *lc;
 
 	foreach(lc, plan->sources)
-		((DvPlanSource *) lfirst(lc))->delta_rows = -1;
+		((DvPlanSource *) lfirst(lc))->delta_rows = rows;
 	if (plan->topn_input)
-		reset_delta_rows(plan->topn_input);
+		dv_plan_cache_set_delta_rows(plan->topn_input, rows);
 	foreach(lc, plan->branches)
-		reset_delta_rows((DvPlan *) lfirst(lc));
+		dv_plan_cache_set_delta_rows((DvPlan *) lfirst(lc), rows);
+}
+
+static void
+reset_delta_rows(DvPlan *plan)
+{
+	dv_plan_cache_set_delta_rows(plan, -1);
 }
 
 /*
