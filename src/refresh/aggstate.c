@@ -647,22 +647,8 @@ rows_fit_table(const char *sql, Relation rel)
  * constants and values they filter on IS NOT NULL there.  Any other state
  * table gets an INSERT.
  */
-static bool fill_state_as(DvTable *dt, const char *name, const char *sql, Snapshot snapshot,
-						  bool bulk_only);
-
 static void
 fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
-{
-	(void) fill_state_as(dt, name, sql, snapshot, false);
-}
-
-/*
- * fill_state_as - fill_state, or with bulk_only, only if the table can be
- * filled in bulk (false, nothing done, if not: sql may be a statement with
- * data-modifying WITH entries, which an INSERT cannot take as its source)
- */
-static bool
-fill_state_as(DvTable *dt, const char *name, const char *sql, Snapshot snapshot, bool bulk_only)
 {
 	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
 	Relation	rel = table_open(relid, AccessShareLock);
@@ -683,11 +669,8 @@ fill_state_as(DvTable *dt, const char *name, const char *sql, Snapshot snapshot,
 	if (bulk)
 		(void) dv_exec_fill(sql, snapshot, "refresh",
 							psprintf("%s.%s", dt->schema_name, dt->table_name), relid);
-	else if (bulk_only)
-		return false;
 	else
 		dv_exec_at(psprintf("INSERT INTO %s %s", qualified_state(name), sql), snapshot, false);
-	return true;
 }
 
 /*
@@ -827,11 +810,9 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	int			save_sec;
 	int			nkeys;
 	StringInfoData cols;
-	StringInfoData shared;
 	ListCell   *lc;
 	char	   *input;
 
-	initStringInfo(&shared);
 	dv_agg_state_drop(dt->relid);
 	if (strcmp(dt->effective_mode, "INCREMENTAL") != 0)
 		return;
@@ -918,46 +899,20 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 
-	/*
-	 * With count(DISTINCT) the input is computed once, kept (MATERIALIZED),
-	 * and read by the fill of the state and by that of each multiplicity
-	 * table (data-modifying WITH entries), instead of once per table (TPC-H
-	 * Q16); where the state cannot be filled in bulk, one statement each.
-	 */
+	fill_state(dt, state_name(dt->relid),
+			   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
+						state_from_input(plan), input, group_by(nkeys, NULL)),
+			   snapshot);
 	foreach(lc, plan->aggs)
 	{
 		int			j = foreach_current_index(lc) + 1;
 
 		if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
 			continue;
-		if (shared.len == 0)
-			appendStringInfo(&shared, "WITH dv_in AS MATERIALIZED (%s)", input);
-		appendStringInfo(&shared, ", dv_w%d AS (INSERT INTO %s SELECT %sx%d, pg_catalog.count(*) FROM dv_in dv_i "
-						 "WHERE x%d IS NOT NULL%s)",
-						 j, qualified_state(dist_name(dt->relid, j)), key_list(nkeys, ""), j, j,
-						 group_by(nkeys, psprintf("x%d", j)));
-	}
-	if (shared.len == 0 ||
-		!fill_state_as(dt, state_name(dt->relid),
-					   psprintf("%s SELECT %s%s FROM dv_in dv_i%s", shared.data, key_list(nkeys, ""),
-								state_from_input(plan), group_by(nkeys, NULL)),
-					   snapshot, true))
-	{
-		fill_state(dt, state_name(dt->relid),
-				   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
-							state_from_input(plan), input, group_by(nkeys, NULL)),
+		fill_state(dt, dist_name(dt->relid, j),
+				   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
+							key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
 				   snapshot);
-		foreach(lc, plan->aggs)
-		{
-			int			j = foreach_current_index(lc) + 1;
-
-			if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
-				continue;
-			fill_state(dt, dist_name(dt->relid, j),
-					   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
-								key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
-					   snapshot);
-		}
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 

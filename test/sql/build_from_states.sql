@@ -1,8 +1,8 @@
 -- The initial build reads its sources once where it can (issue 14): operator states are filled
 -- inner first and read by what is built over them (an outer state, the aggregate state, a top-N
--- state, the table itself); an operator the query has twice is filled once and copied;
--- count(DISTINCT) states come from one evaluation of their input; a grouped subquery joined on
--- its only key to rows filtered by constants computes just the groups those rows name.
+-- state, the table itself); an operator the query has twice is filled once and copied; a
+-- grouped subquery joined on its only key to rows filtered by constants computes just the
+-- groups those rows name.
 -- verify() right after each build, and after changes refreshed incrementally.
 SET client_min_messages = warning;
 CREATE SCHEMA bs;
@@ -77,8 +77,8 @@ SELECT dynview.verify('bs.count_dist');
 SELECT state_rows('bs.count_dist');
 SELECT * FROM count_dist ORDER BY c;
 
--- 5. count(DISTINCT) of two arguments, NULLs among them (TPC-H Q16): one evaluation fills the
---    state and both multiplicity tables
+-- 5. count(DISTINCT) of two arguments, NULLs among them (TPC-H Q16): the state and both
+--    multiplicity tables
 SELECT dynview.create_dynamic_table('bs.distinct_counts',
   $$SELECT p.brand, p.kind, count(DISTINCT l.s_id) AS supps, count(DISTINCT l.qty) AS qtys, count(*) AS n
       FROM bs.line l LEFT JOIN bs.part p ON p.p_id = l.p_id GROUP BY p.brand, p.kind$$, schedule => 'manual');
