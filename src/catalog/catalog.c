@@ -47,6 +47,7 @@
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
+#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
@@ -1437,6 +1438,44 @@ dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 }
 
 /*
+ * source_tables_json - refresh_history.source_tables of relid's row now, as
+ * JSON text: [{"name": ..., "oid": ..., "dynamic_table": ...}, ...] by
+ * (schema, name); a source that exists is named as regclass's output names
+ * it with search_path "pg_catalog, pg_temp", a missing one (oid null) by its
+ * recorded quoted name.  Built here rather than by a subquery of the history
+ * INSERT, which every connection's first refresh planned.
+ */
+static char *
+source_tables_json(Oid relid)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+	int			nestlevel = dv_safe_search_path_push();
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '[');
+	foreach(lc, load_sources(relid, NULL))
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (buf.len > 1)
+			appendStringInfoString(&buf, ", ");
+		appendStringInfoString(&buf, "{\"name\": ");
+		escape_json(&buf, OidIsValid(src->relid) ?
+					DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(src->relid))) :
+					quote_qualified_identifier(src->schema_name, src->table_name));
+		if (OidIsValid(src->relid))
+			appendStringInfo(&buf, ", \"oid\": %u", src->relid);
+		else
+			appendStringInfoString(&buf, ", \"oid\": null");
+		appendStringInfo(&buf, ", \"dynamic_table\": %s}", src->is_dynamic ? "true" : "false");
+	}
+	appendStringInfoChar(&buf, ']');
+	dv_safe_search_path_pop(nestlevel);
+	return buf.data;
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
  * context that was current at SPI_connect (SPI_returntuple).
@@ -1447,7 +1486,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 #define HIST_NARGS 17
 	Oid			types[HIST_NARGS] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
 		TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, LSNOID, TEXTOID, TEXTOID, TEXTOID,
-	OIDOID, INT8OID};
+	TEXTOID, INT8OID};
 	Datum		values[HIST_NARGS];
 	char		nulls[HIST_NARGS + 1];
 	HeapTuple	tup;
@@ -1486,7 +1525,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 		values[14] = CStringGetTextDatum(res->error_message);
 	else
 		nulls[14] = 'n';
-	values[15] = ObjectIdGetDatum(dt->relid);
+	values[15] = CStringGetTextDatum(source_tables_json(dt->relid));
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
 	values[16] = take_running_id(dt->relid, &nulls[16], NULL, NULL);
 
@@ -1496,16 +1535,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 					"mode_reason, error_message) "
 					"VALUES (coalesce($17, nextval('dynview.refresh_history_refresh_id_seq')), "
 					"  $1::regclass, $2, $3, $4, $5, $6, $7, $8, "
-					"  extract(epoch FROM ($8 - $7)) * 1000, $9, $10, "
-					"  (SELECT coalesce(jsonb_agg(jsonb_build_object("
-					"      'name', CASE WHEN s.source_relid = 0 THEN format('%I.%I', s.source_schema, s.source_name) "
-					"                   ELSE s.source_relid::regclass::text END, "
-					"      'oid', nullif(s.source_relid, 0)::bigint, "
-					"      'dynamic_table', d.relid IS NOT NULL) ORDER BY s.source_schema, s.source_name), '[]') "
-					"     FROM dynview.source_catalog s "
-					"     LEFT JOIN dynview.dynamic_table_catalog d "
-					"       ON s.source_relid <> 0 AND d.relid = s.source_relid::regclass "
-					"    WHERE s.relid = $16::regclass), "
+					"  extract(epoch FROM ($8 - $7)) * 1000, $9, $10, $16::jsonb, "
 					"  $11::pg_snapshot, $12, $13, $14, $15) RETURNING *",
 					HIST_NARGS, types, values, nulls, 1);
 	tup = SPI_tuptable->vals[0];
