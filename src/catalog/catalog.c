@@ -940,6 +940,61 @@ dv_catalog_note_signatures(Oid relid)
 	catalog_read_end(&read);
 }
 
+/* the signature of source noted when relid's refresh began, or NULL */
+static char *
+noted_signature(Oid relid, Oid source)
+{
+	ListCell   *lc;
+
+	if (noted_lxid != MyProc->lxid)
+		return NULL;
+	foreach(lc, noted_signatures)
+	{
+		NotedSignature *n = lfirst(lc);
+
+		if (n->relid == relid && n->source_relid == source)
+			return n->signature;
+	}
+	return NULL;
+}
+
+/*
+ * signatures_unchanged - would record_signatures store what source_catalog
+ * holds already?  Then it writes nothing (the usual case: a refresh after
+ * no DDL), so a refresh does not update every source row each time.
+ */
+static bool
+signatures_unchanged(Oid relid)
+{
+	CatalogRead read;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		same = true;
+
+	catalog_read_begin(&read, "source_catalog", "source_catalog_pkey", relid, NULL);
+	desc = RelationGetDescr(read.rel);
+	while (same && HeapTupleIsValid(tup = systable_getnext(read.scan)))
+	{
+		bool		isnull;
+		Oid			source = DatumGetObjectId(heap_getattr(tup, catalog_column(desc, "source_relid"),
+														   desc, &isnull));
+		char	   *recorded;
+		char	   *signature;
+
+		if (!OidIsValid(source))
+			continue;
+		recorded = catalog_text(tup, desc, "source_signature");
+		/* as the UPDATE's COALESCE: the noted one, else the signature now */
+		signature = noted_signature(relid, source);
+		if (signature == NULL)
+			signature = source_signature(source);
+		same = (recorded == NULL) == (signature == NULL) &&
+			(recorded == NULL || strcmp(recorded, signature) == 0);
+	}
+	catalog_read_end(&read);
+	return same;
+}
+
 /*
  * record_signatures - store the signatures of relid's sources after a
  * successful refresh: those noted when it began, and for a source not noted
@@ -954,6 +1009,8 @@ record_signatures(Oid relid)
 	StringInfoData signatures;
 	ListCell   *lc;
 
+	if (signatures_unchanged(relid))
+		return;
 	initStringInfo(&sources);
 	initStringInfo(&signatures);
 	appendStringInfoChar(&sources, '{');
