@@ -1495,6 +1495,26 @@ dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 }
 
 /*
+ * dv_catalog_reads_source - is source (a relation's OID) among the sources
+ * of dynamic table relid, as source_catalog says now (a direct read, with
+ * the snapshot a statement would take)?
+ */
+bool
+dv_catalog_reads_source(Oid relid, Oid source)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(source))
+		return false;
+	foreach(lc, load_sources(relid, NULL))
+	{
+		if (((DvSource *) lfirst(lc))->relid == source)
+			return true;
+	}
+	return false;
+}
+
+/*
  * source_tables_json - refresh_history.source_tables of relid's row now, as
  * JSON text: [{"name": ..., "oid": ..., "dynamic_table": ...}, ...] by
  * (schema, name); a source that exists is named as regclass's output names
