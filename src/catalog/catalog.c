@@ -7,7 +7,10 @@
  * Every function here needs a transaction and an open SPI connection
  * (SPI_connect by the SQL-callable function that calls in).  Results are
  * palloc'd in the current memory context, which is the SPI procedure
- * context in that case.
+ * context in that case.  Reads of one dynamic table's catalog rows by its
+ * OID (dv_catalog_load, dv_is_dynamic_table, the source signatures) go
+ * through the primary key indexes directly, with the snapshot a statement
+ * would take (see CatalogRead): they are on every refresh's path.
  *
  * Catalog rows are written as the bootstrap superuser (the catalogs are not
  * writable by PUBLIC), with all names schema-qualified; users only read them
@@ -44,6 +47,7 @@
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
+#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
@@ -56,6 +60,8 @@
 
 static uint64 widen_xid(TransactionId xid, FullTransactionId next);
 static Datum take_running_id(Oid relid, char *null, Datum *start, char *start_null);
+static char *source_signature(Oid relid);
+static List *load_sources(Oid relid, Snapshot snapshot);
 static void history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool count_failure,
 							const char *reason_code, const char *reason, const char *message);
 
@@ -200,28 +206,123 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 			 SPI_processed, expected, sql);
 }
 
-static char *
-get_text(HeapTuple tuple, TupleDesc desc, int col)
+/*
+ * Direct reads of one dynamic table's rows in dynamic_table_catalog and
+ * source_catalog, through their primary key indexes.
+ *
+ * Every refresh reads them several times; as SQL statements, each distinct
+ * one was parsed, analysed and planned once per connection, which was most
+ * of the CPU of a connection's first refresh.  The reads here see what such
+ * a statement saw: a statement dynview runs (dv_catalog_exec) increments the
+ * command counter and reads with the transaction snapshot (a new one per
+ * statement in READ COMMITTED, the transaction's in REPEATABLE READ and
+ * SERIALIZABLE), so these do the same; they take the AccessShareLock a
+ * SELECT takes.  Writes stay SQL statements (the catalogs' constraints and
+ * trigger apply).  Values are converted with their types' output functions,
+ * as the statements' casts to text did.
+ */
+typedef struct CatalogRead
 {
-	bool		isnull;
-	Datum		d = SPI_getbinval(tuple, desc, col, &isnull);
+	Relation	rel;
+	SysScanDesc scan;
+	Snapshot	snapshot;
+} CatalogRead;
 
-	return isnull ? NULL : TextDatumGetCString(d);
+/*
+ * catalog_read_begin - scan the rows of dynview.<table> whose first column
+ * (the dynamic table's relid) is relid, through the index named index, in
+ * that index's order.  End with catalog_read_end; values read from the
+ * tuples must be copied (converted) before it.
+ */
+static void
+catalog_read_begin(CatalogRead *read, const char *table, const char *index, Oid relid,
+				   Snapshot snapshot)
+{
+	Oid			nsp = get_namespace_oid(DV_SCHEMA, false);
+	Oid			tableid = get_relname_relid(table, nsp);
+	Oid			indexid = get_relname_relid(index, nsp);
+	ScanKeyData key;
+
+	if (!OidIsValid(tableid) || !OidIsValid(indexid))
+		elog(ERROR, "dynview catalog %s or its index %s does not exist", table, index);
+	if (snapshot == NULL)
+	{
+		/* as a catalog statement would (see above) */
+		CommandCounterIncrement();
+		snapshot = GetTransactionSnapshot();
+	}
+	read->snapshot = RegisterSnapshot(snapshot);
+	read->rel = table_open(tableid, AccessShareLock);
+	/* (attribute 1 of the table: systable_beginscan maps it to the index's column) */
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	read->scan = systable_beginscan(read->rel, indexid, true, read->snapshot, 1, &key);
+}
+
+static void
+catalog_read_end(CatalogRead *read)
+{
+	systable_endscan(read->scan);
+	table_close(read->rel, AccessShareLock);
+	UnregisterSnapshot(read->snapshot);
+}
+
+/* the attribute number of a catalog column, by name (a name of ours) */
+static AttrNumber
+catalog_column(TupleDesc desc, const char *column)
+{
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), column) == 0)
+			return att->attnum;
+	}
+	elog(ERROR, "dynview catalog column %s does not exist", column);
+	return InvalidAttrNumber;	/* keep compiler quiet */
+}
+
+/* a catalog column's value as its type's output function writes it, or NULL */
+static char *
+catalog_text(HeapTuple tuple, TupleDesc desc, const char *column)
+{
+	AttrNumber	attnum = catalog_column(desc, column);
+	Oid			type = TupleDescAttr(desc, attnum - 1)->atttypid;
+	bool		isnull;
+	Datum		d = heap_getattr(tuple, attnum, desc, &isnull);
+	Oid			output;
+	bool		varlena;
+
+	if (isnull)
+		return NULL;
+	if (type == TEXTOID)
+		return TextDatumGetCString(d);
+	if (type == NAMEOID)
+		return pstrdup(NameStr(*DatumGetName(d)));
+	getTypeOutputInfo(type, &output, &varlena);
+	return OidOutputFunctionCall(output, d);
+}
+
+/* is relid a row of dynamic_table_catalog, at the snapshot (NULL: as a statement would)? */
+static bool
+catalog_has_row(Oid relid, Snapshot snapshot)
+{
+	CatalogRead read;
+	bool		found;
+
+	catalog_read_begin(&read, DV_CATALOG_TABLE, DV_CATALOG_TABLE "_pkey", relid, snapshot);
+	found = HeapTupleIsValid(systable_getnext(read.scan));
+	catalog_read_end(&read);
+	return found;
 }
 
 /*
  * dv_is_dynamic_table - is relid registered in dynamic_table_catalog?
- * (SQL lookup; the executor guard has its own cached lookup in guard.c.)
+ * (A direct read; the executor guard has its own cached lookup in guard.c.)
  */
 bool
 dv_is_dynamic_table(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-
-	dv_catalog_exec("SELECT 1 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
-					1, types, values, NULL, -1);
-	return SPI_processed > 0;
+	return catalog_has_row(relid, NULL);
 }
 
 /*
@@ -265,40 +366,33 @@ dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner)
 DvTable *
 dv_catalog_load(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
 	DvTable    *dt;
 	HeapTuple	tup;
 	TupleDesc	desc;
 	HeapTuple	classtup;
+	CatalogRead read;
+	char	   *own_xids;
 
-	dv_catalog_exec("SELECT schema_name::text, table_name::text, query, definition, schedule, "
-					"refresh_mode, effective_mode, mode_reason_code, mode_reason, scheduling_state, "
-					"next_refresh_full, (data_snapshot IS NOT NULL)::text, data_snapshot::text, "
-					"coalesce(data_own_xids, '{}')::text "
-					"FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
-					1, types, values, NULL, -1);
-	if (SPI_processed != 1)
+	catalog_read_begin(&read, DV_CATALOG_TABLE, DV_CATALOG_TABLE "_pkey", relid, NULL);
+	tup = systable_getnext(read.scan);
+	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "relation %u is not a dynamic table", relid);
-
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
+	desc = RelationGetDescr(read.rel);
 	dt = palloc0(sizeof(DvTable));
 	dt->relid = relid;
-	dt->schema_name = get_text(tup, desc, 1);
-	dt->table_name = get_text(tup, desc, 2);
-	dt->query = get_text(tup, desc, 3);
-	dt->definition = get_text(tup, desc, 4);
-	dt->schedule = get_text(tup, desc, 5);
-	dt->refresh_mode = get_text(tup, desc, 6);
-	dt->effective_mode = get_text(tup, desc, 7);
-	dt->mode_reason_code = get_text(tup, desc, 8);
-	dt->mode_reason = get_text(tup, desc, 9);
-	dt->scheduling_state = get_text(tup, desc, 10);
-	dt->next_refresh_full = get_text(tup, desc, 11);
-	dt->has_data_snapshot = strcmp(get_text(tup, desc, 12), "true") == 0;
-	dt->data_snapshot = get_text(tup, desc, 13);
-	dt->data_own_xids = get_text(tup, desc, 14);
+	dt->query = catalog_text(tup, desc, "query");
+	dt->definition = catalog_text(tup, desc, "definition");
+	dt->schedule = catalog_text(tup, desc, "schedule");
+	dt->refresh_mode = catalog_text(tup, desc, "refresh_mode");
+	dt->effective_mode = catalog_text(tup, desc, "effective_mode");
+	dt->mode_reason_code = catalog_text(tup, desc, "mode_reason_code");
+	dt->mode_reason = catalog_text(tup, desc, "mode_reason");
+	dt->scheduling_state = catalog_text(tup, desc, "scheduling_state");
+	dt->next_refresh_full = catalog_text(tup, desc, "next_refresh_full");
+	dt->data_snapshot = catalog_text(tup, desc, "data_snapshot");
+	dt->has_data_snapshot = dt->data_snapshot != NULL;
+	own_xids = catalog_text(tup, desc, "data_own_xids");
+	dt->data_own_xids = own_xids ? own_xids : pstrdup("{}");
 
 	/* the table may have been renamed or moved since it was registered */
 	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -309,27 +403,45 @@ dv_catalog_load(Oid relid)
 	dt->schema_name = get_namespace_name(((Form_pg_class) GETSTRUCT(classtup))->relnamespace);
 	ReleaseSysCache(classtup);
 
-	dv_catalog_exec("SELECT s.source_relid, s.source_schema::text, s.source_name::text, "
-					"(d.relid IS NOT NULL)::text "
-					"FROM dynview.source_catalog s "
-					"LEFT JOIN dynview.dynamic_table_catalog d "
-					"  ON s.source_relid <> 0 AND d.relid = s.source_relid::regclass "
-					"WHERE s.relid = $1::regclass ORDER BY 2, 3",
-					1, types, values, NULL, -1);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	dt->sources = load_sources(relid, read.snapshot);
+	catalog_read_end(&read);
+	return dt;
+}
+
+/*
+ * load_sources - relid's sources (DvSource *, palloc'd, without columns),
+ * ordered by (schema, name) as source_catalog's primary key orders them, at
+ * the snapshot (NULL: as a statement would read them).
+ */
+static List *
+load_sources(Oid relid, Snapshot snapshot)
+{
+	CatalogRead read;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	catalog_read_begin(&read, "source_catalog", "source_catalog_pkey", relid, snapshot);
+	desc = RelationGetDescr(read.rel);
+	while (HeapTupleIsValid(tup = systable_getnext(read.scan)))
 	{
 		DvSource   *src = palloc0(sizeof(DvSource));
 		bool		isnull;
 
-		tup = SPI_tuptable->vals[i];
-		desc = SPI_tuptable->tupdesc;
-		src->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
-		src->schema_name = get_text(tup, desc, 2);
-		src->table_name = get_text(tup, desc, 3);
-		src->is_dynamic = strcmp(get_text(tup, desc, 4), "true") == 0;
-		dt->sources = lappend(dt->sources, src);
+		src->relid = DatumGetObjectId(heap_getattr(tup, catalog_column(desc, "source_relid"), desc, &isnull));
+		src->schema_name = catalog_text(tup, desc, "source_schema");
+		src->table_name = catalog_text(tup, desc, "source_name");
+		result = lappend(result, src);
 	}
-	return dt;
+	foreach(lc, result)
+	{
+		DvSource   *src = lfirst(lc);
+
+		src->is_dynamic = OidIsValid(src->relid) && catalog_has_row(src->relid, read.snapshot);
+	}
+	catalog_read_end(&read);
+	return result;
 }
 
 /* Shared by insert and replace: the values of the definition columns */
@@ -567,16 +679,37 @@ dv_catalog_set_state(Oid relid, const char *state, const char *reason)
 char *
 dv_catalog_source_altered(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	CatalogRead read;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	char	   *altered = NULL;
 
-	dv_catalog_exec("SELECT source_relid::regclass::text FROM dynview.source_catalog "
-					"WHERE relid = $1::regclass AND source_relid <> 0 "
-					"AND source_signature IS DISTINCT FROM dynview._source_signature(source_relid) LIMIT 1",
-					1, types, values, NULL, -1);
-	if (SPI_processed == 0)
-		return NULL;
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	catalog_read_begin(&read, "source_catalog", "source_catalog_pkey", relid, NULL);
+	desc = RelationGetDescr(read.rel);
+	while (altered == NULL && HeapTupleIsValid(tup = systable_getnext(read.scan)))
+	{
+		bool		isnull;
+		Oid			source = DatumGetObjectId(heap_getattr(tup, catalog_column(desc, "source_relid"),
+														   desc, &isnull));
+		char	   *recorded;
+		char	   *now;
+
+		if (!OidIsValid(source))
+			continue;
+		recorded = catalog_text(tup, desc, "source_signature");
+		now = source_signature(source);
+		if ((recorded == NULL) != (now == NULL) ||
+			(recorded != NULL && strcmp(recorded, now) != 0))
+		{
+			/* named as regclass's output names it with search_path "pg_catalog, pg_temp" */
+			int			nestlevel = dv_safe_search_path_push();
+
+			altered = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(source)));
+			dv_safe_search_path_pop(nestlevel);
+		}
+	}
+	catalog_read_end(&read);
+	return altered;
 }
 
 /* set a text column (a name written here, not user input) of relid's catalog row */
@@ -767,8 +900,9 @@ static LocalTransactionId noted_lxid = InvalidLocalTransactionId;
 void
 dv_catalog_note_signatures(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	CatalogRead read;
+	HeapTuple	tup;
+	TupleDesc	desc;
 	MemoryContext old;
 	ListCell   *lc;
 
@@ -784,21 +918,81 @@ dv_catalog_note_signatures(Oid relid)
 		if (n->relid == relid)
 			noted_signatures = foreach_delete_current(noted_signatures, lc);
 	}
-	dv_catalog_exec("SELECT source_relid, dynview._source_signature(source_relid) "
-					"FROM dynview.source_catalog WHERE relid = $1::regclass AND source_relid <> 0",
-					1, types, values, NULL, -1);
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	catalog_read_begin(&read, "source_catalog", "source_catalog_pkey", relid, NULL);
+	desc = RelationGetDescr(read.rel);
+	while (HeapTupleIsValid(tup = systable_getnext(read.scan)))
 	{
-		NotedSignature *n = palloc(sizeof(NotedSignature));
+		NotedSignature *n;
 		bool		isnull;
+		Oid			source = DatumGetObjectId(heap_getattr(tup, catalog_column(desc, "source_relid"),
+														   desc, &isnull));
 
+		if (!OidIsValid(source))
+			continue;
+		old = MemoryContextSwitchTo(TopTransactionContext);
+		n = palloc(sizeof(NotedSignature));
 		n->relid = relid;
-		n->source_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-		n->signature = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		n->source_relid = source;
+		n->signature = source_signature(source);
 		noted_signatures = lappend(noted_signatures, n);
+		MemoryContextSwitchTo(old);
 	}
-	MemoryContextSwitchTo(old);
+	catalog_read_end(&read);
+}
+
+/* the signature of source noted when relid's refresh began, or NULL */
+static char *
+noted_signature(Oid relid, Oid source)
+{
+	ListCell   *lc;
+
+	if (noted_lxid != MyProc->lxid)
+		return NULL;
+	foreach(lc, noted_signatures)
+	{
+		NotedSignature *n = lfirst(lc);
+
+		if (n->relid == relid && n->source_relid == source)
+			return n->signature;
+	}
+	return NULL;
+}
+
+/*
+ * signatures_unchanged - would record_signatures store what source_catalog
+ * holds already?  Then it writes nothing (the usual case: a refresh after
+ * no DDL), so a refresh does not update every source row each time.
+ */
+static bool
+signatures_unchanged(Oid relid)
+{
+	CatalogRead read;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		same = true;
+
+	catalog_read_begin(&read, "source_catalog", "source_catalog_pkey", relid, NULL);
+	desc = RelationGetDescr(read.rel);
+	while (same && HeapTupleIsValid(tup = systable_getnext(read.scan)))
+	{
+		bool		isnull;
+		Oid			source = DatumGetObjectId(heap_getattr(tup, catalog_column(desc, "source_relid"),
+														   desc, &isnull));
+		char	   *recorded;
+		char	   *signature;
+
+		if (!OidIsValid(source))
+			continue;
+		recorded = catalog_text(tup, desc, "source_signature");
+		/* as the UPDATE's COALESCE: the noted one, else the signature now */
+		signature = noted_signature(relid, source);
+		if (signature == NULL)
+			signature = source_signature(source);
+		same = (recorded == NULL) == (signature == NULL) &&
+			(recorded == NULL || strcmp(recorded, signature) == 0);
+	}
+	catalog_read_end(&read);
+	return same;
 }
 
 /*
@@ -815,6 +1009,8 @@ record_signatures(Oid relid)
 	StringInfoData signatures;
 	ListCell   *lc;
 
+	if (signatures_unchanged(relid))
+		return;
 	initStringInfo(&sources);
 	initStringInfo(&signatures);
 	appendStringInfoChar(&sources, '{');
@@ -1299,6 +1495,64 @@ dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 }
 
 /*
+ * dv_catalog_reads_source - is source (a relation's OID) among the sources
+ * of dynamic table relid, as source_catalog says now (a direct read, with
+ * the snapshot a statement would take)?
+ */
+bool
+dv_catalog_reads_source(Oid relid, Oid source)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(source))
+		return false;
+	foreach(lc, load_sources(relid, NULL))
+	{
+		if (((DvSource *) lfirst(lc))->relid == source)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * source_tables_json - refresh_history.source_tables of relid's row now, as
+ * JSON text: [{"name": ..., "oid": ..., "dynamic_table": ...}, ...] by
+ * (schema, name); a source that exists is named as regclass's output names
+ * it with search_path "pg_catalog, pg_temp", a missing one (oid null) by its
+ * recorded quoted name.  Built here rather than by a subquery of the history
+ * INSERT, which every connection's first refresh planned.
+ */
+static char *
+source_tables_json(Oid relid)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+	int			nestlevel = dv_safe_search_path_push();
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '[');
+	foreach(lc, load_sources(relid, NULL))
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (buf.len > 1)
+			appendStringInfoString(&buf, ", ");
+		appendStringInfoString(&buf, "{\"name\": ");
+		escape_json(&buf, OidIsValid(src->relid) ?
+					DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(src->relid))) :
+					quote_qualified_identifier(src->schema_name, src->table_name));
+		if (OidIsValid(src->relid))
+			appendStringInfo(&buf, ", \"oid\": %u", src->relid);
+		else
+			appendStringInfoString(&buf, ", \"oid\": null");
+		appendStringInfo(&buf, ", \"dynamic_table\": %s}", src->is_dynamic ? "true" : "false");
+	}
+	appendStringInfoChar(&buf, ']');
+	dv_safe_search_path_pop(nestlevel);
+	return buf.data;
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
  * context that was current at SPI_connect (SPI_returntuple).
@@ -1309,7 +1563,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 #define HIST_NARGS 17
 	Oid			types[HIST_NARGS] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
 		TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, LSNOID, TEXTOID, TEXTOID, TEXTOID,
-	OIDOID, INT8OID};
+	TEXTOID, INT8OID};
 	Datum		values[HIST_NARGS];
 	char		nulls[HIST_NARGS + 1];
 	HeapTuple	tup;
@@ -1348,7 +1602,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 		values[14] = CStringGetTextDatum(res->error_message);
 	else
 		nulls[14] = 'n';
-	values[15] = ObjectIdGetDatum(dt->relid);
+	values[15] = CStringGetTextDatum(source_tables_json(dt->relid));
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
 	values[16] = take_running_id(dt->relid, &nulls[16], NULL, NULL);
 
@@ -1358,16 +1612,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 					"mode_reason, error_message) "
 					"VALUES (coalesce($17, nextval('dynview.refresh_history_refresh_id_seq')), "
 					"  $1::regclass, $2, $3, $4, $5, $6, $7, $8, "
-					"  extract(epoch FROM ($8 - $7)) * 1000, $9, $10, "
-					"  (SELECT coalesce(jsonb_agg(jsonb_build_object("
-					"      'name', CASE WHEN s.source_relid = 0 THEN format('%I.%I', s.source_schema, s.source_name) "
-					"                   ELSE s.source_relid::regclass::text END, "
-					"      'oid', nullif(s.source_relid, 0)::bigint, "
-					"      'dynamic_table', d.relid IS NOT NULL) ORDER BY s.source_schema, s.source_name), '[]') "
-					"     FROM dynview.source_catalog s "
-					"     LEFT JOIN dynview.dynamic_table_catalog d "
-					"       ON s.source_relid <> 0 AND d.relid = s.source_relid::regclass "
-					"    WHERE s.relid = $16::regclass), "
+					"  extract(epoch FROM ($8 - $7)) * 1000, $9, $10, $16::jsonb, "
 					"  $11::pg_snapshot, $12, $13, $14, $15) RETURNING *",
 					HIST_NARGS, types, values, nulls, 1);
 	tup = SPI_tuptable->vals[0];
@@ -1384,14 +1629,16 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 static char *
 get_text_column(Oid relid, const char *column)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	CatalogRead read;
+	HeapTuple	tup;
+	char	   *value = NULL;
 
-	dv_catalog_exec(psprintf("SELECT %s FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass", column),
-					1, types, values, NULL, -1);
-	if (SPI_processed == 0)
-		return NULL;
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	catalog_read_begin(&read, DV_CATALOG_TABLE, DV_CATALOG_TABLE "_pkey", relid, NULL);
+	tup = systable_getnext(read.scan);
+	if (HeapTupleIsValid(tup))
+		value = catalog_text(tup, RelationGetDescr(read.rel), column);
+	catalog_read_end(&read);
+	return value;
 }
 
 /* the definition signature of relid's last refresh, or NULL (see refresh.c) */
@@ -1521,7 +1768,17 @@ append_unique_indexes(StringInfo buf, Oid relid)
 Datum
 dynview_source_signature(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	char	   *signature = source_signature(PG_GETARG_OID(0));
+
+	if (signature == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(signature));
+}
+
+/* dynview._source_signature's value (palloc'd), or NULL */
+static char *
+source_signature(Oid relid)
+{
 	HeapTuple	tuple;
 	int			natts;
 	StringInfoData buf;
@@ -1531,7 +1788,7 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
-		PG_RETURN_NULL();
+		return NULL;
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "%u:%c:", ((Form_pg_class) GETSTRUCT(tuple))->relfilenode,
 					 ((Form_pg_class) GETSTRUCT(tuple))->relhassubclass ? 'c' : '-');
@@ -1556,13 +1813,13 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 		ReleaseSysCache(tuple);
 	}
 	if (!any)
-		PG_RETURN_NULL();
+		return NULL;
 	append_unique_indexes(&buf, relid);
 	if (!pg_md5_hash(buf.data, buf.len, hex, &errstr))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not compute the signature of relation %u: %s", relid, errstr)));
-	PG_RETURN_TEXT_P(cstring_to_text(hex));
+	return pstrdup(hex);
 }
 
 PG_FUNCTION_INFO_V1(dynview_data_origin);

@@ -55,6 +55,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/ruleutils.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -318,13 +319,22 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	"AND NOT (pg_catalog.pg_visible_in_snapshot(dv_xid, $2::pg_catalog.pg_snapshot) " \
 	"         OR dv_xid = ANY ($3::pg_catalog.xid8[]))"
 
-/* the four parameters of WINDOW_CONDITION */
+/*
+ * the four parameters of WINDOW_CONDITION, and their types: the xid lists
+ * are passed as xid8[] values, not as text, since a cast of a parameter to
+ * xid8[] (array_in is not immutable) is not folded into a constant by the
+ * planner: it was evaluated for every buffer row
+ */
 static void
-window_parameters(DvTable *dt, Snapshot snapshot, Datum *values)
+window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
 {
-	values[0] = CStringGetTextDatum(psprintf("{" UINT64_FORMAT "}", own_xid8()));
+	types[0] = XID8ARRAYOID;
+	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
+	types[1] = TEXTOID;
 	values[1] = CStringGetTextDatum(dt->data_snapshot);
-	values[2] = CStringGetTextDatum(dt->data_own_xids);
+	types[2] = XID8ARRAYOID;
+	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
+	types[3] = TEXTOID;
 	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
 }
 
@@ -472,7 +482,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 {
 	StringInfoData sql;
 	ListCell   *lc;
-	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Oid			types[4];
 	Datum		values[4];
 	bool		has_marker = false;
 	bool		isnull;
@@ -551,7 +561,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	else
 	{
 		/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
-		window_parameters(dt, snapshot, values);
+		window_parameters(dt, snapshot, values, types);
 		dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
 	}
 	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
@@ -635,7 +645,7 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 {
 	HeapTuple	tuple;
 	char		identity;
-	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Oid			types[4];
 	Datum		values[4];
 
 	if (dv_is_dynamic_table(relid))
@@ -647,7 +657,7 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	ReleaseSysCache(tuple);
 	if (identity == REPLICA_IDENTITY_FULL)
 		return true;
-	window_parameters(dt, snapshot, values);
+	window_parameters(dt, snapshot, values, types);
 	dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE dv_weight <= 0 AND " WINDOW_CONDITION " LIMIT 1",
 							 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
 					4, types, values, NULL, -1);
@@ -1973,7 +1983,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	Oid			types[4] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Oid			types[4];
 	Datum		values[4];
 
 	if (!dt->has_data_snapshot || dt->next_refresh_full != NULL || dt->sources == NIL)
@@ -2010,7 +2020,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	if (need_decoder && !window_is_empty(dt, snapshot) && !dv_capture_wait(lsn, 60 * 1000L))
 		return false;
 
-	window_parameters(dt, snapshot, values);
+	window_parameters(dt, snapshot, values, types);
 	foreach(lc, buffers)
 	{
 		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",

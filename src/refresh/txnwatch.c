@@ -133,6 +133,7 @@ watch_xact_callback(XactEvent event, void *arg)
 	ListCell   *lw;
 	List	   *tables = NIL;
 	List	   *changed = NIL;
+	List	   *marks = NIL;	/* of (table, source) OID pairs */
 
 	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
 	{
@@ -168,10 +169,23 @@ watch_xact_callback(XactEvent event, void *arg)
 	}
 	if (tables == NIL)
 		return;
+
+	/*
+	 * Only for pairs where the written relation is a source of the table is
+	 * the statement run: for the others (dynview's own catalogs, written
+	 * after every refresh) it would update nothing.
+	 */
+	forboth(lr, tables, lw, changed)
+	{
+		if (dv_catalog_reads_source(lfirst_oid(lr), lfirst_oid(lw)))
+			marks = lappend(marks, list_make2_oid(lfirst_oid(lr), lfirst_oid(lw)));
+	}
+	if (marks == NIL)
+		return;
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	forboth(lr, tables, lw, changed)
-		mark_changed_after(lfirst_oid(lr), lfirst_oid(lw));
+	foreach(lr, marks)
+		mark_changed_after(linitial_oid(lfirst(lr)), lsecond_oid(lfirst(lr)));
 	PopActiveSnapshot();
 	SPI_finish();
 }
