@@ -50,6 +50,12 @@
  * among a grouped level's input rows (dv_optree_input_key): then its
  * count(DISTINCT) is its count (delta.c keeps no multiplicities for it).
  *
+ * The indexes dynview builds on keys of its own tables (state tables) index
+ * a key column whose values may not fit a B-tree entry (about 2.7 kB) by
+ * a hash of its value instead (dv_key_hashed, dv_key_hash_sql): statements
+ * that look rows up by such a key compare the hashes, which the index
+ * finds, and the values, which decide.
+ *
  * Catalog lookups only (indexes of the sources, locked by the parser
  * already); needs a transaction.
  *
@@ -69,6 +75,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -739,4 +746,48 @@ dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid collation)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The bytes a B-tree index entry of dynview's key columns may take, all
+ * columns together: below the limit of an 8 kB page (BTMaxItemSize, about
+ * 2.7 kB), with room for the entry's header and alignment.
+ */
+#define DV_KEY_INDEX_BYTES 2000
+
+/*
+ * dv_key_hashed - is a key column of type (typmod) among nkeys key columns
+ * indexed by a hash of its value (dv_key_hash_sql) rather than by its value:
+ * a variable-length type without a declared bound that keeps its share of
+ * DV_KEY_INDEX_BYTES (text, unconstrained varchar and numeric, arrays, jsonb,
+ * composites), which a B-tree entry would refuse once a value is long
+ * ("index row requires N bytes"), when the type can be hashed.  A domain
+ * counts as its base type.  Needs a transaction (catalog lookups).
+ */
+bool
+dv_key_hashed(Oid type, int32 typmod, int nkeys)
+{
+	int32		max_bytes;
+
+	type = getBaseTypeAndTypmod(type, &typmod);
+	if (get_typlen(type) != -1)
+		return false;
+	max_bytes = type_maximum_size(type, typmod);
+	if (max_bytes > 0 && max_bytes <= DV_KEY_INDEX_BYTES / Max(nkeys, 1))
+		return false;
+	return OidIsValid(lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC)->hash_extended_proc);
+}
+
+/*
+ * dv_key_hash_sql - the SQL of the hash of key value expr that dynview's
+ * index stores for a hashed key column (dv_key_hashed): never NULL (a NULL
+ * key hashes as a row of one NULL), equal for values equal by the type's
+ * default equality, so "hash(a) = hash(b) AND (a = b OR both NULL)" finds
+ * a row through the index and keeps the NULLS NOT DISTINCT matching.
+ * Palloc'd in the current context.
+ */
+char *
+dv_key_hash_sql(const char *expr)
+{
+	return psprintf("pg_catalog.hash_record_extended(ROW(%s), 0)", expr);
 }

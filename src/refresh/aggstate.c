@@ -673,7 +673,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		int			save_sec;
 
 		create_state_table(dt, name, dv_optree_state_columns(op));
-		if (dv_optree_state_key_columns(op) != NIL)
+		if (dv_optree_state_key_columns(op, NULL) != NIL)
 		{
 			/* (room on each page: a changed group's row is updated in place, HOT) */
 			dv_catalog_exec(psprintf("ALTER TABLE %s SET (fillfactor = 80)", qualified_state(name)),
@@ -685,9 +685,10 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		fill_state(dt, name, fill, snapshot);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* the indexes after the fill (fill_state writes in bulk into a table without one) */
-		if (dv_optree_state_key_columns(op) != NIL)
+		if (dv_optree_state_key_columns(op, NULL) != NIL)
 		{
-			List	   *keys = dv_optree_state_key_columns(op);
+			bool		hashed;
+			List	   *keys = dv_optree_state_key_columns(op, &hashed);
 			StringInfoData all;
 			ListCell   *lk;
 
@@ -700,8 +701,9 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 					dv_catalog_exec(psprintf("CREATE INDEX ON %s (%s)", qualified_state(name), (char *) lfirst(lk)),
 									0, NULL, NULL, NULL, -1);
 			}
-			dv_catalog_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s) NULLS NOT DISTINCT",
-									 qualified_state(name), all.data),
+			/* (hashed keys: two groups may share the hashes, so not unique) */
+			dv_catalog_exec(psprintf("CREATE %sINDEX ON %s (%s)%s", hashed ? "" : "UNIQUE ",
+									 qualified_state(name), all.data, hashed ? "" : " NULLS NOT DISTINCT"),
 							0, NULL, NULL, NULL, -1);
 		}
 		CommandCounterIncrement();
