@@ -69,6 +69,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -81,6 +82,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "dynview.h"
 #include "analyze/delta.h"
 #include "analyze/optree.h"
 
@@ -759,18 +761,26 @@ dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid collation)
  * dv_key_hashed - is a key column of type (typmod) among nkeys key columns
  * indexed by a hash of its value (dv_key_hash_sql) rather than by its value:
  * a variable-length type without a declared bound that keeps its share of
- * DV_KEY_INDEX_BYTES (text, unconstrained varchar and numeric, arrays, jsonb,
+ * DV_KEY_INDEX_BYTES (text, unconstrained varchar, bytea, arrays, jsonb,
  * composites), which a B-tree entry would refuse once a value is long
- * ("index row requires N bytes"), when the type can be hashed.  A domain
- * counts as its base type.  Needs a transaction (catalog lookups).
+ * ("index row requires N bytes"), when the type can be hashed.  Not numeric:
+ * its entry passes 2 kB only beyond some 4,000 digits, and its index also
+ * serves range lookups (a top-N table's order), which a hash cannot.  Not
+ * under a nondeterministic collation (collation: the column's): equal values
+ * hash alike only when the hash is taken under that very collation, and a
+ * lookup's other side may carry another.  A domain counts as its base type.
+ * Needs a transaction (catalog lookups).
  */
 bool
-dv_key_hashed(Oid type, int32 typmod, int nkeys)
+dv_key_hashed(Oid type, int32 typmod, Oid collation, int nkeys)
 {
 	int32		max_bytes;
 
 	type = getBaseTypeAndTypmod(type, &typmod);
-	if (get_typlen(type) != -1)
+	if (get_typlen(type) != -1 || type == NUMERICOID)
+		return false;
+	/* (equal values under a nondeterministic collation hash alike only under it) */
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
 		return false;
 	max_bytes = type_maximum_size(type, typmod);
 	if (max_bytes > 0 && max_bytes <= DV_KEY_INDEX_BYTES / Max(nkeys, 1))

@@ -4429,7 +4429,7 @@ group_state_key_hashed(DvOp *op, int i)
 {
 	Node	   *k = (Node *) list_nth_node(TargetEntry, op->inner->input_tlist, i - 1)->expr;
 
-	return dv_key_hashed(exprType(k), exprTypmod(k), list_length(op->inner->input_tlist));
+	return dv_key_hashed(exprType(k), exprTypmod(k), exprCollation(k), list_length(op->inner->input_tlist));
 }
 
 /*

@@ -288,7 +288,7 @@ extern bool dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid coll
  * of its own tables holds a hash of the value (a value may be too long for
  * a B-tree entry), and that hash's SQL (keys.c)
  */
-extern bool dv_key_hashed(Oid type, int32 typmod, int nkeys);
+extern bool dv_key_hashed(Oid type, int32 typmod, Oid collation, int nkeys);
 extern char *dv_key_hash_sql(const char *expr);
 
 #endif							/* DYNVIEW_OPTREE_H */
