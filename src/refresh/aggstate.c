@@ -114,6 +114,28 @@ dv_agg_state_relid(Oid relid)
 }
 
 /*
+ * state_table_owner - the owner of state table name (unqualified, in
+ * dynview_state), InvalidOid when there is no such table
+ */
+static Oid
+state_table_owner(const char *name)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+	Oid			relid = OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
+	HeapTuple	tup;
+	Oid			owner;
+
+	if (!OidIsValid(relid))
+		return InvalidOid;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/*
  * dv_agg_state_usable - are the state tables of plan there and owned by the
  * table's owner?  If not, *reason says why (the caller refreshes in full,
  * which rebuilds them).
@@ -150,21 +172,14 @@ dv_agg_state_usable(DvTable *dt, DvPlan *plan, char **reason)
 	}
 	foreach(lc, names)
 	{
-		Oid			relid = OidIsValid(nsp) ? get_relname_relid(lfirst(lc), nsp) : InvalidOid;
-		HeapTuple	tup;
-		Oid			owner;
+		Oid			owner = state_table_owner(lfirst(lc));
 
-		if (!OidIsValid(relid))
+		if (!OidIsValid(owner))
 		{
 			*reason = psprintf("The table's aggregate state %s.%s was missing (dropped, or not restored); it was rebuilt with a full refresh.",
 							   DV_STATE_SCHEMA, (char *) lfirst(lc));
 			return false;
 		}
-		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-		if (!HeapTupleIsValid(tup))
-			elog(ERROR, "cache lookup failed for relation %u", relid);
-		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-		ReleaseSysCache(tup);
 		if (owner != dt->owner)
 		{
 			*reason = pstrdup("The table's owner changed; its aggregate state was rebuilt, owned by the new owner, with a full refresh.");
@@ -1487,26 +1502,9 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 bool
 dv_topn_state_usable(DvTable *dt)
 {
-	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
-	char	   *names[2] = {topn_name(dt->relid), topn_bound_name(dt->relid)};
-
-	for (int i = 0; i < 2; i++)
-	{
-		Oid			relid = OidIsValid(nsp) ? get_relname_relid(names[i], nsp) : InvalidOid;
-		HeapTuple	tup;
-		Oid			owner;
-
-		if (!OidIsValid(relid))
-			return false;
-		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-		if (!HeapTupleIsValid(tup))
-			elog(ERROR, "cache lookup failed for relation %u", relid);
-		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-		ReleaseSysCache(tup);
-		if (owner != dt->owner)
-			return false;
-	}
-	return true;
+	/* (a missing table has no owner: InvalidOid, never a role's) */
+	return state_table_owner(topn_name(dt->relid)) == dt->owner &&
+		state_table_owner(topn_bound_name(dt->relid)) == dt->owner;
 }
 
 /* the qualified names of the state and its bound */
