@@ -241,6 +241,10 @@ extern Bitmapset *dv_captured_columns(RangeTblEntry *rte);
 extern Query *dv_parse_definition(const char *sql);
 extern void dv_check_definition_permissions(Query *q);
 
+/* analyze/keys.c */
+struct RelationData;
+extern List *dv_index_tuples(struct RelationData *rel);
+
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
 extern const char *dv_refresh_skip_reason(struct ErrorData *edata, char **reason);

@@ -176,6 +176,38 @@ same_equality(Oid opno, Oid eqop)
 }
 
 /*
+ * dv_index_tuples - the pg_index rows (copies, palloc'd in the current
+ * memory context) of the indexes of rel that speak for all of its rows
+ * now: valid, live and without predicate.  The one walk over a relation's
+ * indexes that dynview's uses of them (keys here, a relation's leading
+ * index columns in optree.c, a dynamic table's distinct rows in refresh.c)
+ * share; each adds its own tests (unique, immediate, without expressions).
+ * rel is open and locked by the caller.
+ */
+List *
+dv_index_tuples(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	List	   *tuples = NIL;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index index;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(tup);
+		if (index->indisvalid && index->indislive && heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			tuples = lappend(tuples, heap_copytuple(tup));
+		ReleaseSysCache(tup);
+	}
+	list_free(indexes);
+	return tuples;
+}
+
+/*
  * scan_keys - the unique indexes of a source (module header).  The
  * relation is locked by the query already.
  */
@@ -192,11 +224,11 @@ scan_keys(DvPlanSource *src)
 		has_subclass(src->relid))
 		return NIL;
 	rel = relation_open(src->relid, AccessShareLock);
-	indexes = RelationGetIndexList(rel);
+	indexes = dv_index_tuples(rel);
 	foreach(lc, indexes)
 	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index index;
+		HeapTuple	tup = lfirst(lc);
+		Form_pg_index index = (Form_pg_index) GETSTRUCT(tup);
 		Datum		d;
 		bool		isnull;
 		oidvector  *indclass;
@@ -205,11 +237,7 @@ scan_keys(DvPlanSource *src)
 		bool		ok;
 		bool		notnull = true;
 
-		if (!HeapTupleIsValid(tup))
-			continue;
-		index = (Form_pg_index) GETSTRUCT(tup);
-		ok = index->indisunique && index->indimmediate && index->indisvalid &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL) &&
+		ok = index->indisunique && index->indimmediate &&
 			heap_attisnull(tup, Anum_pg_index_indexprs, NULL);
 		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull);
 		indclass = (oidvector *) DatumGetPointer(d);
@@ -231,9 +259,8 @@ scan_keys(DvPlanSource *src)
 		if (ok && cols != NIL)
 			keys = add_key(keys, make_key(cols, notnull,
 										  !notnull && !index->indnullsnotdistinct));
-		ReleaseSysCache(tup);
 	}
-	list_free(indexes);
+	list_free_deep(indexes);
 	relation_close(rel, AccessShareLock);
 	return keys;
 }

@@ -2238,26 +2238,21 @@ static bool
 leading_index_column(Oid relid, AttrNumber attno)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
+	List	   *indexes = dv_index_tuples(rel);
 	bool		found = false;
 	ListCell   *lc;
 
 	foreach(lc, indexes)
 	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index idx;
+		Form_pg_index idx = (Form_pg_index) GETSTRUCT((HeapTuple) lfirst(lc));
 
-		if (!HeapTupleIsValid(tup))
-			continue;
-		idx = (Form_pg_index) GETSTRUCT(tup);
-		if (idx->indisvalid && idx->indnkeyatts > 0 && idx->indkey.values[0] == attno &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+		if (idx->indnkeyatts > 0 && idx->indkey.values[0] == attno)
+		{
 			found = true;
-		ReleaseSysCache(tup);
-		if (found)
 			break;
+		}
 	}
-	list_free(indexes);
+	list_free_deep(indexes);
 	relation_close(rel, AccessShareLock);
 	return found;
 }
