@@ -242,6 +242,10 @@ extern Bitmapset *dv_captured_columns(RangeTblEntry *rte);
 extern Query *dv_parse_definition(const char *sql);
 extern void dv_check_definition_permissions(Query *q);
 
+/* analyze/keys.c */
+struct RelationData;
+extern List *dv_index_tuples(struct RelationData *rel);
+
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);
 extern const char *dv_refresh_skip_reason(struct ErrorData *edata, char **reason);
@@ -285,7 +289,8 @@ extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern void dv_unregister_tuples(const char *name);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
-								uint64 n, DvParams *params);
+								uint64 n, DvParams *params, List *hashed);
+extern List *dv_key_table_hashed(Oid relid, List *columns);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 extern void dv_set_output_styles(void);

@@ -50,6 +50,12 @@
  * among a grouped level's input rows (dv_optree_input_key): then its
  * count(DISTINCT) is its count (delta.c keeps no multiplicities for it).
  *
+ * The indexes dynview builds on keys of its own tables (state tables) index
+ * a key column whose values may not fit a B-tree entry (about 2.7 kB) by
+ * a hash of its value instead (dv_key_hashed, dv_key_hash_sql): statements
+ * that look rows up by such a key compare the hashes, which the index
+ * finds, and the values, which decide.
+ *
  * Catalog lookups only (indexes of the sources, locked by the parser
  * already); needs a transaction.
  *
@@ -63,17 +69,20 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "dynview.h"
 #include "analyze/delta.h"
 #include "analyze/optree.h"
 
@@ -167,6 +176,38 @@ same_equality(Oid opno, Oid eqop)
 }
 
 /*
+ * dv_index_tuples - the pg_index rows (copies, palloc'd in the current
+ * memory context) of the indexes of rel that speak for all of its rows
+ * now: valid, live and without predicate.  The one walk over a relation's
+ * indexes that dynview's uses of them (keys here, a relation's leading
+ * index columns in optree.c, a dynamic table's distinct rows in refresh.c)
+ * share; each adds its own tests (unique, immediate, without expressions).
+ * rel is open and locked by the caller.
+ */
+List *
+dv_index_tuples(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	List	   *tuples = NIL;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index index;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(tup);
+		if (index->indisvalid && index->indislive && heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			tuples = lappend(tuples, heap_copytuple(tup));
+		ReleaseSysCache(tup);
+	}
+	list_free(indexes);
+	return tuples;
+}
+
+/*
  * scan_keys - the unique indexes of a source (module header).  The
  * relation is locked by the query already.
  */
@@ -183,11 +224,11 @@ scan_keys(DvPlanSource *src)
 		has_subclass(src->relid))
 		return NIL;
 	rel = relation_open(src->relid, AccessShareLock);
-	indexes = RelationGetIndexList(rel);
+	indexes = dv_index_tuples(rel);
 	foreach(lc, indexes)
 	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index index;
+		HeapTuple	tup = lfirst(lc);
+		Form_pg_index index = (Form_pg_index) GETSTRUCT(tup);
 		Datum		d;
 		bool		isnull;
 		oidvector  *indclass;
@@ -196,11 +237,7 @@ scan_keys(DvPlanSource *src)
 		bool		ok;
 		bool		notnull = true;
 
-		if (!HeapTupleIsValid(tup))
-			continue;
-		index = (Form_pg_index) GETSTRUCT(tup);
-		ok = index->indisunique && index->indimmediate && index->indisvalid &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL) &&
+		ok = index->indisunique && index->indimmediate &&
 			heap_attisnull(tup, Anum_pg_index_indexprs, NULL);
 		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull);
 		indclass = (oidvector *) DatumGetPointer(d);
@@ -222,9 +259,8 @@ scan_keys(DvPlanSource *src)
 		if (ok && cols != NIL)
 			keys = add_key(keys, make_key(cols, notnull,
 										  !notnull && !index->indnullsnotdistinct));
-		ReleaseSysCache(tup);
 	}
-	list_free(indexes);
+	list_free_deep(indexes);
 	relation_close(rel, AccessShareLock);
 	return keys;
 }
@@ -739,4 +775,56 @@ dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid collation)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The bytes a B-tree index entry of dynview's key columns may take, all
+ * columns together: below the limit of an 8 kB page (BTMaxItemSize, about
+ * 2.7 kB), with room for the entry's header and alignment.
+ */
+#define DV_KEY_INDEX_BYTES 2000
+
+/*
+ * dv_key_hashed - is a key column of type (typmod) among nkeys key columns
+ * indexed by a hash of its value (dv_key_hash_sql) rather than by its value:
+ * a variable-length type without a declared bound that keeps its share of
+ * DV_KEY_INDEX_BYTES (text, unconstrained varchar, bytea, arrays, jsonb,
+ * composites), which a B-tree entry would refuse once a value is long
+ * ("index row requires N bytes"), when the type can be hashed.  Not numeric:
+ * its entry passes 2 kB only beyond some 4,000 digits, and its index also
+ * serves range lookups (a top-N table's order), which a hash cannot.  Not
+ * under a nondeterministic collation (collation: the column's): equal values
+ * hash alike only when the hash is taken under that very collation, and a
+ * lookup's other side may carry another.  A domain counts as its base type.
+ * Needs a transaction (catalog lookups).
+ */
+bool
+dv_key_hashed(Oid type, int32 typmod, Oid collation, int nkeys)
+{
+	int32		max_bytes;
+
+	type = getBaseTypeAndTypmod(type, &typmod);
+	if (get_typlen(type) != -1 || type == NUMERICOID)
+		return false;
+	/* (equal values under a nondeterministic collation hash alike only under it) */
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		return false;
+	max_bytes = type_maximum_size(type, typmod);
+	if (max_bytes > 0 && max_bytes <= DV_KEY_INDEX_BYTES / Max(nkeys, 1))
+		return false;
+	return OidIsValid(lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC)->hash_extended_proc);
+}
+
+/*
+ * dv_key_hash_sql - the SQL of the hash of key value expr that dynview's
+ * index stores for a hashed key column (dv_key_hashed): never NULL (a NULL
+ * key hashes as a row of one NULL), equal for values equal by the type's
+ * default equality, so "hash(a) = hash(b) AND (a = b OR both NULL)" finds
+ * a row through the index and keeps the NULLS NOT DISTINCT matching.
+ * Palloc'd in the current context.
+ */
+char *
+dv_key_hash_sql(const char *expr)
+{
+	return psprintf("pg_catalog.hash_record_extended(ROW(%s), 0)", expr);
 }

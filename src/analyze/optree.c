@@ -1647,6 +1647,7 @@ static char *group_state_fill_sql(DvGen *ig, DvOp *op);
 static char *group_state_new_sql(DvGen *ig, DvOp *op, const char *d);
 static char *group_state_columns(DvOp *op);
 static List *group_state_aggs(DvOp *op, bool *ok);
+static bool group_state_key_hashed(DvOp *op, int i);
 static List *group_state_value_names(List *aggs);
 static char *group_state_value_columns(List *aggs, const char *prefix, const char *as);
 static char *group_state_key_list(DvOp *op, const char *alias);
@@ -2278,26 +2279,21 @@ static bool
 leading_index_column(Oid relid, AttrNumber attno)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
+	List	   *indexes = dv_index_tuples(rel);
 	bool		found = false;
 	ListCell   *lc;
 
 	foreach(lc, indexes)
 	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index idx;
+		Form_pg_index idx = (Form_pg_index) GETSTRUCT((HeapTuple) lfirst(lc));
 
-		if (!HeapTupleIsValid(tup))
-			continue;
-		idx = (Form_pg_index) GETSTRUCT(tup);
-		if (idx->indisvalid && idx->indnkeyatts > 0 && idx->indkey.values[0] == attno &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+		if (idx->indnkeyatts > 0 && idx->indkey.values[0] == attno)
+		{
 			found = true;
-		ReleaseSysCache(tup);
-		if (found)
 			break;
+		}
 	}
-	list_free(indexes);
+	list_free_deep(indexes);
 	relation_close(rel, AccessShareLock);
 	return found;
 }
@@ -4347,6 +4343,9 @@ group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 		key_cond = psprintf(" AND x.k1 %s ANY (ARRAY(SELECT k.k1 FROM %s k))",
 							dv_equality_operator(exprType((Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr)),
 							keys);
+	if (keys && !null_keys && group_state_key_hashed(op, 1))
+		key_cond = psprintf("%s AND %s = ANY (ARRAY(SELECT %s FROM %s k))", key_cond,
+							dv_key_hash_sql("x.k1"), dv_key_hash_sql("k.k1"), keys);
 	if (old || !has_delta(op))
 		rel = psprintf("(SELECT %s FROM %s x WHERE true%s)", cols, state, key_cond);
 	else
@@ -4432,6 +4431,14 @@ group_state_new_sql(DvGen *ig, DvOp *op, const char *d)
 		appendStringInfo(&eq, "%sx.k%d %s a.k%d", i > 1 ? " AND " : "", i,
 						 dv_equality_operator(exprType((Node *) lfirst_node(TargetEntry, lc)->expr)), i);
 		appendStringInfo(&nulls, "%sx.k%d IS NOT DISTINCT FROM a.k%d", i > 1 ? " AND " : "", i, i);
+		if (group_state_key_hashed(op, i))
+		{
+			char	   *hash = psprintf(" AND %s = %s", dv_key_hash_sql(psprintf("x.k%d", i)),
+										dv_key_hash_sql(psprintf("a.k%d", i)));
+
+			appendStringInfoString(&eq, hash);
+			appendStringInfoString(&nulls, hash);
+		}
 		appendStringInfo(&anynull, "%sa.k%d IS NULL", i > 1 ? " OR " : "", i);
 	}
 	agg = add_cte(ig, a.data);
@@ -4490,18 +4497,45 @@ group_state_columns(DvOp *op)
 }
 
 /*
- * dv_optree_state_key_columns - the group key columns of op's state (a
- * grouped subquery operator that keeps its groups), k1..kn (char *), or NIL
- * for another state
+ * group_state_key_hashed - is op's state indexed on its i-th group key
+ * (1-based) by the key's hash (keys.c dv_key_hashed: its values may be too
+ * long for a B-tree entry)?  Lookups by that key then compare hashes too.
+ */
+static bool
+group_state_key_hashed(DvOp *op, int i)
+{
+	Node	   *k = (Node *) list_nth_node(TargetEntry, op->inner->input_tlist, i - 1)->expr;
+
+	return dv_key_hashed(exprType(k), exprTypmod(k), exprCollation(k), list_length(op->inner->input_tlist));
+}
+
+/*
+ * dv_optree_state_key_columns - the index elements of the group keys of
+ * op's state (a grouped subquery operator that keeps its groups), k1..kn
+ * (char *), a hashed key as its hash (dv_key_hash_sql); NIL for another
+ * state.  *hashed (may be NULL) tells whether a key is hashed: the index
+ * cannot then be unique (two keys may share a hash).
  */
 List *
-dv_optree_state_key_columns(DvOp *op)
+dv_optree_state_key_columns(DvOp *op, bool *hashed)
 {
 	List	   *cols = NIL;
 
+	if (hashed)
+		*hashed = false;
 	if (!is_group_state(op))
 		return NIL;
 	for (int i = 1; i <= list_length(op->inner->input_tlist); i++)
-		cols = lappend(cols, psprintf("k%d", i));
+	{
+		char	   *col = psprintf("k%d", i);
+
+		if (group_state_key_hashed(op, i))
+		{
+			col = dv_key_hash_sql(col);
+			if (hashed)
+				*hashed = true;
+		}
+		cols = lappend(cols, col);
+	}
 	return cols;
 }

@@ -253,13 +253,15 @@ extern int	dv_numeric_fixed_scale(Node *e, Query *q);
  * state with those groups replaced (so an extreme over it, as TPC-H Q15's
  * max, reads the state, not the subquery's input); after the statements a
  * MERGE by ctid deletes emptied groups, updates changed ones and inserts
- * new ones.  dv_optree_state_key_columns lists the state's key columns
- * (NIL for the other states): a unique index (NULLS NOT DISTINCT) covers
- * them all, and each after the first has an index of its own (a join or
- * semi-join may look groups up by another key than the first: TPC-H Q20's
- * supplier of (part, supplier)).
+ * new ones.  dv_optree_state_key_columns lists the state's key columns as
+ * index elements (NIL for the other states): a unique index (NULLS NOT
+ * DISTINCT) covers them all, and each after the first has an index of its
+ * own (a join or semi-join may look groups up by another key than the
+ * first: TPC-H Q20's supplier of (part, supplier)).  A key whose values may
+ * be too long for a B-tree entry is indexed by its hash (keys.c
+ * dv_key_hashed); the index over all keys is then not unique (*hashed).
  */
-extern List *dv_optree_state_key_columns(DvOp *op);
+extern List *dv_optree_state_key_columns(DvOp *op, bool *hashed);
 
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);
@@ -280,5 +282,13 @@ extern List *dv_optree_unique_key(Query *q, DvOp *root);
  * collation (keys.c)?
  */
 extern bool dv_optree_input_key(Query *q, DvOp *tree, Var *v, Oid eqop, Oid collation);
+
+/*
+ * dv_key_hashed, dv_key_hash_sql - whether dynview's index on a key column
+ * of its own tables holds a hash of the value (a value may be too long for
+ * a B-tree entry), and that hash's SQL (keys.c)
+ */
+extern bool dv_key_hashed(Oid type, int32 typmod, Oid collation, int nkeys);
+extern char *dv_key_hash_sql(const char *expr);
 
 #endif							/* DYNVIEW_OPTREE_H */

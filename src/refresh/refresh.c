@@ -269,25 +269,20 @@ static bool
 rows_are_distinct(Oid relid, List **key)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
+	List	   *indexes = dv_index_tuples(rel);
 	bool		distinct = false;
 	ListCell   *lc;
 
 	*key = NIL;
 	foreach(lc, indexes)
 	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index index;
+		HeapTuple	tup = lfirst(lc);
+		Form_pg_index index = (Form_pg_index) GETSTRUCT(tup);
 		bool		ok;
 		bool		joinable = true;
 		List	   *cols = NIL;
 
-		if (!HeapTupleIsValid(tup))
-			continue;
-		index = (Form_pg_index) GETSTRUCT(tup);
-		ok = index->indisunique && index->indisvalid && index->indislive &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL) &&
-			heap_attisnull(tup, Anum_pg_index_indexprs, NULL);
+		ok = index->indisunique && heap_attisnull(tup, Anum_pg_index_indexprs, NULL);
 		for (int k = 0; ok && k < index->indnkeyatts; k++)
 		{
 			AttrNumber	att = index->indkey.values[k];
@@ -302,7 +297,6 @@ rows_are_distinct(Oid relid, List **key)
 			joinable = joinable && OidIsValid(tc->eq_opr) && OidIsValid(tc->hash_proc);
 			cols = lappend_int(cols, att);
 		}
-		ReleaseSysCache(tup);
 		if (ok)
 		{
 			distinct = true;
@@ -313,7 +307,7 @@ rows_are_distinct(Oid relid, List **key)
 			}
 		}
 	}
-	list_free(indexes);
+	list_free_deep(indexes);
 	table_close(rel, AccessShareLock);
 	return distinct;
 }

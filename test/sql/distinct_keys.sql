@@ -65,24 +65,22 @@ SELECT t, r.refresh_mode, r.mode_reason_code, dynview.verify(t)
   FROM unnest(ARRAY['dk_key', 'dk_not', 'dk_join', 'dk_all']) t, dynview.refresh(t) r;
 
 -- a pipeline, as the dashboard: the detail table's derived key is the GMV level's input key
-SELECT dynview.create_dynamic_table('dk_detail',
-  'SELECT o.id AS order_id, p.cat, o.v FROM dk_o o JOIN dk_p p ON p.pid = o.pid',
-  schedule => 'manual', refresh_mode => 'incremental');
-SELECT dynview.create_dynamic_table('dk_gmv',
-  'SELECT cat, count(DISTINCT order_id) AS orders, sum(v) AS sv FROM dk_detail GROUP BY cat',
-  schedule => 'manual', refresh_mode => 'incremental');
-SELECT dk_rules('dk_gmv');
-SELECT dk_dist('dk_gmv');
+-- (dk_pipeline: a detail table and a grouped table over it, incremental, manual; the grouped
+-- table's rules and multiplicity tables)
+CREATE FUNCTION dk_pipeline(detail text, detail_query text, gmv text, gmv_query text,
+                            OUT rules text, OUT dist bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM dynview.create_dynamic_table(detail, detail_query, schedule => 'manual', refresh_mode => 'incremental');
+  PERFORM dynview.create_dynamic_table(gmv, gmv_query, schedule => 'manual', refresh_mode => 'incremental');
+  rules := dk_rules(gmv);
+  dist := dk_dist(gmv::regclass);
+END $$;
+SELECT * FROM dk_pipeline('dk_detail', 'SELECT o.id AS order_id, p.cat, o.v FROM dk_o o JOIN dk_p p ON p.pid = o.pid',
+  'dk_gmv', 'SELECT cat, count(DISTINCT order_id) AS orders, sum(v) AS sv FROM dk_detail GROUP BY cat');
 -- over a LEFT JOIN, products without orders padded with a NULL order: (cat, order_id) is not
 -- unique on order_id alone (NULL repeats), so the multiplicities stay; NULLs are not counted
-SELECT dynview.create_dynamic_table('dk_left',
-  'SELECT p.pid, p.cat, o.id AS order_id FROM dk_p p LEFT JOIN dk_o o ON o.pid = p.pid',
-  schedule => 'manual', refresh_mode => 'incremental');
-SELECT dynview.create_dynamic_table('dk_left_gmv',
-  'SELECT cat, count(DISTINCT order_id) AS orders, count(DISTINCT pid) AS products FROM dk_left GROUP BY cat',
-  schedule => 'manual', refresh_mode => 'incremental');
-SELECT dk_rules('dk_left_gmv');
-SELECT dk_dist('dk_left_gmv');
+SELECT * FROM dk_pipeline('dk_left', 'SELECT p.pid, p.cat, o.id AS order_id FROM dk_p p LEFT JOIN dk_o o ON o.pid = p.pid',
+  'dk_left_gmv', 'SELECT cat, count(DISTINCT order_id) AS orders, count(DISTINCT pid) AS products FROM dk_left GROUP BY cat');
 INSERT INTO dk_p VALUES (50, 'c0'), (51, 'c9');
 DELETE FROM dk_o WHERE pid = 4;
 INSERT INTO dk_o VALUES (300, 51, 0, 300, 300, 300, 3), (301, 2, 0, 301, 301, 301, 4);
@@ -129,4 +127,4 @@ SELECT dynview.drop_dynamic_table(t)
   FROM unnest(ARRAY['dk_key', 'dk_not', 'dk_join', 'dk_all', 'dk_gmv', 'dk_detail', 'dk_left_gmv',
                     'dk_left', 'dk_full', 'dk_late']) t;
 DROP TABLE dk_o, dk_p, dk_s;
-DROP FUNCTION dk_dist(regclass), dk_rules(text);
+DROP FUNCTION dk_pipeline(text, text, text, text), dk_dist(regclass), dk_rules(text);

@@ -45,24 +45,16 @@ DELETE FROM sw_li WHERE id IN (12, 13);
 UPDATE sw_li SET late = NOT late WHERE id IN (21, 22, 30);
 UPDATE sw_li SET qty = 2.00 WHERE id = 16;   -- was 2
 UPDATE sw_li SET supp = 0 WHERE id = 40;
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_pairs');
-SELECT dynview.verify('sw_pairs');
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_q21');
-SELECT dynview.verify('sw_q21');
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_q17');
-SELECT dynview.verify('sw_q17');
+-- one round: the three tables refreshed in turn, each checked after its refresh
+\set sw_round 'SELECT r.table_name, r.refresh_mode, r.mode_reason_code, dynview.verify(t) AS verified FROM unnest(ARRAY[''sw_pairs'', ''sw_q21'', ''sw_q17'']) t, dynview.refresh(t) r'
+:sw_round;
 SELECT qty FROM sw_pairs WHERE ord = 5 AND supp = 0 ORDER BY 1;
 
 -- the same rows changed back and forth across refreshes (weights +1/-1 of one image summed away)
 UPDATE sw_li SET price = price + 1 WHERE ord = 7;
 UPDATE sw_li SET price = price - 1 WHERE ord = 7;
 INSERT INTO sw_li VALUES (103, 8, 2, 1, 9.0, true);
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_pairs');
-SELECT dynview.verify('sw_pairs');
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_q21');
-SELECT dynview.verify('sw_q21');
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_q17');
-SELECT dynview.verify('sw_q17');
+:sw_round;
 
 -- FROM ONLY and the same table with its children: two windows, each read apart
 CREATE TABLE sw_parent (id int PRIMARY KEY, grp int, v int);
