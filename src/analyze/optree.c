@@ -1130,12 +1130,11 @@ lateral_ok(DvOp *left, DvOp *right, JoinType jointype)
  * quals (the level's WHERE) joins to another, then each time the first
  * remaining item that a conjunct joins to those already joined, and only
  * when none is, the first remaining one (a cross product that no condition
- * can avoid, last).  An
- * unconnected pair joined first would be a cross product in every term of
- * the delta that reads it: with TPC-H Q9's FROM list "part, supplier,
- * lineitem, ..." the change of a part would be joined with every supplier
- * before any lineitem narrows it, and the planner cannot reorder across
- * the WITH entries the terms are kept in.  So Q9 is joined as part,
+ * can avoid, last).  An unconnected pair joined first would be a cross
+ * product in every term of the delta that reads it: with TPC-H Q9's FROM
+ * list "part, supplier, lineitem, ..." the change of a part would be joined
+ * with every supplier before any lineitem narrows it, and the planner
+ * cannot reorder across the WITH entries the terms are kept in.  So Q9 is joined as part,
  * lineitem, supplier, partsupp, orders, nation; a list already connected
  * keeps its order.  A list with a function that reads other items'
  * columns (LATERAL) keeps its order too (lateral_ok checks it).  Returns a
