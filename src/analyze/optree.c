@@ -24,6 +24,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
@@ -1123,6 +1124,105 @@ lateral_ok(DvOp *left, DvOp *right, JoinType jointype)
 		bms_is_subset(expr_varnos((Node *) right->func->functions), left->rels);
 }
 
+/*
+ * connected_order - the order in which the items of a FROM list (children,
+ * built operators) are joined, left-deep: the first item that a conjunct of
+ * quals (the level's WHERE) joins to another, then each time the first
+ * remaining item that a conjunct joins to those already joined, and only
+ * when none is, the first remaining one (a cross product that no condition
+ * can avoid, last).  An unconnected pair joined first would be a cross
+ * product in every term of the delta that reads it: with TPC-H Q9's FROM
+ * list "part, supplier, lineitem, ..." the change of a part would be joined
+ * with every supplier before any lineitem narrows it, and the planner
+ * cannot reorder across the WITH entries the terms are kept in.  So Q9 is joined as part,
+ * lineitem, supplier, partsupp, orders, nation; a list already connected
+ * keeps its order.  A list with a function that reads other items'
+ * columns (LATERAL) keeps its order too (lateral_ok checks it).  Returns a
+ * new list (children is not changed).
+ */
+static List *
+connected_order(List *children, Node *quals)
+{
+	List	   *conjuncts = NIL;
+	List	   *rest;
+	List	   *order;
+	Bitmapset  *joined;
+	ListCell   *lc;
+
+	if (list_length(children) < 3)
+		return list_copy(children);
+	foreach(lc, children)
+	{
+		DvOp	   *child = lfirst(lc);
+
+		if (child->kind == DV_OP_FUNC && child->lateral)
+			return list_copy(children);
+	}
+	foreach(lc, make_ands_implicit((Expr *) quals))
+	{
+		Bitmapset  *varnos = expr_varnos(lfirst(lc));
+
+		/* (a conjunct of one item, or of none, joins nothing) */
+		if (bms_membership(varnos) == BMS_MULTIPLE)
+			conjuncts = lappend(conjuncts, varnos);
+	}
+	/* (the first item that a conjunct joins to another: an isolated one comes last) */
+	order = NIL;
+	foreach(lc, children)
+	{
+		DvOp	   *child = lfirst(lc);
+		ListCell   *lq;
+
+		foreach(lq, conjuncts)
+		{
+			if (bms_overlap(lfirst(lq), child->rels) && !bms_is_subset(lfirst(lq), child->rels))
+			{
+				order = list_make1(child);
+				break;
+			}
+		}
+		if (order != NIL)
+			break;
+	}
+	if (order == NIL)
+		order = list_make1(linitial(children));
+	joined = bms_copy(((DvOp *) linitial(order))->rels);
+	rest = list_delete_ptr(list_copy(children), linitial(order));
+	while (rest != NIL)
+	{
+		DvOp	   *next = linitial(rest);
+
+		foreach(lc, rest)
+		{
+			DvOp	   *child = lfirst(lc);
+			Bitmapset  *both = bms_union(joined, child->rels);
+			ListCell   *lq;
+			bool		connects = false;
+
+			foreach(lq, conjuncts)
+			{
+				Bitmapset  *varnos = lfirst(lq);
+
+				if (bms_is_subset(varnos, both) && bms_overlap(varnos, joined) &&
+					bms_overlap(varnos, child->rels))
+				{
+					connects = true;
+					break;
+				}
+			}
+			if (connects)
+			{
+				next = child;
+				break;
+			}
+		}
+		order = lappend(order, next);
+		joined = bms_add_members(joined, next->rels);
+		rest = list_delete_ptr(rest, next);
+	}
+	return order;
+}
+
 static DvOp *
 build(Query *q, Node *node, List *sources, const char **reason)
 {
@@ -1166,15 +1266,25 @@ build(Query *q, Node *node, List *sources, const char **reason)
 	{
 		FromExpr   *f = (FromExpr *) node;
 		DvOp	   *op = NULL;
+		List	   *children = NIL;
 		ListCell   *lc;
 
 		foreach(lc, f->fromlist)
 		{
 			DvOp	   *child = build(q, lfirst(lc), sources, reason);
 
-			if (child == NULL || !lateral_ok(op, child, JOIN_INNER))
+			if (child == NULL)
+				return NULL;
+			children = lappend(children, child);
+		}
+		children = connected_order(children, f->quals);
+		foreach(lc, children)
+		{
+			DvOp	   *child = lfirst(lc);
+
+			if (!lateral_ok(op, child, JOIN_INNER))
 			{
-				*reason = child ? "UNSUPPORTED_FROM_ITEM" : *reason;
+				*reason = "UNSUPPORTED_FROM_ITEM";
 				return NULL;
 			}
 			op = op ? make_join(JOIN_INNER, op, child, NIL) : child;
@@ -1619,6 +1729,7 @@ static char *right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias);
 static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
 static char *quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const char *b_alias);
 static char *reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals);
+static bool bare_scan(DvOp *op);
 
 /* (operator state of grouped subqueries: at the end of the file) */
 typedef enum GroupAggKind
@@ -2265,7 +2376,12 @@ delta_rows_under(DvOp *op)
  * primary key, not every lineitem of the query's suppliers).  The term
  * keeps its condition; this one only narrows what is read.  Only when v
  * leads an index (else the restricted scan would read the relation whole,
- * and a plan driven through another of its columns may be better).  The restricted
+ * and a plan driven through another of its columns may be better).  Of
+ * several such conditions, the one whose column has the fewest rows per
+ * value (leading_rows_per_value: a unique column, else pg_statistic's
+ * number of distinct values), so that the fewest rows are read: TPC-H Q9
+ * reads partsupp by the changed lineitems' ps_partkey (4 rows a value),
+ * not by their ps_suppkey (80 rows a value).  The restricted
  * scan is a subquery of its own (OFFSET 0), read once: else, as the inner
  * side of a nested loop driven by the delta, each of its loops would look
  * up every value of the array again besides the join's own key.  Only for a
@@ -2274,13 +2390,24 @@ delta_rows_under(DvOp *op)
  */
 #define DV_REACH_MAX_ROWS 100000
 
-/* has relation relid a valid, non-partial index whose first column is attno? */
-static bool
-leading_index_column(Oid relid, AttrNumber attno)
+/*
+ * leading_rows_per_value - if relation relid has a valid, non-partial index
+ * whose first column is attno, the number of its rows one value of attno
+ * has on average (1 when a unique index has attno alone; else its
+ * reltuples over the column's number of distinct values in pg_statistic,
+ * or reltuples when either is unknown: the worst case); -1 when no such
+ * index exists.  Opens relid briefly (AccessShareLock).
+ */
+static double
+leading_rows_per_value(Oid relid, AttrNumber attno)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	List	   *indexes = dv_index_tuples(rel);
+	double		tuples = Max(rel->rd_rel->reltuples, 1.0);
 	bool		found = false;
+	bool		unique = false;
+	double		result = -1;
+	HeapTuple	stat;
 	ListCell   *lc;
 
 	foreach(lc, indexes)
@@ -2290,12 +2417,30 @@ leading_index_column(Oid relid, AttrNumber attno)
 		if (idx->indnkeyatts > 0 && idx->indkey.values[0] == attno)
 		{
 			found = true;
-			break;
+			if (idx->indisunique && idx->indnkeyatts == 1)
+				unique = true;
 		}
 	}
 	list_free_deep(indexes);
+	if (found)
+	{
+		result = unique ? 1.0 : tuples;
+		stat = unique ? NULL : SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+											   Int16GetDatum(attno), BoolGetDatum(false));
+		if (HeapTupleIsValid(stat))
+		{
+			float4		distinct = ((Form_pg_statistic) GETSTRUCT(stat))->stadistinct;
+
+			/* (stadistinct < 0: minus the fraction of the rows that are distinct) */
+			if (distinct > 0)
+				result = Max(tuples / distinct, 1.0);
+			else if (distinct < 0)
+				result = Max(1.0 / -distinct, 1.0);
+			ReleaseSysCache(stat);
+		}
+	}
 	relation_close(rel, AccessShareLock);
-	return found;
+	return result;
 }
 
 static void
@@ -2303,6 +2448,7 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 {
 	int64		n;
 	ListCell   *lc;
+	double		best = -1;
 
 	g->reach_rti = 0;
 	if (dother == NULL || g->restrict_rti != 0)
@@ -2317,6 +2463,7 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 		Node	   *x;
 		Oid			opno;
 		Bitmapset  *xvars;
+		double		rows;
 
 		if (!IsA(e, OpExpr) || list_length(e->args) != 2)
 			continue;
@@ -2331,8 +2478,7 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 		}
 		if (!IsA(v, Var) || ((Var *) v)->varlevelsup != 0 || ((Var *) v)->varattno <= 0 ||
 			!OidIsValid(opno) || !preserved_scan(keep, ((Var *) v)->varno) ||
-			rt_fetch(((Var *) v)->varno, g->q->rtable)->rtekind != RTE_RELATION ||
-			!leading_index_column(rt_fetch(((Var *) v)->varno, g->q->rtable)->relid, ((Var *) v)->varattno))
+			rt_fetch(((Var *) v)->varno, g->q->rtable)->rtekind != RTE_RELATION)
 			continue;
 		xvars = expr_varnos(x);
 		if (xvars == NULL || !bms_is_subset(xvars, other->rels) || has_outer_refs(x) ||
@@ -2342,12 +2488,35 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 			(OidIsValid(e->inputcollid) &&
 			 (exprCollation(v) != e->inputcollid || exprCollation(x) != e->inputcollid)))
 			continue;
+		rows = leading_rows_per_value(rt_fetch(((Var *) v)->varno, g->q->rtable)->relid, ((Var *) v)->varattno);
+		if (rows < 0 || (best >= 0 && rows >= best))
+			continue;
+		best = rows;
 		g->reach_rti = ((Var *) v)->varno;
 		g->reach_attno = ((Var *) v)->varattno;
 		g->reach_op = dv_operator_sql(opno);
 		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", deparse(g, x, other, "o", NULL, NULL), dother);
-		return;
 	}
+}
+
+/*
+ * bare_scan - is op a scan of a source, under filters only?  An inner
+ * join's term that joins such a side now with the other side's delta by an
+ * indexed column is driven by the delta through that index by the planner
+ * itself (a parameterized nested loop, estimated from the delta's true
+ * size), so delta_cte does not restrict it (reach_restrict): the planner
+ * takes a restricted scan for 10 rows whatever the size of the delta, the
+ * estimates of the terms built on it fall short by as much, and a nested
+ * loop planned for one row then scans the restricted side again, every
+ * value of the array, for each row of the delta (quadratic: TPC-H Q9's
+ * orders for each changed lineitem of a green part).
+ */
+static bool
+bare_scan(DvOp *op)
+{
+	while (op->kind == DV_OP_FILTER)
+		op = op->left;
+	return op->kind == DV_OP_SCAN;
 }
 
 static void
@@ -3524,7 +3693,8 @@ delta_cte(DvGen *g, DvOp *op)
 
 					if (right == NULL)
 					{
-						reach_restrict(g, op->right, op->left, dl, op->quals);
+						if (!bare_scan(op->right))
+							reach_restrict(g, op->right, op->left, dl, op->quals);
 						right = right_sql(g, op->right, op->left, "l");
 						reach_reset(g);
 					}
@@ -3537,7 +3707,8 @@ delta_cte(DvGen *g, DvOp *op)
 
 					if (left == NULL)
 					{
-						reach_restrict(g, op->left, op->right, dr, op->quals);
+						if (!bare_scan(op->left))
+							reach_restrict(g, op->left, op->right, dr, op->quals);
 						left = psprintf("(%s)", new_sql(g, op->left));
 						reach_reset(g);
 					}

@@ -59,7 +59,16 @@
  * v = ANY (ARRAY(SELECT e FROM DELTA(Y))), a subquery of its own (OFFSET 0),
  * when the sources under Y have at most 100,000 rows of change: an index
  * lookup per changed key instead of X read whole (optree.c reach_restrict;
- * TPC-H Q21).
+ * TPC-H Q21).  Of several such conditions, the one whose column has the
+ * fewest rows per value (pg_statistic); in an inner join's terms, not when X
+ * is a scan (under filters) alone: the planner drives the delta into its
+ * index itself, estimated from the delta's true size (TPC-H Q9).
+ *
+ * The items of a FROM list are joined left-deep in the order of their join
+ * conditions (the first item, then each time the first that a WHERE
+ * conjunct joins to those before it; an item no conjunct joins comes when
+ * nothing else is left), never two unconnected items first: TPC-H Q9's
+ * "part, supplier, lineitem, ..." is joined as part, lineitem, supplier, ...
  *
  * A global aggregate subquery whose aggregates are all extremes (min, max,
  * bool_and, bool_or: pg_aggregate.aggsortop) computes its input's NEW once
