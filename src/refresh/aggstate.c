@@ -653,8 +653,10 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 /*
  * build_operator_states - the states of the plan's operators that keep one
  * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
- * the row of another aggregate without GROUP BY), created and filled from
- * the sources at snapshot, not from states (which this rebuild replaces).
+ * the row of another aggregate without GROUP BY, the groups of a GROUP BY
+ * unless they are recomputed through an index: dv_optree_index_rule_chosen),
+ * created and filled from the sources at snapshot, not from states (which
+ * this rebuild replaces).
  * Needs SPI; the tables are gone (dv_agg_state_drop).
  */
 static void
@@ -672,6 +674,9 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		Oid			save_userid;
 		int			save_sec;
 
+		/* (its groups recomputed through an index of its source instead: grouprule.c) */
+		if (dv_optree_index_rule_chosen(op))
+			continue;
 		create_state_table(dt, name, dv_optree_state_columns(op));
 		if (dv_optree_state_key_columns(op) != NIL)
 		{
