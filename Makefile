@@ -12,6 +12,7 @@ OBJS = \
 	src/analyze/analyze.o \
 	src/analyze/delta.o \
 	src/analyze/optree.o \
+	src/analyze/grouprule.o \
 	src/analyze/keys.o \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \

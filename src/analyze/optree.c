@@ -3260,6 +3260,9 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 			{
 				op->state_table = relid;
 				op->state_id = ++*n;
+				/* (or recomputed through an index instead: grouprule.c) */
+				if (op->inner->input_tlist != NIL)
+					dv_optree_index_rule_assess(op);
 			}
 			if (op->state_id > 0 && ops && !list_member_ptr(*ops, op))
 				*ops = lappend(*ops, op);
@@ -3601,7 +3604,19 @@ dv_optree_state_new_sql(DvOp *op)
 	return sql;
 }
 
-/* the statement that makes op's new state rows its state (after the refresh's statements) */
+/*
+ * dv_optree_state_replace_first - is op's state replaced by its new rows as
+ * soon as they are computed (a grouped state: its rows now are the state,
+ * group_state_sql), rather than after the refresh's statements (the other
+ * states, whose rules read the state as it was)?
+ */
+bool
+dv_optree_state_replace_first(DvOp *op)
+{
+	return is_group_state(op);
+}
+
+/* the statement that makes op's new state rows its state (dv_optree_state_replace_first says when) */
 char *
 dv_optree_state_replace_sql(DvOp *op)
 {
@@ -3959,6 +3974,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
+				else if (is_group_state(op) && !dv_optree_state_usable(op) && dv_optree_index_rule_serves(op))
+					appendStringInfo(buf, " (GROUP BY %s, no state: %s): the groups whose keys its input's delta has, recomputed through the index over new rows (+) and over old rows (-)\n",
+									 keys.data, dv_optree_index_rule_reason(op));
 				else if (is_group_state(op))
 					appendStringInfo(buf, " (GROUP BY %s, aggregates kept in state): state dynview_state.%s, per group its input rows and its aggregates' non-NULL counts and exact sums; the groups whose keys its input's delta has, old rows from the state (-), new rows from the state plus the aggregated delta (+)\n",
 									 keys.data, quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
@@ -4490,12 +4508,16 @@ group_state_rows(DvGen *g, DvOp *op, List *aggs, const char *values)
 }
 
 /*
- * group_state_sql - group_sql of op from its state: its groups as they
- * were (old: the state), or now (the state with its changed groups
- * replaced by the new state rows, dv_optree_state_new_name, when its input
- * has a change); restricted to the groups whose first key is among keys'
- * k1 (or, with null_keys, to those whose first key is NULL if a NULL is)
- * when keys is not NULL: an index lookup of the state per key.
+ * group_state_sql - group_sql of op from its state: its groups now, the
+ * state (a refresh makes the new rows of a grouped state its state as soon
+ * as they are computed, before the statements that read it:
+ * dv_optree_state_replace_first), so that a row that looks its group up
+ * (a semi-join's match count, per row) costs an index lookup of the state,
+ * not a scan of the changed groups' new rows; restricted to the groups
+ * whose first key is among keys' k1 (or, with null_keys, to those whose
+ * first key is NULL if a NULL is) when keys is not NULL: an index lookup of
+ * the state per key.  (old: the groups as they were, which no rule reads:
+ * the state before its replacement)
  */
 static char *
 group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
@@ -4517,13 +4539,9 @@ group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 	if (keys && !null_keys && group_state_key_hashed(op, 1))
 		key_cond = psprintf("%s AND %s = ANY (ARRAY(SELECT %s FROM %s k))", key_cond,
 							dv_key_hash_sql("x.k1"), dv_key_hash_sql("k.k1"), keys);
-	if (old || !has_delta(op))
-		rel = psprintf("(SELECT %s FROM %s x WHERE true%s)", cols, state, key_cond);
-	else
-		rel = psprintf("(SELECT %s FROM %s x WHERE NOT EXISTS (SELECT FROM %s n WHERE n.dv_ctid = x.ctid)%s "
-					   "UNION ALL SELECT %s FROM %s x WHERE x.dv_count > 0%s)",
-					   cols, state, dv_optree_state_new_name(op), key_cond,
-					   cols, dv_optree_state_new_name(op), key_cond);
+	if (old && has_delta(op))
+		elog(ERROR, "dynview: the old groups of a grouped state are not kept");
+	rel = psprintf("(SELECT %s FROM %s x WHERE true%s)", cols, state, key_cond);
 	return group_state_rows(g, op, aggs, group_state_values(op, aggs, rel, ""));
 }
 

@@ -140,6 +140,16 @@ typedef struct DvOp
 	 * (explain() says it), NULL otherwise.  Set by dv_optree_assign_states.
 	 */
 	const char *no_state_reason;
+
+	/*
+	 * DV_OP_GROUP with GROUP BY and a state number (grouprule.c): the index
+	 * of its source through which its affected groups can be recomputed
+	 * instead (InvalidOid: none serves), and the rows per value of its
+	 * first group key that reads, by the statistics (-1: unknown).  Set by
+	 * dv_optree_assign_states.
+	 */
+	Oid			index_rule_index;
+	double		index_rows;
 } DvOp;
 
 /*
@@ -232,12 +242,15 @@ extern char *dv_optree_state_columns(DvOp *op);
  * During an incremental refresh, before its statements: the state's rows at
  * its snapshot (NULL if the operator's input has no change), which the
  * refresh registers as relation dv_optree_state_new_name (inner operators
- * first) and its statements read; after them, the statement that makes
- * them the state.
+ * first) and its statements read; the statement that makes them the state,
+ * run right after they are computed when dv_optree_state_replace_first
+ * (a grouped state: its rows now are then the state's), else after the
+ * statements.
  */
 extern char *dv_optree_state_new_sql(DvOp *op);
 extern char *dv_optree_state_new_name(DvOp *op);
 extern char *dv_optree_state_replace_sql(DvOp *op);
+extern bool dv_optree_state_replace_first(DvOp *op);
 
 /*
  * dv_numeric_fixed_scale - the scale every non-NULL value of the numeric
@@ -271,6 +284,22 @@ extern int	dv_numeric_fixed_scale(Node *e, Query *q);
  * dv_key_hashed); the index over all keys is then not unique (*hashed).
  */
 extern List *dv_optree_state_key_columns(DvOp *op, bool *hashed);
+
+/*
+ * The index-recompute rule of grouped subqueries (grouprule.c): a grouped
+ * subquery operator that could keep its groups (one source, its first group
+ * key leading an index of it, few rows per key value) keeps no state and
+ * recomputes its affected groups through the index.  The choice is made
+ * when the states are built (creation, FULL refresh: no state table is
+ * built when dv_optree_index_rule_chosen) and holds until the next: an
+ * operator whose state table exists reads and keeps it; one without goes
+ * on recomputing while dv_optree_index_rule_serves, else the refresh is
+ * FULL (STATE_MISSING) and builds the state.
+ */
+extern void dv_optree_index_rule_assess(DvOp *op);
+extern bool dv_optree_index_rule_chosen(DvOp *op);
+extern bool dv_optree_index_rule_serves(DvOp *op);
+extern char *dv_optree_index_rule_reason(DvOp *op);
 
 /* has the tree a subquery or function operator (rows not keyed by the sources' keys)? */
 extern bool dv_optree_has_groups(DvOp *root);

@@ -736,8 +736,10 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 /*
  * build_operator_states - the states of the plan's operators that keep one
  * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
- * the row of another aggregate without GROUP BY), created and filled from
- * the sources at snapshot, not from states (which this rebuild replaces).
+ * the row of another aggregate without GROUP BY, the groups of a GROUP BY
+ * unless they are recomputed through an index: dv_optree_index_rule_chosen),
+ * created and filled from the sources at snapshot, not from states (which
+ * this rebuild replaces).
  * Needs SPI; the tables are gone (dv_agg_state_drop).
  */
 static void
@@ -762,6 +764,9 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		Oid			save_userid;
 		int			save_sec;
 
+		/* (its groups recomputed through an index of its source instead: grouprule.c) */
+		if (dv_optree_index_rule_chosen(op))
+			continue;
 		/* (generated before its own table exists: it reads the others' only) */
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		read_states_now(plan, true);

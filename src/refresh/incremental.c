@@ -1781,8 +1781,13 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		if (!dv_optree_state_usable(lfirst(lc)))
 		{
+			/* (none built: its groups are recomputed through an index while it serves) */
+			if (dv_optree_index_rule_serves(lfirst(lc)) &&
+				!OidIsValid(get_relname_relid(dv_optree_state_name(lfirst(lc)),
+											  get_namespace_oid("dynview_state", true))))
+				continue;
 			*full_code = "STATE_MISSING";
-			*full_reason = psprintf("The state of one of the table's operators, %s.%s, was missing (dropped, or not restored) or not the table owner's; it was rebuilt with a full refresh.",
+			*full_reason = psprintf("The state of one of the table's operators, %s.%s, was missing (dropped, not restored, or not built because the operator's groups were recomputed through an index of its source, which no longer serves: dropped, or the statistics give more rows per group key) or not the table owner's; it was rebuilt with a full refresh.",
 									"dynview_state", dv_optree_state_name(lfirst(lc)));
 			return false;
 		}
@@ -1944,9 +1949,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
  * compute_operator_states - before the refresh's statements: the new rows
  * of each operator state whose input changed (analyze/optree.h), computed
  * at snapshot from the state and the windows, registered for the
- * statements to read.  Inner operators first (an outer one's new rows are
- * computed from an inner one's).  Returns the operators whose new rows are
- * registered.  Runs as the table's owner, windows registered.
+ * statements to read; a grouped state is replaced by its new rows at once
+ * (dv_optree_state_replace_first), and the snapshot's command id advanced
+ * so that the statements read it.  Inner operators first (an outer one's
+ * new rows are computed from an inner one's, and read its rows now).
+ * Returns the operators whose new rows are registered.  Runs as the
+ * table's owner, windows registered.
  */
 static List *
 compute_operator_states(DvPlan *plan, Snapshot snapshot)
@@ -1963,6 +1971,17 @@ compute_operator_states(DvPlan *plan, Snapshot snapshot)
 			continue;
 		dv_exec_at(sql, snapshot, true);
 		dv_register_tuples(dv_optree_state_new_name(op));
+		/*
+		 * (a grouped state at once: the statements read it as its rows now,
+		 * at the snapshot, which sees the refresh's own writes so far as the
+		 * pipeline's next table does its upstreams': dv_refresh_pipeline)
+		 */
+		if (dv_optree_state_replace_first(op))
+		{
+			dv_exec_at(dv_optree_state_replace_sql(op), snapshot, false);
+			CommandCounterIncrement();
+			snapshot->curcid = GetCurrentCommandId(false);
+		}
 		computed = lappend(computed, op);
 	}
 	return computed;
@@ -1976,7 +1995,7 @@ replace_operator_states(List *computed, bool apply, Snapshot snapshot)
 
 	foreach(lc, computed)
 	{
-		if (apply)
+		if (apply && !dv_optree_state_replace_first(lfirst(lc)))
 			dv_exec_at(dv_optree_state_replace_sql(lfirst(lc)), snapshot, false);
 		dv_unregister_tuples(dv_optree_state_new_name(lfirst(lc)));
 	}
