@@ -1750,6 +1750,32 @@ window_call_sql(DvGen *g, WindowFunc *wf, Query *wq, DvOp *tree)
 static char *
 group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys, const char *input);
 
+/*
+ * keyed_delta_sql - the name of a WITH entry of the rows of relation dtree
+ * (the delta of the grouped subquery operator op's input) whose first group
+ * key is among keys' k1 (or NULL, with null_keys), for the groups' rows as
+ * they were (OLD = NEW - DELTA, old_rows_sql) over those groups only: the
+ * rows of the other groups would be consolidated, then dropped by the
+ * groups' own key condition (TPC-H Q17: the whole change of lineitem for
+ * the few parts of the brand and container the query reads).  A row's
+ * copies in NEW and DELTA print the same, so have the same key: the
+ * restriction keeps or drops them together.
+ */
+static char *add_cte(DvGen *g, const char *sql);
+
+static char *
+keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, bool null_keys)
+{
+	Node	   *k1expr = (Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr;
+	char	   *k1 = deparse(ig, k1expr, op->inner->tree, "d", NULL, NULL);
+	char	   *eq = dv_equality_operator(exprType(k1expr));
+
+	if (null_keys)
+		return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) IS NULL", dtree, k1));
+	return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)",
+								dtree, k1, eq ? eq : "=", keys));
+}
+
 static char *
 group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
 {
@@ -1802,6 +1828,8 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 			ig.restrict_null = null_keys;
 		}
 	}
+	if (input == NULL && dtree != NULL && keys != NULL)
+		dtree = keyed_delta_sql(&ig, op, dtree, keys, null_keys);
 	appendStringInfo(&buf, " FROM (%s) d", input ? input :
 					 dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
 	ig.restrict_rti = 0;
