@@ -1864,6 +1864,32 @@ window_call_sql(DvGen *g, WindowFunc *wf, Query *wq, DvOp *tree)
 static char *
 group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys, const char *input);
 
+/*
+ * keyed_delta_sql - the name of a WITH entry of the rows of relation dtree
+ * (the delta of the grouped subquery operator op's input) whose first group
+ * key is among keys' k1 (or NULL, with null_keys), for the groups' rows as
+ * they were (OLD = NEW - DELTA, old_rows_sql) over those groups only: the
+ * rows of the other groups would be consolidated, then dropped by the
+ * groups' own key condition (TPC-H Q17: the whole change of lineitem for
+ * the few parts of the brand and container the query reads).  A row's
+ * copies in NEW and DELTA print the same, so have the same key: the
+ * restriction keeps or drops them together.
+ */
+static char *add_cte(DvGen *g, const char *sql);
+
+static char *
+keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, bool null_keys)
+{
+	Node	   *k1expr = (Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr;
+	char	   *k1 = deparse(ig, k1expr, op->inner->tree, "d", NULL, NULL);
+	char	   *eq = dv_equality_operator(exprType(k1expr));
+
+	if (null_keys)
+		return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) IS NULL", dtree, k1));
+	return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)",
+								dtree, k1, eq ? eq : "=", keys));
+}
+
 static char *
 group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
 {
@@ -1916,6 +1942,8 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 			ig.restrict_null = null_keys;
 		}
 	}
+	if (input == NULL && dtree != NULL && keys != NULL)
+		dtree = keyed_delta_sql(&ig, op, dtree, keys, null_keys);
 	appendStringInfo(&buf, " FROM (%s) d", input ? input :
 					 dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
 	ig.restrict_rti = 0;
@@ -2536,13 +2564,19 @@ quals_and(DvGen *g, List *quals, DvOp *a, const char *a_alias, DvOp *b, const ch
  * match_count_sql - the number of other's rows (NEW, alias o) that match
  * the row of keep (alias k) by quals: count(*), or for a NOT IN test the
  * rows where x = y plus, if x is NULL, every row, else those where y is NULL.
+ * With cap (an expression of k's row, at least 1), each count stops at cap
+ * rows (a LIMIT): the result is exact below cap and at least cap otherwise,
+ * which is all the semi and anti rules ask (whether m is 0, and whether
+ * m - s is, for a cap of GREATEST(s, 0) + 1: exist_terms), so that a row
+ * with many matches reads one or two of them instead of all.
  */
 static char *
-match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals)
+match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals, const char *cap)
 {
 	List	   *rest;
 	OpExpr	   *t = not_in_test(quals, keep, other, &rest);
 	char	   *rows;
+	const char *limit = cap ? psprintf(" LIMIT %s", cap) : "";
 
 	g->lateral_left = keep;
 	g->lateral_alias = "k";
@@ -2550,17 +2584,38 @@ match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals)
 	g->lateral_left = NULL;
 	g->lateral_alias = NULL;
 	if (t == NULL)
-		return psprintf("(SELECT pg_catalog.count(*) FROM (%s) o WHERE %s)", rows,
-						deparse_quals(g, quals, keep, "k", other, "o"));
-	return psprintf("((SELECT pg_catalog.count(*) FROM (%s) o WHERE %s%s) + "
-					"CASE WHEN (%s) IS NULL THEN (SELECT pg_catalog.count(*) FROM (%s) o WHERE %s) "
-					"ELSE (SELECT pg_catalog.count(*) FROM (%s) o WHERE %s(%s) IS NULL) END)",
+		return psprintf("(SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s) o)", rows,
+						deparse_quals(g, quals, keep, "k", other, "o"), limit);
+	return psprintf("((SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s%s) o) + "
+					"CASE WHEN (%s) IS NULL THEN (SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s) o) "
+					"ELSE (SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s(%s) IS NULL%s) o) END)",
 					rows, quals_and(g, rest, keep, "k", other, "o"),
-					deparse(g, (Node *) t, keep, "k", other, "o"),
+					deparse(g, (Node *) t, keep, "k", other, "o"), limit,
 					deparse(g, linitial(t->args), keep, "k", NULL, NULL),
-					rows, rest ? deparse_quals(g, rest, keep, "k", other, "o") : "true",
+					rows, rest ? deparse_quals(g, rest, keep, "k", other, "o") : "true", limit,
 					rows, quals_and(g, rest, keep, "k", other, "o"),
-					deparse(g, lsecond(t->args), other, "o", NULL, NULL));
+					deparse(g, lsecond(t->args), other, "o", NULL, NULL), limit);
+}
+
+/*
+ * match_sums_sql - the rows of relation krel (alias k: keep's columns and
+ * dv_rid, a number of its own per row) with dv_s, the sum of the weights of
+ * the rows of other's delta (relation dother) that match each by quals (0
+ * when none, or when dother is NULL): one join of krel with the delta,
+ * summed per dv_rid, which the planner hashes by the equalities of quals,
+ * instead of a subquery per row of krel that reads the whole delta (a cost
+ * of rows of krel times rows of the delta: TPC-H Q13's customers of the
+ * changed orders, each against every changed order).
+ */
+static char *
+match_sums_sql(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *dother, List *quals)
+{
+	if (dother == NULL)
+		return psprintf("SELECT k.*, 0::pg_catalog.int8 AS dv_s FROM %s k", krel);
+	return psprintf("SELECT k.*, COALESCE(s.dv_s, 0)::pg_catalog.int8 AS dv_s FROM %s k LEFT JOIN "
+					"(SELECT k.dv_rid, pg_catalog.sum(o.dv_weight) AS dv_s FROM %s k JOIN %s o ON %s GROUP BY k.dv_rid) s "
+					"ON s.dv_rid = k.dv_rid",
+					krel, krel, dother, deparse_quals(g, quals, keep, "k", other, "o"));
 }
 
 /*
@@ -2602,43 +2657,52 @@ static void
 exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *other, const char *dother,
 			List *quals, bool exists, const char *pad_before, const char *pad_after)
 {
-	const char *theta = deparse_quals(g, quals, keep, "k", other, "o");
 	const char *pred = exists ? "> 0" : "= 0";
 	const char *m;
-	const char *s;
 	const char *cols = col_list(keep, "k");
 	char	   *knew;
 
-	/* (a LATERAL function on the other side reads keep's row, written k) */
-	m = match_count_sql(g, keep, other, quals);
+	/*
+	 * (a LATERAL function on the other side reads keep's row, written k;
+	 * the count stops past the matches the delta's s can account for)
+	 */
+	m = match_count_sql(g, keep, other, quals, "GREATEST(k.dv_s, 0) + 1");
 	reach_restrict(g, keep, other, dother, quals);
 	knew = new_sql(g, keep);
 	reach_reset(g);
-	s = dother
-		? psprintf("(SELECT COALESCE(pg_catalog.sum(o.dv_weight), 0)::pg_catalog.int8 FROM %s o WHERE %s)", dother, theta)
-		: "0::pg_catalog.int8";
 
 	/*
-	 * (the inner OFFSET 0 keeps the planner from counting the matches of
-	 * every row of keep before it applies the EXISTS that finds the few the
-	 * change reaches; the outer one keeps dv_m and dv_s columns of their
-	 * own, each count computed once per row: pulled up, the counts would
-	 * be copied into each of their four uses in dv_w and its test)
+	 * (the rows of keep the delta reaches are numbered in a WITH entry of
+	 * their own, read once, for their sums, match_sums_sql; the OFFSET 0
+	 * keeps dv_m a column of its own, each count computed once per row:
+	 * pulled up, the count would be copied into each of its uses in dv_w
+	 * and its test)
 	 */
 	if (dother)
+	{
+		char	   *krel = add_cte(g, psprintf("SELECT k.*, pg_catalog.row_number() OVER () AS dv_rid FROM (%s) k WHERE %s",
+											   knew, reach_sql(g, keep, other, dother, quals)));
+
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_w AS dv_weight FROM ("
 						 "SELECT k.*, (CASE WHEN k.dv_m %s THEN 1 ELSE 0 END - CASE WHEN k.dv_m - k.dv_s %s THEN 1 ELSE 0 END)::pg_catalog.int8 AS dv_w FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE %s OFFSET 0) k OFFSET 0) k) k "
+						 "SELECT k.*, %s AS dv_m FROM (%s) k OFFSET 0) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 pred, pred, m, s, knew, reach_sql(g, keep, other, dother, quals));
+						 pred, pred, m, match_sums_sql(g, krel, keep, other, dother, quals));
+	}
 	if (dkeep)
+	{
+		const char *krel = dother
+			? add_cte(g, psprintf("SELECT k.*, pg_catalog.row_number() OVER () AS dv_rid FROM %s k", dkeep))
+			: dkeep;
+
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_weight FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM %s k) k WHERE k.dv_m - k.dv_s %s",
+						 "SELECT k.*, %s AS dv_m FROM (%s) k) k WHERE k.dv_m - k.dv_s %s",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 m, s, dkeep, pred);
+						 m, match_sums_sql(g, krel, keep, other, dother, quals), pred);
+	}
 }
 
 /*

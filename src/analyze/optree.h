@@ -70,6 +70,15 @@
  * nothing else is left), never two unconnected items first: TPC-H Q9's
  * "part, supplier, lineitem, ..." is joined as part, lineitem, supplier, ...
  *
+ * In the semi, anti and padded-row terms, s(x) comes from one join of the
+ * rows x (numbered, a WITH entry) with DELTA(Y), summed per row, not from a
+ * subquery per x over DELTA(Y) (rows times delta: TPC-H Q13); and m(x) is
+ * counted up to GREATEST(s, 0) + 1 rows only (LIMIT): exact below, at least
+ * that above, which decides [m = 0] and [m - s = 0] alike (exist_terms).
+ * A grouped subquery's OLD over its affected keys subtracts the DELTA of
+ * its input restricted to those keys (keyed_delta_sql), not the whole of it
+ * (TPC-H Q17: the change of lineitem for the few parts the query reads).
+ *
  * A global aggregate subquery whose aggregates are all extremes (min, max,
  * bool_and, bool_or: pg_aggregate.aggsortop) computes its input's NEW once
  * (a WITH entry; its one row now is read from there by the whole statement)

@@ -475,10 +475,13 @@ window_is_empty(DvTable *dt, Snapshot snapshot)
  * ephemeral relation, the window of the same source read before with (at
  * least) these columns (see shared_window): consolidating those again by
  * these columns gives exactly what the buffer would (weights are summed,
- * groups of weight 0 dropped either way; markers are kept apart).
+ * groups of weight 0 dropped either way; markers are kept apart).  With
+ * as_is, that relation was read with exactly these columns, consolidated
+ * and without a marker: its rows are copied as they are, not consolidated
+ * again (TPC-H Q15's three occurrences of lineitem read the same columns).
  */
 static int64
-read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr)
+read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -508,7 +511,9 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		Oid			collation;
 
 		get_atttypetypmodcoll(buffer, att, &type, &typmod, &collation);
-		if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
+		if (as_is)
+			consolidate = false;
+		else if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
 			consolidate = false;
 		else if (!dv_equality_is_identity(type, typmod, collation))
 		{
@@ -581,12 +586,12 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
  * (dv_window_<relid>[_only]); each occurrence is then consolidated from that
  * (read_window with from_enr).  Returns that relation's name, reading it on
  * first use (*n is then its row count, -1 for a marker, as read_window
- * returns; *registered gets the name), or NULL when src is the only
+ * returns; *registered gets the name; *ncolumns the number of its columns), or NULL when src is the only
  * occurrence of its source.
  */
 static char *
 shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot snapshot,
-			  List **registered, int64 *n)
+			  List **registered, int64 *n, int *ncolumns)
 {
 	ListCell   *lc;
 	List	   *columns = NIL;
@@ -617,6 +622,7 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 	}
 	if (occurrences < 2)
 		return NULL;
+	*ncolumns = list_length(columns);
 	foreach(lc, *registered)
 	{
 		if (strcmp((const char *) lfirst(lc), name) == 0)
@@ -625,7 +631,7 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 	shared = *src;
 	shared.columns = columns;
 	shared.enr_name = name;
-	*n = read_window(dt, &shared, buffer, snapshot, NULL);
+	*n = read_window(dt, &shared, buffer, snapshot, NULL, false);
 	if (*n >= 0)
 		*registered = lappend(*registered, name);
 	return name;
@@ -1868,10 +1874,13 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			break;
 		}
 		{
-			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n);
+			int			ncolumns = 0;
+			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns);
 
+			/* (an occurrence that reads every column the shared window has: its rows as they are) */
 			if (n >= 0)
-				n = read_window(dt, src, buffer, snapshot, from);
+				n = read_window(dt, src, buffer, snapshot, from,
+								from != NULL && list_length(src->columns) == ncolumns);
 		}
 		if (n < 0)
 		{
