@@ -2387,52 +2387,88 @@ add_cte(DvGen *g, const char *sql)
 }
 
 /*
+ * exist_sums - "LEFT JOIN (...) s ON s.dv_id = k.dv_id" after the rows of
+ * keep numbered dv_id (WITH entry krel, alias k): per row, dv_s the sum of
+ * the weights of the rows of other's delta (dother) that match it by
+ * quals.  Computed as one join of the two relations grouped by the row's
+ * number, so that the planner can hash the delta by the equalities of
+ * quals: as a subquery per row of keep, each would read the delta whole
+ * (a WITH entry has no index), rows times delta rows (TPC-H Q21: thousands
+ * of changed lineitems, each of their orders' rows against all of them).
+ */
+static char *
+exist_sums(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *dother, List *quals)
+{
+	return psprintf("LEFT JOIN (SELECT k.dv_id, pg_catalog.sum(o.dv_weight)::pg_catalog.int8 AS dv_s "
+					"FROM %s k JOIN %s o ON %s GROUP BY k.dv_id) s ON s.dv_id = k.dv_id",
+					krel, dother, deparse_quals(g, quals, keep, "k", other, "o"));
+}
+
+/*
  * exist_terms - the delta of keep's rows weighted by a predicate of their
  * number of matches in other (semi: m > 0; anti, and the padded rows of an
  * outer join: m = 0), with pad_before / pad_after written around keep's
  * columns.  See optree.h for the rule.
+ *
+ * The rows each term reads (keep's rows now that the delta of other
+ * reaches, and keep's delta) are a WITH entry of their own, numbered
+ * (dv_id), read once: the sums of the delta's weights per row are joined
+ * to them by that number (exist_sums), and the counts of matches now (m,
+ * a subquery per row: by an index of other where it has one) are computed
+ * on those rows only, after any filter or join below them, never pushed
+ * down into keep's rows before those cut them (the WITH entry is a fence).
  */
 static void
 exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *other, const char *dother,
 			List *quals, bool exists, const char *pad_before, const char *pad_after)
 {
-	const char *theta = deparse_quals(g, quals, keep, "k", other, "o");
 	const char *pred = exists ? "> 0" : "= 0";
 	const char *m;
-	const char *s;
 	const char *cols = col_list(keep, "k");
 	char	   *knew;
 
 	/* (a LATERAL function on the other side reads keep's row, written k) */
 	m = match_count_sql(g, keep, other, quals);
-	reach_restrict(g, keep, other, dother, quals);
-	knew = new_sql(g, keep);
-	reach_reset(g);
-	s = dother
-		? psprintf("(SELECT COALESCE(pg_catalog.sum(o.dv_weight), 0)::pg_catalog.int8 FROM %s o WHERE %s)", dother, theta)
-		: "0::pg_catalog.int8";
 
 	/*
-	 * (the inner OFFSET 0 keeps the planner from counting the matches of
-	 * every row of keep before it applies the EXISTS that finds the few the
-	 * change reaches; the outer one keeps dv_m and dv_s columns of their
-	 * own, each count computed once per row: pulled up, the counts would
-	 * be copied into each of their four uses in dv_w and its test)
+	 * (keep's rows now that a row of the delta of other matches, found
+	 * before their counts are: the EXISTS finds the few the change reaches)
 	 */
 	if (dother)
+	{
+		char	   *reached;
+
+		reach_restrict(g, keep, other, dother, quals);
+		knew = new_sql(g, keep);
+		reach_reset(g);
+		reached = add_cte(g, psprintf("SELECT k.*, pg_catalog.row_number() OVER () AS dv_id FROM (%s) k WHERE %s",
+									  knew, reach_sql(g, keep, other, dother, quals)));
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_w AS dv_weight FROM ("
 						 "SELECT k.*, (CASE WHEN k.dv_m %s THEN 1 ELSE 0 END - CASE WHEN k.dv_m - k.dv_s %s THEN 1 ELSE 0 END)::pg_catalog.int8 AS dv_w FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM (SELECT * FROM (%s) k WHERE %s OFFSET 0) k OFFSET 0) k) k "
+						 "SELECT k.*, %s AS dv_m, COALESCE(s.dv_s, 0)::pg_catalog.int8 AS dv_s FROM %s k %s OFFSET 0) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 pred, pred, m, s, knew, reach_sql(g, keep, other, dother, quals));
-	if (dkeep)
+						 pred, pred, m, reached, exist_sums(g, reached, keep, other, dother, quals));
+	}
+	if (dkeep && dother)
+	{
+		char	   *numbered = add_cte(g, psprintf("SELECT k.*, pg_catalog.row_number() OVER () AS dv_id FROM %s k",
+												   dkeep));
+
 		appendStringInfo(terms,
 						 "%sSELECT %s%s%sk.dv_weight FROM ("
-						 "SELECT k.*, %s AS dv_m, %s AS dv_s FROM %s k) k WHERE k.dv_m - k.dv_s %s",
+						 "SELECT k.*, %s AS dv_m, COALESCE(s.dv_s, 0)::pg_catalog.int8 AS dv_s FROM %s k %s OFFSET 0) k "
+						 "WHERE k.dv_m - k.dv_s %s",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 m, s, dkeep, pred);
+						 m, numbered, exist_sums(g, numbered, keep, other, dother, quals), pred);
+	}
+	else if (dkeep)
+		appendStringInfo(terms,
+						 "%sSELECT %s%s%sk.dv_weight FROM ("
+						 "SELECT k.*, %s AS dv_m FROM (SELECT * FROM %s k OFFSET 0) k OFFSET 0) k WHERE k.dv_m %s",
+						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
+						 m, dkeep, pred);
 }
 
 /*
