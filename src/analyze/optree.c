@@ -97,6 +97,79 @@ expr_varnos(Node *node)
 	return ctx.varnos;
 }
 
+/* the columns each level-0 range table entry's Vars read (varlevelsup counted) */
+typedef struct ColumnsContext
+{
+	Bitmapset **cols;			/* per range table index (1-based), a selectedCols set */
+	int			nrtes;
+	int			sublevels_up;
+} ColumnsContext;
+
+static bool
+columns_walker(Node *node, ColumnsContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varlevelsup == ctx->sublevels_up && v->varno >= 1 && v->varno <= ctx->nrtes)
+			ctx->cols[v->varno] = bms_add_member(ctx->cols[v->varno],
+												 v->varattno - FirstLowInvalidHeapAttributeNumber);
+		return false;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->sublevels_up++;
+		r = query_tree_walker((Query *) node, columns_walker, ctx, 0);
+		ctx->sublevels_up--;
+		return r;
+	}
+	return expression_tree_walker(node, columns_walker, ctx);
+}
+
+/*
+ * narrow_sublink_columns - the subquery s of an EXISTS / IN made a semi- or
+ * anti-join: its relations are read for the columns its conditions (and
+ * an IN's test, test_tlist) read only.  The parser marks every column of
+ * "EXISTS (SELECT * ...)" selected, and the operators read the columns
+ * selected (DvPlanSource.columns): the join's right side would carry, and
+ * the window of its source would consolidate, whole rows that only their
+ * join columns decide (TPC-H Q21: all 16 columns of lineitem, its comment
+ * among them, for l2 and l3).  Only when every entry of s is a relation
+ * (no JOIN entry whose alias Vars stand for its relations' columns); the
+ * columns row-level security reads are added later (dv_captured_columns).
+ * What change capture keeps is decided on the query as written.
+ */
+static void
+narrow_sublink_columns(Query *s, List *test_tlist)
+{
+	ColumnsContext ctx;
+	ListCell   *lc;
+	int			rti = 0;
+
+	foreach(lc, s->rtable)
+	{
+		if (lfirst_node(RangeTblEntry, lc)->rtekind != RTE_RELATION)
+			return;
+	}
+	ctx.nrtes = list_length(s->rtable);
+	ctx.cols = palloc0(sizeof(Bitmapset *) * (ctx.nrtes + 1));
+	ctx.sublevels_up = 0;
+	(void) columns_walker((Node *) s->jointree, &ctx);
+	(void) columns_walker((Node *) test_tlist, &ctx);
+	foreach(lc, s->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		rti++;
+		rte->selectedCols = ctx.cols[rti];
+	}
+}
+
 /* replaces the PARAM_SUBLINK Params of an IN's test by the subquery's outputs */
 static Node *
 sublink_param_mutator(Node *node, List *tlist)
@@ -799,7 +872,9 @@ dv_optree_convert_sublinks(Query *q)
 		/* (an EXISTS in the subquery's WHERE becomes a semi-join inside it first) */
 		if (s->hasSubLinks)
 			dv_optree_convert_sublinks(s);
-		if (!dv_plain_select(s, true))
+		if (dv_plain_select(s, true))
+			narrow_sublink_columns(s, sl->subLinkType == ANY_SUBLINK ? s->targetList : NIL);
+		else
 		{
 			/*
 			 * An uncorrelated subquery of another kind (GROUP BY, DISTINCT,
@@ -2652,6 +2727,14 @@ add_cte(DvGen *g, const char *sql)
  * number of matches in other (semi: m > 0; anti, and the padded rows of an
  * outer join: m = 0), with pad_before / pad_after written around keep's
  * columns.  See optree.h for the rule.
+ *
+ * The rows each term reads (keep's rows now that the delta of other
+ * reaches, and keep's delta) are a WITH entry of their own, numbered
+ * (dv_rid), read once: the sums of the delta's weights per row are joined
+ * to them by that number (match_sums_sql), and the counts of matches now (m,
+ * a subquery per row: by an index of other where it has one) are computed
+ * on those rows only, after any filter or join below them, never pushed
+ * down into keep's rows before those cut them (the WITH entry is a fence).
  */
 static void
 exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *other, const char *dother,

@@ -79,6 +79,16 @@
  * its input restricted to those keys (keyed_delta_sql), not the whole of it
  * (TPC-H Q17: the change of lineitem for the few parts the query reads).
  *
+ * In the semi, anti and padded terms, the rows read (NEW(X) rows matching
+ * DELTA(Y), and DELTA(X)) are a WITH entry numbered by row_number(): s(x)
+ * is one join of it with DELTA(Y) grouped by that number (hashed on the
+ * condition's equalities, not a scan of DELTA(Y) per row), and m(x) a
+ * count per row of that entry (by an index of Y where one fits), after any
+ * filter or join below it (the entry is a fence: TPC-H Q21, Q22, Q4).  An
+ * EXISTS / IN subquery's relations are read for the columns its conditions
+ * and IN's test read (optree.c narrow_sublink_columns), not all that
+ * "SELECT *" names.
+ *
  * A global aggregate subquery whose aggregates are all extremes (min, max,
  * bool_and, bool_or: pg_aggregate.aggsortop) computes its input's NEW once
  * (a WITH entry; its one row now is read from there by the whole statement)
