@@ -20,9 +20,9 @@
  *
  * The cost model is the planner's statistics of that source: the rows per
  * value of the first group key (the affected groups are found by that key:
- * optree.c group_sql), reltuples over the key column's n_distinct
- * (pg_statistic.stadistinct), or 1 where the key alone is unique (a unique
- * index of that column alone).  The index-recompute rule is chosen when a
+ * optree.c group_sql), the non-NULL rows over the key column's n_distinct
+ * (pg_statistic), or the NULL rows (one group) if more, or 1 where the key
+ * alone is unique and not NULL (a unique index of that column alone).  The index-recompute rule is chosen when a
  * key value has at most DV_INDEX_RECOMPUTE_MAX_ROWS rows; without
  * statistics (never analysed) the state is kept, as before this rule.
  *
@@ -108,7 +108,9 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		if (op_in_opfamily(eqop, get_opclass_family(indclass->values[0])) &&
 			indcoll->values[0] == collation)
 		{
-			if (idx->indisunique && idx->indnkeyatts == 1)
+			/* (NULLs of a unique index are distinct: their group can be large) */
+			if (idx->indisunique && idx->indnkeyatts == 1 &&
+				(idx->indnullsnotdistinct || TupleDescAttr(RelationGetDescr(rel), attno - 1)->attnotnull))
 				*unique_alone = true;
 			if (!OidIsValid(best) || idx->indnkeyatts < best_keys)
 			{
@@ -124,7 +126,8 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 
 /*
  * rows_per_value - the statistics' rows of rel per distinct value of
- * column attno (reltuples / n_distinct), -1 if they have none
+ * column attno: its non-NULL rows over n_distinct, or its NULL rows (one
+ * group, found by IS NULL) if more; -1 if they have none
  */
 static double
 rows_per_value(Relation rel, AttrNumber attno)
@@ -132,6 +135,8 @@ rows_per_value(Relation rel, AttrNumber attno)
 	double		reltuples = rel->rd_rel->reltuples;
 	HeapTuple	tup;
 	double		ndistinct;
+	double		nullfrac;
+	double		rows;
 
 	if (reltuples < 0)
 		return -1;
@@ -142,12 +147,14 @@ rows_per_value(Relation rel, AttrNumber attno)
 	if (!HeapTupleIsValid(tup))
 		return -1;
 	ndistinct = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
+	nullfrac = ((Form_pg_statistic) GETSTRUCT(tup))->stanullfrac;
 	ReleaseSysCache(tup);
 	if (ndistinct < 0)
 		ndistinct = -ndistinct * reltuples;
 	if (ndistinct <= 0)
-		return -1;
-	return reltuples / ndistinct;
+		return nullfrac > 0 ? reltuples * nullfrac : -1;
+	rows = reltuples * (1 - nullfrac) / ndistinct;
+	return Max(rows, reltuples * nullfrac);
 }
 
 /*

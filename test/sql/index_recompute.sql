@@ -15,13 +15,16 @@ ALTER TABLE ir_o REPLICA IDENTITY FULL;
 -- three lines per order key, primary key (k, line): k leads it
 CREATE TABLE ir_li (k int, line int, g int, v numeric(10,2), PRIMARY KEY (k, line)) WITH (autovacuum_enabled = false);
 ALTER TABLE ir_li REPLICA IDENTITY FULL;
--- a nullable key with an index of its own, four rows per key
-CREATE TABLE ir_n (id int PRIMARY KEY, k int, v numeric(10,2)) WITH (autovacuum_enabled = false);
+-- a nullable key with an index of its own, four rows per key (and four NULLs); another, m,
+-- indexed too, whose NULL group holds half the rows
+CREATE TABLE ir_n (id int PRIMARY KEY, k int, v numeric(10,2), m int) WITH (autovacuum_enabled = false);
 ALTER TABLE ir_n REPLICA IDENTITY FULL;
 CREATE INDEX ir_n_k ON ir_n (k);
+CREATE INDEX ir_n_m ON ir_n (m);
 INSERT INTO ir_o SELECT k, 'order ' || k FROM generate_series(1, 40) k;
 INSERT INTO ir_li SELECT k, line, k % 5, (k * 7 + line * 3) % 11 + 0.25 FROM generate_series(1, 40) k, generate_series(1, 3) line;
-INSERT INTO ir_n SELECT n, CASE WHEN n % 10 = 0 THEN NULL ELSE n % 25 END, n % 7 + 0.5 FROM generate_series(1, 100) n;
+INSERT INTO ir_n SELECT n, CASE WHEN n % 25 = 0 THEN NULL ELSE n % 24 END, n % 7 + 0.5,
+                         CASE WHEN n % 2 = 0 THEN NULL ELSE n % 30 END FROM generate_series(1, 100) n;
 ANALYZE ir_o, ir_li, ir_n;
 
 CREATE TABLE ir_tables (name text PRIMARY KEY, query text);
@@ -33,7 +36,9 @@ INSERT INTO ir_tables VALUES
   -- grouped by a column no index leads: the state is kept (HAVING over its rows)
   ('ir_state', 'SELECT o.k, o.name FROM ir_o o WHERE o.k IN (SELECT g FROM ir_li GROUP BY g HAVING sum(v) > 50)'),
   -- a nullable key with an index of its own, on the preserved side of a LEFT JOIN
-  ('ir_null', 'SELECT x.k, x.c, x.s, t.name FROM (SELECT k, count(*) AS c, sum(v) AS s FROM ir_n GROUP BY k) x LEFT JOIN ir_o t ON t.k = x.k');
+  ('ir_null', 'SELECT x.k, x.c, x.s, t.name FROM (SELECT k, count(*) AS c, sum(v) AS s FROM ir_n GROUP BY k) x LEFT JOIN ir_o t ON t.k = x.k'),
+  -- an indexed key whose NULL group is half the rows (50 > 8): the state is kept
+  ('ir_nullheavy', 'SELECT x.m, x.c, t.name FROM (SELECT m, count(*) AS c FROM ir_n GROUP BY m) x LEFT JOIN ir_o t ON t.k = x.m');
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
   FROM ir_tables ORDER BY name;
 
@@ -74,7 +79,7 @@ SELECT * FROM ir_round();
 --    new key of ir_n; an order whose lines arrive in the same window
 INSERT INTO ir_o VALUES (41, 'order 41'), (42, 'order 42');
 INSERT INTO ir_li VALUES (41, 1, 1, 9.50), (41, 2, 1, 9.75), (43, 1, 3, 30.00), (43, 2, 3, 1.00);
-INSERT INTO ir_n VALUES (101, 30, 2.25), (102, 30, 1.25);
+INSERT INTO ir_n VALUES (101, 30, 2.25, 1), (102, 30, 1.25, NULL);
 SELECT * FROM ir_round();
 SELECT * FROM ir_in WHERE k > 40 ORDER BY k;
 SELECT k, total, n FROM ir_join WHERE k > 40 ORDER BY k;
@@ -95,8 +100,8 @@ SELECT * FROM ir_round();
 SELECT count(*) FILTER (WHERE k = 5) AS k5_in, (SELECT count(*) FROM ir_join WHERE k = 5) AS k5_join,
        (SELECT count(*) FROM ir_null WHERE k = 3) AS k3_null FROM ir_in;
 -- 4. NULL keys: rows added to the NULL group, one moved out of it, the NULL group emptied
-INSERT INTO ir_n VALUES (103, NULL, 7.00), (104, NULL, 0.50);
-UPDATE ir_n SET k = 8 WHERE id = 10;
+INSERT INTO ir_n VALUES (103, NULL, 7.00, NULL), (104, NULL, 0.50, 3);
+UPDATE ir_n SET k = 8, m = 5 WHERE id = 25;
 SELECT * FROM ir_round();
 SELECT k, c, s FROM ir_null WHERE k IS NULL;
 DELETE FROM ir_n WHERE k IS NULL;
@@ -106,11 +111,11 @@ SELECT count(*) AS null_groups FROM ir_null WHERE k IS NULL;
 -- 5. the index dropped: no index serves ir_null's subquery any more; its next refresh is FULL
 --    (STATE_MISSING) and builds its state, which the refreshes after it keep
 DROP INDEX ir_n_k;
-INSERT INTO ir_n VALUES (105, 11, 3.00);
+INSERT INTO ir_n VALUES (105, 11, 3.00, 11);
 SELECT * FROM ir_round();
 SELECT * FROM ir_rules() WHERE name = 'ir_null';
 UPDATE ir_n SET v = v + 1 WHERE k = 11;
-INSERT INTO ir_n VALUES (106, NULL, 1.00);
+INSERT INTO ir_n VALUES (106, NULL, 1.00, NULL);
 SELECT * FROM ir_round();
 -- 6. the index back: the state is kept (it exists, and is exact) until a FULL refresh builds the
 --    states again and chooses the index (here: mode 'full' and back to 'auto')
@@ -119,15 +124,15 @@ DELETE FROM ir_n WHERE id = 106;
 SELECT * FROM ir_round();
 SELECT * FROM ir_rules() WHERE name = 'ir_null';
 SELECT dynview.alter_dynamic_table('ir_null', refresh_mode => 'full');
-INSERT INTO ir_n VALUES (106, 13, 2.00);
+INSERT INTO ir_n VALUES (106, 13, 2.00, 13);
 SELECT refresh_mode, dynview.verify('ir_null') FROM dynview.refresh('ir_null');
 SELECT dynview.alter_dynamic_table('ir_null', refresh_mode => 'auto');
-INSERT INTO ir_n VALUES (107, 12, 4.00);
+INSERT INTO ir_n VALUES (107, 12, 4.00, NULL);
 SELECT * FROM ir_round();
 SELECT * FROM ir_rules() WHERE name = 'ir_null';
 -- 7. the statistics grow past the rule's bound (more than 32 rows per key value): the next
 --    refresh is FULL (STATE_MISSING) and keeps a state from then on
-INSERT INTO ir_n SELECT 1000 + n, n % 20, 1 FROM generate_series(1, 1000) n;
+INSERT INTO ir_n SELECT 1000 + n, n % 20, 1, NULL FROM generate_series(1, 1000) n;
 ANALYZE ir_n;
 SELECT * FROM ir_round();
 SELECT * FROM ir_rules() WHERE name = 'ir_null';
