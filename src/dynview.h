@@ -289,8 +289,7 @@ extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern void dv_unregister_tuples(const char *name);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
-								uint64 n, DvParams *params, List *hashed);
-extern List *dv_key_table_hashed(Oid relid, List *columns);
+								uint64 n, DvParams *params);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 extern void dv_set_output_styles(void);

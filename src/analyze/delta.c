@@ -390,8 +390,6 @@ classify_aggref(Aggref *a, Query *q)
 	arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
 	argtype = exprType(arg);
 	agg->arg_type = type_sql(argtype, -1);
-	/* (the value leads the index of count(DISTINCT)'s multiplicities) */
-	agg->arg_hashed = dv_key_hashed(argtype, -1, a->inputcollid, 1);
 	agg->arg_collate = collate_sql(a->inputcollid);
 	tc = lookup_type_cache(argtype, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
 	if (a->aggdistinct != NIL)
@@ -676,9 +674,6 @@ agg_state_eligible(Query *query, List *keys, DvPlan *plan)
 									  psprintf("%s%s", type_sql(exprType(e), exprTypmod(e)),
 											   collate_sql(exprCollation(e))));
 			plan->key_btree = lappend_int(plan->key_btree, OidIsValid(tc->btree_opf));
-			plan->key_hashed = lappend_int(plan->key_hashed,
-										   dv_key_hashed(exprType(e), exprTypmod(e), exprCollation(e),
-														 list_length(keys)));
 		}
 	}
 	return true;

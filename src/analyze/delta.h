@@ -72,8 +72,6 @@ typedef struct DvAgg
 	bool		distinct_by_key;	/* COUNT written count(DISTINCT x) over a key
 									 * of the input (dv_optree_input_key): no
 									 * two input rows share a non-null x */
-	bool		arg_hashed;		/* count(DISTINCT x): x indexed by its hash
-								 * in the multiplicities (dv_key_hashed) */
 } DvAgg;
 
 /*
@@ -168,9 +166,6 @@ typedef struct DvPlan
 	List	   *aggs;			/* of DvAgg * */
 	List	   *key_types;		/* SQL type (with COLLATE) of each group key */
 	List	   *key_btree;		/* int: has the key type a btree ordering? */
-	List	   *key_hashed;		/* int: is the key indexed by its hash
-								 * (dv_key_hashed: a value may not fit a
-								 * B-tree entry)? */
 	Query	   *state_query;
 	char	   *state_reason;	/* GROUPED without state: why not (for explain) */
 } DvPlan;

@@ -25,7 +25,6 @@
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -269,33 +268,14 @@ drop_apply_index(Oid relid)
 		elog(ERROR, "could not drop the apply index of relation %u", relid);
 }
 
-/* the collation of output column name of aq's query */
-static Oid
-output_collation(DvAnalyzedQuery *aq, const char *name)
-{
-	ListCell   *lc;
-
-	foreach(lc, aq->query->targetList)
-	{
-		TargetEntry *te = lfirst_node(TargetEntry, lc);
-
-		if (!te->resjunk && te->resname && strcmp(te->resname, name) == 0)
-			return exprCollation((Node *) te->expr);
-	}
-	return InvalidOid;
-}
-
 /*
  * apply_index_shape - the columns (List of char *, names of the table's
  * columns) and uniqueness of the apply index create_apply_index makes for
  * aq, or NIL when none is made (a global aggregate, a column type without
- * btree, or unique_only and the rows are not known distinct).  *elements
- * gets the index's elements: each column quoted, or its hash where its
- * values may not fit a B-tree entry (keys.c dv_key_hashed; the index is
- * then not unique: two keys may share a hash).
+ * btree, or unique_only and the rows are not known distinct).
  */
 static List *
-apply_index_shape(DvAnalyzedQuery *aq, bool unique_only, bool *unique, List **elements)
+apply_index_shape(DvAnalyzedQuery *aq, bool unique_only, bool *unique)
 {
 	DvPlan	   *plan = dv_plan_query(aq->query);
 	List	   *cols = NIL;
@@ -314,32 +294,19 @@ apply_index_shape(DvAnalyzedQuery *aq, bool unique_only, bool *unique, List **el
 	*unique = (plan->kind == DV_PLAN_GROUPED && plan->keys_unique) || plan->spj_key != NIL;
 	if (unique_only && !*unique)
 		return NIL;
-	*elements = NIL;
 	foreach(lc, cols)
 	{
 		const char *col = lfirst(lc);
-		char	   *element = pstrdup(quote_identifier(col));
 		ListCell   *ln;
 		ListCell   *ltype;
-		ListCell   *ltypmod;
 
-		forthree(ln, aq->column_names, ltype, aq->column_types, ltypmod, aq->column_typmods)
+		forboth(ln, aq->column_names, ltype, aq->column_types)
 		{
-			if (strcmp(strVal(lfirst(ln)), col) != 0)
-				continue;
-			if (!OidIsValid(lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY)->btree_opf))
+			if (strcmp(strVal(lfirst(ln)), col) == 0 &&
+				!OidIsValid(lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY)->btree_opf))
 				return NIL;		/* no btree: incremental refreshes scan */
-			if (dv_key_hashed(lfirst_oid(ltype), lfirst_int(ltypmod), output_collation(aq, col),
-							  list_length(cols)))
-			{
-				element = dv_key_hash_sql(element);
-				*unique = false;
-			}
 		}
-		*elements = lappend(*elements, element);
 	}
-	if (unique_only && !*unique)
-		return NIL;
 	return cols;
 }
 
@@ -347,8 +314,7 @@ static void
 create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool unique_only)
 {
 	bool		unique = false;
-	List	   *elements;
-	List	   *cols = apply_index_shape(aq, unique_only, &unique, &elements);
+	List	   *cols = apply_index_shape(aq, unique_only, &unique);
 	ListCell   *lc;
 	StringInfoData sql;
 
@@ -358,9 +324,9 @@ create_apply_index(const char *qualified, Oid relid, DvAnalyzedQuery *aq, bool u
 	appendStringInfo(&sql, "CREATE %sINDEX %s ON %s (",
 					 unique ? "UNIQUE " : "",
 					 quote_identifier(apply_index_name(get_rel_name(relid), relid)), qualified);
-	foreach(lc, elements)
+	foreach(lc, cols)
 		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) ? ", " : "",
-						 (const char *) lfirst(lc));
+						 quote_identifier((const char *) lfirst(lc)));
 	appendStringInfo(&sql, ")%s", unique ? " NULLS NOT DISTINCT" : "");
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not create index: %s", sql.data);
@@ -387,31 +353,23 @@ apply_index(const char *qualified, Oid relid, DvCreateArgs *args, DvAnalyzedQuer
 
 /*
  * apply_index_matches - is index (dynview's apply index of relid) the one
- * apply_index_shape describes: unique or not alike, on those columns, a
- * hashed column (its element is not the column's name) as an expression?
+ * apply_index_shape describes: unique or not alike, on those columns?
  */
 static bool
-apply_index_matches(Oid index, Oid relid, List *cols, List *elements, bool unique)
+apply_index_matches(Oid index, Oid relid, List *cols, bool unique)
 {
 	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
 	Form_pg_index form;
 	bool		same;
-	bool		hashed = false;
 
 	if (!HeapTupleIsValid(tup))
 		return false;
 	form = (Form_pg_index) GETSTRUCT(tup);
 	same = form->indisunique == unique && form->indnkeyatts == list_length(cols) &&
+		heap_attisnull(tup, Anum_pg_index_indexprs, NULL) &&
 		heap_attisnull(tup, Anum_pg_index_indpred, NULL);
 	for (int k = 0; same && k < form->indnkeyatts; k++)
-	{
-		const char *col = list_nth(cols, k);
-		bool		plain = strcmp(list_nth(elements, k), quote_identifier(col)) == 0;
-
-		hashed = hashed || !plain;
-		same = form->indkey.values[k] == (plain ? get_attnum(relid, col) : 0);
-	}
-	same = same && heap_attisnull(tup, Anum_pg_index_indexprs, NULL) == !hashed;
+		same = form->indkey.values[k] == get_attnum(relid, (const char *) list_nth(cols, k));
 	ReleaseSysCache(tup);
 	return same;
 }
@@ -453,7 +411,6 @@ dv_catalog_sync_apply_index(DvTable *dt, bool create)
 	DvAnalyzedQuery *aq;
 	bool		unique = false;
 	List	   *cols = NIL;
-	List	   *elements = NIL;
 	Oid			index;
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(dt->relid)};
@@ -471,9 +428,9 @@ dv_catalog_sync_apply_index(DvTable *dt, bool create)
 	aq = dv_analyze_query(dt->definition, dt->relid);
 	/* (a FULL table's apply index is a unique one, made when it could be incremental) */
 	if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
-		cols = apply_index_shape(aq, false, &unique, &elements);
+		cols = apply_index_shape(aq, false, &unique);
 	else if (aq->full_reason_code == NULL)
-		cols = apply_index_shape(aq, true, &unique, &elements);
+		cols = apply_index_shape(aq, true, &unique);
 
 	index = find_apply_index(dt->relid);
 	if (create)
@@ -485,7 +442,7 @@ dv_catalog_sync_apply_index(DvTable *dt, bool create)
 			CommandCounterIncrement();
 		}
 	}
-	else if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, elements, unique)
+	else if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, unique)
 			 : OidIsValid(index) && index_is_unique(index))	/* (a non-unique one refuses no row) */
 	{
 		drop_apply_index(dt->relid);
@@ -1018,14 +975,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 		foreach(lc, plan->spj_key)
 			appendStringInfo(&keys, "%s%s", foreach_current_index(lc) ? ", " : "",
 							 quote_identifier(lfirst(lc)));
-		{
-			bool		unique = false;
-			List	   *elements;
-
-			(void) apply_index_shape(aq, false, &unique, &elements);
-			appendStringInfo(&keys, " (derived from the sources' unique keys through the joins; %s)",
-							 unique ? "unique index" : "index on the hashes of long-valued columns, not unique");
-		}
+		appendStringInfoString(&keys, " (derived from the sources' unique keys through the joins; unique index)");
 		EXPLAIN_ROW("key", keys.data);
 	}
 	else if (plan->kind == DV_PLAN_SPJ)

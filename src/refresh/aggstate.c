@@ -301,43 +301,18 @@ group_by(int nkeys, const char *extra)
 	return group_by_p(nkeys, "", extra);
 }
 
-/*
- * " AND hash(l.col) = hash(r.col)": the index condition of a lookup by a
- * hashed key column (keys.c dv_key_hashed), beside the values' own match
- */
+/* group keys of l and r equal, NULL matching NULL (index-usable form) */
 static char *
-hash_match(const char *l, const char *r, const char *col)
-{
-	return psprintf(" AND %s = %s", dv_key_hash_sql(psprintf("%s.%s", l, col)),
-					dv_key_hash_sql(psprintf("%s.%s", r, col)));
-}
-
-/*
- * group keys of l and r equal, NULL matching NULL (index-usable form: a
- * hashed key's hashes compared too)
- */
-static char *
-key_match(DvPlan *plan, const char *l, const char *r)
+key_match(int nkeys, const char *l, const char *r)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "true");
-	for (int k = 1; k <= list_length(plan->key_columns); k++)
-	{
+	for (int k = 1; k <= nkeys; k++)
 		appendStringInfo(&buf, " AND (%s.g%d = %s.g%d OR (%s.g%d IS NULL AND %s.g%d IS NULL))",
 						 l, k, r, k, l, k, r, k);
-		if (list_nth_int(plan->key_hashed, k - 1))
-			appendStringInfoString(&buf, hash_match(l, r, psprintf("g%d", k)));
-	}
 	return buf.data;
-}
-
-/* count(DISTINCT)'s values of l and r equal (v NOT NULL; hashes too when hashed) */
-static char *
-value_match(DvAgg *agg, const char *l, const char *r)
-{
-	return psprintf("%s.v = %s.v%s", l, r, agg->arg_hashed ? hash_match(l, r, "v") : "");
 }
 
 static bool
@@ -586,58 +561,38 @@ create_state_table(DvTable *dt, const char *name, const char *columns)
 	dv_publication_identity(relid, "aggregate state table");
 }
 
-/*
- * the index of a state table on lead (count(DISTINCT)'s value v, or NULL)
- * and the group keys, when every key type has btree: unique (NULLS NOT
- * DISTINCT), or, when a key or the lead is indexed by its hash (its values
- * may not fit a B-tree entry: plan->key_hashed, lead_hashed), not unique
- * (two values may share a hash)
- */
+/* unique index (NULLS NOT DISTINCT) on cols when every key type has btree */
 static void
-create_state_index(DvPlan *plan, const char *name, const char *lead, bool lead_hashed)
+create_state_index(DvPlan *plan, const char *name, const char *lead)
 {
 	ListCell   *lc;
 	StringInfoData cols;
-	bool		hashed = lead_hashed;
 
 	initStringInfo(&cols);
 	if (lead)
-		appendStringInfoString(&cols, lead_hashed ? dv_key_hash_sql(lead) : lead);
+		appendStringInfoString(&cols, lead);
 	foreach(lc, plan->key_btree)
 	{
-		char	   *col = psprintf("g%d", foreach_current_index(lc) + 1);
-
 		if (!lfirst_int(lc))
 			return;
-		if (list_nth_int(plan->key_hashed, foreach_current_index(lc)))
-		{
-			col = dv_key_hash_sql(col);
-			hashed = true;
-		}
-		appendStringInfo(&cols, "%s%s", cols.len > 0 ? ", " : "", col);
+		appendStringInfo(&cols, "%sg%d", cols.len > 0 ? ", " : "", foreach_current_index(lc) + 1);
 	}
 	if (cols.len == 0)
 		return;
-	dv_catalog_exec(psprintf("CREATE %sINDEX ON %s (%s)%s", hashed ? "" : "UNIQUE ",
-							 qualified_state(name), cols.data, hashed ? "" : " NULLS NOT DISTINCT"),
+	dv_catalog_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s) NULLS NOT DISTINCT",
+							 qualified_state(name), cols.data),
 					0, NULL, NULL, NULL, -1);
 }
 
-/*
- * has the multiplicities table of count(DISTINCT) agg its unique index
- * (every group key has a btree, and neither they nor the value are
- * hashed)?  Its upsert (ON CONFLICT) needs one.
- */
+/* do the state tables have their unique indexes (every group key has a btree)? */
 static bool
-state_indexed(DvPlan *plan, DvAgg *agg)
+state_indexed(DvPlan *plan)
 {
 	ListCell   *lc;
 
-	if (agg->arg_hashed)
-		return false;
 	foreach(lc, plan->key_btree)
 	{
-		if (!lfirst_int(lc) || list_nth_int(plan->key_hashed, foreach_current_index(lc)))
+		if (!lfirst_int(lc))
 			return false;
 	}
 	return true;
@@ -984,12 +939,11 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
 	/* indexes last: faster than maintaining them while filling */
-	create_state_index(plan, state_name(dt->relid), NULL, false);
+	create_state_index(plan, state_name(dt->relid), NULL);
 	foreach(lc, plan->aggs)
 	{
 		if (((DvAgg *) lfirst(lc))->kind == DV_AGG_COUNT_DISTINCT)
-			create_state_index(plan, dist_name(dt->relid, foreach_current_index(lc) + 1), "v",
-							   ((DvAgg *) lfirst(lc))->arg_hashed);
+			create_state_index(plan, dist_name(dt->relid, foreach_current_index(lc) + 1), "v");
 	}
 	CommandCounterIncrement();
 }
@@ -1430,7 +1384,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 				   snapshot, true);
 		dv_register_tuples(dd);
 		enrs = lappend(enrs, dd);
-		if (state_indexed(plan, agg))
+		if (state_indexed(plan))
 		{
 			/*
 			 * One probe per changed value: add the delta by upsert (on the
@@ -1448,7 +1402,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 								"SELECT %su.v, u.dv_mult, d.dv_w FROM dv_u u JOIN %s d ON u.v = d.v AND %s",
 								dist, key_list(nkeys, "d."), dd, nkeys > 0 ? ", " : "",
 								nkeys > 0 ? key_cols(nkeys, "") : "",
-								key_list(nkeys, "u."), dd, key_match(plan, "u", "d")),
+								key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d")),
 					   snapshot, false);
 			dv_register_tuples(up);
 			enrs = lappend(enrs, up);
@@ -1462,8 +1416,8 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN s.dv_mult IS NULL THEN 1 "
 								"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
 								"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
-								"FROM %s d LEFT JOIN %s s ON %s AND %s%s",
-								key_list(nkeys, "d."), dd, dist, value_match(agg, "s", "d"), key_match(plan, "s", "d"),
+								"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
+								key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
 								group_by_p(nkeys, "d.", NULL)),
 					   snapshot, false);
 		for (uint64 i = 0; i < SPI_processed; i++)
@@ -1479,17 +1433,17 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			break;
 		dv_register_tuples(dtr);
 		enrs = lappend(enrs, dtr);
-		if (state_indexed(plan, agg))
+		if (state_indexed(plan))
 			/* the values that went: only they have multiplicity 0 */
 			dv_exec_at(psprintf("DELETE FROM %s s WHERE s.v = ANY (ARRAY(SELECT v FROM dv_up%d WHERE dv_mult = 0)) "
 								"AND s.dv_mult = 0", dist, j),
 					   snapshot, false);
 		else
-			dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON %s AND %s "
+			dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON s.v = d.v AND %s "
 								"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
 								"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
 								"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
-								dist, dd, value_match(agg, "s", "d"), key_match(plan, "s", "d"), key_list(nkeys, "d.")),
+								dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
 					   snapshot, false);
 
 		/* its transitions join the union the group delta is taken from */
@@ -1538,14 +1492,10 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 				appendStringInfo(&tmatch, " AND (dv_vt.%s = d.g%d OR (dv_vt.%s IS NULL AND d.g%d IS NULL))",
 								 col, k, col, k);
-				/* (the table's apply index hashes the key as the state's does) */
-				if (list_nth_int(plan->key_hashed, k - 1))
-					appendStringInfo(&tmatch, " AND %s = %s", dv_key_hash_sql(psprintf("dv_vt.%s", col)),
-									 dv_key_hash_sql(psprintf("d.g%d", k)));
 			}
 			appendStringInfo(&sql, "SELECT pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
 							 "= pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s dv_vt WHERE %s)) FROM dv_gd d",
-							 st, key_match(plan, "s", "d"),
+							 st, key_match(nkeys, "s", "d"),
 							 quote_qualified_identifier(dt->schema_name, dt->table_name), tmatch.data);
 		}
 		dv_exec_at(sql.data, snapshot, false);
@@ -1561,7 +1511,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 		/* 4. the state: groups appear, change, disappear */
 		resetStringInfo(&sql);
-		appendStringInfo(&sql, "MERGE INTO %s s USING dv_gd d ON %s ", st, key_match(plan, "s", "d"));
+		appendStringInfo(&sql, "MERGE INTO %s s USING dv_gd d ON %s ", st, key_match(nkeys, "s", "d"));
 		if (nkeys > 0)
 			appendStringInfoString(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount = 0 THEN DELETE ");
 		appendStringInfo(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount >= %d THEN UPDATE SET %s ",
@@ -1580,7 +1530,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	}
 	if (ok && may_recompute &&
 		dv_exec_at(psprintf("SELECT %s FROM %s s JOIN dv_gd d ON %s WHERE s.dv_recompute",
-							key_cols(nkeys, "s."), st, key_match(plan, "s", "d")),
+							key_cols(nkeys, "s."), st, key_match(nkeys, "s", "d")),
 				   snapshot, false) > 0)
 	{
 		/* 5. groups whose extreme went (or with NaN/Infinity): recomputed */
@@ -1593,11 +1543,11 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		foreach(lc, state_value_columns(plan))
 			colsets = psprintf("%s%s%s = r.%s", colsets, colsets[0] ? ", " : "",
 							   (char *) lfirst(lc), (char *) lfirst(lc));
-		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &params, NIL);
+		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &params);
 		dv_exec_at_params(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
 								   "WHERE s.dv_recompute AND %s",
 								   st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
-								   restrict_i, group_by(nkeys, NULL), key_match(plan, "s", "r")),
+								   restrict_i, group_by(nkeys, NULL), key_match(nkeys, "s", "r")),
 						  snapshot, false, &params);
 	}
 
@@ -1605,9 +1555,8 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	{
 		/* 6. the table's rows of the affected groups, from the state */
 		dv_exec_at(psprintf("SELECT %s FROM dv_gd", key_cols(nkeys, "")), snapshot, true);
-		/* (the query reads the state, whose index hashes the keys as the table's does) */
-		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, &params, plan->key_hashed);
-		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, &params, plan->key_hashed);
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, &params);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, &params);
 		dv_full_refresh_restricted(dt, dv_state_projection_sql(plan, state), restrict_q, restrict_t,
 								   &params, snapshot, res, seq);
 	}

@@ -956,12 +956,6 @@ key_delete_sql(DvTable *dt, List *key, const char *target)
 		}
 		appendStringInfo(&cond, " AND dv_tt.%s %s (n.dv_row).%s",
 						 quote_identifier(name), eq, quote_identifier(name));
-		/* (the apply index holds the hash of a key whose values may be long) */
-		if (dv_key_hashed(TupleDescAttr(desc, att - 1)->atttypid, TupleDescAttr(desc, att - 1)->atttypmod,
-						  TupleDescAttr(desc, att - 1)->attcollation, list_length(key)))
-			appendStringInfo(&cond, " AND %s = %s",
-							 dv_key_hash_sql(psprintf("dv_tt.%s", quote_identifier(name))),
-							 dv_key_hash_sql(psprintf("(n.dv_row).%s", quote_identifier(name))));
 	}
 	relation_close(rel, AccessShareLock);
 	if (!ok)
@@ -991,7 +985,6 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	char	   *cols = table_columns(dt->relid, "d.");
 	char	   *first = NULL;
 	char	   *first_eq = NULL;
-	bool		first_hashed = false;
 	uint64		expected = 0;
 	uint64		deleted = 0;
 	uint64		positive = 0;
@@ -1051,8 +1044,6 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 			? pstrdup(quote_identifier(NameStr(att->attname))) : pstrdup("");
 		if (first[0])
 			first_eq = dv_equality_operator(att->atttypid);
-		first_hashed = first[0] && dv_key_hashed(att->atttypid, att->atttypmod, att->attcollation,
-												 plan->spj_key != NIL ? list_length(plan->spj_key) : 1);
 	}
 	relation_close(rel, AccessShareLock);
 
@@ -1075,16 +1066,9 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "  FROM %s dv_tt WHERE ",
 					 target);
 	if (first && first[0] && expected <= DV_SMALL_CHANGE)
-	{
-		/* (a hashed first column: its hash, a NULL's too, is what the index finds) */
-		if (first_hashed)
-			appendStringInfo(&del, "%s = ANY (ARRAY(SELECT %s FROM dv_neg)) AND (",
-							 dv_key_hash_sql(psprintf("dv_tt.%s", first)),
-							 dv_key_hash_sql(psprintf("(dv_row).%s", first)));
 		appendStringInfo(&del, "dv_tt.%s %s ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
-						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))%s",
-						 first, first_eq, first, first, first, first_hashed ? ")" : "");
-	}
+						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))",
+						 first, first_eq, first, first, first);
 	else if (first && first[0])
 		appendStringInfo(&del, "dv_tt.%s %s ANY (SELECT (dv_row).%s FROM dv_neg) "
 						 "UNION ALL SELECT dv_tt.ctid, ROW(dv_tt.*)::text FROM %s dv_tt "
@@ -1130,35 +1114,6 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 }
 
 /*
- * dv_key_table_hashed - for each of columns (names) of relation relid, does
- * dynview's index hold its hash (keys.c dv_key_hashed, by the column's
- * type, type modifier and collation)?  An int List.
- */
-List *
-dv_key_table_hashed(Oid relid, List *columns)
-{
-	List	   *hashed = NIL;
-	ListCell   *lc;
-
-	foreach(lc, columns)
-	{
-		HeapTuple	tup = SearchSysCacheAttName(relid, lfirst(lc));
-		Form_pg_attribute att;
-
-		if (!HeapTupleIsValid(tup))
-		{
-			hashed = lappend_int(hashed, false);
-			continue;
-		}
-		att = (Form_pg_attribute) GETSTRUCT(tup);
-		hashed = lappend_int(hashed, dv_key_hashed(att->atttypid, att->atttypmod, att->attcollation,
-												   list_length(columns)));
-		ReleaseSysCache(tup);
-	}
-	return hashed;
-}
-
-/*
  * dv_key_restriction - a condition on alias's key columns that holds for
  * the key values in the first columns of the n rows of tt (superset filter
  * per column: key = ANY ($k) [OR key IS NULL]), which the planner pushes
@@ -1169,15 +1124,10 @@ dv_key_table_hashed(Oid relid, List *columns)
  * the same for every alias given the same tt.  "=" is the type's default
  * equality written by OID (dv_equality_operator), found whatever the
  * search_path.  A column whose type has no equality, or an array (= ANY
- * would compare its elements), does not narrow.  hashed (NIL: none) flags
- * the columns that alias's index holds the hash of (a dynamic table's apply
- * index, a state's: keys.c dv_key_hashed, dv_key_table_hashed): such a
- * column's restriction without NULL also compares the hashes, which the
- * index finds.
+ * would compare its elements), does not narrow.
  */
 char *
-dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params,
-				   List *hashed)
+dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params)
 {
 	StringInfoData buf;
 	ListCell   *lc;
@@ -1233,9 +1183,6 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 																typbyval, typalign));
 			params->nulls[k] = ' ';
 			appendStringInfo(&buf, "%s.%s %s ANY ($%d)", alias, col, eq, k + 1);
-			if (hashed != NIL && list_nth_int(hashed, k) && !has_null)
-				appendStringInfo(&buf, " AND %s = ANY (ARRAY(SELECT %s FROM pg_catalog.unnest($%d) dv_u))",
-								 dv_key_hash_sql(psprintf("%s.%s", alias, col)), dv_key_hash_sql("dv_u"), k + 1);
 		}
 		else
 			appendStringInfoString(&buf, "false");
@@ -1273,9 +1220,8 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	if (nkeys == 0)
 		return;					/* the changes touch no group */
 
-	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys, &params, NIL);
-	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys, &params,
-									 dv_key_table_hashed(dt->relid, plan->key_columns));
+	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys, &params);
+	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys, &params);
 	/* the query once, the difference applied in one pass */
 	dv_full_refresh_restricted(dt, NULL, restrict_q, restrict_t, &params, snapshot, res, seq);
 }
@@ -1347,9 +1293,8 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 		n = dv_exec_at(psprintf("SELECT DISTINCT %s FROM (%s) d", keys.data, changed), snapshot, true);
 		if (n == 0)
 			return;				/* the changes cancel out */
-		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, n, &params, NIL);
-		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, n, &params,
-									   dv_key_table_hashed(dt->relid, plan->key_columns));
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, n, &params);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, n, &params);
 	}
 	else
 	{
