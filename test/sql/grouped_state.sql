@@ -78,21 +78,11 @@ BEGIN
   RETURN ok;
 END $$;
 
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
 CREATE FUNCTION gs_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint, state_ok bool)
-LANGUAGE plpgsql AS $$
-DECLARE
-  t record;
-  r dynview.refresh_history;
-BEGIN
-  FOR t IN SELECT * FROM gs_tables ORDER BY gs_tables.name LOOP
-    r := dynview.refresh(t.name);
-    name := t.name; mode := r.refresh_mode; reason := r.mode_reason_code;
-    verified := dynview.verify(t.name);
-    EXECUTE format('SELECT count(*) FROM %I', t.name) INTO rows;
-    state_ok := gs_state_ok(t.name);
-    RETURN NEXT;
-  END LOOP;
-END $$;
+LANGUAGE sql AS $$ SELECT * FROM dv_refresh_rows('gs_tables', 'gs_state_ok') $$;
 
 SELECT * FROM gs_round();
 -- 1. one window: a new group (20), a group emptied (3), a group emptied and created again (4),
@@ -264,5 +254,6 @@ SELECT dynview.drop_dynamic_table(name) FROM gs_tables ORDER BY name;
 -- dropped with their tables
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
 DROP FUNCTION gs_round();
+DROP FUNCTION dv_refresh_rows(regclass, regproc);
 DROP FUNCTION gs_state_ok(text);
 DROP TABLE gs_tables, gs_li, gs_g;

@@ -59,20 +59,11 @@ SELECT * FROM ir_rules();
 SELECT substring(value FROM 'subquery dv_in \(GROUP BY k, no state: [^)]*\)')
   FROM dynview.explain_dynamic_table('ir_in') WHERE property = 'operator tree';
 
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
 CREATE FUNCTION ir_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  t record;
-  r dynview.refresh_history;
-BEGIN
-  FOR t IN SELECT * FROM ir_tables ORDER BY ir_tables.name LOOP
-    r := dynview.refresh(t.name);
-    name := t.name; mode := r.refresh_mode; reason := r.mode_reason_code;
-    verified := dynview.verify(t.name);
-    EXECUTE format('SELECT count(*) FROM %I', t.name) INTO rows;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+LANGUAGE sql AS $$ SELECT name, mode, reason, verified, rows FROM dv_refresh_rows('ir_tables') $$;
 SELECT * FROM ir_round();
 
 -- 1. groups appear: a new order with lines over the threshold, lines of a key no order has, a
@@ -142,4 +133,4 @@ SELECT * FROM ir_rules();
 
 SELECT dynview.drop_dynamic_table(name) FROM ir_tables ORDER BY name;
 DROP TABLE ir_tables, ir_o, ir_li, ir_n;
-DROP FUNCTION ir_rules(), ir_round();
+DROP FUNCTION ir_rules(), ir_round(), dv_refresh_rows(regclass, regproc);

@@ -82,21 +82,11 @@ BEGIN
   RETURN ok;
 END $$;
 
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
 CREATE FUNCTION os_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint, state_ok bool)
-LANGUAGE plpgsql AS $$
-DECLARE
-  t record;
-  r dynview.refresh_history;
-BEGIN
-  FOR t IN SELECT * FROM os_tables ORDER BY os_tables.name LOOP
-    r := dynview.refresh(t.name);
-    name := t.name; mode := r.refresh_mode; reason := r.mode_reason_code;
-    verified := dynview.verify(t.name);
-    EXECUTE format('SELECT count(*) FROM %I', t.name) INTO rows;
-    state_ok := os_state_ok(t.name);
-    RETURN NEXT;
-  END LOOP;
-END $$;
+LANGUAGE sql AS $$ SELECT * FROM dv_refresh_rows('os_tables', 'os_state_ok') $$;
 
 SELECT * FROM os_round();
 SELECT * FROM os_max ORDER BY g;
@@ -160,6 +150,7 @@ SELECT dynview.drop_dynamic_table(name) FROM os_tables ORDER BY name;
 -- dropped with their tables
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
 DROP FUNCTION os_round();
+DROP FUNCTION dv_refresh_rows(regclass, regproc);
 DROP FUNCTION os_state_ok(text);
 DROP TABLE os_tables, os_li, os_g;
 

@@ -46,20 +46,11 @@ SELECT btrim(l) AS q17_subquery
   FROM dynview.explain_dynamic_table('pr_q17') e, regexp_split_to_table(e.value, '\n') l
  WHERE e.property = 'operator tree' AND l LIKE '%subquery%';
 
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
 CREATE FUNCTION pr_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  t record;
-  r dynview.refresh_history;
-BEGIN
-  FOR t IN SELECT * FROM pr_tables ORDER BY pr_tables.name LOOP
-    r := dynview.refresh(t.name);
-    name := t.name; mode := r.refresh_mode; reason := r.mode_reason_code;
-    verified := dynview.verify(t.name);
-    EXECUTE format('SELECT count(*) FROM %I', t.name) INTO rows;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+LANGUAGE sql AS $$ SELECT name, mode, reason, verified, rows FROM dv_refresh_rows('pr_tables') $$;
 
 SELECT * FROM pr_round();
 -- 1. lineitems of many parts, few of them of the filtered brand and size
@@ -91,4 +82,5 @@ SELECT * FROM pr_q13 ORDER BY c;
 
 SELECT dynview.drop_dynamic_table(name) FROM pr_tables ORDER BY name;
 DROP FUNCTION pr_round();
+DROP FUNCTION dv_refresh_rows(regclass, regproc);
 DROP TABLE pr_tables, pr_li, pr_part;
