@@ -104,6 +104,7 @@ static shmem_startup_hook_type prev_shmem_startup = NULL;
 static List *pending_sources = NIL;
 /* tracking stopped by this backend's current transaction, done at commit */
 static List *pending_untrack = NIL;
+static List *pending_untrack_subxact = NIL;	/* SubTransactionId of each, as int */
 static bool xact_callback_registered = false;
 static bool wake_scheduler_pending = false;
 
@@ -770,6 +771,71 @@ forget_pending_on_abort(XactEvent event, void *arg)
 	pending_sources = NIL;
 	list_free(pending_untrack);
 	pending_untrack = NIL;
+	list_free(pending_untrack_subxact);
+	pending_untrack_subxact = NIL;
+}
+
+/*
+ * forget_untrack_on_subabort - a subtransaction's pending untracks go with
+ * it when it aborts (ROLLBACK TO SAVEPOINT of a drop_dynamic_table: its
+ * catalog rows come back, so must its capture) and pass to its parent when
+ * it commits.
+ */
+static void
+forget_untrack_on_subabort(SubXactEvent event, SubTransactionId mySubid,
+						   SubTransactionId parentSubid, void *arg)
+{
+	List	   *relids = NIL;
+	List	   *subids = NIL;
+	ListCell   *lr;
+	ListCell   *ls;
+	MemoryContext old;
+
+	if ((event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB) ||
+		pending_untrack == NIL)
+		return;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	forboth(lr, pending_untrack, ls, pending_untrack_subxact)
+	{
+		SubTransactionId subid = (SubTransactionId) lfirst_int(ls);
+
+		if (subid == mySubid && event == SUBXACT_EVENT_ABORT_SUB)
+			continue;
+		relids = lappend_oid(relids, lfirst_oid(lr));
+		subids = lappend_int(subids, (int) (subid == mySubid ? parentSubid : subid));
+	}
+	MemoryContextSwitchTo(old);
+	list_free(pending_untrack);
+	list_free(pending_untrack_subxact);
+	pending_untrack = relids;
+	pending_untrack_subxact = subids;
+}
+
+/* drop relid's pending untracks (it is tracked again in this transaction) */
+static void
+cancel_pending_untrack(Oid relid)
+{
+	List	   *relids = NIL;
+	List	   *subids = NIL;
+	ListCell   *lr;
+	ListCell   *ls;
+	MemoryContext old;
+
+	if (!list_member_oid(pending_untrack, relid))
+		return;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	forboth(lr, pending_untrack, ls, pending_untrack_subxact)
+	{
+		if (lfirst_oid(lr) == relid)
+			continue;
+		relids = lappend_oid(relids, lfirst_oid(lr));
+		subids = lappend_int(subids, lfirst_int(ls));
+	}
+	MemoryContextSwitchTo(old);
+	list_free(pending_untrack);
+	list_free(pending_untrack_subxact);
+	pending_untrack = relids;
+	pending_untrack_subxact = subids;
 }
 
 static void
@@ -778,6 +844,7 @@ register_xact_callback(void)
 	if (!xact_callback_registered)
 	{
 		RegisterXactCallback(forget_pending_on_abort, NULL);
+		RegisterSubXactCallback(forget_untrack_on_subabort, NULL);
 		xact_callback_registered = true;
 	}
 }
@@ -791,6 +858,8 @@ void
 dv_shmem_track_source(Oid relid, bool in_transaction)
 {
 	require_shmem();
+	/* (dropped and tracked again in one transaction: it stays tracked at commit) */
+	cancel_pending_untrack(relid);
 	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < dv_shared->nsources; i++)
 	{
@@ -845,7 +914,8 @@ dv_shmem_tracking_generation(void)
 
 /*
  * dv_shmem_untrack_source - stop capturing relid of the current database
- * when the current transaction commits.
+ * when the current transaction commits (not if the subtransaction that asks
+ * rolls back, nor if relid is tracked again before the commit).
  */
 void
 dv_shmem_untrack_source(Oid relid)
@@ -856,6 +926,7 @@ dv_shmem_untrack_source(Oid relid)
 		return;
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	pending_untrack = lappend_oid(pending_untrack, relid);
+	pending_untrack_subxact = lappend_int(pending_untrack_subxact, (int) GetCurrentSubTransactionId());
 	MemoryContextSwitchTo(old);
 	register_xact_callback();
 }

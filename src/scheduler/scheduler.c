@@ -69,6 +69,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -374,9 +375,17 @@ expire_partitions(void)
 		{
 			SetCurrentStatementStartTimestamp();
 			StartTransactionCommand();
-			if (dv_lock_timeout > 0)
-				(void) set_config_option("lock_timeout", psprintf("%d", dv_lock_timeout),
-										 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+
+			/*
+			 * (a background drop gives way: it waits less than a session
+			 * waits before it looks for a deadlock, so that a user's DDL
+			 * that waits for it and holds what it needs is not the one
+			 * that fails; the partitions go at a later pass)
+			 */
+			(void) set_config_option("lock_timeout",
+									 psprintf("%d", Max(1, Min(dv_lock_timeout > 0 ? dv_lock_timeout : INT_MAX,
+															   DeadlockTimeout / 2))),
+									 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 			SPI_connect();
 			PushActiveSnapshot(GetTransactionSnapshot());
 			(void) dv_partitioned_expire(relid);
