@@ -776,6 +776,37 @@ forget_pending_on_abort(XactEvent event, void *arg)
 }
 
 /*
+ * filter_pending_untrack - keep the pending untracks but those of relid
+ * (tracked again) and those of subtransaction aborted; those of committed
+ * pass to parent.  InvalidOid / InvalidSubTransactionId: none.
+ */
+static void
+filter_pending_untrack(Oid relid, SubTransactionId aborted, SubTransactionId committed,
+					   SubTransactionId parent)
+{
+	List	   *relids = NIL;
+	List	   *subids = NIL;
+	ListCell   *lr;
+	ListCell   *ls;
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	forboth(lr, pending_untrack, ls, pending_untrack_subxact)
+	{
+		SubTransactionId subid = (SubTransactionId) lfirst_int(ls);
+
+		if (lfirst_oid(lr) == relid || subid == aborted)
+			continue;
+		relids = lappend_oid(relids, lfirst_oid(lr));
+		subids = lappend_int(subids, (int) (subid == committed ? parent : subid));
+	}
+	MemoryContextSwitchTo(old);
+	list_free(pending_untrack);
+	list_free(pending_untrack_subxact);
+	pending_untrack = relids;
+	pending_untrack_subxact = subids;
+}
+
+/*
  * forget_untrack_on_subabort - a subtransaction's pending untracks go with
  * it when it aborts (ROLLBACK TO SAVEPOINT of a drop_dynamic_table: its
  * catalog rows come back, so must its capture) and pass to its parent when
@@ -785,57 +816,21 @@ static void
 forget_untrack_on_subabort(SubXactEvent event, SubTransactionId mySubid,
 						   SubTransactionId parentSubid, void *arg)
 {
-	List	   *relids = NIL;
-	List	   *subids = NIL;
-	ListCell   *lr;
-	ListCell   *ls;
-	MemoryContext old;
-
-	if ((event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB) ||
-		pending_untrack == NIL)
+	if (pending_untrack == NIL)
 		return;
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	forboth(lr, pending_untrack, ls, pending_untrack_subxact)
-	{
-		SubTransactionId subid = (SubTransactionId) lfirst_int(ls);
-
-		if (subid == mySubid && event == SUBXACT_EVENT_ABORT_SUB)
-			continue;
-		relids = lappend_oid(relids, lfirst_oid(lr));
-		subids = lappend_int(subids, (int) (subid == mySubid ? parentSubid : subid));
-	}
-	MemoryContextSwitchTo(old);
-	list_free(pending_untrack);
-	list_free(pending_untrack_subxact);
-	pending_untrack = relids;
-	pending_untrack_subxact = subids;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		filter_pending_untrack(InvalidOid, mySubid, InvalidSubTransactionId, InvalidSubTransactionId);
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+		filter_pending_untrack(InvalidOid, InvalidSubTransactionId, mySubid, parentSubid);
 }
 
 /* drop relid's pending untracks (it is tracked again in this transaction) */
 static void
 cancel_pending_untrack(Oid relid)
 {
-	List	   *relids = NIL;
-	List	   *subids = NIL;
-	ListCell   *lr;
-	ListCell   *ls;
-	MemoryContext old;
-
-	if (!list_member_oid(pending_untrack, relid))
-		return;
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	forboth(lr, pending_untrack, ls, pending_untrack_subxact)
-	{
-		if (lfirst_oid(lr) == relid)
-			continue;
-		relids = lappend_oid(relids, lfirst_oid(lr));
-		subids = lappend_int(subids, lfirst_int(ls));
-	}
-	MemoryContextSwitchTo(old);
-	list_free(pending_untrack);
-	list_free(pending_untrack_subxact);
-	pending_untrack = relids;
-	pending_untrack_subxact = subids;
+	if (list_member_oid(pending_untrack, relid))
+		filter_pending_untrack(relid, InvalidSubTransactionId, InvalidSubTransactionId,
+							   InvalidSubTransactionId);
 }
 
 static void
