@@ -245,6 +245,7 @@ extern void dv_check_definition_permissions(Query *q);
 /* analyze/keys.c */
 struct RelationData;
 extern List *dv_index_tuples(struct RelationData *rel);
+extern double dv_rows_per_value(struct RelationData *rel, AttrNumber attno, double *null_rows);
 
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);

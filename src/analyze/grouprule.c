@@ -45,7 +45,6 @@
 #include "access/relation.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
-#include "catalog/pg_statistic.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
@@ -132,29 +131,12 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 static double
 rows_per_value(Relation rel, AttrNumber attno)
 {
-	double		reltuples = rel->rd_rel->reltuples;
-	HeapTuple	tup;
-	double		ndistinct;
-	double		nullfrac;
-	double		rows;
+	double		null_rows;
+	double		rows = dv_rows_per_value(rel, attno, &null_rows);
 
-	if (reltuples < 0)
-		return -1;
-	if (reltuples == 0)
-		return 0;
-	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(RelationGetRelid(rel)),
-						  Int16GetDatum(attno), BoolGetDatum(false));
-	if (!HeapTupleIsValid(tup))
-		return -1;
-	ndistinct = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
-	nullfrac = ((Form_pg_statistic) GETSTRUCT(tup))->stanullfrac;
-	ReleaseSysCache(tup);
-	if (ndistinct < 0)
-		ndistinct = -ndistinct * reltuples;
-	if (ndistinct <= 0)
-		return nullfrac > 0 ? reltuples * nullfrac : -1;
-	rows = reltuples * (1 - nullfrac) / ndistinct;
-	return Max(rows, reltuples * nullfrac);
+	if (rows < 0)
+		return null_rows > 0 ? null_rows : -1;
+	return Max(rows, null_rows);
 }
 
 /*

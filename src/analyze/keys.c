@@ -69,6 +69,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -173,6 +174,45 @@ same_equality(Oid opno, Oid eqop)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * dv_rows_per_value - by the statistics (pg_class.reltuples and the
+ * column's pg_statistic row, as ANALYZE left them), the rows of rel that
+ * one non-NULL value of column attno has on average; *null_rows gets the
+ * rows whose attno is NULL.  -1 when unknown (never analysed, no
+ * statistics of the column, or no distinct count), 0 for an empty
+ * relation.  The one estimate that choosing a key to restrict a scan by
+ * (optree.c) and the index-recompute rule (grouprule.c) share.  rel is
+ * open and locked by the caller.
+ */
+double
+dv_rows_per_value(Relation rel, AttrNumber attno, double *null_rows)
+{
+	double		reltuples = rel->rd_rel->reltuples;
+	HeapTuple	tup;
+	double		ndistinct;
+	double		nullfrac;
+
+	*null_rows = 0;
+	if (reltuples < 0)
+		return -1;
+	if (reltuples == 0)
+		return 0;
+	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(RelationGetRelid(rel)),
+						  Int16GetDatum(attno), BoolGetDatum(false));
+	if (!HeapTupleIsValid(tup))
+		return -1;
+	ndistinct = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
+	nullfrac = ((Form_pg_statistic) GETSTRUCT(tup))->stanullfrac;
+	ReleaseSysCache(tup);
+	*null_rows = reltuples * nullfrac;
+	/* (stadistinct < 0: minus the fraction of the rows that are distinct) */
+	if (ndistinct < 0)
+		ndistinct = -ndistinct * reltuples;
+	if (ndistinct <= 0)
+		return -1;
+	return reltuples * (1 - nullfrac) / ndistinct;
 }
 
 /*

@@ -24,7 +24,6 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
-#include "catalog/pg_statistic.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
@@ -2496,21 +2495,19 @@ delta_rows_under(DvOp *op)
 /*
  * leading_rows_per_value - if relation relid has a valid, non-partial index
  * whose first column is attno, the number of its rows one value of attno
- * has on average (1 when a unique index has attno alone; else its
- * reltuples over the column's number of distinct values in pg_statistic,
- * or reltuples when either is unknown: the worst case); -1 when no such
- * index exists.  Opens relid briefly (AccessShareLock).
+ * has on average (1 when a unique index has attno alone; else the
+ * statistics' non-NULL rows per value, dv_rows_per_value, or reltuples
+ * when they are unknown: the worst case); -1 when no such index exists.
+ * Opens relid briefly (AccessShareLock).
  */
 static double
 leading_rows_per_value(Oid relid, AttrNumber attno)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	List	   *indexes = dv_index_tuples(rel);
-	double		tuples = Max(rel->rd_rel->reltuples, 1.0);
 	bool		found = false;
 	bool		unique = false;
 	double		result = -1;
-	HeapTuple	stat;
 	ListCell   *lc;
 
 	foreach(lc, indexes)
@@ -2525,22 +2522,14 @@ leading_rows_per_value(Oid relid, AttrNumber attno)
 		}
 	}
 	list_free_deep(indexes);
-	if (found)
+	if (unique)
+		result = 1.0;
+	else if (found)
 	{
-		result = unique ? 1.0 : tuples;
-		stat = unique ? NULL : SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
-											   Int16GetDatum(attno), BoolGetDatum(false));
-		if (HeapTupleIsValid(stat))
-		{
-			float4		distinct = ((Form_pg_statistic) GETSTRUCT(stat))->stadistinct;
+		double		null_rows;
+		double		rows = dv_rows_per_value(rel, attno, &null_rows);
 
-			/* (stadistinct < 0: minus the fraction of the rows that are distinct) */
-			if (distinct > 0)
-				result = Max(tuples / distinct, 1.0);
-			else if (distinct < 0)
-				result = Max(1.0 / -distinct, 1.0);
-			ReleaseSysCache(stat);
-		}
+		result = rows < 0 ? Max(rel->rd_rel->reltuples, 1.0) : Max(rows, 1.0);
 	}
 	relation_close(rel, AccessShareLock);
 	return result;
