@@ -16,7 +16,7 @@ there, char(4) with short values), and dynamic tables of three sorts:
   columns), EXISTS / NOT EXISTS / IN / NOT IN (correlated and not; subqueries returning NULLs or
   nothing), scalar subqueries (uncorrelated; correlated aggregates as in TPC-H Q17), GROUP BY with
   HAVING, GROUPING SETS / ROLLUP / CUBE, global aggregates, aggregates with FILTER, bool_and /
-  bool_or, sum / avg of numeric without a declared scale, count(DISTINCT), UNION [ALL] /
+  bool_or, sum / avg of numeric without a declared scale, stddev / variance, count(DISTINCT), UNION [ALL] /
   INTERSECT [ALL] / EXCEPT [ALL], DISTINCT and DISTINCT ON, windows with and without PARTITION
   BY (rank, dense_rank, row_number, lag, first_value, running and framed aggregates), windows
   over GROUP BY in one level, ORDER BY ... LIMIT [OFFSET], and dynamic tables as sources: two
@@ -27,7 +27,7 @@ there, char(4) with short values), and dynamic tables of three sorts:
   and two queries with set-returning functions in FROM (LATERAL after a comma, JOIN or LEFT
   JOIN, or uncorrelated), one under further operators, one drawn from the grammar with LATERAL
   among its operators (drawn from a random generator of their own, so that the seed's other
-  draws stay as they were).  Queries are deterministic: LIMIT,
+  queries stay as they were).  Queries are deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
   unconstrained scale (equal values of two scales, such as avg() gives, would make the result
@@ -514,6 +514,14 @@ class QueryGen:
         if form == "group" and zlib.crc32(child.src("t").encode()) % 8 == 0 and any(k.kind == "int" for k in keys):
             aggs = []
             tags.add("GROUP BY of keys only")
+        # now and then one of the variance family (kept in place at the top as count, exact sum
+        # and sum of squares), decided from the input's SQL like the above
+        h = zlib.crc32(("var " + child.src("t")).encode())
+        if aggs and not algebraic and child.of("int") and h % 4 == 0:
+            c = child.of("int")[h // 4 % len(child.of("int"))]
+            f = ["stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"][h // 64 % 6]
+            aggs = aggs + [(f"{f}(t.{c.name})", "num", 50, "stddev/variance")]
+            tags.add("stddev/variance")
         for e, kind, ndv, _ in aggs:
             name = self.fresh("ag")
             sel.append(f"{e} AS {name}")
@@ -762,7 +770,7 @@ def nested_queries(rng, count, seed=0):
         out.append((f"q{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}"}))
         made.append(Rel(None, rel.cols, rel.rows, rel.depth, (), table=f"q{i}"))
     # LATERAL set-returning functions, drawn from a random generator of their own (the seed's
-    # other draws stay as they were before they came): one at a random depth under more
+    # other queries stay as they were before they came): one at a random depth under more
     # operators, and one query drawn freely from the grammar with LATERAL among its operators
     lgen = QueryGen(random.Random(seed * 7919 + 17), ups, lateral=True)
     lr = lgen.rng
