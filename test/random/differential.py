@@ -773,6 +773,7 @@ def nested_queries(rng, count, seed=0):
     # other queries stay as they were before they came): one at a random depth under more
     # operators, and one query drawn freely from the grammar with LATERAL among its operators
     lgen = QueryGen(random.Random(seed * 7919 + 17), ups, lateral=True)
+    lgen.n = gen.n  # (its names go on from gen's: the upstream tables' columns are gen's)
     lr = lgen.rng
 
     def lateral_under_operators():
