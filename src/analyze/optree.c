@@ -1137,7 +1137,14 @@ push_qual(DvOp *op, Node *c, Bitmapset *varnos)
 		case JOIN_INNER:
 			if (bms_is_subset(varnos, op->left->rels))
 				op->left = push_qual(op->left, c, varnos);
-			else if (bms_is_subset(varnos, op->right->rels))
+			/*
+			 * (not into a function that reads the left side's row: a filter
+			 * over it would hide it from right_sql, which writes it LATERAL,
+			 * and its columns would be read from no row; the join keeps the
+			 * condition)
+			 */
+			else if (bms_is_subset(varnos, op->right->rels) &&
+					 !(op->right->kind == DV_OP_FUNC && op->right->lateral))
 				op->right = push_qual(op->right, c, varnos);
 			else
 				op->quals = lappend(op->quals, c);

@@ -221,6 +221,21 @@ dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
 		edata->hint = pstrdup("A source of the dynamic table was altered so that its definition no longer fits; "
 							  "restore the source, or give the table a new definition with dynview.create_or_replace_dynamic_table(). "
 							  "The table keeps its last good data meanwhile.");
+	/*
+	 * A key value too long for a B-tree entry (about 2.7 kB) in one of
+	 * dynview's own indexes (the table's apply index, its aggregate state,
+	 * its count(DISTINCT) multiplicities): PostgreSQL's hint (an index on a
+	 * hash of the value) is not the user's to follow.  Recognised by the
+	 * untranslated message of the two errors that refuse such an entry.
+	 */
+	if (!in_user_code && edata->sqlerrcode == ERRCODE_PROGRAM_LIMIT_EXCEEDED && edata->message_id &&
+		(strcmp(edata->message_id, "index row size %zu exceeds btree version %u maximum %zu for index \"%s\"") == 0 ||
+		 strcmp(edata->message_id, "index row requires %zu bytes, maximum size is %zu") == 0))
+		edata->hint = pstrdup("A key of the dynamic table (a group key, a DISTINCT column, or the column its rows are found by) "
+							  "took a value longer than dynview's B-tree index can hold (about 2.7 kB). "
+							  "Remove the row, or give the table a definition whose key is short (for instance, group by md5() "
+							  "of the long value) with dynview.create_or_replace_dynamic_table(). "
+							  "The table keeps its last good data meanwhile.");
 	ReThrowError(edata);
 }
 

@@ -16,14 +16,18 @@ there, char(4) with short values), and dynamic tables of three sorts:
   columns), EXISTS / NOT EXISTS / IN / NOT IN (correlated and not; subqueries returning NULLs or
   nothing), scalar subqueries (uncorrelated; correlated aggregates as in TPC-H Q17), GROUP BY with
   HAVING, GROUPING SETS / ROLLUP / CUBE, global aggregates, aggregates with FILTER, bool_and /
-  bool_or, sum / avg of numeric without a declared scale, count(DISTINCT), UNION [ALL] /
+  bool_or, sum / avg of numeric without a declared scale, stddev / variance, count(DISTINCT), UNION [ALL] /
   INTERSECT [ALL] / EXCEPT [ALL], DISTINCT and DISTINCT ON, windows with and without PARTITION
   BY (rank, dense_rank, row_number, lag, first_value, running and framed aggregates), windows
   over GROUP BY in one level, ORDER BY ... LIMIT [OFFSET], and dynamic tables as sources: two
   grouped upstream tables up0 and up1; every seed also draws an aggregate over a left (or right)
   join of a grouped subquery, a correlated aggregate in a condition, a NOT EXISTS over a dynamic
   table, a join of the two aggregate dynamic tables under one more operator, and a rank layer (a
-  window without PARTITION BY over a grouped dynamic table, a grouped subquery, or GROUP BY).  Queries are deterministic: LIMIT,
+  window without PARTITION BY over a grouped dynamic table, a grouped subquery, or GROUP BY);
+  and two queries with set-returning functions in FROM (LATERAL after a comma, JOIN or LEFT
+  JOIN, or uncorrelated), one under further operators, one drawn from the grammar with LATERAL
+  among its operators (drawn from a random generator of their own, so that the seed's other
+  queries stay as they were).  Queries are deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
   unconstrained scale (equal values of two scales, such as avg() gives, would make the result
@@ -50,7 +54,7 @@ Before the seeds, one large window (--large-window ROWS, default 100000): more t
 change rows applied in one refresh of each kind of table (see large_window).
 
 usage: differential.py [--seeds N] [--steps N] [--nested N] [--first-seed S]
-                       [--large-window ROWS] [--min-verified N]
+                       [--large-window ROWS] [--min-verified N] [--db NAME]
 (rerun one failing seed with --first-seed S --seeds 1 --large-window 0 and the same --steps and
 --nested).  Connection: libpq environment (PGHOST, PGPORT, PGUSER).  Ends with the plain line
 "N passed, N failed" (one count per seed, and one for the large window).
@@ -184,10 +188,13 @@ class QueryGen:
     """Draws nested queries: gen(depth) returns a Rel with depth operators on its longest path
     (more when a dynamic table stands for a base: its own query's depth counts)."""
 
-    def __init__(self, rng, upstreams=()):
+    def __init__(self, rng, upstreams=(), lateral=False):
         self.rng = rng
         self.upstreams = list(upstreams)  # Rels of dynamic tables made earlier in the seed
         self.n = 0
+        # draw LATERAL set-returning functions among the operators too (only the generator of
+        # the seed's LATERAL shapes does: the other draws of the seeds stay as they were)
+        self.with_lateral = lateral
 
     def fresh(self, prefix):
         self.n += 1
@@ -312,6 +319,8 @@ class QueryGen:
             return self.base()
         ops = [self.join, self.join, self.semi, self.scalar, self.aggregate, self.aggregate,
                self.distinct, self.setop, self.window, self.window_grouped, self.topn]
+        if self.with_lateral:
+            ops.append(self.lateral)
         while True:
             rel = self.rng.choice(ops)(depth)
             if rel is not None:
@@ -505,6 +514,14 @@ class QueryGen:
         if form == "group" and zlib.crc32(child.src("t").encode()) % 8 == 0 and any(k.kind == "int" for k in keys):
             aggs = []
             tags.add("GROUP BY of keys only")
+        # now and then one of the variance family (kept in place at the top as count, exact sum
+        # and sum of squares), decided from the input's SQL like the above
+        h = zlib.crc32(("var " + child.src("t")).encode())
+        if aggs and not algebraic and child.of("int") and h % 4 == 0:
+            c = child.of("int")[h // 4 % len(child.of("int"))]
+            f = ["stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"][h // 64 % 6]
+            aggs = aggs + [(f"{f}(t.{c.name})", "num", 50, "stddev/variance")]
+            tags.add("stddev/variance")
         for e, kind, ndv, _ in aggs:
             name = self.fresh("ag")
             sel.append(f"{e} AS {name}")
@@ -623,6 +640,48 @@ class QueryGen:
         tag = "window over GROUP BY" + (" with PARTITION BY" if part else " without PARTITION BY")
         return Rel(sql, out, child.rows, depth, {tag, "GROUP BY"} | child.tags)
 
+    def lateral(self, depth, child=None):
+        """A set-returning function in FROM applied to each row of its child (LATERAL, on the
+        right of a comma, an inner join or a left join with a condition on its output), or an
+        uncorrelated one joined to it.  The functions' rows depend on the row alone; NULL
+        arguments give no rows (a left join keeps the row with NULLs)."""
+        r = self.rng
+        child = child or self.child(depth)
+        ints = child.of("int")
+        texts = child.of("text")
+        i1 = r.choice(ints)
+        i2 = r.choice(ints)
+        fns = [
+            (f"generate_series(1, least(o.{i1.name}, 3))", "int", 3),
+            (f"generate_series(o.{i1.name}, o.{i1.name} + {r.choice([0, 1, 2])})", "int", i1.ndv),
+            (f"unnest(ARRAY[o.{i1.name}, o.{i2.name}, {r.choice([0, 1, 'NULL::int'])}])", "int", i1.ndv),
+            (f"generate_series(1, {r.choice([1, 2])})", "int", 2),
+        ]
+        if texts:
+            t = r.choice(texts)
+            fns.append((f"unnest(string_to_array(o.{t.name}, {r.choice(['NULL', chr(39) + chr(39)])}))",
+                        "text", t.ndv))
+        fn, kind, ndv = r.choice(fns)
+        lat = "LATERAL " if "o." in fn else ""
+        tags = {"LATERAL set-returning function" if lat else "set-returning function joined (uncorrelated)"}
+        name = self.fresh("f")
+        form = r.choice([",", "JOIN", "LEFT JOIN"])
+        if form == ",":
+            src = f"{child.src('o')}, {lat}{fn} AS f({name})"
+        else:
+            on = "true"
+            if kind == "int" and r.random() < 0.6:
+                on = f"f.{name} {r.choice(['>', '<>', '<='])} {r.choice([0, 1, 2])}"
+            src = f"{child.src('o')} {form} {lat}{fn} AS f({name}) ON {on}"
+            if form == "LEFT JOIN":
+                tags.add("LEFT JOIN LATERAL")
+        cols = self.pick_cols(child, 1, 3)
+        sel = [f"o.{c.name}" for c in cols] + [f"f.{name}"]
+        out = [Col(c.name, c.kind, c.ndv) for c in cols] + [Col(name, kind, ndv)]
+        where = f" WHERE {self.cond('o', child)}" if r.random() < 0.25 else ""
+        sql = f"SELECT {', '.join(sel)} FROM {src}{where}"
+        return Rel(sql, out, min(child.rows * 3, 2000), depth, tags | child.tags)
+
     def topn(self, depth, child=None):
         r = self.rng
         child = child or self.child(depth)
@@ -637,7 +696,7 @@ class QueryGen:
         return Rel(sql, [Col(c.name, c.kind, c.ndv) for c in cols], n, depth, {"ORDER BY LIMIT"} | child.tags)
 
 
-def nested_queries(rng, count):
+def nested_queries(rng, count, seed=0):
     """The seed's nested queries, each of depth >= 3: [(name, query, tags)] in creation order.
     First two upstream dynamic tables (grouped), then shapes drawn every seed (an aggregate over a
     left join of a grouped subquery; a correlated aggregate in a condition, as TPC-H Q17; a NOT
@@ -710,6 +769,39 @@ def nested_queries(rng, count):
         assert rel.depth >= 3, rel.sql
         out.append((f"q{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}"}))
         made.append(Rel(None, rel.cols, rel.rows, rel.depth, (), table=f"q{i}"))
+    # LATERAL set-returning functions, drawn from a random generator of their own (the seed's
+    # other queries stay as they were before they came): one at a random depth under more
+    # operators, and one query drawn freely from the grammar with LATERAL among its operators
+    lgen = QueryGen(random.Random(seed * 7919 + 17), ups, lateral=True)
+    lgen.n = gen.n  # (its names go on from gen's: the upstream tables' columns are gen's)
+    lr = lgen.rng
+
+    def lateral_under_operators():
+        child = lgen.gen(lr.randint(0, 2))
+        rel = lgen.lateral(child.depth + 1, child=child)
+        while rel is not None and rel.depth < 3:
+            wrap = lr.choice(["aggregate", "join", "semi", "distinct", "window", "topn"])
+            if wrap == "join":
+                rel = lgen.join(rel.depth + 1, children=(rel, lgen.gen(lr.randint(0, 1))))
+            elif wrap == "semi":
+                rel = lgen.semi(rel.depth + 1, outer=rel)
+            else:
+                rel = getattr(lgen, wrap)(rel.depth + 1, child=rel)
+        return rel
+
+    def lateral_in_grammar():
+        rel = lgen.gen(lr.choice([3, 3, 4]))
+        return rel if any("set-returning" in t for t in rel.tags) else None
+
+    for i, make in enumerate([lateral_under_operators, lateral_in_grammar]):
+        for _ in range(200):
+            rel = make()
+            if rel is not None:
+                break
+        else:
+            raise RuntimeError("the query generator found no query of this shape")
+        assert rel.depth >= 3, rel.sql
+        out.append((f"l{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}"}))
     # simple dynamic tables over nested ones (most of them FULL): the rows the upstream's refresh
     # changes, FULL ones included, reach them through its change buffer
     for i in range(2):
@@ -857,7 +949,7 @@ def run_seed(seed, steps, nested, tally):
     # a dynamic table over a dynamic table
     defs.append(("dt_up", "SELECT id, g, v FROM a", {"fixed list (issue 4)"}))
     defs.append(("dt_down", "SELECT g, count(*) AS n, sum(v) AS s FROM dt_up GROUP BY g", {"fixed list (issue 4)"}))
-    defs += nested_queries(rng, nested)
+    defs += nested_queries(rng, nested, seed)
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -1052,6 +1144,7 @@ def print_tally(tally):
 
 
 def main():
+    global DB
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--steps", type=int, default=2000)
@@ -1062,7 +1155,10 @@ def main():
                     help="rows of the large-window run (0: none); its window holds about 2.2 times as many changes")
     ap.add_argument("--min-verified", type=int, default=0,
                     help="fail unless the seeds verify at least this many refreshes in all")
+    ap.add_argument("--db", default=DB,
+                    help="the scratch database (dropped and re-created per seed); two runs at once need two names")
     a = ap.parse_args()
+    DB = a.db
     passed = failed = 0
     if a.large_window > 0:
         try:
