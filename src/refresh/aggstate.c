@@ -689,6 +689,32 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 }
 
 /*
+ * node_input_op - is op the groups of the input of a top-N or window plan
+ * (plan's or a branch's: assign_states_node in optree.c)?  Such a state is
+ * read whole, or by all its group keys (the changed groups), never joined
+ * on one of its other keys: it needs no index on each key after the first
+ * (TPC-H Q10: seven group keys, the customer's columns, six such indexes
+ * that nothing read).
+ */
+static bool
+node_input_op(DvPlan *plan, DvOp *op)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	if ((plan->topn_input && plan->topn_input->node_op == op) ||
+		(plan->window_input && plan->window_input->node_op == op))
+		return true;
+	foreach(lc, plan->branches)
+	{
+		if (node_input_op(lfirst(lc), op))
+			return true;
+	}
+	return false;
+}
+
+/*
  * build_operator_states - the states of the plan's operators that keep one
  * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
  * the row of another aggregate without GROUP BY, the groups of a GROUP BY
@@ -776,7 +802,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 			foreach(lk, keys)
 			{
 				appendStringInfo(&all, "%s%s", all.len ? ", " : "", (char *) lfirst(lk));
-				if (foreach_current_index(lk) > 0)
+				if (foreach_current_index(lk) > 0 && !node_input_op(plan, op))
 					dv_catalog_exec(psprintf("CREATE INDEX ON %s (%s)", qualified_state(name), (char *) lfirst(lk)),
 									0, NULL, NULL, NULL, -1);
 			}
