@@ -689,6 +689,32 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 }
 
 /*
+ * node_input_op - is op the groups of the input of a top-N or window plan
+ * (plan's or a branch's: assign_states_node in optree.c)?  Such a state is
+ * read whole, or by all its group keys (the changed groups), never joined
+ * on one of its other keys: it needs no index on each key after the first
+ * (TPC-H Q10: seven group keys, the customer's columns, six such indexes
+ * that nothing read).
+ */
+static bool
+node_input_op(DvPlan *plan, DvOp *op)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	if ((plan->topn_input && plan->topn_input->node_op == op) ||
+		(plan->window_input && plan->window_input->node_op == op))
+		return true;
+	foreach(lc, plan->branches)
+	{
+		if (node_input_op(lfirst(lc), op))
+			return true;
+	}
+	return false;
+}
+
+/*
  * build_operator_states - the states of the plan's operators that keep one
  * (analyze/optree.h: the extreme rows of a global aggregate of extremes,
  * the row of another aggregate without GROUP BY, the groups of a GROUP BY
@@ -776,7 +802,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 			foreach(lk, keys)
 			{
 				appendStringInfo(&all, "%s%s", all.len ? ", " : "", (char *) lfirst(lk));
-				if (foreach_current_index(lk) > 0)
+				if (foreach_current_index(lk) > 0 && !node_input_op(plan, op))
 					dv_catalog_exec(psprintf("CREATE INDEX ON %s (%s)", qualified_state(name), (char *) lfirst(lk)),
 									0, NULL, NULL, NULL, -1);
 			}
@@ -815,6 +841,125 @@ topn_fill_from_state(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 	dv_register_tuples("dv_topn_fill");
 	dv_topn_state_store(dt, plan, snapshot, "dv_topn_fill", n);
 	dv_unregister_tuples("dv_topn_fill");
+	return true;
+}
+
+/*
+ * distinct_once_agg - the number j of the plan's one count(DISTINCT x<j>)
+ * when every other aggregate is count(*) and the query has GROUP BY: then
+ * the state row of a group and its multiplicities follow from the input's
+ * rows counted per (group, x<j>) (fill_distinct_once); 0 otherwise.
+ */
+static int
+distinct_once_agg(DvPlan *plan)
+{
+	ListCell   *lc;
+	int			found = 0;
+
+	if (plan->key_columns == NIL)
+		return 0;
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+
+		if (agg->scale_tracked)
+			return 0;
+		if (agg->kind == DV_AGG_COUNT_DISTINCT && found == 0)
+			found = foreach_current_index(lc) + 1;
+		else if (agg->kind != DV_AGG_COUNT_STAR)
+			return 0;
+	}
+	return found;
+}
+
+/*
+ * fill_distinct_once - fill the aggregate state and the multiplicity table
+ * of a grouped query whose aggregates are one count(DISTINCT x) and
+ * count(*)s (distinct_once_agg: TPC-H Q16) from one evaluation of its input
+ * (the SELECT input, columns g1..gn and x<j>): the input's rows counted per
+ * (group, x) are written to a temporary table, in bulk and with a plan
+ * that may be parallel (dv_exec_fill), and both state tables are filled
+ * from it.  The multiplicities are its rows with a non-null x; a group's
+ * state row has the sum of its counts (dv_count, and each count(*)) and
+ * the number of its non-null x (count(DISTINCT x): the rows are distinct
+ * per group and x, by the same equality as GROUP BY and DISTINCT use).
+ * Without it, the state's fill evaluated the input with a count(DISTINCT),
+ * which sorts each group and is never parallel, and the multiplicities'
+ * fill evaluated it again.  The temporary table is made as the table's
+ * owner outside the security-restricted operation (as full_diff_create in
+ * refresh.c) and dropped after the fills.  Returns false, nothing done,
+ * when the query has another shape, or the owner may not create temporary
+ * tables here.  Call as the table's owner (dv_run_as_owner).
+ */
+static bool
+fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapshot)
+{
+	int			j = distinct_once_agg(plan);
+	int			nkeys = list_length(plan->key_columns);
+	DvAgg	   *agg;
+	char	   *pre;
+	StringInfoData buf;
+	ListCell   *lc;
+	Oid			preid;
+	Oid			owner_userid;
+	int			owner_sec;
+
+	if (j == 0)
+		return false;
+	GetUserIdAndSecContext(&owner_userid, &owner_sec);
+	if (RecoveryInProgress() ||
+		pg_database_aclcheck(MyDatabaseId, dt->owner, ACL_CREATE_TEMP) != ACLCHECK_OK)
+		return false;
+	agg = list_nth(plan->aggs, j - 1);
+	pre = psprintf("dv_distinct_%u", dt->relid);
+
+	/* the temporary table, as the owner but outside the restricted operation */
+	initStringInfo(&buf);
+	foreach(lc, plan->key_types)
+		appendStringInfo(&buf, "g%d %s, ", foreach_current_index(lc) + 1, (char *) lfirst(lc));
+	appendStringInfo(&buf, "x%d %s%s, dv_c pg_catalog.int8", j, agg->arg_type, agg->arg_collate);
+	SetUserIdAndSecContext(dt->owner, (owner_sec & ~SECURITY_RESTRICTED_OPERATION) |
+						   SECURITY_LOCAL_USERID_CHANGE);
+	if (SPI_execute(psprintf("CREATE TEMPORARY TABLE pg_temp.%s (%s)", quote_identifier(pre), buf.data),
+					false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "dynview: could not create the temporary table %s", pre);
+	CommandCounterIncrement();
+	SetUserIdAndSecContext(owner_userid, owner_sec);
+	preid = RelnameGetRelid(pre);
+	if (!OidIsValid(preid))
+		elog(ERROR, "dynview: could not create the temporary table %s", pre);
+
+	(void) dv_exec_fill(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i%s",
+								 key_list(nkeys, ""), j, input, group_by(nkeys, psprintf("x%d", j))),
+						snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name), preid);
+	CommandCounterIncrement();
+
+	/* the state: counts summed, the non-null x counted */
+	resetStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT %spg_catalog.sum(dv_c)::pg_catalog.int8 AS dv_count, false AS dv_recompute",
+					 key_list(nkeys, ""));
+	foreach(lc, plan->aggs)
+	{
+		int			k = foreach_current_index(lc) + 1;
+
+		if (k == j)
+			appendStringInfo(&buf, ", pg_catalog.count(x%d) AS a%d", j, k);
+		else
+			appendStringInfo(&buf, ", pg_catalog.sum(dv_c)::pg_catalog.int8 AS a%d", k);
+	}
+	appendStringInfo(&buf, " FROM pg_temp.%s%s", quote_identifier(pre), group_by(nkeys, NULL));
+	fill_state(dt, state_name(dt->relid), buf.data, snapshot);
+	fill_state(dt, dist_name(dt->relid, j),
+			   psprintf("SELECT %sx%d, dv_c FROM pg_temp.%s WHERE x%d IS NOT NULL",
+						key_list(nkeys, ""), j, quote_identifier(pre), j),
+			   snapshot);
+
+	SetUserIdAndSecContext(dt->owner, (owner_sec & ~SECURITY_RESTRICTED_OPERATION) |
+						   SECURITY_LOCAL_USERID_CHANGE);
+	if (SPI_execute(psprintf("DROP TABLE pg_temp.%s", quote_identifier(pre)), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "dynview: could not drop the temporary table %s", pre);
+	SetUserIdAndSecContext(owner_userid, owner_sec);
+	CommandCounterIncrement();
 	return true;
 }
 
@@ -921,20 +1066,23 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 
-	fill_state(dt, state_name(dt->relid),
-			   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
-						state_from_input(plan), input, group_by(nkeys, NULL)),
-			   snapshot);
-	foreach(lc, plan->aggs)
+	if (!fill_distinct_once(dt, plan, input, snapshot))
 	{
-		int			j = foreach_current_index(lc) + 1;
-
-		if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
-			continue;
-		fill_state(dt, dist_name(dt->relid, j),
-				   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
-							key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
+		fill_state(dt, state_name(dt->relid),
+				   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
+							state_from_input(plan), input, group_by(nkeys, NULL)),
 				   snapshot);
+		foreach(lc, plan->aggs)
+		{
+			int			j = foreach_current_index(lc) + 1;
+
+			if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
+				continue;
+			fill_state(dt, dist_name(dt->relid, j),
+					   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
+								key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
+					   snapshot);
+		}
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 

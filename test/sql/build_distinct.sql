@@ -1,0 +1,126 @@
+-- The initial build of a grouped query whose aggregates are one count(DISTINCT x) and count(*)s
+-- (TPC-H Q16, issue 14): the input is evaluated once, its rows counted per (group, x) into a
+-- temporary table, and both the aggregate state and the multiplicities of x are filled from it
+-- (before: the state's fill evaluated the input with count(DISTINCT), the multiplicities' fill a
+-- second time). Another shape of aggregates, or an owner who may not create temporary tables,
+-- keeps the two fills. verify() after each build and each refresh; the multiplicities compared
+-- with the source's after each refresh, through rounds that make groups and values appear and
+-- vanish, NULL values and NULL group keys.
+SET client_min_messages = warning;
+CREATE SCHEMA bd;
+SET search_path = bd, public;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
+
+-- which path a build took: the temporary table it made, seen by an event trigger
+CREATE TABLE ddl_seen (tag text, identity text);
+CREATE FUNCTION note_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO bd.ddl_seen SELECT command_tag, regexp_replace(object_identity, '[0-9]+', 'N', 'g')
+    FROM pg_event_trigger_ddl_commands() WHERE schema_name LIKE 'pg_temp%';
+END $$;
+CREATE EVENT TRIGGER bd_note_ddl ON ddl_command_end EXECUTE FUNCTION note_ddl();
+
+CREATE TABLE src (id int PRIMARY KEY, g1 text, g2 int, x int, y text);
+INSERT INTO src SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE 'g' || (i % 4) END, i % 3,
+                       CASE WHEN i % 7 = 0 THEN NULL ELSE i % 13 END, 'y' || (i % 5)
+  FROM generate_series(1, 600) i;
+CREATE TABLE other (id int PRIMARY KEY, g2 int, label text);
+INSERT INTO other SELECT i, i % 3, 'l' || (i % 2) FROM generate_series(1, 30) i;
+CREATE TABLE excluded (x int);
+INSERT INTO excluded VALUES (5), (6);
+
+CREATE TABLE defs (name text);
+
+-- 1. one count(DISTINCT) and count(*): one evaluation, through the temporary table
+SELECT dynview.create_dynamic_table('bd.one_distinct',
+  'SELECT g1, g2, count(DISTINCT x) AS dx, count(*) AS n, count(*) AS n2 FROM bd.src GROUP BY g1, g2',
+  schedule => 'manual');
+INSERT INTO defs VALUES ('one_distinct');
+SELECT dynview.verify('bd.one_distinct');
+SELECT tag, identity FROM ddl_seen ORDER BY tag;
+DELETE FROM ddl_seen;
+
+-- 2. over a join, with NOT IN (TPC-H Q16's shape), a text value
+SELECT dynview.create_dynamic_table('bd.join_distinct',
+  'SELECT o.label, s.g2, count(DISTINCT s.y) AS dy FROM bd.src s JOIN bd.other o ON o.g2 = s.g2
+    WHERE s.x NOT IN (SELECT x FROM bd.excluded WHERE x IS NOT NULL) GROUP BY o.label, s.g2',
+  schedule => 'manual');
+INSERT INTO defs VALUES ('join_distinct');
+SELECT dynview.verify('bd.join_distinct');
+SELECT count(*) AS temp_tables FROM ddl_seen WHERE tag = 'CREATE TABLE';
+DELETE FROM ddl_seen;
+
+-- 3. another aggregate beside count(DISTINCT): the two fills, no temporary table
+SELECT dynview.create_dynamic_table('bd.mixed',
+  'SELECT g2, count(DISTINCT x) AS dx, sum(x) AS sx FROM bd.src GROUP BY g2', schedule => 'manual');
+INSERT INTO defs VALUES ('mixed');
+SELECT dynview.verify('bd.mixed');
+SELECT count(*) AS temp_tables FROM ddl_seen;
+
+-- 4. an owner who may not create temporary tables: the two fills
+CREATE ROLE bd_owner;
+GRANT USAGE ON SCHEMA bd TO bd_owner;
+GRANT CREATE ON SCHEMA bd TO bd_owner;
+GRANT SELECT ON bd.src TO bd_owner;
+GRANT INSERT ON bd.ddl_seen TO bd_owner;
+SELECT format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()) \gexec
+SET ROLE bd_owner;
+SELECT dynview.create_dynamic_table('bd.no_temp',
+  'SELECT g1, count(DISTINCT x) AS dx FROM bd.src GROUP BY g1', schedule => 'manual');
+RESET ROLE;
+INSERT INTO defs VALUES ('no_temp');
+SELECT dynview.verify('bd.no_temp');
+SELECT count(*) AS temp_tables FROM ddl_seen;
+-- and one who may
+SELECT format('GRANT TEMPORARY ON DATABASE %I TO bd_owner', current_database()) \gexec
+SET ROLE bd_owner;
+SELECT dynview.create_dynamic_table('bd.owner_temp',
+  'SELECT g2, count(DISTINCT y) AS dy, count(*) AS n FROM bd.src GROUP BY g2', schedule => 'manual');
+RESET ROLE;
+INSERT INTO defs VALUES ('owner_temp');
+SELECT dynview.verify('bd.owner_temp');
+SELECT count(*) AS temp_tables FROM ddl_seen WHERE tag = 'CREATE TABLE';
+SELECT count(*) AS temp_tables_left FROM pg_class WHERE relname LIKE 'dv_distinct_%';
+DROP EVENT TRIGGER bd_note_ddl;
+
+-- the multiplicities of one_distinct against its source's
+CREATE FUNCTION one_distinct_mults_ok(t text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE bad bigint;
+BEGIN
+  IF t <> 'one_distinct' THEN RETURN NULL; END IF;
+  EXECUTE format($q$SELECT count(*) FROM (
+      (SELECT g1, g2, v, dv_mult FROM dynview_state.%I EXCEPT ALL
+       SELECT g1, g2, x, count(*) FROM bd.src WHERE x IS NOT NULL GROUP BY g1, g2, x)
+      UNION ALL
+      (SELECT g1, g2, x, count(*) FROM bd.src WHERE x IS NOT NULL GROUP BY g1, g2, x EXCEPT ALL
+       SELECT g1, g2, v, dv_mult FROM dynview_state.%I)) d$q$,
+    'dist_' || 'bd.one_distinct'::regclass::oid || '_1', 'dist_' || 'bd.one_distinct'::regclass::oid || '_1') INTO bad;
+  RETURN bad = 0;
+END $$;
+SELECT one_distinct_mults_ok('bd.one_distinct');
+
+-- round 1: a value repeated (multiplicity 2), NULL values, a new group, a group with only NULL x
+INSERT INTO src VALUES (1001, 'g1', 1, 1, 'y9'), (1002, 'g1', 1, 1, 'y9'), (1003, 'new', 7, NULL, 'y1'),
+                       (1004, NULL, 2, NULL, 'y2'), (1005, 'new', 8, 3, NULL);
+SELECT * FROM dv_refresh_rows('bd.defs', 'bd.one_distinct_mults_ok');
+-- round 2: a value's last row goes (uncounted), a group vanishes, values change
+DELETE FROM src WHERE g1 = 'g2' AND x = 4;
+DELETE FROM src WHERE id IN (1003, 1005);
+UPDATE src SET x = x + 100 WHERE id % 17 = 0;
+UPDATE src SET y = NULL WHERE id % 19 = 0;
+SELECT * FROM dv_refresh_rows('bd.defs', 'bd.one_distinct_mults_ok');
+-- round 3: the excluded values change (NOT IN), a whole group key goes NULL
+DELETE FROM excluded WHERE x = 5;
+INSERT INTO excluded VALUES (7);
+UPDATE src SET g1 = NULL WHERE g1 = 'g3';
+SELECT * FROM dv_refresh_rows('bd.defs', 'bd.one_distinct_mults_ok');
+
+SELECT dynview.drop_dynamic_table('bd.' || name) FROM defs ORDER BY name;
+SELECT format('GRANT TEMPORARY ON DATABASE %I TO PUBLIC', current_database()) \gexec
+SELECT format('REVOKE TEMPORARY ON DATABASE %I FROM bd_owner', current_database()) \gexec
+REVOKE ALL ON SCHEMA bd FROM bd_owner;
+REVOKE ALL ON ALL TABLES IN SCHEMA bd FROM bd_owner;
+DROP ROLE bd_owner;
+DROP SCHEMA bd CASCADE;
