@@ -3389,7 +3389,47 @@ partner_bounded(DvOp *join)
 	return has_constant_filter(join->left);
 }
 
-/* number op's operators that can keep a state, pre-order (outer before inner) */
+/*
+ * The subquery operators given a state so far by dv_optree_assign_states
+ * (during one call): an operator whose subquery is the same as one of
+ * theirs shares its state (same_state_op).
+ */
+static List *numbered_state_ops = NIL;
+
+/*
+ * same_state_op - an operator numbered before op (numbered_state_ops)
+ * whose subquery is the same as op's (its level, grouped level and group
+ * keys equal(): a CTE or view the query reads in two places, TPC-H Q15's
+ * revenues per supplier, joined and under max()), or NULL.  Both compute
+ * the same rows from the same sources at the same snapshot, so they keep
+ * one state, maintained once per refresh (dv_optree_state_ops lists it
+ * once) and read by both.
+ */
+static DvOp *
+same_state_op(DvOp *op)
+{
+	ListCell   *lc;
+
+	foreach(lc, numbered_state_ops)
+	{
+		DvOp	   *o = lfirst(lc);
+
+		if (o->inner->kind == op->inner->kind &&
+			equal(o->inner->level, op->inner->level) &&
+			equal(o->inner->grouped_level, op->inner->grouped_level) &&
+			equal(o->inner->input_tlist, op->inner->input_tlist))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * number op's operators that can keep a state, pre-order (outer before
+ * inner); listing them (ops), an operator that shares its state with
+ * another (same_state_op) is listed once, at its last place in that order:
+ * inner operators are computed first (the list is read backwards), and
+ * each reading of the shared subquery is inside no operator listed after it
+ */
 static void
 assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 {
@@ -3401,14 +3441,41 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 			if (op->state_id == 0 && relid != InvalidOid && op->no_state_reason == NULL &&
 				state_eligible(op))
 			{
-				op->state_table = relid;
-				op->state_id = ++*n;
-				/* (or recomputed through an index instead: grouprule.c) */
-				if (op->inner->input_tlist != NIL)
-					dv_optree_index_rule_assess(op);
+				DvOp	   *same = same_state_op(op);
+
+				if (same)
+				{
+					op->state_table = same->state_table;
+					op->state_id = same->state_id;
+					op->index_rule_index = same->index_rule_index;
+					op->index_rows = same->index_rows;
+				}
+				else
+				{
+					op->state_table = relid;
+					op->state_id = ++*n;
+					/* (or recomputed through an index instead: grouprule.c) */
+					if (op->inner->input_tlist != NIL)
+						dv_optree_index_rule_assess(op);
+					numbered_state_ops = lappend(numbered_state_ops, op);
+				}
 			}
 			if (op->state_id > 0 && ops && !list_member_ptr(*ops, op))
+			{
+				ListCell   *lc;
+
+				foreach(lc, *ops)
+				{
+					DvOp	   *o = lfirst(lc);
+
+					if (o->state_table == op->state_table && o->state_id == op->state_id)
+					{
+						*ops = foreach_delete_current(*ops, lc);
+						break;
+					}
+				}
 				*ops = lappend(*ops, op);
+			}
 			assign_states_plan(op->inner, relid, n, ops);
 			break;
 		case DV_OP_FILTER:
@@ -3482,7 +3549,17 @@ dv_optree_assign_states(DvPlan *plan, Oid relid)
 {
 	int			n = 0;
 
-	assign_states_plan(plan, relid, &n, NULL);
+	numbered_state_ops = NIL;
+	PG_TRY();
+	{
+		assign_states_plan(plan, relid, &n, NULL);
+	}
+	PG_FINALLY();
+	{
+		list_free(numbered_state_ops);
+		numbered_state_ops = NIL;
+	}
+	PG_END_TRY();
 }
 
 /* the operators of plan with a state, outer before inner (palloc'd list) */

@@ -149,7 +149,9 @@ typedef struct DvOp
 	 * DV_OP_GROUP, a global aggregate of extremes in the plan of dynamic
 	 * table state_table (dv_optree_assign_states): its state, the input's
 	 * first row in each aggregate's order, is kept in
-	 * dynview_state.ext_<state_table>_<state_id>; 0: no state
+	 * dynview_state.ext_<state_table>_<state_id>; 0: no state.  Operators
+	 * of the same subquery (a WITH query or view read twice) share one
+	 * number, one state (dv_optree_state_ops lists one of them).
 	 */
 	Oid			state_table;
 	int			state_id;
@@ -239,7 +241,10 @@ extern bool dv_optree_reads_as_other_role(Node *node);
  * dv_optree_assign_states numbers the operators of plan (and of the
  * subqueries planned as operators under it, outer before inner) that can
  * keep such a state, for dynamic table relid; dv_optree_state_ops lists
- * them in that order.  Any other aggregate without GROUP BY keeps its row
+ * them in that order, an operator whose subquery is equal() to one
+ * numbered before it sharing that one's number and state (listed once, at
+ * its last place: TPC-H Q15's revenues, joined and under max(), one state
+ * maintained once).  Any other aggregate without GROUP BY keeps its row
  * (a value state): read from the state when its input has no change, its
  * old row when it has.  The state is read only between
  * dv_optree_use_state(true) and (false), which an incremental refresh sets
