@@ -33,6 +33,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_relation.h"
@@ -1112,14 +1113,56 @@ make_func(Query *q, int rti)
 }
 
 /*
+ * reduce_outer_join - the join type of the outer join op once conjunct c
+ * holds above it: a condition that cannot be true when the columns of a
+ * nullable side are all NULL (strict in them: find_nonnullable_rels, as
+ * PostgreSQL's own reduce_outer_joins asks) drops every row that side was
+ * padded for, so that side is no longer nullable: a left join becomes an
+ * inner join, a full join a left or right one.  TPC-H Q17's "l_quantity <
+ * (SELECT 0.2 * avg(...) ...)", made a left join with the grouped subquery
+ * (decorrelate_scalars), is then an inner join, without the unmatched-rows
+ * terms (anti-join rule) of its delta.  op->jointype when c does not.
+ */
+static JoinType
+reduce_outer_join(DvOp *op, Node *c)
+{
+	Relids		nonnullable;
+	bool		left_strict;
+	bool		right_strict;
+
+	if (op->jointype != JOIN_LEFT && op->jointype != JOIN_RIGHT && op->jointype != JOIN_FULL)
+		return op->jointype;
+	nonnullable = find_nonnullable_rels(c);
+	left_strict = bms_overlap(nonnullable, op->left->rels);
+	right_strict = bms_overlap(nonnullable, op->right->rels);
+	switch (op->jointype)
+	{
+		case JOIN_LEFT:
+			return right_strict ? JOIN_INNER : JOIN_LEFT;
+		case JOIN_RIGHT:
+			return left_strict ? JOIN_INNER : JOIN_RIGHT;
+		case JOIN_FULL:
+			if (left_strict && right_strict)
+				return JOIN_INNER;
+			return left_strict ? JOIN_LEFT : right_strict ? JOIN_RIGHT : JOIN_FULL;
+		default:
+			return op->jointype;
+	}
+}
+
+/*
  * push_qual - put conjunct c on op: into the lowest operator whose rows
  * have its columns, passing inner joins, filters and the preserved side of
  * outer, semi- and anti-joins; where it cannot go further, as a filter
- * (above an outer join, on its nullable side) or as a join condition.
+ * (above an outer join, on its nullable side) or as a join condition.  An
+ * outer join that c makes one with fewer nullable sides (reduce_outer_join)
+ * is made so first.
  */
 static DvOp *
 push_qual(DvOp *op, Node *c, Bitmapset *varnos)
 {
+	if (op->kind == DV_OP_JOIN)
+		op->jointype = reduce_outer_join(op, c);
 	switch (op->kind)
 	{
 		case DV_OP_SCAN:

@@ -44,7 +44,10 @@ SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NU
 SELECT t.name, d.effective_mode FROM jd_tables t JOIN dynview.dynamic_tables d ON d.name = t.name::regclass ORDER BY 1;
 
 -- the delta SQL: matching weights by one join over numbered rows, counts stopped at s + 1,
--- and (without a state: the partner rule of jd_q17) the delta restricted to the affected keys
+-- and (without a state: the partner rule of jd_q17) the delta restricted to the affected keys.
+-- (jd_q15's and jd_q17's scalar subqueries, made left joins, are compared by a strict "=" / "<"
+-- above them: inner joins (reduce_outer_join), without the unmatched-rows terms that number
+-- and count)
 SELECT t.name,
        strpos(e.value, 'row_number() OVER () AS dv_rid') > 0 AS numbered,
        strpos(e.value, 'LIMIT GREATEST(k.dv_s, 0) + 1') > 0 AS capped_count,
