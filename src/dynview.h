@@ -304,7 +304,8 @@ struct _SPI_plan;
 extern void dv_statements_begin(Oid relid);
 extern void dv_statements_end(void);
 extern void dv_statements_forget(Oid relid);
-extern struct _SPI_plan *dv_statements_prepare(const char *sql, int nargs, Oid *types, bool *kept);
+extern struct _SPI_plan *dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values,
+											   const char *nulls, bool *kept);
 extern void dv_statements_executing(bool start);
 
 /* refresh/plancache.c */

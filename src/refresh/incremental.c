@@ -835,7 +835,8 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	PG_TRY();
 	{
 		/* (an incremental refresh's statements are kept and used again: statements.c) */
-		plan = dv_statements_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL, &kept);
+		plan = dv_statements_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL,
+									 params ? params->values : NULL, params ? params->nulls : NULL, &kept);
 		if (kept)
 		{
 			dv_statements_executing(true);

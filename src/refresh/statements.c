@@ -34,10 +34,15 @@
  * Plans: a statement without parameters has one plan whatever it runs on
  * (nothing to substitute), so PostgreSQL plans it once (generic) and keeps
  * that plan until a relation, function or type it uses changes (its own
- * invalidation, which also re-parses the text).  A statement with
- * parameters (arrays of key values, whose length the planner only sees in a
- * custom plan) is prepared with CURSOR_OPT_CUSTOM_PLAN: its parse and
- * analysis are kept, and it is planned at each execution with the values.
+ * invalidation, which also re-parses the text).  The parameters of the
+ * generated statements are arrays of key values ("key = ANY ($1)",
+ * dv_key_restriction), whose length a generic plan does not know (the
+ * planner assumes 10 elements).  Where every array has at most
+ * DV_STATEMENTS_SMALL_ARRAY elements, the statement gets its generic plan,
+ * kept like the others: a plan made for 10 keys used for up to 100.  Where
+ * one is longer (or a parameter is not an array), it is another entry,
+ * prepared with CURSOR_OPT_CUSTOM_PLAN: its parse and analysis are kept,
+ * and it is planned at each execution with the values.
  *
  * Statements run outside a begin/end scope (FULL refreshes, the build) are
  * prepared and freed as before.  The cache holds at most
@@ -54,11 +59,16 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "storage/proc.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "dynview.h"
 
 #define DV_STATEMENTS_MAX 256
+
+/* parameters that are arrays of at most this many elements get a generic plan */
+#define DV_STATEMENTS_SMALL_ARRAY 100
 
 typedef struct StatementEntry
 {
@@ -143,20 +153,22 @@ dv_statements_forget(Oid relid)
 
 /*
  * dv_statements_prepare - the SPI plan of sql with nargs parameters of the
- * given types: the kept one (*kept true; do not free it) when the current
- * scope is an incremental refresh and the statement was prepared for it
- * with the same shape, else prepared now (kept when in a scope).  Errors
- * if it cannot be prepared.  Bracket its execution with
- * dv_statements_executing(true/false).
+ * given types and values (nulls as SPI takes them, NULL for none): the kept
+ * one (*kept true; do not free it) when the current scope is an
+ * incremental refresh and the statement was prepared for it with the same
+ * shape, else prepared now (kept when in a scope).  Errors if it cannot be
+ * prepared.  Bracket its execution with dv_statements_executing(true/false).
  */
 SPIPlanPtr
-dv_statements_prepare(const char *sql, int nargs, Oid *types, bool *kept)
+dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+					  bool *kept)
 {
 	StringInfoData shape;
 	uint32		hash;
 	SPIPlanPtr	plan;
 	StatementEntry *e;
 	bool		cache = OidIsValid(scope_relid) && scope_lxid == MyProc->lxid;
+	bool		generic = true;
 
 	*kept = false;
 	free_dropped();
@@ -168,10 +180,19 @@ dv_statements_prepare(const char *sql, int nargs, Oid *types, bool *kept)
 		return plan;
 	}
 
+	/* (small arrays of keys: a generic plan; else planned with the values) */
+	for (int i = 0; i < nargs && generic; i++)
+	{
+		if (nulls && nulls[i] == 'n')
+			continue;
+		generic = type_is_array(types[i]) &&
+			ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(values[i])),
+						   ARR_DIMS(DatumGetArrayTypeP(values[i]))) <= DV_STATEMENTS_SMALL_ARRAY;
+	}
 	initStringInfo(&shape);
 	for (int i = 0; i < nargs; i++)
 		appendStringInfo(&shape, "%u,", types[i]);
-	appendStringInfoChar(&shape, ';');
+	appendStringInfoString(&shape, generic ? "generic;" : "custom;");
 	dv_registered_tuples_shape(sql, &shape);
 	hash = hash_bytes((const unsigned char *) sql, strlen(sql));
 	for (int i = 0; i < nentries; i++)
@@ -187,8 +208,8 @@ dv_statements_prepare(const char *sql, int nargs, Oid *types, bool *kept)
 		}
 	}
 
-	/* (with parameters: planned at each execution, with their values) */
-	plan = SPI_prepare_cursor(sql, nargs, types, nargs > 0 ? CURSOR_OPT_CUSTOM_PLAN : 0);
+	plan = SPI_prepare_cursor(sql, nargs, types,
+							  nargs == 0 ? 0 : generic ? CURSOR_OPT_GENERIC_PLAN : CURSOR_OPT_CUSTOM_PLAN);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare a refresh statement: %s", SPI_result_code_string(SPI_result));
 	if (SPI_keepplan(plan) != 0)
