@@ -20,6 +20,7 @@ OBJS = \
 	src/refresh/aggstate.o \
 	src/refresh/txnwatch.o \
 	src/refresh/plancache.o \
+	src/refresh/statements.o \
 	src/hooks/guard.o \
 	src/hooks/matview.o \
 	src/scheduler/launcher.o \

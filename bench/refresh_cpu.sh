@@ -8,11 +8,13 @@
 # pipeline (rank layer, upstreams first), then refreshes it again with nothing changed.
 # Usage: eval "$(scripts/cluster.sh env)"; bench/refresh_cpu.sh [orders] [rounds]
 #        DV_BENCH_PERF=file: also `perf record -g` the backend over the rounds into file.
+#        DV_BENCH_DB=name: another database of pipeline.sh (dv_bench_pipeline_<orders>_left for
+#        DV_BENCH_JOIN=left).
 # Needs the server on this machine. Not a test.
 set -euo pipefail
 N=${1:-1000000}
 R=${2:-5}
-DB=dv_bench_pipeline_$N
+DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 if [ -r /proc/self/schedstat ]; then

@@ -289,6 +289,8 @@ extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_on
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern void dv_unregister_tuples(const char *name);
+struct StringInfoData;
+extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n, DvParams *params);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
@@ -297,6 +299,15 @@ extern void dv_set_output_styles(void);
 
 /* refresh/aggstate.c: aggregate state tables (dynview_state) */
 struct DvPlan;
+
+/* refresh/statements.c: kept plans of incremental refresh statements */
+struct _SPI_plan;
+extern void dv_statements_begin(Oid relid);
+extern void dv_statements_end(void);
+extern void dv_statements_forget(Oid relid);
+extern struct _SPI_plan *dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values,
+											   const char *nulls, bool *kept);
+extern void dv_statements_executing(bool start);
 
 /* refresh/plancache.c */
 extern Query *dv_plan_cache_query(DvTable *dt);

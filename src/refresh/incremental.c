@@ -118,9 +118,12 @@ typedef struct RegisteredTuples
 	char		name[NAMEDATALEN];
 	LocalTransactionId lxid;
 	Tuplestorestate *store;
+	char	   *shape;			/* column types and size class (dv_registered_tuples_shape) */
 } RegisteredTuples;
 
 static List *registered_tuples = NIL;	/* in TopMemoryContext */
+
+static char *relation_shape(const char *name, TupleDesc desc, uint64 n);
 
 /*
  * dv_register_tuples - the rows of SPI_tuptable as the ephemeral named relation
@@ -159,6 +162,7 @@ dv_register_tuples(const char *name)
 		if (stale->lxid != MyProc->lxid || strcmp(stale->name, name) == 0)
 		{
 			registered_tuples = foreach_delete_current(registered_tuples, lc);
+			pfree(stale->shape);
 			pfree(stale);
 		}
 	}
@@ -167,8 +171,57 @@ dv_register_tuples(const char *name)
 	strlcpy(entry->name, name, NAMEDATALEN);
 	entry->lxid = MyProc->lxid;
 	entry->store = ts;
+	entry->shape = relation_shape(name, enr->md.tupdesc, SPI_processed);
 	registered_tuples = lappend(registered_tuples, entry);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * relation_shape - "name(type/typmod/collation,...)*class;" of an ephemeral
+ * relation of n rows: what a statement parsed against it depends on
+ * (statements.c).  The class is the row count's order of magnitude by
+ * factors of sqrt(10) (0 for fewer than 4 rows): the planner's estimate
+ * of the relation is the count at parse time.  Palloc'd in the current
+ * memory context.
+ */
+static char *
+relation_shape(const char *name, TupleDesc desc, uint64 n)
+{
+	StringInfoData buf;
+	int			class = 0;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s(", name);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		appendStringInfo(&buf, "%u/%d/%u,", att->atttypid, att->atttypmod, att->attcollation);
+	}
+	for (double bound = 3.1622776601683795; (double) n >= bound; bound *= 3.1622776601683795)
+		class++;
+	appendStringInfo(&buf, ")*%d;", class);
+	return buf.data;
+}
+
+/*
+ * dv_registered_tuples_shape - append to buf the shapes of the ephemeral
+ * relations registered in this transaction whose name the text sql
+ * contains (a name that is part of a longer one is taken too: that only
+ * makes the key longer).
+ */
+void
+dv_registered_tuples_shape(const char *sql, StringInfo buf)
+{
+	ListCell   *lc;
+
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *entry = lfirst(lc);
+
+		if (entry->lxid == MyProc->lxid && strstr(sql, entry->name) != NULL)
+			appendStringInfoString(buf, entry->shape);
+	}
 }
 
 /*
@@ -189,6 +242,7 @@ dv_unregister_tuples(const char *name)
 		{
 			tuplestore_end(entry->store);
 			registered_tuples = foreach_delete_current(registered_tuples, lc);
+			pfree(entry->shape);
 			pfree(entry);
 			break;
 		}
@@ -771,6 +825,8 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	bool		own = !read_only && own_writes_lxid != InvalidLocalTransactionId &&
 		own_writes_lxid == MyProc->lxid;
 	uint16		save_origin = 0;
+	bool		kept = false;
+	volatile bool running = false;
 
 	/* this statement may write the table being refreshed; what it runs may not */
 	dv_guard_begin_write(&save_target, &save_level);
@@ -778,23 +834,32 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 		save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
 	{
-		plan = SPI_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare a refresh statement of \"%s\": %s", table,
-				 SPI_result_code_string(SPI_result));
+		/* (an incremental refresh's statements are kept and used again: statements.c) */
+		plan = dv_statements_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL,
+									 params ? params->values : NULL, params ? params->nulls : NULL, &kept);
+		if (kept)
+		{
+			dv_statements_executing(true);
+			running = true;
+		}
 		/* (triggers fire: a dynamic table's own triggers and foreign keys see the refresh) */
 		*rc = SPI_execute_snapshot(plan, params ? params->values : NULL, params ? params->nulls : NULL,
 								   snapshot, InvalidSnapshot, read_only, true, 0);
 	}
 	PG_CATCH();
 	{
+		if (running)
+			dv_statements_executing(false);
 		rethrow_write_error(own, save_origin, save_target, save_level, caller_context, sql, what, table);
 	}
 	PG_END_TRY();
+	if (running)
+		dv_statements_executing(false);
 	if (own)
 		dv_cdc_own_writes_end(save_origin);
 	dv_guard_end_write(save_target, save_level);
-	SPI_freeplan(plan);
+	if (!kept)
+		SPI_freeplan(plan);
 	return SPI_processed;
 }
 
@@ -1855,6 +1920,8 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		res->refresh_mode = "INCREMENTAL";
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		/* (the statements below are kept for the next refresh of the table) */
+		dv_statements_begin(dt->relid);
 		/* small deltas: compiling expressions would cost more than it saves */
 		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
@@ -1885,6 +1952,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		else
 			apply_grouped(dt, plan, snapshot, res, &seq);
 		replace_operator_states(states, ok, snapshot);
+		dv_statements_end();
 		dv_optree_use_state(false);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		if (!ok && !topn_full)

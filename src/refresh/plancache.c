@@ -140,6 +140,8 @@ retire(PlanCacheEntry *e)
 {
 	MemoryContext old = MemoryContextSwitchTo(CacheMemoryContext);
 
+	/* (the generated statements kept for its refreshes go with it: statements.c) */
+	dv_statements_forget(e->relid);
 	entries = list_delete_ptr(entries, e);
 	retired = lappend(retired, e);
 	retired_lxid = MyProc->lxid;
