@@ -281,9 +281,9 @@ class QueryGen:
                 elif unconstrained and r.random() < 0.6:
                     # scales that differ from row to row within a group (0 to 3; 1 or 0; the
                     # product of two such), and equal values spelled differently
-                    ne = r.choice([f"round({e}::numeric / 3, abs({e}) % 4)",
+                    ne = r.choice([f"round({e}::numeric / 3, (abs({e}) % 4)::int)",
                                    f"CASE WHEN {e} % 2 = 0 THEN {e} * 1.5 ELSE {e}::numeric END",
-                                   f"round({e}::numeric / 7, abs({e}) % 3) * ({e} / 2.0)"])
+                                   f"round({e}::numeric / 7, (abs({e}) % 3)::int) * ({e} / 2.0)"])
                 else:
                     ne = f"{e}::numeric / {r.choice([4, 8, 3])}"
                 out.append((r.choice(["sum", "avg"]) + f"({ne})", "num", 50, "sum/avg of unconstrained numeric"))
@@ -443,7 +443,7 @@ class QueryGen:
             return None
         ic = r.choice(ints)
         if unconstrained:
-            agg = r.choice(["sum", "avg"]) + r.choice([f"(round(s.{ic.name}::numeric / 3, abs(s.{ic.name}) % 4))",
+            agg = r.choice(["sum", "avg"]) + r.choice([f"(round(s.{ic.name}::numeric / 3, (abs(s.{ic.name}) % 4)::int))",
                                                         f"(s.{ic.name} / 4.0)"])
         else:
             agg = r.choice([f"avg(s.{ic.name})", f"max(s.{ic.name})", "count(*)", f"sum(s.{ic.name})",
