@@ -1859,8 +1859,8 @@ static bool bare_scan(DvOp *op);
 typedef enum GroupAggKind
 {
 	GROUP_AGG_COUNT,			/* count(*), count(x): n */
-	GROUP_AGG_SUM,				/* sum of integers or fixed-scale numeric: n, s (z) */
-	GROUP_AGG_AVG				/* avg of the same: n, s (z) */
+	GROUP_AGG_SUM,				/* sum of integers or numeric: n, s (z, pi, ni, sc) */
+	GROUP_AGG_AVG				/* avg of the same: n, s (z, pi, ni, sc) */
 } GroupAggKind;
 
 /* an aggregate of a grouped subquery operator kept in its state */
@@ -1871,6 +1871,7 @@ typedef struct GroupAgg
 	Node	   *arg;			/* NULL: count(*) */
 	Oid			argtype;
 	int			scale;			/* numeric: the scale of every input (z: NaNs); -1 else */
+	bool		scale_tracked;	/* numeric of no one scale: z, pi, ni, sc kept */
 } GroupAgg;
 
 static bool is_group_state(DvOp *op);
@@ -1881,6 +1882,8 @@ static void group_state_delta(DvGen *g, DvOp *op, StringInfo terms);
 static char *group_state_fill_sql(DvGen *ig, DvOp *op);
 static char *group_state_new_sql(DvGen *ig, DvOp *op, const char *d);
 static char *group_state_columns(DvOp *op);
+static const char *group_state_explain_scales(DvOp *op);
+static char *group_state_new_beyond_blocks(DvGen *ig, DvOp *op, List *aggs, const char *rows);
 static List *group_state_aggs(DvOp *op, bool *ok);
 static bool group_state_key_hashed(DvOp *op, int i);
 static List *group_state_value_names(List *aggs);
@@ -4241,8 +4244,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 					appendStringInfo(buf, " (GROUP BY %s, no state: %s): the groups whose keys its input's delta has, recomputed through the index over new rows (+) and over old rows (-)\n",
 									 keys.data, dv_optree_index_rule_reason(op));
 				else if (is_group_state(op))
-					appendStringInfo(buf, " (GROUP BY %s, aggregates kept in state): state dynview_state.%s, per group its input rows and its aggregates' non-NULL counts and exact sums; the groups whose keys its input's delta has, old rows from the state (-), new rows from the state plus the aggregated delta (+)\n",
-									 keys.data, quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
+					appendStringInfo(buf, " (GROUP BY %s, aggregates kept in state): state dynview_state.%s, per group its input rows and its aggregates' non-NULL counts and exact sums%s; the groups whose keys its input's delta has, old rows from the state (-), new rows from the state plus the aggregated delta (+)\n",
+									 keys.data, quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)),
+									 group_state_explain_scales(op));
 				else if (op->no_state_reason)
 					appendStringInfo(buf, " (GROUP BY %s, no state: %s): the groups whose keys its input's delta has and some row of the join's other side joins, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data, op->no_state_reason);
@@ -4292,9 +4296,12 @@ dv_optree_explain(Query *q, DvOp *root)
  * group_state_agg - the kept form of aggregate a of the level q (whose Vars
  * its argument reads), or NULL if it is not algebraic over exact numbers:
  * count(*), count(x) (x not a row), sum and avg of int2, int4, int8 and of
- * a numeric whose every value has one scale (numeric_fixed_scale: a sum of
+ * numeric, without DISTINCT or ORDER BY.  FILTER is part of the input.  A
+ * numeric whose every value has one scale (numeric_fixed_scale: a sum of
  * such prints as PostgreSQL's does, at that scale, however many rows left
- * the group), without DISTINCT or ORDER BY.  FILTER is part of the input.
+ * the group) keeps its NaNs counted; any other numeric is scale_tracked
+ * (group_scale_unit: its infinities and its live inputs per display scale
+ * counted too).
  */
 static GroupAgg *
 group_state_agg(Aggref *a, Query *q)
@@ -4338,7 +4345,8 @@ group_state_agg(Aggref *a, Query *q)
 		case F_AVG_NUMERIC:
 			ga->kind = a->aggfnoid == F_SUM_NUMERIC ? GROUP_AGG_SUM : GROUP_AGG_AVG;
 			ga->scale = numeric_fixed_scale(ga->arg, q);
-			return ga->scale >= 0 ? ga : NULL;
+			ga->scale_tracked = ga->scale < 0;
+			return ga;
 		default:
 			return NULL;
 	}
@@ -4534,6 +4542,132 @@ group_agg_input(DvGen *ig, DvOp *op, GroupAgg *ga)
 }
 
 /*
+ * Sums of numeric without one scale (GroupAgg.scale_tracked).  PostgreSQL's
+ * sum(numeric) (numeric.c numeric_sum, do_numeric_accum) counts NaN, +Infinity
+ * and -Infinity inputs apart and adds the finite ones, the sum's display
+ * scale the largest of theirs: sum(1.0, 1.00) is 2.00, and once the 1.00 row
+ * is gone the sum is 1.0.  The result is NaN with a NaN input or with both
+ * infinities, else an infinity if one was input, else the sum.  avg
+ * (numeric_avg) is that sum divided by the count of finite inputs by
+ * numeric division (numeric_div, whose result scale follows from the two
+ * operands'), the special values as for sum.  A state that only adds would
+ * keep the largest scale ever added, so the state keeps per group and
+ * aggregate j:
+ *	z<j>, pi<j>, ni<j>	the live NaN, +Infinity and -Infinity inputs
+ *	s<j>				the exact sum of the live finite inputs
+ *	sc<j>				the live finite inputs counted per display scale k in
+ *						one exact integer, sum of weight * 10^(19 k) (a count,
+ *						below 10^19, per 19-digit block: the encoding of
+ *						aggstate.c's sc<j> for the table's own aggregates).
+ * The largest live scale is the index of the highest non-zero block,
+ * (digits - 1) / 19, and the sum is round(s<j>, that scale): exact, as no
+ * live input has digits beyond it.  No group is recomputed for a scale that
+ * dropped.  Scales above GROUP_SCALE_BLOCKS_MAX (a product of long fractions;
+ * numeric allows 16383) share one block: a changed group with a live input
+ * of such a scale has its state recomputed from its input rows now
+ * (group_state_new_sql), s<j> then being PostgreSQL's own sum, with its own
+ * display scale, which the value shows unrounded.
+ */
+#define GROUP_SCALE_BLOCKS_MAX 1000
+
+/* SQL: the block of numeric x in sc<j>: NULL for NULL, NaN and the infinities */
+static char *
+group_scale_unit(const char *x)
+{
+	StringInfoData buf;
+
+	/* literal constants for the usual scales: no string built per row */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "CASE pg_catalog.scale(%s) WHEN 0 THEN 1::pg_catalog.numeric", x);
+	for (int k = 1; k <= 8; k++)
+		appendStringInfo(&buf, " WHEN %d THEN '1%0*d'::pg_catalog.numeric", k, 19 * k, 0);
+	appendStringInfo(&buf, " ELSE ('1' OPERATOR(pg_catalog.||) pg_catalog.repeat('0', 19 * "
+					 "LEAST(pg_catalog.scale(%s), %d)))::pg_catalog.numeric END",
+					 x, GROUP_SCALE_BLOCKS_MAX + 1);
+	return buf.data;
+}
+
+/* SQL: the largest live scale of scale counts sc (0 without a live finite input) */
+static char *
+group_scale_of_counts(const char *sc)
+{
+	return psprintf("CASE WHEN %s > 0 THEN (pg_catalog.length((%s)::pg_catalog.text) - 1) / 19 ELSE 0 END",
+					sc, sc);
+}
+
+/* SQL: do scale counts sc count a live input of a scale above GROUP_SCALE_BLOCKS_MAX? */
+static char *
+group_scale_beyond_blocks(const char *sc)
+{
+	return psprintf("(%s >= ('1' OPERATOR(pg_catalog.||) pg_catalog.repeat('0', %d))::pg_catalog.numeric)",
+					sc, 19 * (GROUP_SCALE_BLOCKS_MAX + 1));
+}
+
+/* does aggregate ga keep its NaN inputs counted (z<j>)? */
+static bool
+group_agg_counts_nan(GroupAgg *ga)
+{
+	return ga->kind != GROUP_AGG_COUNT && (ga->scale >= 0 || ga->scale_tracked);
+}
+
+/* is any aggregate of aggs scale_tracked? */
+static bool
+group_aggs_scale_tracked(List *aggs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		if (((GroupAgg *) lfirst(lc))->scale_tracked)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * SQL: the value of sum (or, avg, its sum) of scale_tracked aggregate j
+ * from state columns prefixed by "x.<prefix>", for a group with a non-NULL
+ * input (see above)
+ */
+static char *
+group_tracked_sum_value(int j, const char *prefix)
+{
+	char	   *sc = psprintf("x.%ssc%d", prefix, j);
+
+	return psprintf("CASE WHEN x.%sz%d > 0 OR (x.%spi%d > 0 AND x.%sni%d > 0) THEN 'NaN'::pg_catalog.numeric "
+					"WHEN x.%spi%d > 0 THEN 'Infinity'::pg_catalog.numeric "
+					"WHEN x.%sni%d > 0 THEN '-Infinity'::pg_catalog.numeric "
+					"WHEN %s THEN x.%ss%d "
+					"ELSE pg_catalog.round(x.%ss%d, %s) END",
+					prefix, j, prefix, j, prefix, j, prefix, j, prefix, j,
+					group_scale_beyond_blocks(sc), prefix, j, prefix, j, group_scale_of_counts(sc));
+}
+
+/*
+ * the explain text of op's scale_tracked aggregates (a grouped subquery
+ * operator that keeps its groups), "" if none
+ */
+static const char *
+group_state_explain_scales(DvOp *op)
+{
+	bool		ok;
+	List	   *aggs = group_state_aggs(op, &ok);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, aggs)
+	{
+		if (((GroupAgg *) lfirst(lc))->scale_tracked)
+			appendStringInfo(&buf, "%sa%d", buf.len ? ", " : "", foreach_current_index(lc) + 1);
+	}
+	if (buf.len == 0)
+		return "";
+	return psprintf(", and for the sums of numeric without one scale (%s) their NaN and infinite inputs and their live finite inputs counted per display scale (a sum shows the largest live scale, exactly, without recomputing the group; a changed group with a live input of a scale above %d is recomputed over its input rows now)",
+					buf.data, GROUP_SCALE_BLOCKS_MAX);
+}
+
+/*
  * group_state_sums - "k1, .., dv_count, n1, s1, z1, .." of op's groups over
  * rows of its input (alias d), each row counted w times (w: "d.dv_weight *"
  * over a delta, "" over rows), for a GROUP BY 1..n: the state's columns:
@@ -4543,6 +4677,9 @@ group_agg_input(DvGen *ig, DvOp *op, GroupAgg *ga)
  *	s<j>		sum, avg: the exact sum of those inputs (numeric; of a
  *				numeric, without its NaNs)
  *	z<j>		sum, avg of numeric: the NaN inputs (the result is NaN)
+ *	pi<j>, ni<j>, sc<j>	sum, avg of numeric without one scale: the
+ *				+Infinity and -Infinity inputs, the finite inputs counted per
+ *				display scale (group_scale_unit); s<j> sums the finite ones
  */
 static char *
 group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
@@ -4576,6 +4713,13 @@ group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
 				appendStringInfo(&buf, ", CASE WHEN pg_catalog.count(%s) > 0 THEN COALESCE(pg_catalog.sum(%s) FILTER (WHERE %s <> 'NaN'::pg_catalog.numeric), 0) END AS s%d"
 								 ", pg_catalog.count(*) FILTER (WHERE %s = 'NaN'::pg_catalog.numeric) AS z%d",
 								 x, x, x, j, x, j);
+			else if (ga->scale_tracked)
+				appendStringInfo(&buf, ", CASE WHEN pg_catalog.count(%s) > 0 THEN COALESCE(pg_catalog.sum(%s) FILTER (WHERE pg_catalog.scale(%s) IS NOT NULL), 0) END AS s%d"
+								 ", pg_catalog.count(*) FILTER (WHERE %s = 'NaN'::pg_catalog.numeric) AS z%d"
+								 ", pg_catalog.count(*) FILTER (WHERE %s = 'Infinity'::pg_catalog.numeric) AS pi%d"
+								 ", pg_catalog.count(*) FILTER (WHERE %s = '-Infinity'::pg_catalog.numeric) AS ni%d"
+								 ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d",
+								 x, x, x, j, x, j, x, j, x, j, group_scale_unit(x), j);
 			else
 				appendStringInfo(&buf, ", pg_catalog.sum(%s::pg_catalog.numeric) AS s%d", x, j);
 		}
@@ -4596,6 +4740,13 @@ group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
 			appendStringInfo(&buf, ", pg_catalog.sum(%sCASE WHEN %s = 'NaN'::pg_catalog.numeric THEN 0 ELSE %s END) AS s%d"
 							 ", pg_catalog.sum(%sCASE WHEN %s = 'NaN'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS z%d",
 							 w, x, x, j, w, x, j);
+		else if (ga->scale_tracked)
+			appendStringInfo(&buf, ", pg_catalog.sum(%sCASE WHEN pg_catalog.scale(%s) IS NOT NULL THEN %s ELSE 0 END) AS s%d"
+							 ", pg_catalog.sum(%sCASE WHEN %s = 'NaN'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS z%d"
+							 ", pg_catalog.sum(%sCASE WHEN %s = 'Infinity'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS pi%d"
+							 ", pg_catalog.sum(%sCASE WHEN %s = '-Infinity'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS ni%d"
+							 ", COALESCE(pg_catalog.sum(%s%s), 0) AS sc%d",
+							 w, x, x, j, w, x, j, w, x, j, w, x, j, w, group_scale_unit(x), j);
 		else
 			appendStringInfo(&buf, ", pg_catalog.sum(%s%s::pg_catalog.numeric) AS s%d", w, x, j);
 	}
@@ -4620,8 +4771,14 @@ group_state_value_names(List *aggs)
 		names = lappend(names, psprintf("n%d", j));
 		if (ga->kind != GROUP_AGG_COUNT)
 			names = lappend(names, psprintf("s%d", j));
-		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
+		if (group_agg_counts_nan(ga))
 			names = lappend(names, psprintf("z%d", j));
+		if (ga->scale_tracked)
+		{
+			names = lappend(names, psprintf("pi%d", j));
+			names = lappend(names, psprintf("ni%d", j));
+			names = lappend(names, psprintf("sc%d", j));
+		}
 	}
 	return names;
 }
@@ -4682,6 +4839,8 @@ group_state_values(DvOp *op, List *aggs, const char *rel, const char *prefix)
 		if (ga->scale >= 0)
 			s = psprintf("CASE WHEN x.%sz%d > 0 THEN 'NaN'::pg_catalog.numeric ELSE pg_catalog.round(%s, %d) END",
 						 prefix, j, s, ga->scale);
+		else if (ga->scale_tracked)
+			s = group_tracked_sum_value(j, prefix);
 		if (ga->kind == GROUP_AGG_COUNT)
 			v = n;
 		else if (ga->kind == GROUP_AGG_AVG)
@@ -4905,14 +5064,84 @@ group_state_new_sql(DvGen *ig, DvOp *op, const char *d)
 		appendStringInfo(&buf, ", COALESCE(s.n%d, 0) + a.n%d AS n%d", j, j, j);
 		if (ga->kind != GROUP_AGG_COUNT)
 			appendStringInfo(&buf, ", COALESCE(s.s%d, 0) + COALESCE(a.s%d, 0) AS s%d", j, j, j);
-		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
+		if (group_agg_counts_nan(ga))
 			appendStringInfo(&buf, ", COALESCE(s.z%d, 0) + a.z%d AS z%d", j, j, j);
+		if (ga->scale_tracked)
+			appendStringInfo(&buf, ", COALESCE(s.pi%d, 0) + a.pi%d AS pi%d, COALESCE(s.ni%d, 0) + a.ni%d AS ni%d"
+							 ", COALESCE(s.sc%d, 0) + a.sc%d AS sc%d",
+							 j, j, j, j, j, j, j, j, j);
 	}
 	appendStringInfo(&buf, ", %s FROM %s a LEFT JOIN LATERAL (SELECT x.ctid AS dv_ctid, x.* FROM %s x WHERE %s "
 					 "UNION ALL SELECT x.ctid, x.* FROM %s x WHERE (%s) AND %s) s ON true",
 					 group_state_value_columns(aggs, "s.", "o_"), agg, state_qualified(op), eq.data,
 					 state_qualified(op), anynull.data, nulls.data);
+	if (group_aggs_scale_tracked(aggs))
+		return group_state_new_beyond_blocks(ig, op, aggs, buf.data);
 	return buf.data;
+}
+
+/*
+ * group_state_new_beyond_blocks - the new state rows (SQL rows, group_state_new_sql)
+ * of op, whose aggregates aggs include a scale_tracked one, with the state
+ * columns of each group that has a live input of a scale above
+ * GROUP_SCALE_BLOCKS_MAX recomputed from its input rows now (the fill's
+ * sums, group_state_fill_sql), which give its sums at PostgreSQL's own
+ * display scale.  The recompute runs only when there is such a group (a
+ * one-time filter), over those groups' rows.
+ */
+static char *
+group_state_new_beyond_blocks(DvGen *ig, DvOp *op, List *aggs, const char *rows)
+{
+	char	   *rel = add_cte(ig, rows);
+	List	   *names = group_state_value_names(aggs);
+	StringInfoData beyond;
+	StringInfoData match;
+	StringInfoData join;
+	StringInfoData cols;
+	StringInfoData groupby;
+	char	   *flagged;
+	ListCell   *lc;
+
+	initStringInfo(&beyond);
+	foreach(lc, aggs)
+	{
+		if (((GroupAgg *) lfirst(lc))->scale_tracked)
+			appendStringInfo(&beyond, "%s%s", beyond.len ? " OR " : "",
+							 group_scale_beyond_blocks(psprintf("n.sc%d", foreach_current_index(lc) + 1)));
+	}
+	flagged = add_cte(ig, psprintf("SELECT %sn.dv_count FROM %s n WHERE %s",
+								   group_state_key_list(op, "n"), rel, beyond.data));
+	initStringInfo(&match);
+	initStringInfo(&join);
+	initStringInfo(&groupby);
+	foreach(lc, op->inner->input_tlist)
+	{
+		int			i = foreach_current_index(lc) + 1;
+
+		appendStringInfo(&groupby, "%s%d", i > 1 ? ", " : "", i);
+		appendStringInfo(&match, " AND f.k%d IS NOT DISTINCT FROM (%s)", i,
+						 deparse(ig, (Node *) lfirst_node(TargetEntry, lc)->expr, op->inner->tree, "d", NULL, NULL));
+		appendStringInfo(&join, "%sn.k%d IS NOT DISTINCT FROM r.k%d", i > 1 ? " AND " : "", i, i);
+	}
+	initStringInfo(&cols);
+	foreach(lc, names)
+	{
+		char	   *name = lfirst(lc);
+
+		/* (a group with no input row left: counts 0, and gone) */
+		if (name[0] == 's' && name[1] != 'c')
+			appendStringInfo(&cols, ", r.%s", name);
+		else
+			appendStringInfo(&cols, ", COALESCE(r.%s, 0)", name);
+	}
+	return psprintf("SELECT n.* FROM %s n WHERE NOT (%s) "
+					"UNION ALL SELECT %sn.dv_ctid%s, %s FROM %s n LEFT JOIN "
+					"(SELECT %s FROM (%s) d WHERE (SELECT EXISTS (SELECT FROM %s)) "
+					"AND EXISTS (SELECT FROM %s f WHERE true%s) GROUP BY %s) r ON %s WHERE %s",
+					rel, beyond.data,
+					group_state_key_list(op, "n"), cols.data, group_state_value_columns(aggs, "n.o_", NULL), rel,
+					group_state_sums(ig, op, aggs, ""), rows_sql(ig, op->inner->tree), flagged,
+					flagged, match.data, groupby.data, join.data, beyond.data);
 }
 
 /* the state table's columns of op's groups (group_state_sums) */
@@ -4942,8 +5171,12 @@ group_state_columns(DvOp *op)
 		appendStringInfo(&buf, ", n%d %s NOT NULL", j, state_column_type(INT8OID, -1));
 		if (ga->kind != GROUP_AGG_COUNT)
 			appendStringInfo(&buf, ", s%d %s", j, state_column_type(NUMERICOID, -1));
-		if (ga->kind != GROUP_AGG_COUNT && ga->scale >= 0)
+		if (group_agg_counts_nan(ga))
 			appendStringInfo(&buf, ", z%d %s NOT NULL", j, state_column_type(INT8OID, -1));
+		if (ga->scale_tracked)
+			appendStringInfo(&buf, ", pi%d %s NOT NULL, ni%d %s NOT NULL, sc%d %s NOT NULL",
+							 j, state_column_type(INT8OID, -1), j, state_column_type(INT8OID, -1),
+							 j, state_column_type(NUMERICOID, -1));
 	}
 	return buf.data;
 }

@@ -24,10 +24,13 @@ there, char(4) with short values), and dynamic tables of three sorts:
   join of a grouped subquery, a correlated aggregate in a condition, a NOT EXISTS over a dynamic
   table, a join of the two aggregate dynamic tables under one more operator, and a rank layer (a
   window without PARTITION BY over a grouped dynamic table, a grouped subquery, or GROUP BY);
-  and two queries with set-returning functions in FROM (LATERAL after a comma, JOIN or LEFT
+  two queries with set-returning functions in FROM (LATERAL after a comma, JOIN or LEFT
   JOIN, or uncorrelated), one under further operators, one drawn from the grammar with LATERAL
   among its operators (drawn from a random generator of their own, so that the seed's other
-  queries stay as they were).  Queries are deterministic: LIMIT,
+  queries stay as they were); and, drawn and refreshed from a random generator of their own
+  (the seed's other draws unchanged), grouped subqueries of sum / avg of numeric without a
+  declared scale (scales that differ within a group) joined under an aggregate or top-N, and
+  such a correlated aggregate in a condition.  Queries are deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
   unconstrained scale (equal values of two scales, such as avg() gives, would make the result
@@ -243,15 +246,19 @@ class QueryGen:
                 pairs = pairs[:1]
         return r.choice(pairs)
 
-    def agg_exprs(self, alias, rel, count, algebraic=False):
+    def agg_exprs(self, alias, rel, count, algebraic=False, unconstrained=False):
         """count aggregate expressions over rel: [(sql, Col kind, ndv, tag or None)].  algebraic:
-        only count, sum and avg of integers, FILTER (a grouped subquery keeps its groups in state)."""
+        only count, sum and avg of integers, FILTER (a grouped subquery keeps its groups in state);
+        unconstrained: and sum / avg of numeric without a declared scale, the first one such."""
         r = self.rng
         out = []
         ints = rel.of("int")
         nums = rel.of("num")
-        for _ in range(count):
-            choice = r.choice([0, 1, 2, 3, 6]) if algebraic else r.randrange(12)
+        for i in range(count):
+            if unconstrained:
+                choice = 8 if i == 0 else r.choice([0, 1, 2, 3, 6, 8])
+            else:
+                choice = r.choice([0, 1, 2, 3, 6]) if algebraic else r.randrange(12)
             c = r.choice(ints) if ints else None
             e = f"{alias}.{c.name}" if c else None
             if choice == 0 or not c:
@@ -277,6 +284,12 @@ class QueryGen:
                 # numeric without a declared scale: an exact sum whose scale the inputs decide
                 if nums and r.random() < 0.6:
                     ne = f"{alias}.{r.choice(nums).name}"
+                elif unconstrained and r.random() < 0.6:
+                    # scales that differ from row to row within a group (0 to 3; 1 or 0; the
+                    # product of two such), and equal values spelled differently
+                    ne = r.choice([f"round({e}::numeric / 3, (abs({e}) % 4)::int)",
+                                   f"CASE WHEN {e} % 2 = 0 THEN {e} * 1.5 ELSE {e}::numeric END",
+                                   f"round({e}::numeric / 7, (abs({e}) % 3)::int) * ({e} / 2.0)"])
                 else:
                     ne = f"{e}::numeric / {r.choice([4, 8, 3])}"
                 out.append((r.choice(["sum", "avg"]) + f"({ne})", "num", 50, "sum/avg of unconstrained numeric"))
@@ -425,8 +438,9 @@ class QueryGen:
         return Rel(sql, [Col(c.name, c.kind, c.ndv) for c in cols], outer.rows, depth,
                    tags | outer.tags | inner.tags)
 
-    def scalar(self, depth, correlated=None):
-        """Scalar subqueries: uncorrelated, or a correlated aggregate (TPC-H Q17)."""
+    def scalar(self, depth, correlated=None, unconstrained=False):
+        """Scalar subqueries: uncorrelated, or a correlated aggregate (TPC-H Q17); unconstrained:
+        the aggregate is a sum / avg of numeric without a declared scale."""
         r = self.rng
         outer = self.child(depth)
         if correlated is None:
@@ -436,8 +450,12 @@ class QueryGen:
         if not ints:
             return None
         ic = r.choice(ints)
-        agg = r.choice([f"avg(s.{ic.name})", f"max(s.{ic.name})", "count(*)", f"sum(s.{ic.name})",
-                        f"min(s.{ic.name})"])
+        if unconstrained:
+            agg = r.choice(["sum", "avg"]) + r.choice([f"(round(s.{ic.name}::numeric / 3, (abs(s.{ic.name}) % 4)::int))",
+                                                        f"(s.{ic.name} / 4.0)"])
+        else:
+            agg = r.choice([f"avg(s.{ic.name})", f"max(s.{ic.name})", "count(*)", f"sum(s.{ic.name})",
+                            f"min(s.{ic.name})"])
         w = ""
         if correlated:
             pair = self.eq_pair(outer, inner)
@@ -458,12 +476,15 @@ class QueryGen:
         else:
             name = self.fresh("sq")
             sel.append(f"{sub} AS {name}")
-            out.append(Col(name, "num" if agg.startswith("avg") else "int", 30))
+            out.append(Col(name, "num" if agg.startswith("avg") or unconstrained else "int", 30))
         sql = f"SELECT {', '.join(sel)} FROM {outer.src('o')}{where}"
+        if unconstrained:
+            tag += ", of numeric without a declared scale"
         return Rel(sql, out, outer.rows, depth, {tag} | outer.tags | inner.tags)
 
-    def aggregate(self, depth, form=None, child=None, algebraic=False):
-        """GROUP BY (with HAVING), GROUPING SETS / ROLLUP / CUBE, or a global aggregate."""
+    def aggregate(self, depth, form=None, child=None, algebraic=False, unconstrained=False):
+        """GROUP BY (with HAVING), GROUPING SETS / ROLLUP / CUBE, or a global aggregate
+        (unconstrained: see agg_exprs)."""
         r = self.rng
         child = child or self.child(depth)
         form = form or r.choice(["group", "group", "group", "sets", "global"])
@@ -471,8 +492,10 @@ class QueryGen:
         keyable = [c for c in child.cols if c.kind in KEYABLE]
         if form != "global" and not keyable:
             form = "global"
-        aggs = self.agg_exprs("t", child, r.randint(1, 3), algebraic)
+        aggs = self.agg_exprs("t", child, r.randint(1, 3), algebraic, unconstrained)
         tags = {t for _, _, _, t in aggs if t}
+        if form == "group" and unconstrained:
+            tags.add("GROUP BY of count/sum/avg with sum/avg of unconstrained numeric (groups kept in state inside a query)")
         if form == "group" and all((t is None or t == "aggregate FILTER") and "min(" not in e and "max(" not in e
                                    and "DISTINCT" not in e for e, _, _, t in aggs):
             tags.add("GROUP BY of count/sum/avg (groups kept in state when inside a query)")
@@ -821,6 +844,43 @@ def nested_queries(rng, count, seed=0):
     return out
 
 
+def numeric_state_queries(rng):
+    """Nested queries whose grouped subqueries sum numerics without a declared scale (groups kept
+    in state, their scales counted): a GROUP BY of sum / avg of such joined under an aggregate or
+    a top-N (depth >= 3), and a correlated sum / avg of such in a condition (decorrelated into a
+    join with a grouped subquery).  Drawn with rng of their own and refreshed by their own draws
+    (run_seed), so that a seed's other tables, DML and refreshes stay as they were."""
+    gen = QueryGen(rng)
+    out = []
+
+    def grouped_unconstrained_in_join():
+        grouped = gen.aggregate(rng.randint(1, 2), form="group", algebraic=True, unconstrained=True)
+        j = gen.join(grouped.depth + 1, kind=rng.choice([None, "LEFT JOIN"]),
+                     children=(grouped, gen.gen(rng.randint(0, 1))))
+        if j is None:
+            return None
+        return rng.choice([gen.aggregate, gen.topn])(j.depth + 1, child=j)
+
+    # (drawn again, up to 50 times, while they contain a construct that often makes the table
+    # FULL: the point is the grouped states, read and kept incrementally)
+    full_prone = {"UNION", "UNION ALL", "INTERSECT", "INTERSECT ALL", "EXCEPT", "EXCEPT ALL",
+                  "GROUPING SETS/ROLLUP/CUBE", "ORDER BY LIMIT", "IN (uncorrelated)", "DISTINCT ON"}
+    for i, make in enumerate([grouped_unconstrained_in_join, grouped_unconstrained_in_join,
+                              lambda: gen.scalar(3, correlated=True, unconstrained=True)]):
+        rel = None
+        for _ in range(50):
+            drawn = make()
+            if drawn is not None:
+                rel = drawn
+                if not rel.tags & full_prone:
+                    break
+        if rel is None:
+            raise RuntimeError("the query generator found no query of this shape")
+        assert rel.depth >= 3, rel.sql
+        out.append((f"ns{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}"}))
+    return out
+
+
 def rand_val(rng, lo, hi, null_p=0.15):
     return None if rng.random() < null_p else rng.randint(lo, hi)
 
@@ -950,6 +1010,10 @@ def run_seed(seed, steps, nested, tally):
     defs.append(("dt_up", "SELECT id, g, v FROM a", {"fixed list (issue 4)"}))
     defs.append(("dt_down", "SELECT g, count(*) AS n, sum(v) AS s FROM dt_up GROUP BY g", {"fixed list (issue 4)"}))
     defs += nested_queries(rng, nested, seed)
+    # (their own draws: the seed's other tables, DML and refreshes as they were without them)
+    ns_rng = random.Random(f"numeric-{seed}")
+    ns_defs = numeric_state_queries(ns_rng)
+    defs += ns_defs
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -971,6 +1035,8 @@ def run_seed(seed, steps, nested, tally):
         notices = "".join(setup.notices[-3:])
         raise AssertionError(f"{msg}\n  {n}: {queries.get(n, '?')}\n{notices}")
 
+    ns_names = [n for n, _, _ in ns_defs]
+    main_names = [n for n in names if n not in ns_names]
     writers = [psycopg2.connect(dbname=DB) for _ in range(3)]
     for c in writers:
         # one thread drives all writers: a row lock held by an open transaction of
@@ -1043,7 +1109,9 @@ def run_seed(seed, steps, nested, tally):
             if step == steps - 1:
                 for c in writers:
                     c.commit()
-            refresh_and_verify(rng.choice(names), f"at step {step}")
+            refresh_and_verify(rng.choice(main_names), f"at step {step}")
+        if ns_rng.random() < REFRESH_P or step == steps - 1:
+            refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
     for n in names:
         refresh_and_verify(n, "at the end")
     # nothing writes any more: each table must equal its query now, row by row as text

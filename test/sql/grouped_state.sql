@@ -1,6 +1,6 @@
 -- Grouped subqueries at any depth (a subquery in FROM, a WITH query, a decorrelated correlated
 -- subquery, a GROUP BY over a GROUP BY) whose aggregates are algebraic (count, count(*), sum and
--- avg of integers and of numeric with one scale, FILTER) keep their groups in a state
+-- avg of integers and of numeric, FILTER) keep their groups in a state
 -- dynview_state.ext_<table oid>_<n>: the delta of such an operator comes from the state and the
 -- aggregated delta of its input, not from its groups recomputed over the sources.  verify() after
 -- every refresh, and the state checked against the groups recomputed.  Edge cases: a group
@@ -31,7 +31,8 @@ INSERT INTO gs_tables VALUES
   ('gs_scales', 'SELECT r.* FROM gs_g, (SELECT g, sum(v) AS sv, sum(w) AS sw, sum(v) + sum(w) AS svw, avg(w) AS aw, sum(v * w) AS p,
                    sum(v) FILTER (WHERE day < 5) AS sf, count(*) FILTER (WHERE i > 3) AS cf, g * 100 + count(*) AS gc, sum(i)::text AS si
                  FROM gs_li GROUP BY g) r WHERE r.g = gs_g.g'),
-  -- a numeric without a scale (1.0 and 1.00 print differently): its groups are recomputed
+  -- a numeric without a scale (1.0 and 1.00 print differently): kept too, its scales counted
+  -- (numeric_scales tests them)
   ('gs_unscaled', 'SELECT gs_g.name, r.su FROM gs_g, (SELECT g, sum(u) AS su FROM gs_li GROUP BY g) r WHERE r.g = gs_g.g'),
   -- a GROUP BY over a GROUP BY (TPC-H Q13's shape), joined
   ('gs_nested', 'SELECT gs_g.name, y.c, y.n, y.t FROM gs_g JOIN (SELECT n AS c, count(*) AS n, sum(total) AS t FROM (SELECT g, count(*) AS n, sum(v) AS total FROM gs_li GROUP BY g) x GROUP BY n) y ON y.c = gs_g.g'),
