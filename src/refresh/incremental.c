@@ -324,21 +324,23 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 
 /*
  * the four parameters of WINDOW_CONDITION, and their types: the xid lists
- * are passed as xid8[] values, not as text, since a cast of a parameter to
- * xid8[] (array_in is not immutable) is not folded into a constant by the
- * planner: it was evaluated for every buffer row
+ * are passed as xid8[] values and the snapshots as pg_snapshot values, not
+ * as text, since a cast of a parameter from text is not folded into a
+ * constant in a generic plan (which a kept plan becomes after a few
+ * executions in one backend, as in the scheduler): it was evaluated for
+ * every buffer row
  */
 static void
 window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
 {
 	types[0] = XID8ARRAYOID;
 	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
-	types[1] = TEXTOID;
-	values[1] = CStringGetTextDatum(dt->data_snapshot);
+	types[1] = PG_SNAPSHOTOID;
+	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dt->data_snapshot));
 	types[2] = XID8ARRAYOID;
 	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
-	types[3] = TEXTOID;
-	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
+	types[3] = PG_SNAPSHOTOID;
+	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dv_snapshot_to_text(snapshot)));
 }
 
 /* parse "a,b,c" or "{a,b,c}" of xid8s into a palloc'd array; returns the count */
