@@ -8,8 +8,11 @@
  * The window is the snapshot, not an LSN range:
  *	1. S_new is the pipeline's snapshot; L the WAL insert position read after
  *	   it (refresh.c).
- *	2. WAL is flushed to L and the decoder is waited for until it has
- *	   committed the buffers of every transaction that committed before L.
+ *	2. The decoder is waited for until it has committed the buffers of
+ *	   every transaction in the window (all committed before L): up to the
+ *	   WAL flush position, which synchronous commits have passed, or up to
+ *	   the commit of an asynchronous one beyond it, flushed first
+ *	   (capture_target).
  *	3. The delta of a source is the buffer rows whose transaction is visible
  *	   in S_new (or is the refreshing transaction itself) and not visible in
  *	   the previous data snapshot S_prev (or was the previous refreshing
@@ -375,21 +378,23 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 
 /*
  * the four parameters of WINDOW_CONDITION, and their types: the xid lists
- * are passed as xid8[] values, not as text, since a cast of a parameter to
- * xid8[] (array_in is not immutable) is not folded into a constant by the
- * planner: it was evaluated for every buffer row
+ * are passed as xid8[] values and the snapshots as pg_snapshot values, not
+ * as text, since a cast of a parameter from text is not folded into a
+ * constant in a generic plan (which a kept plan becomes after a few
+ * executions in one backend, as in the scheduler): it was evaluated for
+ * every buffer row
  */
 static void
 window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
 {
 	types[0] = XID8ARRAYOID;
 	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
-	types[1] = TEXTOID;
-	values[1] = CStringGetTextDatum(dt->data_snapshot);
+	types[1] = PG_SNAPSHOTOID;
+	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dt->data_snapshot));
 	types[2] = XID8ARRAYOID;
 	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
-	types[3] = TEXTOID;
-	values[3] = CStringGetTextDatum(dv_snapshot_to_text(snapshot));
+	types[3] = PG_SNAPSHOTOID;
+	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dv_snapshot_to_text(snapshot)));
 }
 
 /* parse "a,b,c" or "{a,b,c}" of xid8s into a palloc'd array; returns the count */
@@ -470,53 +475,136 @@ xid8_visible(uint64 v, const Xid8Snapshot *snap)
 }
 
 /*
- * window_is_empty - is the window from the data snapshot to snapshot empty
- * of transactions: does every xid that snapshot sees (pg_visible_in_snapshot)
- * also count as seen by the data snapshot (visible in it, or one of the
- * xids it recorded as its own)?  Then no buffer row, written yet or not,
- * can be in WINDOW_CONDITION but for the current transaction's own ($1),
- * so a refresh need not wait for the decoder (design section 5, step 3
- * exists to have the rows of the window's transactions in the buffers;
- * an empty window has none, and rows of a transaction that aborted count
- * too: such a transaction is in the window, so this returns false).  The
- * caller has made sure that the current transaction wrote no source.
- * Committed or aborted, every transaction that ended between the two
- * snapshots has an xid in [xmax of the data snapshot, xmax of snapshot) or
- * in the data snapshot's in-progress list, so looking at those is enough.
+ * window_transactions - the transactions in the window from dt's data
+ * snapshot to snapshot: the xids (as xid8) that snapshot sees
+ * (pg_visible_in_snapshot) and the data snapshot does not count as seen
+ * (visible in it, or one of the xids it recorded as its own).  Committed or
+ * aborted, every transaction that ended between the two snapshots has an
+ * xid in [xmax of the data snapshot, xmax of snapshot) or in the data
+ * snapshot's in-progress list, so looking at those is enough.  Returns
+ * their number, the xids in *xids (palloc'd), or -1 when dt has no data
+ * snapshot or the window holds more than max transactions.
  */
-static bool
-window_is_empty(DvTable *dt, Snapshot snapshot)
+static int
+window_transactions(DvTable *dt, Snapshot snapshot, int max, uint64 **xids)
 {
 	Xid8Snapshot prev;
 	Xid8Snapshot cur;
 	uint64	   *own;
 	int			nown;
+	int			n = 0;
 
 	if (!dt->has_data_snapshot || dt->data_snapshot == NULL)
-		return false;
+		return -1;
 	parse_snapshot_text(dt->data_snapshot, &prev);
 	parse_snapshot_text(dv_snapshot_to_text(snapshot), &cur);
 	nown = parse_xid8_list(dt->data_own_xids ? dt->data_own_xids : "{}", &own);
+	*xids = palloc(sizeof(uint64) * (max + 1));
 
 	/* transactions in progress at the data snapshot that snapshot sees */
 	for (int i = 0; i < prev.nxip; i++)
 	{
 		if (xid8_visible(prev.xip[i], &cur) && !xid8_among(prev.xip[i], own, nown))
-			return false;
+		{
+			if (n == max)
+				return -1;
+			(*xids)[n++] = prev.xip[i];
+		}
 	}
 	/* transactions that started after the data snapshot and ended before snapshot */
 	if (cur.xmax > prev.xmax)
 	{
-		/* more xids than can be excused: some of them are in the window */
-		if (cur.xmax - prev.xmax > (uint64) (cur.nxip + nown))
-			return false;
+		/* more xids than can be excused or listed: too many */
+		if (cur.xmax - prev.xmax > (uint64) (cur.nxip + nown + max - n))
+			return -1;
 		for (uint64 v = prev.xmax; v < cur.xmax; v++)
 		{
 			if (!xid8_among(v, cur.xip, cur.nxip) && !xid8_among(v, own, nown))
-				return false;
+			{
+				if (n == max)
+					return -1;
+				(*xids)[n++] = v;
+			}
 		}
 	}
-	return true;
+	return n;
+}
+
+/* the most transactions of a window whose commit positions are looked up */
+#define WINDOW_LOOKUPS_MAX 10000
+
+/*
+ * capture_target - the WAL position up to which the decoder must have
+ * committed its buffers for the refresh of dt at snapshot to read its
+ * window: InvalidXLogRecPtr when the window holds no transaction, else at
+ * most lsn (the pipeline's L, after every commit snapshot sees).
+ *
+ * An empty window: no buffer row, written yet or not, can be in
+ * WINDOW_CONDITION but for the current transaction's own ($1), so a refresh
+ * need not wait for the decoder (design section 5, step 3 exists to have
+ * the rows of the window's transactions in the buffers; an empty window has
+ * none, and rows of a transaction that aborted count too: such a
+ * transaction is in the window).  The caller has made sure that the current
+ * transaction wrote no source.
+ *
+ * Waiting for L means flushing WAL up to L first (the decoder reads flushed
+ * WAL): a WAL flush of its own in every refresh, although the commits that
+ * matter are flushed already in the common case.  A transaction that
+ * commits synchronously flushes its commit record before it becomes
+ * visible (RecordTransactionCommit, then ProcArrayEndTransaction), so every
+ * such commit that snapshot sees ends at or before the flush position read
+ * now.  One that commits asynchronously (synchronous_commit = off) records
+ * its commit record's end in the commit log's group LSN (which may also be
+ * a later commit's of its group: a position too far, never too near).  So
+ * the target is the flush position, or the furthest commit position of the
+ * window's transactions beyond it (which dv_capture_wait then flushes), and
+ * never more than L.  When the decoder has passed it, the refresh neither
+ * flushes WAL nor waits.  A window of more than WINDOW_LOOKUPS_MAX transactions,
+ * or one with a transaction whose commit-log page may be truncated, waits
+ * for L as before.  Holds XactTruncationLock (shared) while it looks up.
+ */
+static XLogRecPtr
+capture_target(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
+{
+	uint64	   *xids;
+	int			n = window_transactions(dt, snapshot, WINDOW_LOOKUPS_MAX, &xids);
+	XLogRecPtr	target;
+	uint64		next;
+
+	if (n == 0)
+		return InvalidXLogRecPtr;
+	if (n < 0 || GetFlushRecPtr(NULL) >= lsn)
+		return lsn;
+	target = InvalidXLogRecPtr;
+	next = U64FromFullTransactionId(ReadNextFullTransactionId());
+	LWLockAcquire(XactTruncationLock, LW_SHARED);
+	for (int i = 0; i < n; i++)
+	{
+		TransactionId xid = XidFromFullTransactionId(FullTransactionIdFromU64(xids[i]));
+		XLogRecPtr	commit;
+
+		/* (a 32-bit xid compares with the oldest kept one only when it is recent) */
+		if (xids[i] >= next || next - xids[i] > (uint64) 1 << 30 ||
+			!TransactionIdIsNormal(xid) ||
+			TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+		{
+			target = lsn;
+			break;
+		}
+		commit = TransactionIdGetCommitLSN(xid);
+		if (commit > target)
+			target = commit;
+	}
+	LWLockRelease(XactTruncationLock);
+
+	/*
+	 * The flush position read after the look-ups: a commit-log page written
+	 * out (which forgets its group LSNs) was written after WAL was flushed
+	 * up to them, so an asynchronous commit that no look-up saw is flushed
+	 * by now.
+	 */
+	target = Max(target, GetFlushRecPtr(NULL));
+	return Min(target, lsn);
 }
 
 /*
@@ -1776,6 +1864,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	List	   *registered = NIL;
 	bool		topn_full = false;
 	List	   *states = NIL;
+	XLogRecPtr	target;
 
 	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -1829,8 +1918,9 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			return false;
 		}
 	}
-	/* (an empty window has no rows to wait for: window_is_empty) */
-	if (need_decoder && !window_is_empty(dt, snapshot) && !dv_capture_wait(lsn, 60 * 1000L))
+	/* (an empty window has no rows to wait for: capture_target) */
+	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
+		!dv_capture_wait(target, 60 * 1000L))
 	{
 		*full_code = "CAPTURE_NOT_READY";
 		*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
@@ -2081,6 +2171,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	int			save_sec;
 	Oid			types[4];
 	Datum		values[4];
+	XLogRecPtr	target;
 
 	if (!dt->has_data_snapshot || dt->next_refresh_full != NULL || dt->sources == NIL)
 		return false;
@@ -2113,7 +2204,8 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 			return false;
 		buffers = lappend_oid(buffers, buffer);
 	}
-	if (need_decoder && !window_is_empty(dt, snapshot) && !dv_capture_wait(lsn, 60 * 1000L))
+	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
+		!dv_capture_wait(target, 60 * 1000L))
 		return false;
 
 	window_parameters(dt, snapshot, values, types);
