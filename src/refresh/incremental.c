@@ -32,6 +32,7 @@
 #include "executor/executor.h"
 #include "tcop/tcopprot.h"
 
+#include "access/clog.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
@@ -559,9 +560,15 @@ window_transactions(DvTable *dt, Snapshot snapshot, int max, uint64 **xids)
  * the target is the flush position, or the furthest commit position of the
  * window's transactions beyond it (which dv_capture_wait then flushes), and
  * never more than L.  When the decoder has passed it, the refresh neither
- * flushes WAL nor waits.  A window of more than WINDOW_LOOKUPS_MAX transactions,
- * or one with a transaction whose commit-log page may be truncated, waits
- * for L as before.  Holds XactTruncationLock (shared) while it looks up.
+ * flushes WAL nor waits.  A window with a transaction that did not commit
+ * waits for L as before: an abort record is not flushed before its
+ * transaction leaves the proc array, and the rows a streamed transaction
+ * wrote to the buffers before it aborted (plugin.c) are deleted only when
+ * the decoder reads that record; until then they match WINDOW_CONDITION,
+ * which tests snapshots, not the commit log.  So does a window of more than
+ * WINDOW_LOOKUPS_MAX transactions, or one with a transaction whose
+ * commit-log page may be truncated.  Holds XactTruncationLock (shared)
+ * while it looks up.
  */
 static XLogRecPtr
 capture_target(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
@@ -591,7 +598,12 @@ capture_target(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 			target = lsn;
 			break;
 		}
-		commit = TransactionIdGetCommitLSN(xid);
+		/* (aborted, or cut off by a crash: its abort may lie beyond the flush) */
+		if (TransactionIdGetStatus(xid, &commit) != TRANSACTION_STATUS_COMMITTED)
+		{
+			target = lsn;
+			break;
+		}
 		if (commit > target)
 			target = commit;
 	}

@@ -6,7 +6,8 @@
 #      before its commit (dv_commit_time NULL: written while it ran), a refresh while it is open
 #      does not read them, the refresh after its commit does; the slot spilled nothing
 #   b. one that aborts after its rows were streamed: a refresh while it is open and one after the
-#      abort are exact, and its rows are gone from the buffer
+#      abort are exact, and its rows are gone from the buffer; also a refresh right after the abort,
+#      before the decoder has read the abort record
 #   c. one whose subtransaction (with a nested one) aborts after being streamed, and that commits
 #   d. the decoder is terminated while a streamed transaction is open: the restarted decoder
 #      deletes the rows written before and decodes the transaction again, once (commit and abort)
@@ -123,6 +124,24 @@ $s->query_safe('ROLLBACK');
 caught_up('b');
 is(streamed_rows($xid), '0', 'b: the rows of the aborted transaction are gone from the buffer');
 refresh_verify('b, after the abort');
+
+# ---- b2. the same, refreshed right after the abort without waiting for the decoder first -------
+# An abort record is not flushed when its transaction ends, and the streamed rows stay in the
+# buffer until the decoder reads it: a refresh that waited only for the flushed WAL would read
+# them (capture_target waits for L when a transaction of the window did not commit).
+$xid = $s->query_safe(q{BEGIN;
+INSERT INTO items SELECT g, g % 7, g, repeat('w', 50) FROM generate_series(100001, 120000) g;
+UPDATE items SET v = v * 5 WHERE id <= 300;
+SELECT pg_current_xact_id();});
+chomp $xid;
+wait_streamed($xid, 'b2');
+my $b2 = $s->query_safe(q{ROLLBACK;
+SELECT (SELECT refresh_mode FROM dynview.refresh('item_totals')) || ' '
+    || (SELECT refresh_mode FROM dynview.refresh('item_rows')) || ' '
+    || dynview.verify('item_totals') || ' ' || dynview.verify('item_rows');});
+like($b2, qr/^\S+ \S+ true true$/, "b2: refreshed right after the abort, verify() true for both tables ($b2)");
+caught_up('b2');
+is(streamed_rows($xid), '0', 'b2: the rows of the aborted transaction are gone from the buffer');
 
 # ---- c. a streamed subtransaction (and a nested one) aborts, the transaction commits ------------
 $xid = $s->query_safe(q{BEGIN;
