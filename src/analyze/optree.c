@@ -4300,7 +4300,7 @@ dv_optree_explain(Query *q, DvOp *root)
  * numeric whose every value has one scale (numeric_fixed_scale: a sum of
  * such prints as PostgreSQL's does, at that scale, however many rows left
  * the group) keeps its NaNs counted; any other numeric is scale_tracked
- * (group_scale_unit: its infinities and its live inputs per display scale
+ * (dv_scale_unit_sql: its infinities and its live inputs per display scale
  * counted too).
  */
 static GroupAgg *
@@ -4562,17 +4562,19 @@ group_agg_input(DvGen *ig, DvOp *op, GroupAgg *ga)
  * The largest live scale is the index of the highest non-zero block,
  * (digits - 1) / 19, and the sum is round(s<j>, that scale): exact, as no
  * live input has digits beyond it.  No group is recomputed for a scale that
- * dropped.  Scales above GROUP_SCALE_BLOCKS_MAX (a product of long fractions;
+ * dropped.  Scales above DV_SCALE_BLOCKS_MAX (a product of long fractions;
  * numeric allows 16383) share one block: a changed group with a live input
  * of such a scale has its state recomputed from its input rows now
  * (group_state_new_sql), s<j> then being PostgreSQL's own sum, with its own
  * display scale, which the value shows unrounded.
  */
-#define GROUP_SCALE_BLOCKS_MAX 1000
-
-/* SQL: the block of numeric x in sc<j>: NULL for NULL, NaN and the infinities */
-static char *
-group_scale_unit(const char *x)
+/*
+ * dv_scale_unit_sql, dv_scale_of_counts_sql, dv_scale_beyond_blocks_sql -
+ * the scale counts of numeric inputs, in SQL (optree.h).  One encoding for
+ * the grouped states here and the table's own aggregate states (aggstate.c).
+ */
+char *
+dv_scale_unit_sql(const char *x)
 {
 	StringInfoData buf;
 
@@ -4583,24 +4585,22 @@ group_scale_unit(const char *x)
 		appendStringInfo(&buf, " WHEN %d THEN '1%0*d'::pg_catalog.numeric", k, 19 * k, 0);
 	appendStringInfo(&buf, " ELSE ('1' OPERATOR(pg_catalog.||) pg_catalog.repeat('0', 19 * "
 					 "LEAST(pg_catalog.scale(%s), %d)))::pg_catalog.numeric END",
-					 x, GROUP_SCALE_BLOCKS_MAX + 1);
+					 x, DV_SCALE_BLOCKS_MAX + 1);
 	return buf.data;
 }
 
-/* SQL: the largest live scale of scale counts sc (0 without a live finite input) */
-static char *
-group_scale_of_counts(const char *sc)
+char *
+dv_scale_of_counts_sql(const char *sc)
 {
 	return psprintf("CASE WHEN %s > 0 THEN (pg_catalog.length((%s)::pg_catalog.text) - 1) / 19 ELSE 0 END",
 					sc, sc);
 }
 
-/* SQL: do scale counts sc count a live input of a scale above GROUP_SCALE_BLOCKS_MAX? */
-static char *
-group_scale_beyond_blocks(const char *sc)
+char *
+dv_scale_beyond_blocks_sql(const char *sc)
 {
 	return psprintf("(%s >= ('1' OPERATOR(pg_catalog.||) pg_catalog.repeat('0', %d))::pg_catalog.numeric)",
-					sc, 19 * (GROUP_SCALE_BLOCKS_MAX + 1));
+					sc, 19 * (DV_SCALE_BLOCKS_MAX + 1));
 }
 
 /* does aggregate ga keep its NaN inputs counted (z<j>)? */
@@ -4640,7 +4640,7 @@ group_tracked_sum_value(int j, const char *prefix)
 					"WHEN %s THEN x.%ss%d "
 					"ELSE pg_catalog.round(x.%ss%d, %s) END",
 					prefix, j, prefix, j, prefix, j, prefix, j, prefix, j,
-					group_scale_beyond_blocks(sc), prefix, j, prefix, j, group_scale_of_counts(sc));
+					dv_scale_beyond_blocks_sql(sc), prefix, j, prefix, j, dv_scale_of_counts_sql(sc));
 }
 
 /*
@@ -4664,7 +4664,7 @@ group_state_explain_scales(DvOp *op)
 	if (buf.len == 0)
 		return "";
 	return psprintf(", and for the sums of numeric without one scale (%s) their NaN and infinite inputs and their live finite inputs counted per display scale (a sum shows the largest live scale, exactly, without recomputing the group; a changed group with a live input of a scale above %d is recomputed over its input rows now)",
-					buf.data, GROUP_SCALE_BLOCKS_MAX);
+					buf.data, DV_SCALE_BLOCKS_MAX);
 }
 
 /*
@@ -4679,7 +4679,7 @@ group_state_explain_scales(DvOp *op)
  *	z<j>		sum, avg of numeric: the NaN inputs (the result is NaN)
  *	pi<j>, ni<j>, sc<j>	sum, avg of numeric without one scale: the
  *				+Infinity and -Infinity inputs, the finite inputs counted per
- *				display scale (group_scale_unit); s<j> sums the finite ones
+ *				display scale (dv_scale_unit_sql); s<j> sums the finite ones
  */
 static char *
 group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
@@ -4719,7 +4719,7 @@ group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
 								 ", pg_catalog.count(*) FILTER (WHERE %s = 'Infinity'::pg_catalog.numeric) AS pi%d"
 								 ", pg_catalog.count(*) FILTER (WHERE %s = '-Infinity'::pg_catalog.numeric) AS ni%d"
 								 ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d",
-								 x, x, x, j, x, j, x, j, x, j, group_scale_unit(x), j);
+								 x, x, x, j, x, j, x, j, x, j, dv_scale_unit_sql(x), j);
 			else
 				appendStringInfo(&buf, ", pg_catalog.sum(%s::pg_catalog.numeric) AS s%d", x, j);
 		}
@@ -4746,7 +4746,7 @@ group_state_sums(DvGen *ig, DvOp *op, List *aggs, const char *w)
 							 ", pg_catalog.sum(%sCASE WHEN %s = 'Infinity'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS pi%d"
 							 ", pg_catalog.sum(%sCASE WHEN %s = '-Infinity'::pg_catalog.numeric THEN 1 ELSE 0 END)::pg_catalog.int8 AS ni%d"
 							 ", COALESCE(pg_catalog.sum(%s%s), 0) AS sc%d",
-							 w, x, x, j, w, x, j, w, x, j, w, x, j, w, group_scale_unit(x), j);
+							 w, x, x, j, w, x, j, w, x, j, w, x, j, w, dv_scale_unit_sql(x), j);
 		else
 			appendStringInfo(&buf, ", pg_catalog.sum(%s%s::pg_catalog.numeric) AS s%d", w, x, j);
 	}
@@ -5084,7 +5084,7 @@ group_state_new_sql(DvGen *ig, DvOp *op, const char *d)
  * group_state_new_beyond_blocks - the new state rows (SQL rows, group_state_new_sql)
  * of op, whose aggregates aggs include a scale_tracked one, with the state
  * columns of each group that has a live input of a scale above
- * GROUP_SCALE_BLOCKS_MAX recomputed from its input rows now (the fill's
+ * DV_SCALE_BLOCKS_MAX recomputed from its input rows now (the fill's
  * sums, group_state_fill_sql), which give its sums at PostgreSQL's own
  * display scale.  The recompute runs only when there is such a group (a
  * one-time filter), over those groups' rows.
@@ -5107,7 +5107,7 @@ group_state_new_beyond_blocks(DvGen *ig, DvOp *op, List *aggs, const char *rows)
 	{
 		if (((GroupAgg *) lfirst(lc))->scale_tracked)
 			appendStringInfo(&beyond, "%s%s", beyond.len ? " OR " : "",
-							 group_scale_beyond_blocks(psprintf("n.sc%d", foreach_current_index(lc) + 1)));
+							 dv_scale_beyond_blocks_sql(psprintf("n.sc%d", foreach_current_index(lc) + 1)));
 	}
 	flagged = add_cte(ig, psprintf("SELECT %sn.dv_count FROM %s n WHERE %s",
 								   group_state_key_list(op, "n"), rel, beyond.data));

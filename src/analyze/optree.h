@@ -277,6 +277,25 @@ extern char *dv_optree_state_replace_sql(DvOp *op);
 extern bool dv_optree_state_replace_first(DvOp *op);
 
 /*
+ * The live finite inputs of a numeric sum or avg counted per display scale
+ * k in one exact numeric, sum of weight * 10^(19 k) (a count below 10^19
+ * per 19-digit block; adding two such counts is numeric addition), so that
+ * a kept sum shows the largest scale of its live inputs (1.0 + 1.00 = 2.00,
+ * 1.0 again once 1.00 is deleted).  Scales above DV_SCALE_BLOCKS_MAX share
+ * one block, whose groups are recomputed.  SQL text:
+ *	dv_scale_unit_sql(x)			the block of numeric expression x (NULL
+ *									for NULL, NaN and the infinities)
+ *	dv_scale_of_counts_sql(sc)		the largest live scale of counts sc (0
+ *									when none)
+ *	dv_scale_beyond_blocks_sql(sc)	do counts sc hold a scale above
+ *									DV_SCALE_BLOCKS_MAX?
+ */
+#define DV_SCALE_BLOCKS_MAX 1000
+extern char *dv_scale_unit_sql(const char *x);
+extern char *dv_scale_of_counts_sql(const char *sc);
+extern char *dv_scale_beyond_blocks_sql(const char *sc);
+
+/*
  * dv_numeric_fixed_scale - the scale every non-NULL value of the numeric
  * expression e (over q's range table; q may be NULL) has, -1 if not known
  * to be one (a declared scale, constants, integers, and sums, differences

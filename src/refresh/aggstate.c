@@ -389,45 +389,17 @@ is_bool(DvAgg *agg)
  * table of counts per scale would cost a statement and a join per refresh;
  * keeping only the largest scale and its count, as PostgreSQL's own inverse
  * transition does, would recompute a group whenever its last input of that
- * scale went.)  Scales above SCALE_BLOCKS_MAX share one block: a group with
+ * scale went.)  Scales above DV_SCALE_BLOCKS_MAX share one block: a group with
  * a live input of such a scale is recomputed from the sources (they come
  * from multiplying long fractions; 10^(19 * 1001) is far inside numeric's
  * range).  NaN and the infinities count in no block; they make their group
  * recomputed (d<j>_special).
  */
-#define SCALE_BLOCKS_MAX 1000
-
 /* SQL: the block of input x<j> in sc<j>, NULL for NULL, NaN and infinities */
 static char *
 scale_unit(int j)
 {
-	StringInfoData buf;
-
-	/* literal constants for the usual scales: no string built per row */
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "CASE pg_catalog.scale(x%d) WHEN 0 THEN 1::pg_catalog.numeric", j);
-	for (int k = 1; k <= 8; k++)
-		appendStringInfo(&buf, " WHEN %d THEN '1%0*d'::pg_catalog.numeric", k, 19 * k, 0);
-	appendStringInfo(&buf, " ELSE ('1' || pg_catalog.repeat('0', 19 * "
-					 "LEAST(pg_catalog.scale(x%d), %d)))::pg_catalog.numeric END",
-					 j, SCALE_BLOCKS_MAX + 1);
-	return buf.data;
-}
-
-/* SQL: the largest live scale of the scale counts sc (at most SCALE_BLOCKS_MAX + 1) */
-static char *
-scale_of_counts(const char *sc)
-{
-	return psprintf("CASE WHEN %s > 0 THEN (pg_catalog.length((%s)::pg_catalog.text) - 1) / 19 ELSE 0 END",
-					sc, sc);
-}
-
-/* SQL: do the scale counts sc count an input of a scale above SCALE_BLOCKS_MAX? */
-static char *
-scale_beyond_blocks(const char *sc)
-{
-	return psprintf("(%s >= ('1' || pg_catalog.repeat('0', %d))::pg_catalog.numeric)",
-					sc, 19 * (SCALE_BLOCKS_MAX + 1));
+	return dv_scale_unit_sql(psprintf("x%d", j));
 }
 
 static bool
@@ -1269,7 +1241,7 @@ new_sum(DvAgg *agg, int j, const char *col, const char *dcol, const char *n, boo
 
 	if (agg->scale_tracked)
 		sum = psprintf("pg_catalog.round(%s, %s(%s))", sum, squared ? "2 * " : "",
-					   scale_of_counts(new_scale_counts(j, matched)));
+					   dv_scale_of_counts_sql(new_scale_counts(j, matched)));
 	return psprintf("CASE WHEN %s = 0 THEN NULL ELSE %s END", n, sum);
 }
 
@@ -1326,7 +1298,7 @@ recompute_condition(DvPlan *plan, bool matched)
 		int			j = foreach_current_index(lc) + 1;
 
 		if (agg->scale_tracked)
-			appendStringInfo(&buf, " OR %s", scale_beyond_blocks(new_scale_counts(j, matched)));
+			appendStringInfo(&buf, " OR %s", dv_scale_beyond_blocks_sql(new_scale_counts(j, matched)));
 		if (sums_numbers(agg))
 			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
 		else if (is_extreme(agg) && matched)

@@ -58,28 +58,25 @@ SELECT t.name,
 
 -- every grouped state's rows against its groups recomputed from the sources: each state row's
 -- count is the group's row count (no row of count 0 left behind)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set grouped_states :abs_srcdir '/sql/include/grouped_states.sql'
+\i :grouped_states
 CREATE FUNCTION gs_state_ok(t text) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE
-  st record;
-  ok bool := true;
-  n bigint;
+  st regclass;
+  ok bool := dv_grouped_states_counted(t);
   same bool;
 BEGIN
-  FOR st IN SELECT c.oid::regclass AS rel FROM pg_class c WHERE c.relnamespace = 'dynview_state'::regnamespace
-                AND c.relname LIKE 'ext\_' || t::regclass::oid || '\_%' AND c.relkind = 'r'
-              AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'dv_count') LOOP
-    EXECUTE format('SELECT count(*) FROM %s WHERE dv_count <= 0', st.rel) INTO n;
-    ok := ok AND n = 0;
-    IF t IN ('gs_join', 'gs_having', 'gs_scales') THEN
+  IF t IN ('gs_join', 'gs_having', 'gs_scales') THEN
+    FOR st IN SELECT dv_grouped_states(t) LOOP
       EXECUTE format('SELECT (SELECT array_agg(ROW(k1, dv_count)::text ORDER BY k1) FROM %s) IS NOT DISTINCT FROM
-                             (SELECT array_agg(ROW(g, c)::text ORDER BY g) FROM (SELECT g, count(*) AS c FROM gs_li GROUP BY g) x)', st.rel) INTO same;
+                             (SELECT array_agg(ROW(g, c)::text ORDER BY g) FROM (SELECT g, count(*) AS c FROM gs_li GROUP BY g) x)', st) INTO same;
       ok := ok AND same;
-    END IF;
-  END LOOP;
+    END LOOP;
+  END IF;
   RETURN ok;
 END $$;
 
-\getenv abs_srcdir PG_ABS_SRCDIR
 \set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
 \i :refresh_rows
 CREATE FUNCTION gs_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint, state_ok bool)
@@ -255,6 +252,6 @@ SELECT dynview.drop_dynamic_table(name) FROM gs_tables ORDER BY name;
 -- dropped with their tables
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
 DROP FUNCTION gs_round();
-DROP FUNCTION dv_refresh_rows(regclass, regproc);
+DROP FUNCTION dv_refresh_rows(regclass, regproc), dv_grouped_states_counted(text), dv_grouped_states(text);
 DROP FUNCTION gs_state_ok(text);
 DROP TABLE gs_tables, gs_li, gs_g;

@@ -48,22 +48,11 @@ SELECT t.name,
  ORDER BY 1;
 
 -- no state row of a group without rows
-CREATE FUNCTION ns_state_ok(t text) RETURNS bool LANGUAGE plpgsql AS $$
-DECLARE
-  st record;
-  ok bool := true;
-  n bigint;
-BEGIN
-  FOR st IN SELECT c.oid::regclass AS rel FROM pg_class c WHERE c.relnamespace = 'dynview_state'::regnamespace
-                AND c.relname LIKE 'ext\_' || t::regclass::oid || '\_%' AND c.relkind = 'r'
-              AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'dv_count') LOOP
-    EXECUTE format('SELECT count(*) FROM %s WHERE dv_count <= 0', st.rel) INTO n;
-    ok := ok AND n = 0;
-  END LOOP;
-  RETURN ok;
-END $$;
-
 \getenv abs_srcdir PG_ABS_SRCDIR
+\set grouped_states :abs_srcdir '/sql/include/grouped_states.sql'
+\i :grouped_states
+CREATE FUNCTION ns_state_ok(t text) RETURNS bool LANGUAGE sql AS $$ SELECT dv_grouped_states_counted(t) $$;
+
 \set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
 \i :refresh_rows
 CREATE FUNCTION ns_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint, state_ok bool)
@@ -158,5 +147,5 @@ SELECT * FROM ns_round();
 
 SELECT count(*) AS dropped FROM (SELECT dynview.drop_dynamic_table(name) FROM ns_tables) d;
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
-DROP FUNCTION ns_round(), ns_state_ok(text), dv_refresh_rows(regclass, regproc);
+DROP FUNCTION ns_round(), ns_state_ok(text), dv_refresh_rows(regclass, regproc), dv_grouped_states_counted(text), dv_grouped_states(text);
 DROP TABLE ns_tables, ns_li, ns_g;

@@ -49,26 +49,26 @@ SELECT t.name,
 
 -- every grouped state of the table against its groups recomputed from the source (the groups of
 -- day < 8, or of day < 9 for the second state of ss_differ): keys, counts and sums
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set grouped_states :abs_srcdir '/sql/include/grouped_states.sql'
+\i :grouped_states
 CREATE FUNCTION ss_state_ok(t text) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE
-  st record;
+  st regclass;
   ok bool := true;
   same bool;
   lim int;
 BEGIN
-  FOR st IN SELECT c.oid::regclass AS rel, c.relname FROM pg_class c WHERE c.relnamespace = 'dynview_state'::regnamespace
-                AND c.relname LIKE 'ext\_' || t::regclass::oid || '\_%' AND c.relkind = 'r'
-              AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'dv_count') LOOP
-    lim := CASE WHEN t = 'ss_differ' AND st.relname LIKE '%\_2' THEN 9 ELSE 8 END;
+  FOR st IN SELECT dv_grouped_states(t) LOOP
+    lim := CASE WHEN t = 'ss_differ' AND st::text LIKE '%\_2' THEN 9 ELSE 8 END;
     EXECUTE format('SELECT (SELECT array_agg(ROW(k1, dv_count, s1)::text ORDER BY k1 NULLS FIRST) FROM %s) IS NOT DISTINCT FROM
                            (SELECT array_agg(ROW(g, c, s)::text ORDER BY g NULLS FIRST)
-                              FROM (SELECT g, count(*) AS c, sum(v) AS s FROM ss_li WHERE day < %s GROUP BY g) x)', st.rel, lim) INTO same;
+                              FROM (SELECT g, count(*) AS c, sum(v) AS s FROM ss_li WHERE day < %s GROUP BY g) x)', st, lim) INTO same;
     ok := ok AND same;
   END LOOP;
   RETURN ok;
 END $$;
 
-\getenv abs_srcdir PG_ABS_SRCDIR
 \set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
 \i :refresh_rows
 CREATE FUNCTION ss_round() RETURNS TABLE (name text, mode text, reason text, verified bool, rows bigint, state_ok bool)
@@ -124,7 +124,7 @@ SELECT dynview.drop_dynamic_table(name) FROM ss_tables ORDER BY name;
 -- dropped with their tables
 SELECT count(*) AS states_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace AND relname LIKE 'ext\_%';
 DROP FUNCTION ss_round();
-DROP FUNCTION dv_refresh_rows(regclass, regproc);
+DROP FUNCTION dv_refresh_rows(regclass, regproc), dv_grouped_states_counted(text), dv_grouped_states(text);
 DROP FUNCTION ss_state_ok(text);
 DROP VIEW ss_rev;
 DROP TABLE ss_tables, ss_li, ss_g;
