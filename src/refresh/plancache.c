@@ -17,7 +17,12 @@
  * invalidation (ALTER, CREATE OR REPLACE VIEW, a new index or policy,
  * ANALYZE ...), when all relcache entries are invalidated, or when any
  * function, type, operator, cast, collation, operator class or schema
- * changes (coarse: those changes are rare).  Invalidations are taken at
+ * changes, or any role or role membership (coarse: those changes are rare).
+ * The rewriter applied the row-level security policies of the owner's
+ * roles to the definition, and the refresh's checks of them ran as well
+ * (a role that leaves a group a policy names, or loses BYPASSRLS, must not
+ * keep reading through a kept entry): PostgreSQL's own plan cache does not
+ * watch role membership.  Invalidations are taken at
  * the start of each transaction and at each lock acquisition, so a lookup
  * after the refresh locked its tables sees every committed change.
  *
@@ -124,7 +129,7 @@ static void
 register_callbacks(void)
 {
 	static const int caches[] = {PROCOID, TYPEOID, OPEROID, CASTSOURCETARGET, COLLOID,
-	CLAOID, NAMESPACEOID, AMOPOPID};
+	CLAOID, NAMESPACEOID, AMOPOPID, AUTHOID, AUTHMEMROLEMEM};
 
 	if (callbacks_registered)
 		return;

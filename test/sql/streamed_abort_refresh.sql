@@ -1,4 +1,4 @@
--- brk (session 7 breaker): a large transaction that the decoder streams into the change buffer,
+-- (Seventh session's adversarial tester.)  A large transaction that the decoder streams into the change buffer,
 -- then aborts right before a refresh.  The abort record is not flushed at ROLLBACK and sets no
 -- commit-log LSN, so capture_target (which waits only up to the WAL flush position, or the
 -- commit-log group LSN of the window's transactions) may not wait for the decoder to process the
