@@ -310,24 +310,15 @@ create_buffer(Oid relid, List *columns)
 }
 
 /*
- * widen_buffer - a new dynamic table reads columns of an already tracked
- * source that its buffer lacks: add them.  Rows buffered before have NULL
- * there; they belong to transactions the new table's initial build sees
- * (the decoder cannot write to the buffer until this transaction ends).
+ * buffer_missing_columns - the columns of source relid (names, as the new
+ * table reads them) that its change buffer lacks, as ADD COLUMN clauses
  */
-static void
-widen_buffer(Oid relid, List *columns)
+static List *
+buffer_missing_columns(Oid relid, Oid buffer, List *columns)
 {
-	Oid			buffer = dv_buffer_relid(relid);
+	List	   *clauses = NIL;
 	ListCell   *lc;
-	StringInfoData sql;
-	int			added = 0;
 
-	if (!OidIsValid(buffer))
-		return;
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "ALTER TABLE %s.%s ", DV_BUFFER_SCHEMA,
-					 quote_identifier(get_rel_name(buffer)));
 	foreach(lc, columns)
 	{
 		const char *name = strVal(lfirst(lc));
@@ -339,11 +330,46 @@ widen_buffer(Oid relid, List *columns)
 		if (get_attnum(buffer, name) != InvalidAttrNumber || attnum == InvalidAttrNumber)
 			continue;
 		get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
-		appendStringInfo(&sql, "%sADD COLUMN %s %s", added++ ? ", " : "",
-						 quote_identifier(name), buffer_type_sql(type, typmod, collation));
+		clauses = lappend(clauses, psprintf("ADD COLUMN %s %s", quote_identifier(name),
+											buffer_type_sql(type, typmod, collation)));
 	}
-	if (added > 0)
-		dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
+	return clauses;
+}
+
+/*
+ * widen_buffer - a new dynamic table reads columns of an already tracked
+ * source that its buffer lacks: add them.  Rows buffered before have NULL
+ * there; they belong to transactions the new table's initial build sees
+ * (the decoder cannot write to the buffer until this transaction ends).
+ *
+ * The buffer is locked as ALTER TABLE would lock it before the columns are
+ * looked at again: a create over the same source that widened it and has
+ * not committed yet is waited for, and what it added is then seen (taking
+ * the lock accepts its invalidations) and not added twice.  Nothing is
+ * locked when nothing is missing, so the decoder is not held up for the
+ * build's length.
+ */
+static void
+widen_buffer(Oid relid, List *columns)
+{
+	Oid			buffer = dv_buffer_relid(relid);
+	List	   *clauses;
+	ListCell   *lc;
+	StringInfoData sql;
+
+	if (!OidIsValid(buffer) || buffer_missing_columns(relid, buffer, columns) == NIL)
+		return;
+	LockRelationOid(buffer, AccessExclusiveLock);
+	clauses = buffer_missing_columns(relid, buffer, columns);
+	if (clauses == NIL)
+		return;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "ALTER TABLE %s.%s ", DV_BUFFER_SCHEMA,
+					 quote_identifier(get_rel_name(buffer)));
+	foreach(lc, clauses)
+		appendStringInfo(&sql, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
+						 (char *) lfirst(lc));
+	dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
 }
 
 /*

@@ -396,8 +396,9 @@ full_refresh_in_parallel(DvTable *dt)
 /*
  * writes_are_own - can the refresh's write statements run no user code that
  * writes: the dynamic table has no trigger (foreign keys included), rule,
- * CHECK constraint or column of a domain type, and its query calls no
- * volatile function.  Then what they write is dynview's own and is not
+ * CHECK constraint, row-level security (a policy's expressions run for
+ * each row written where they apply, and may call a volatile function) or
+ * column of a domain type, and its query calls no volatile function.  Then what they write is dynview's own and is not
  * decoded (dv_refresh_mark_own_writes).  Call as the table's owner.
  */
 static bool
@@ -406,7 +407,7 @@ writes_are_own(DvTable *dt)
 	Relation	rel = table_open(dt->relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
 	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
-		rel->rd_rel->relchecks == 0;
+		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
 
 	for (int i = 0; own && i < desc->natts; i++)
 		own = TupleDescAttr(desc, i)->attisdropped ||
