@@ -376,7 +376,17 @@ dv_catalog_load(Oid relid)
 	catalog_read_begin(&read, DV_CATALOG_TABLE, DV_CATALOG_TABLE "_pkey", relid, NULL);
 	tup = systable_getnext(read.scan);
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "relation %u is not a dynamic table", relid);
+	{
+		/* (looked up as a dynamic table, then dropped while this waited for its lock) */
+		char	   *name = get_rel_name(relid);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 name ? errmsg("\"%s\" is not a dynamic table", name)
+				 : errmsg("dynamic table with OID %u does not exist", relid),
+				 errdetail("It was dropped, or made an ordinary table, while this command waited for it."),
+				 errhint("The view dynview.dynamic_tables lists the dynamic tables.")));
+	}
 	desc = RelationGetDescr(read.rel);
 	dt = palloc0(sizeof(DvTable));
 	dt->relid = relid;
