@@ -1941,15 +1941,123 @@ plan_window(Query *query)
  * DISTINCT / a global aggregate without windows (its affected groups are
  * recomputed over new and old rows).  FULL otherwise, with the reason.
  */
+static DvPlan *plan_node_top_n(Query *query);
+
 DvPlan *
 dv_plan_node(Query *sub)
 {
-	DvPlan	   *plan = plan_level(sub, 1000 + next_node_level++, false, true);
+	DvPlan	   *plan;
+
+	/* (ORDER BY ... LIMIT: the query without LIMIT, marked node_topn) */
+	if (sub->limitCount || sub->limitOffset)
+		return plan_node_top_n(sub);
+	plan = plan_level(sub, 1000 + next_node_level++, false, true);
 
 	if (plan->kind == DV_PLAN_GROUPED && !plan->window_node &&
 		(!plan->keys_unique || plan->grouped_level == NULL))
 		return full_plan("SUBQUERY_IN_FROM", "A subquery in FROM with window functions, or with DISTINCT over GROUP BY, is not incremental yet.");
 	return plan;
+}
+
+/*
+ * plan_node_top_n - a subquery operator (in FROM, or under a semi-join)
+ * with ORDER BY ... LIMIT n [OFFSET m]: its query without LIMIT planned as
+ * an operator (dv_plan_node), marked node_topn.  The operator's rows are
+ * the first n after m of that query's rows in the order; its delta is its
+ * rows over its input now (+1) less its rows over its input as it was
+ * (-1), computed when its input changed (optree.c topn_delta).  Where rows
+ * that tie in the order need not be alike, which of them the subquery keeps
+ * is up to the plan: FULL (ORDER_BY_LIMIT).
+ */
+static DvPlan *
+plan_node_top_n(Query *query)
+{
+	DvPlan	   *input;
+	Query	   *iq;
+	int64		count;
+	int64		offset;
+	List	   *order = NIL;
+	List	   *pos = NIL;
+	List	   *sorted = NIL;
+	List	   *key = NIL;
+	bool		all = true;
+	bool		unique;
+	ListCell   *lc;
+
+	if (query->setOperations)
+		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
+	if (query->limitOption != LIMIT_OPTION_COUNT || query->limitCount == NULL ||
+		!const_count(query->limitCount, &count) || !const_count(query->limitOffset, &offset) ||
+		query->sortClause == NIL || query->hasDistinctOn)
+		return full_plan("ORDER_BY_LIMIT",
+						 "LIMIT in a subquery is incremental with ORDER BY, a constant count, no WITH TIES and no DISTINCT ON.");
+	foreach(lc, query->sortClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *te = get_sortgroupclause_tle(sgc, query->targetList);
+		DvSortKey  *sk;
+		int			n = 0;
+		ListCell   *lt;
+
+		if (te->resjunk || te->resname == NULL)
+			return full_plan("ORDER_BY_LIMIT",
+							 "ORDER BY ... LIMIT in a subquery is incremental when every sort key is a column of its result.");
+		foreach(lt, query->targetList)
+		{
+			TargetEntry *t = lfirst_node(TargetEntry, lt);
+
+			if (!t->resjunk)
+				n++;
+			if (t == te)
+				break;
+		}
+		sk = palloc0(sizeof(DvSortKey));
+		sk->column = pstrdup(te->resname);
+		sk->sortop = sgc->sortop;
+		sk->eqop = sgc->eqop;
+		sk->nulls_first = sgc->nulls_first;
+		sk->collation = exprCollation((Node *) te->expr);
+		order = lappend(order, sk);
+		pos = lappend_int(pos, n);
+		sorted = lappend(sorted, te->resname);
+	}
+	iq = copyObject(query);
+	iq->limitCount = iq->limitOffset = NULL;
+	iq->limitOption = LIMIT_OPTION_DEFAULT;
+	input = dv_plan_node(iq);
+	if (input->kind == DV_PLAN_FULL)
+		return input;
+	if (input->branches != NIL)
+		return full_plan("SET_OPERATION", "The query under a subquery's ORDER BY ... LIMIT is a set operation.");
+
+	/*
+	 * rows that tie are alike when the sort keys are every output column, or
+	 * hold the input's key (as plan_top_n)
+	 */
+	foreach(lc, query->targetList)
+		if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
+			all = false;
+	if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)
+		key = input->key_columns;
+	else if (input->kind == DV_PLAN_SPJ)
+		key = input->spj_key;
+	unique = all;
+	if (!all && key != NIL)
+	{
+		unique = true;
+		foreach(lc, key)
+			if (!name_in(sorted, lfirst(lc)))
+				unique = false;
+	}
+	if (!unique)
+		return full_plan("ORDER_BY_LIMIT",
+						 "Rows of a subquery's ORDER BY ... LIMIT can tie in its order without being alike (the sort keys are neither every column nor a key of its rows), so which of them it keeps is up to the plan.");
+	input->node_topn = true;
+	input->node_topn_count = count;
+	input->node_topn_offset = offset;
+	input->node_topn_order = order;
+	input->node_topn_pos = pos;
+	return input;
 }
 
 static DvPlan *

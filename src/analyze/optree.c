@@ -18,6 +18,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
+#include "access/stratnum.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/namespace.h"
@@ -2017,6 +2018,50 @@ keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, bool n
 								dtree, k1, eq ? eq : "=", keys));
 }
 
+/*
+ * topn_rows_sql - the rows of a subquery operator with ORDER BY ... LIMIT
+ * (node_topn) out of sql, the rows of its query without LIMIT (columns
+ * c<rti>_<resno> of gq's output): its first node_topn_count after
+ * node_topn_offset in its order, each sort key by its own operator.
+ */
+static char *
+topn_rows_sql(DvOp *op, Query *gq, const char *sql)
+{
+	DvPlan	   *inner = op->inner;
+	int			rti = bms_singleton_member(op->rels);
+	StringInfoData buf;
+	ListCell   *lk;
+	ListCell   *lp;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT * FROM (%s) t ORDER BY ", sql);
+	forboth(lk, inner->node_topn_order, lp, inner->node_topn_pos)
+	{
+		DvSortKey  *sk = lfirst(lk);
+		int			n = 0;
+		int			resno = 0;
+		ListCell   *lt;
+
+		foreach(lt, gq->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lt);
+
+			if (!te->resjunk && ++n == lfirst_int(lp))
+			{
+				resno = te->resno;
+				break;
+			}
+		}
+		if (resno == 0)
+			elog(ERROR, "dynview: a sort key of a subquery's ORDER BY ... LIMIT is not among its columns");
+		appendStringInfo(&buf, "%st.c%d_%d USING %s NULLS %s", foreach_current_index(lk) ? ", " : "",
+						 rti, resno, dv_operator_sql(sk->sortop), sk->nulls_first ? "FIRST" : "LAST");
+	}
+	appendStringInfo(&buf, " LIMIT " INT64_FORMAT " OFFSET " INT64_FORMAT,
+					 inner->node_topn_count, inner->node_topn_offset);
+	return buf.data;
+}
+
 static char *
 group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
 {
@@ -2101,6 +2146,8 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 	}
 	if (inner->kind == DV_PLAN_GROUPED && gq->havingQual)
 		appendStringInfo(&buf, " HAVING %s", deparse(&ig, gq->havingQual, inner->tree, "d", NULL, NULL));
+	if (inner->node_topn)
+		return topn_rows_sql(op, gq, buf.data);
 	return buf.data;
 }
 
@@ -2263,7 +2310,8 @@ group_key_attno(DvOp *op)
 	Node	   *k1;
 	ListCell   *lc;
 
-	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL)
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL ||
+		inner->node_topn)
 		return 0;
 	gq = inner->grouped_level;
 	k1 = plain_var_mutator((Node *) linitial_node(TargetEntry, inner->input_tlist)->expr, NULL);
@@ -2845,6 +2893,19 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	char	   *keys = NULL;
 	ListCell   *lc;
 
+	/*
+	 * ORDER BY ... LIMIT: its rows over its input now (+1) and as it was
+	 * (-1), the first rows of each in its order
+	 */
+	if (inner->node_topn)
+	{
+		gen_init(&ig, inner->level, g);
+		d = delta_cte(&ig, inner->tree);
+		appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
+						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+						 group_sql(g, op, NULL, NULL, false), group_sql(g, op, d, NULL, false));
+		return;
+	}
 	/* (groups kept in a state: from the state's new rows, not the input's delta) */
 	if (reads_group_state(op) && has_delta(inner->tree))
 	{
@@ -3036,7 +3097,8 @@ extreme_aggrefs(DvOp *op)
 	List	   *aggrefs = NIL;
 	ListCell   *lc;
 
-	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL)
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL ||
+		inner->node_topn)
 		return NIL;
 	gq = inner->grouped_level;
 	if (!gq->hasAggs || gq->groupClause || gq->groupingSets || gq->distinctClause ||
@@ -3289,7 +3351,7 @@ state_eligible(DvOp *op)
 	List	   *aggrefs = extreme_aggrefs(op);
 	ListCell   *lc;
 
-	if (op->inner->tree == NULL)
+	if (op->inner->tree == NULL || op->inner->node_topn)
 		return false;
 	if (op->inner->input_tlist != NIL)
 		return group_state_eligible(op);
@@ -3424,7 +3486,7 @@ partner_bounded(DvOp *join)
 	DvOp	   *grp = join->right;
 	Oid			opno;
 
-	if (grp == NULL || grp->kind != DV_OP_GROUP || grp->inner == NULL ||
+	if (grp == NULL || grp->kind != DV_OP_GROUP || grp->inner == NULL || grp->inner->node_topn ||
 		grp->inner->input_tlist == NIL || list_length(grp->inner->input_tlist) != 1)
 		return false;
 	if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
@@ -4224,7 +4286,31 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 									 quote_identifier(lfirst(lc)));
 				gen_init(&ig, op->inner->level, g);
 				appendStringInfo(buf, "subquery%s%s", name ? " " : "", name ? quote_identifier(name) : "");
-				if (op->inner->kind == DV_PLAN_SPJ)
+				if (op->inner->node_topn)
+				{
+					initStringInfo(&keys);
+					foreach(lc, op->inner->node_topn_order)
+					{
+						DvSortKey  *sk = lfirst(lc);
+						Oid			opfamily;
+						Oid			opcintype;
+						int16		strategy = BTLessStrategyNumber;
+						bool		desc;
+
+						(void) get_ordering_op_properties(sk->sortop, &opfamily, &opcintype, &strategy);
+						desc = strategy == BTGreaterStrategyNumber;
+						appendStringInfo(&keys, "%s%s%s%s", foreach_current_index(lc) ? ", " : "",
+										 quote_identifier(sk->column), desc ? " DESC" : "",
+										 sk->nulls_first == desc ? "" : sk->nulls_first ? " NULLS FIRST" : " NULLS LAST");
+					}
+					appendStringInfo(buf, " (ORDER BY %s LIMIT " INT64_FORMAT " OFFSET " INT64_FORMAT "%s%s, no state): its first rows recomputed over new rows (+) and over old rows (-) when its input changed\n",
+									 keys.data, op->inner->node_topn_count, op->inner->node_topn_offset,
+									 op->inner->kind == DV_PLAN_SPJ ? "" : ", over its ",
+									 op->inner->kind == DV_PLAN_SPJ ? "" :
+									 op->inner->window_node ? "window functions" :
+									 op->inner->input_tlist == NIL ? "aggregate" : "GROUP BY");
+				}
+				else if (op->inner->kind == DV_PLAN_SPJ)
 					appendStringInfoString(buf, ": the delta of its operators\n");
 				else if (op->inner->window_node && op->inner->input_tlist == NIL)
 					appendStringInfo(buf, " (window without a PARTITION BY key shared by its windows%s): one partition, recomputed over new rows (+) and over old rows (-) when its input changed\n",
