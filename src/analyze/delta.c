@@ -2165,8 +2165,14 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	if (query->hasTargetSRFs &&
 		(query->hasAggs || query->groupClause || query->distinctClause || query->hasWindowFuncs))
 		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a grouped query are not incremental.");
-	if (query->groupingSets)
-		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet.");
+	/*
+	 * GROUPING SETS, ROLLUP, CUBE in a subquery operator: its rows recomputed
+	 * over its input now (+) and as it was (-) when its input changed
+	 * (GROUPED without keys: a row of one set covers the groups of others)
+	 */
+	if (query->groupingSets && (!as_node || query->hasWindowFuncs || query->distinctClause))
+		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet%s.",
+						 as_node ? " under window functions or DISTINCT" : " under ORDER BY ... LIMIT or window functions");
 	/*
 	 * DISTINCT ON keeps, per value of its expressions, the first row in the
 	 * ORDER BY: the rows of a value depend on the input rows of that value
@@ -2211,7 +2217,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan("NO_SOURCE", "The query reads no table.");
 
 	/* the group keys, by output column name (windows: their common partition keys) */
-	if (keys != NIL || query->hasWindowFuncs)
+	if (keys != NIL || query->hasWindowFuncs || query->groupingSets)
 		;						/* (a window's keys are its partitions', or none) */
 	else if (query->groupClause != NIL)
 	{
@@ -2256,7 +2262,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	 * would keep one spelling, see agg_state_eligible.)
 	 */
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = keys != NIL || query->hasAggs || (as_node && query->hasWindowFuncs) ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->kind = keys != NIL || query->hasAggs || query->groupingSets ||
+		(as_node && query->hasWindowFuncs) ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
 	plan->agg_state = allow_state && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		(query->hasAggs || query->groupClause || query->distinctClause) &&
@@ -2384,6 +2391,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		}
 		q->targetList = tl;
 		strip_grouping(q);
+		q->groupingSets = NIL;
 	}
 	else
 	{

@@ -37,6 +37,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
+#include "parser/parse_agg.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -2062,6 +2063,34 @@ topn_rows_sql(DvOp *op, Query *gq, const char *sql)
 	return buf.data;
 }
 
+/*
+ * grouping_sets_sql - GROUPING SETS (...) of a grouped level gq, its sets
+ * expanded (ROLLUP and CUBE written out), each expression deparsed over
+ * tree as d
+ */
+static char *
+grouping_sets_sql(DvGen *ig, Query *gq, DvOp *tree)
+{
+	StringInfoData buf;
+	ListCell   *ls;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "GROUPING SETS (");
+	foreach(ls, expand_grouping_sets(gq->groupingSets, gq->groupDistinct, -1))
+	{
+		ListCell   *lr;
+
+		appendStringInfoString(&buf, foreach_current_index(ls) ? ", (" : "(");
+		foreach(lr, (List *) lfirst(ls))
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lr) ? ", " : "",
+							 deparse(ig, (Node *) get_sortgroupref_tle(lfirst_int(lr), gq->targetList)->expr,
+									 tree, "d", NULL, NULL));
+		appendStringInfoChar(&buf, ')');
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
 static char *
 group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
 {
@@ -2136,7 +2165,9 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 		else
 			appendStringInfo(&buf, " WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)", k1, eq ? eq : "=", keys);
 	}
-	if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
+	if (inner->kind == DV_PLAN_GROUPED && gq->groupingSets)
+		appendStringInfo(&buf, " GROUP BY %s", grouping_sets_sql(&ig, gq, inner->tree));
+	else if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
 	{
 		appendStringInfoString(&buf, " GROUP BY ");
 		foreach(lc, gq->groupClause)
@@ -4324,6 +4355,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else if (op->inner->input_tlist == NIL && op->state_id > 0)
 					appendStringInfo(buf, " (aggregate without GROUP BY, extremes): state dynview_state.%s, its input's first row in each aggregate's order; old value over the state, new value over the state and the inserted rows, recomputed over new rows only when a deleted row reaches an extreme; read from the state when its input has no change\n",
 									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
+				else if (op->inner->input_tlist == NIL && op->inner->grouped_level &&
+						 op->inner->grouped_level->groupingSets)
+					appendStringInfoString(buf, " (GROUPING SETS, no state): recomputed over new rows (+) and over old rows (-) when its input changed\n");
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
 				else if (is_group_state(op) && !dv_optree_state_usable(op) && dv_optree_index_rule_serves(op))

@@ -69,3 +69,10 @@ DELETE FROM nt_src WHERE id > 5;
 SELECT * FROM dv_refresh_round('nt_defs');
 INSERT INTO nt_src SELECT i, i % 5, (i * 7) % 23, 'r' || (i % 3) FROM generate_series(200, 230) i;
 SELECT * FROM dv_refresh_round('nt_defs');
+
+-- every refresh of the incremental tables was incremental or had nothing to do
+SELECT h.refresh_mode, count(*) FROM nt_defs d, dynview.refresh_history(d.name) h
+ WHERE h.refresh_trigger = 'MANUAL' AND d.name <> 'nt_ties' GROUP BY 1 ORDER BY 1;
+SELECT count(dynview.drop_dynamic_table(name)) FROM nt_defs;
+DROP FUNCTION dv_refresh_round(regclass);
+DROP TABLE nt_defs, nt_src, nt_dim;
