@@ -1634,17 +1634,21 @@ plan_top_n(Query *query)
 		List	   *key = NIL;
 		bool		all = true;
 
+		/* (GROUPING SETS: no keys, yet many rows) */
+		bool		grouping_sets = input->grouped_level && input->grouped_level->groupingSets;
+
 		foreach(lc, query->sortClause)
 			sorted = lappend(sorted, get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->resname);
 		foreach(lc, query->targetList)
 			if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
 				all = false;
-		if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)
+		if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node && !grouping_sets)
 			key = input->key_columns;
 		else if (input->kind == DV_PLAN_SPJ)
 			key = input->spj_key;
 		plan->topn_unique_order = all;
-		if (!all && (key != NIL || (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)))
+		if (!all && (key != NIL || (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node &&
+									!grouping_sets)))
 		{
 			plan->topn_unique_order = true;
 			foreach(lc, key)
@@ -2037,7 +2041,8 @@ plan_node_top_n(Query *query)
 	foreach(lc, query->targetList)
 		if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
 			all = false;
-	if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)
+	if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node &&
+		!(input->grouped_level && input->grouped_level->groupingSets))
 		key = input->key_columns;
 	else if (input->kind == DV_PLAN_SPJ)
 		key = input->spj_key;
@@ -2171,8 +2176,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	 * (GROUPED without keys: a row of one set covers the groups of others)
 	 */
 	if (query->groupingSets && (!as_node || query->hasWindowFuncs || query->distinctClause))
-		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet%s.",
-						 as_node ? " under window functions or DISTINCT" : " under ORDER BY ... LIMIT or window functions");
+		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE under window functions or DISTINCT are not incremental yet.");
 	/*
 	 * DISTINCT ON keeps, per value of its expressions, the first row in the
 	 * ORDER BY: the rows of a value depend on the input rows of that value

@@ -22,6 +22,8 @@ INSERT INTO ng_defs VALUES
   ('ng_cube_agg', 'SELECT c.g, count(*) AS sets, sum(c.n) AS n, max(c.s) AS mx FROM (SELECT a, b, grouping(a, b) AS g, count(*) AS n, sum(v) AS s FROM ng_src GROUP BY CUBE (a, b)) c GROUP BY c.g'),
   -- GROUPING SETS with HAVING under NOT EXISTS
   ('ng_anti', 'SELECT d.a, d.name FROM ng_dim d WHERE NOT EXISTS (SELECT FROM (SELECT a, b, count(*) AS n FROM ng_src GROUP BY GROUPING SETS ((a), (b), ()) HAVING count(*) > 3) g WHERE g.a = d.a)'),
+  -- ORDER BY ... LIMIT over ROLLUP (the top-N rule over the grouping sets' operator)
+  ('ng_top', 'SELECT a, count(*) AS n FROM ng_src GROUP BY ROLLUP (a) ORDER BY n DESC, a NULLS FIRST LIMIT 3'),
   -- depth 3: a left join to the rolled-up totals of a grouped subquery over a join
   ('ng_depth3', 'SELECT d.name, t.total FROM ng_dim d LEFT JOIN (SELECT x.a, sum(x.s) AS total FROM (SELECT s.a, s.b, sum(s.v) AS s FROM ng_src s JOIN ng_dim m ON m.a = s.a GROUP BY s.a, s.b) x GROUP BY ROLLUP (x.a)) t ON t.a IS NOT DISTINCT FROM d.a');
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
