@@ -2350,7 +2350,27 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
 	if (plan->sources == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
-	if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasWindowFuncs)
+	if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasDistinctOn && !query->hasWindowFuncs)
+	{
+		/*
+		 * DISTINCT ON in a subquery operator: the values its input's delta
+		 * has recomputed (optree.c group_sql_over), the first row of each
+		 * in the level's ORDER BY, which must tell apart rows that are not
+		 * alike: every output column sorted
+		 */
+		List	   *sorted = NIL;
+
+		foreach(lc, query->sortClause)
+			sorted = lappend(sorted, get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList));
+		foreach(lc, query->targetList)
+		{
+			if (!lfirst_node(TargetEntry, lc)->resjunk && !list_member_ptr(sorted, lfirst(lc)))
+				return full_plan("DISTINCT_ON",
+								 "DISTINCT ON in a subquery is incremental when its ORDER BY sorts every output column, so that the row it keeps of each value does not depend on the plan.");
+		}
+		plan->grouped_level = query;
+	}
+	else if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasWindowFuncs)
 	{
 		/* a window's partitions, for the GROUP operator that reads it (optree.c) */
 		plan->grouped_level = query;

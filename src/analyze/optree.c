@@ -2115,7 +2115,16 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 	gen_init(&ig, inner->level, g);
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "SELECT ");
-	if (inner->kind == DV_PLAN_GROUPED && gq->distinctClause)
+	if (inner->kind == DV_PLAN_GROUPED && gq->hasDistinctOn)
+	{
+		appendStringInfoString(&buf, "DISTINCT ON (");
+		foreach(lc, gq->distinctClause)
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 deparse(&ig, (Node *) get_sortgroupclause_expr(lfirst(lc), gq->targetList),
+									 inner->tree, "d", NULL, NULL));
+		appendStringInfoString(&buf, ") ");
+	}
+	else if (inner->kind == DV_PLAN_GROUPED && gq->distinctClause)
 		appendStringInfoString(&buf, "DISTINCT ");
 	foreach(lc, gq->targetList)
 	{
@@ -2177,6 +2186,20 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 	}
 	if (inner->kind == DV_PLAN_GROUPED && gq->havingQual)
 		appendStringInfo(&buf, " HAVING %s", deparse(&ig, gq->havingQual, inner->tree, "d", NULL, NULL));
+	/* (DISTINCT ON: the first row of each value in the level's order) */
+	if (inner->kind == DV_PLAN_GROUPED && gq->hasDistinctOn)
+	{
+		appendStringInfoString(&buf, " ORDER BY ");
+		foreach(lc, gq->sortClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+			appendStringInfo(&buf, "%s%s USING %s NULLS %s", foreach_current_index(lc) ? ", " : "",
+							 deparse(&ig, (Node *) get_sortgroupclause_expr(sgc, gq->targetList),
+									 inner->tree, "d", NULL, NULL),
+							 dv_operator_sql(sgc->sortop), sgc->nulls_first ? "FIRST" : "LAST");
+		}
+	}
 	if (inner->node_topn)
 		return topn_rows_sql(op, gq, buf.data);
 	return buf.data;
