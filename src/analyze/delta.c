@@ -1799,8 +1799,13 @@ plan_window(Query *query)
 
 	if (query->distinctClause)
 		return full_plan("WINDOW_FUNCTION", "DISTINCT over window functions is not incremental yet.");
+	/*
+	 * ORDER BY ... LIMIT over window functions: the top-N rule over the
+	 * windows as a subquery operator (recomputed over the rows now and as
+	 * they were when its input changed)
+	 */
 	if (query->limitCount || query->limitOffset)
-		return full_plan("ORDER_BY_LIMIT", "ORDER BY ... LIMIT over window functions is not incremental yet.");
+		return plan_top_n(query);
 	if (query->groupingSets)
 		return full_plan("WINDOW_FUNCTION", "Window functions over GROUPING SETS, ROLLUP or CUBE are not incremental yet.");
 	if (query->hasTargetSRFs)

@@ -399,6 +399,7 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 	List	   *inner_keys = NIL;
 	List	   *outer_keys = NIL;
 	List	   *opnos = NIL;
+	List	   *inner_left = NIL;	/* int: the operator's left operand is the inner key */
 	List	   *kept = NIL;
 	ListCell   *lc;
 	TargetEntry *value = NULL;
@@ -443,6 +444,8 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		OpExpr	   *op = (OpExpr *) c;
 		Node	   *l,
 				   *r;
+		bool		left = true;
+		TypeCacheEntry *tc;
 
 		if (!has_outer_refs(c))
 		{
@@ -459,17 +462,29 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 
 			l = r;
 			r = t;
+			left = false;
 		}
 		/* inner side of this level only; outer side of the level above only */
 		if (has_outer_refs(l) || has_level0_vars(r) || !has_level0_vars(l) ||
 			contain_volatile_functions(r) || checkExprHasSubLink(r) ||
-			exprType(l) != exprType(r) ||
-			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr ||
 			!same_equality(op->inputcollid, exprCollation(l)))
+			return NULL;
+
+		/*
+		 * the inner key's type's equality, or a cross-type equality of its
+		 * btree family (int4 = int8: a count or a sum compared with a
+		 * column), which agrees with it: the groups by the inner key's own
+		 * equality are the rows that one outer value matches
+		 */
+		tc = lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
+		if (exprType(l) == exprType(r) ? op->opno != tc->eq_opr :
+			(!OidIsValid(tc->btree_opf) ||
+			 get_op_opfamily_strategy(op->opno, tc->btree_opf) != BTEqualStrategyNumber))
 			return NULL;
 		inner_keys = lappend(inner_keys, l);
 		outer_keys = lappend(outer_keys, r);
 		opnos = lappend_oid(opnos, op->opno);
+		inner_left = lappend_int(inner_left, left);
 	}
 	/* (a row that no group joins gets the value over no rows, which must be known) */
 	if (inner_keys != NIL && empty_value_unknown((Node *) value->expr, NULL))
@@ -523,12 +538,16 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		Node	   *outer = copyObject(lfirst(lc));
 		Node	   *k = list_nth(inner_keys, foreach_current_index(lc));
 
+		Expr	   *kv;
+
 		n++;
 		IncrementVarSublevelsUp(outer, -1, 1);
+		kv = (Expr *) makeVar(rti, n, exprType(k), exprTypmod(k), exprCollation(k), 0);
+		/* (the operands in the operator's order: a cross-type one takes them so) */
 		quals = make_and_qual(quals,
 							  (Node *) make_opclause(list_nth_oid(opnos, n - 1), BOOLOID, false,
-													 (Expr *) outer,
-													 (Expr *) makeVar(rti, n, exprType(k), exprTypmod(k), exprCollation(k), 0),
+													 list_nth_int(inner_left, n - 1) ? kv : (Expr *) outer,
+													 list_nth_int(inner_left, n - 1) ? (Expr *) outer : kv,
 													 InvalidOid, exprCollation(k)));
 	}
 	j = makeNode(JoinExpr);

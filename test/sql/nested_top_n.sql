@@ -30,6 +30,8 @@ INSERT INTO nt_defs VALUES
   ('nt_depth3', 'SELECT count(*) AS n, sum(x.c) AS total, min(x.name) AS first_name FROM (SELECT d.name, count(s.id) AS c FROM nt_dim d LEFT JOIN nt_src s ON s.g = d.g GROUP BY d.name ORDER BY c DESC, d.name LIMIT 4) x'),
   -- top-N of a top-N read by a join
   ('nt_twice', 'SELECT u.id, u.v, d.name FROM (SELECT id, v, g FROM (SELECT id, v, g FROM nt_src ORDER BY v DESC, id LIMIT 10) t ORDER BY id LIMIT 4) u JOIN nt_dim d ON d.g = u.g'),
+  -- ORDER BY ... LIMIT over a window function without PARTITION BY (the top-N rule over the windows' operator)
+  ('nt_window_top', 'SELECT id, v, rank() OVER (ORDER BY v DESC, id) AS r FROM nt_src ORDER BY r, id LIMIT 5'),
   -- sorted by a column with ties and no key: which tied rows it keeps is up to the plan (FULL)
   ('nt_ties', 'SELECT t.g, t.v FROM (SELECT g, v FROM nt_src ORDER BY v DESC LIMIT 4) t JOIN nt_dim d ON d.g = t.g');
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
