@@ -539,15 +539,17 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		Node	   *k = list_nth(inner_keys, foreach_current_index(lc));
 
 		Expr	   *kv;
+		bool		kv_first;
 
 		n++;
 		IncrementVarSublevelsUp(outer, -1, 1);
 		kv = (Expr *) makeVar(rti, n, exprType(k), exprTypmod(k), exprCollation(k), 0);
-		/* (the operands in the operator's order: a cross-type one takes them so) */
+		/* (a cross-type operator takes its operands in its own order; else outer first) */
+		kv_first = exprType(k) != exprType(outer) && list_nth_int(inner_left, n - 1);
 		quals = make_and_qual(quals,
 							  (Node *) make_opclause(list_nth_oid(opnos, n - 1), BOOLOID, false,
-													 list_nth_int(inner_left, n - 1) ? kv : (Expr *) outer,
-													 list_nth_int(inner_left, n - 1) ? (Expr *) outer : kv,
+													 kv_first ? kv : (Expr *) outer,
+													 kv_first ? (Expr *) outer : kv,
 													 InvalidOid, exprCollation(k)));
 	}
 	j = makeNode(JoinExpr);
