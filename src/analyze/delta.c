@@ -1634,17 +1634,21 @@ plan_top_n(Query *query)
 		List	   *key = NIL;
 		bool		all = true;
 
+		/* (GROUPING SETS: no keys, yet many rows) */
+		bool		grouping_sets = input->grouped_level && input->grouped_level->groupingSets;
+
 		foreach(lc, query->sortClause)
 			sorted = lappend(sorted, get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->resname);
 		foreach(lc, query->targetList)
 			if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
 				all = false;
-		if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)
+		if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node && !grouping_sets)
 			key = input->key_columns;
 		else if (input->kind == DV_PLAN_SPJ)
 			key = input->spj_key;
 		plan->topn_unique_order = all;
-		if (!all && (key != NIL || (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node)))
+		if (!all && (key != NIL || (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node &&
+									!grouping_sets)))
 		{
 			plan->topn_unique_order = true;
 			foreach(lc, key)
@@ -1795,8 +1799,13 @@ plan_window(Query *query)
 
 	if (query->distinctClause)
 		return full_plan("WINDOW_FUNCTION", "DISTINCT over window functions is not incremental yet.");
+	/*
+	 * ORDER BY ... LIMIT over window functions: the top-N rule over the
+	 * windows as a subquery operator (recomputed over the rows now and as
+	 * they were when its input changed)
+	 */
 	if (query->limitCount || query->limitOffset)
-		return full_plan("ORDER_BY_LIMIT", "ORDER BY ... LIMIT over window functions is not incremental yet.");
+		return plan_top_n(query);
 	if (query->groupingSets)
 		return full_plan("WINDOW_FUNCTION", "Window functions over GROUPING SETS, ROLLUP or CUBE are not incremental yet.");
 	if (query->hasTargetSRFs)
@@ -1941,15 +1950,124 @@ plan_window(Query *query)
  * DISTINCT / a global aggregate without windows (its affected groups are
  * recomputed over new and old rows).  FULL otherwise, with the reason.
  */
+static DvPlan *plan_node_top_n(Query *query);
+
 DvPlan *
 dv_plan_node(Query *sub)
 {
-	DvPlan	   *plan = plan_level(sub, 1000 + next_node_level++, false, true);
+	DvPlan	   *plan;
+
+	/* (ORDER BY ... LIMIT: the query without LIMIT, marked node_topn) */
+	if (sub->limitCount || sub->limitOffset)
+		return plan_node_top_n(sub);
+	plan = plan_level(sub, 1000 + next_node_level++, false, true);
 
 	if (plan->kind == DV_PLAN_GROUPED && !plan->window_node &&
 		(!plan->keys_unique || plan->grouped_level == NULL))
 		return full_plan("SUBQUERY_IN_FROM", "A subquery in FROM with window functions, or with DISTINCT over GROUP BY, is not incremental yet.");
 	return plan;
+}
+
+/*
+ * plan_node_top_n - a subquery operator (in FROM, or under a semi-join)
+ * with ORDER BY ... LIMIT n [OFFSET m]: its query without LIMIT planned as
+ * an operator (dv_plan_node), marked node_topn.  The operator's rows are
+ * the first n after m of that query's rows in the order; its delta is its
+ * rows over its input now (+1) less its rows over its input as it was
+ * (-1), computed when its input changed (optree.c topn_delta).  Where rows
+ * that tie in the order need not be alike, which of them the subquery keeps
+ * is up to the plan: FULL (ORDER_BY_LIMIT).
+ */
+static DvPlan *
+plan_node_top_n(Query *query)
+{
+	DvPlan	   *input;
+	Query	   *iq;
+	int64		count;
+	int64		offset;
+	List	   *order = NIL;
+	List	   *pos = NIL;
+	List	   *sorted = NIL;
+	List	   *key = NIL;
+	bool		all = true;
+	bool		unique;
+	ListCell   *lc;
+
+	if (query->setOperations)
+		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
+	if (query->limitOption != LIMIT_OPTION_COUNT || query->limitCount == NULL ||
+		!const_count(query->limitCount, &count) || !const_count(query->limitOffset, &offset) ||
+		query->sortClause == NIL || query->hasDistinctOn)
+		return full_plan("ORDER_BY_LIMIT",
+						 "LIMIT in a subquery is incremental with ORDER BY, a constant count, no WITH TIES and no DISTINCT ON.");
+	foreach(lc, query->sortClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *te = get_sortgroupclause_tle(sgc, query->targetList);
+		DvSortKey  *sk;
+		int			n = 0;
+		ListCell   *lt;
+
+		if (te->resjunk || te->resname == NULL)
+			return full_plan("ORDER_BY_LIMIT",
+							 "ORDER BY ... LIMIT in a subquery is incremental when every sort key is a column of its result.");
+		foreach(lt, query->targetList)
+		{
+			TargetEntry *t = lfirst_node(TargetEntry, lt);
+
+			if (!t->resjunk)
+				n++;
+			if (t == te)
+				break;
+		}
+		sk = palloc0(sizeof(DvSortKey));
+		sk->column = pstrdup(te->resname);
+		sk->sortop = sgc->sortop;
+		sk->eqop = sgc->eqop;
+		sk->nulls_first = sgc->nulls_first;
+		sk->collation = exprCollation((Node *) te->expr);
+		order = lappend(order, sk);
+		pos = lappend_int(pos, n);
+		sorted = lappend(sorted, te->resname);
+	}
+	iq = copyObject(query);
+	iq->limitCount = iq->limitOffset = NULL;
+	iq->limitOption = LIMIT_OPTION_DEFAULT;
+	input = dv_plan_node(iq);
+	if (input->kind == DV_PLAN_FULL)
+		return input;
+	if (input->branches != NIL)
+		return full_plan("SET_OPERATION", "The query under a subquery's ORDER BY ... LIMIT is a set operation.");
+
+	/*
+	 * rows that tie are alike when the sort keys are every output column, or
+	 * hold the input's key (as plan_top_n)
+	 */
+	foreach(lc, query->targetList)
+		if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
+			all = false;
+	if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node &&
+		!(input->grouped_level && input->grouped_level->groupingSets))
+		key = input->key_columns;
+	else if (input->kind == DV_PLAN_SPJ)
+		key = input->spj_key;
+	unique = all;
+	if (!all && key != NIL)
+	{
+		unique = true;
+		foreach(lc, key)
+			if (!name_in(sorted, lfirst(lc)))
+				unique = false;
+	}
+	if (!unique)
+		return full_plan("ORDER_BY_LIMIT",
+						 "Rows of a subquery's ORDER BY ... LIMIT can tie in its order without being alike (the sort keys are neither every column nor a key of its rows), so which of them it keeps is up to the plan.");
+	input->node_topn = true;
+	input->node_topn_count = count;
+	input->node_topn_offset = offset;
+	input->node_topn_order = order;
+	input->node_topn_pos = pos;
+	return input;
 }
 
 static DvPlan *
@@ -2057,8 +2175,13 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	if (query->hasTargetSRFs &&
 		(query->hasAggs || query->groupClause || query->distinctClause || query->hasWindowFuncs))
 		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a grouped query are not incremental.");
-	if (query->groupingSets)
-		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE are not incremental yet.");
+	/*
+	 * GROUPING SETS, ROLLUP, CUBE in a subquery operator: its rows recomputed
+	 * over its input now (+) and as it was (-) when its input changed
+	 * (GROUPED without keys: a row of one set covers the groups of others)
+	 */
+	if (query->groupingSets && (!as_node || query->hasWindowFuncs || query->distinctClause))
+		return full_plan("GROUPING_SETS", "GROUPING SETS, ROLLUP and CUBE under window functions or DISTINCT are not incremental yet.");
 	/*
 	 * DISTINCT ON keeps, per value of its expressions, the first row in the
 	 * ORDER BY: the rows of a value depend on the input rows of that value
@@ -2103,7 +2226,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return full_plan("NO_SOURCE", "The query reads no table.");
 
 	/* the group keys, by output column name (windows: their common partition keys) */
-	if (keys != NIL || query->hasWindowFuncs)
+	if (keys != NIL || query->hasWindowFuncs || query->groupingSets)
 		;						/* (a window's keys are its partitions', or none) */
 	else if (query->groupClause != NIL)
 	{
@@ -2148,7 +2271,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	 * would keep one spelling, see agg_state_eligible.)
 	 */
 	plan = palloc0(sizeof(DvPlan));
-	plan->kind = keys != NIL || query->hasAggs || (as_node && query->hasWindowFuncs) ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
+	plan->kind = keys != NIL || query->hasAggs || query->groupingSets ||
+		(as_node && query->hasWindowFuncs) ? DV_PLAN_GROUPED : DV_PLAN_SPJ;
 	plan->keys_unique = !query->hasWindowFuncs;
 	plan->agg_state = allow_state && !query->hasWindowFuncs && !query->hasDistinctOn &&
 		(query->hasAggs || query->groupClause || query->distinctClause) &&
@@ -2231,7 +2355,27 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	plan->sources = list_concat(plan->sources, dv_optree_nested_sources(plan->tree));
 	if (plan->sources == NIL)
 		return full_plan("NO_SOURCE", "The query reads no table.");
-	if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasWindowFuncs)
+	if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasDistinctOn && !query->hasWindowFuncs)
+	{
+		/*
+		 * DISTINCT ON in a subquery operator: the values its input's delta
+		 * has recomputed (optree.c group_sql_over), the first row of each
+		 * in the level's ORDER BY, which must tell apart rows that are not
+		 * alike: every output column sorted
+		 */
+		List	   *sorted = NIL;
+
+		foreach(lc, query->sortClause)
+			sorted = lappend(sorted, get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList));
+		foreach(lc, query->targetList)
+		{
+			if (!lfirst_node(TargetEntry, lc)->resjunk && !list_member_ptr(sorted, lfirst(lc)))
+				return full_plan("DISTINCT_ON",
+								 "DISTINCT ON in a subquery is incremental when its ORDER BY sorts every output column, so that the row it keeps of each value does not depend on the plan.");
+		}
+		plan->grouped_level = query;
+	}
+	else if (as_node && plan->kind == DV_PLAN_GROUPED && query->hasWindowFuncs)
 	{
 		/* a window's partitions, for the GROUP operator that reads it (optree.c) */
 		plan->grouped_level = query;
@@ -2276,6 +2420,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		}
 		q->targetList = tl;
 		strip_grouping(q);
+		q->groupingSets = NIL;
 	}
 	else
 	{

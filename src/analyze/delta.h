@@ -152,6 +152,22 @@ typedef struct DvPlan
 	 */
 	struct DvOp *node_op;
 	List	   *output_names;	/* UNION ALL: the result's column names (char *) */
+
+	/*
+	 * A subquery operator with ORDER BY ... LIMIT n [OFFSET m] (dv_plan_node,
+	 * node_topn): the plan is its query without LIMIT, of which the operator
+	 * keeps the first node_topn_count rows after node_topn_offset in the
+	 * order node_topn_order (of DvSortKey *, column the output column's
+	 * name), whose columns are the output columns at 1-based positions
+	 * node_topn_pos (among the non-junk ones).  Its order is unique up to
+	 * rows that are alike (every output column sorted, or a key of its
+	 * input), so the rows it keeps do not depend on the plan.
+	 */
+	bool		node_topn;
+	int64		node_topn_count;
+	int64		node_topn_offset;
+	List	   *node_topn_order;
+	List	   *node_topn_pos;	/* int */
 	List	   *spj_key;		/* SPJ: output columns no two rows share (NULLs
 								 * equal), derived from the sources' unique keys
 								 * through the joins (analyze/keys.c), or NIL */

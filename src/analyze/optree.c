@@ -18,6 +18,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
+#include "access/stratnum.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/namespace.h"
@@ -36,6 +37,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
+#include "parser/parse_agg.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -397,6 +399,7 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 	List	   *inner_keys = NIL;
 	List	   *outer_keys = NIL;
 	List	   *opnos = NIL;
+	List	   *inner_left = NIL;	/* int: the operator's left operand is the inner key */
 	List	   *kept = NIL;
 	ListCell   *lc;
 	TargetEntry *value = NULL;
@@ -441,6 +444,8 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		OpExpr	   *op = (OpExpr *) c;
 		Node	   *l,
 				   *r;
+		bool		left = true;
+		TypeCacheEntry *tc;
 
 		if (!has_outer_refs(c))
 		{
@@ -457,17 +462,29 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 
 			l = r;
 			r = t;
+			left = false;
 		}
 		/* inner side of this level only; outer side of the level above only */
 		if (has_outer_refs(l) || has_level0_vars(r) || !has_level0_vars(l) ||
 			contain_volatile_functions(r) || checkExprHasSubLink(r) ||
-			exprType(l) != exprType(r) ||
-			op->opno != lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR)->eq_opr ||
 			!same_equality(op->inputcollid, exprCollation(l)))
+			return NULL;
+
+		/*
+		 * the inner key's type's equality, or a cross-type equality of its
+		 * btree family (int4 = int8: a count or a sum compared with a
+		 * column), which agrees with it: the groups by the inner key's own
+		 * equality are the rows that one outer value matches
+		 */
+		tc = lookup_type_cache(exprType(l), TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
+		if (exprType(l) == exprType(r) ? op->opno != tc->eq_opr :
+			(!OidIsValid(tc->btree_opf) ||
+			 get_op_opfamily_strategy(op->opno, tc->btree_opf) != BTEqualStrategyNumber))
 			return NULL;
 		inner_keys = lappend(inner_keys, l);
 		outer_keys = lappend(outer_keys, r);
 		opnos = lappend_oid(opnos, op->opno);
+		inner_left = lappend_int(inner_left, left);
 	}
 	/* (a row that no group joins gets the value over no rows, which must be known) */
 	if (inner_keys != NIL && empty_value_unknown((Node *) value->expr, NULL))
@@ -521,12 +538,18 @@ scalar_to_join(SubLink *sl, ScalarContext *ctx)
 		Node	   *outer = copyObject(lfirst(lc));
 		Node	   *k = list_nth(inner_keys, foreach_current_index(lc));
 
+		Expr	   *kv;
+		bool		kv_first;
+
 		n++;
 		IncrementVarSublevelsUp(outer, -1, 1);
+		kv = (Expr *) makeVar(rti, n, exprType(k), exprTypmod(k), exprCollation(k), 0);
+		/* (a cross-type operator takes its operands in its own order; else outer first) */
+		kv_first = exprType(k) != exprType(outer) && list_nth_int(inner_left, n - 1);
 		quals = make_and_qual(quals,
 							  (Node *) make_opclause(list_nth_oid(opnos, n - 1), BOOLOID, false,
-													 (Expr *) outer,
-													 (Expr *) makeVar(rti, n, exprType(k), exprTypmod(k), exprCollation(k), 0),
+													 kv_first ? kv : (Expr *) outer,
+													 kv_first ? (Expr *) outer : kv,
 													 InvalidOid, exprCollation(k)));
 	}
 	j = makeNode(JoinExpr);
@@ -2017,6 +2040,78 @@ keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, bool n
 								dtree, k1, eq ? eq : "=", keys));
 }
 
+/*
+ * topn_rows_sql - the rows of a subquery operator with ORDER BY ... LIMIT
+ * (node_topn) out of sql, the rows of its query without LIMIT (columns
+ * c<rti>_<resno> of gq's output): its first node_topn_count after
+ * node_topn_offset in its order, each sort key by its own operator.
+ */
+static char *
+topn_rows_sql(DvOp *op, Query *gq, const char *sql)
+{
+	DvPlan	   *inner = op->inner;
+	int			rti = bms_singleton_member(op->rels);
+	StringInfoData buf;
+	ListCell   *lk;
+	ListCell   *lp;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT * FROM (%s) t ORDER BY ", sql);
+	forboth(lk, inner->node_topn_order, lp, inner->node_topn_pos)
+	{
+		DvSortKey  *sk = lfirst(lk);
+		int			n = 0;
+		int			resno = 0;
+		ListCell   *lt;
+
+		foreach(lt, gq->targetList)
+		{
+			TargetEntry *te = lfirst_node(TargetEntry, lt);
+
+			if (!te->resjunk && ++n == lfirst_int(lp))
+			{
+				resno = te->resno;
+				break;
+			}
+		}
+		if (resno == 0)
+			elog(ERROR, "dynview: a sort key of a subquery's ORDER BY ... LIMIT is not among its columns");
+		appendStringInfo(&buf, "%st.c%d_%d USING %s NULLS %s", foreach_current_index(lk) ? ", " : "",
+						 rti, resno, dv_operator_sql(sk->sortop), sk->nulls_first ? "FIRST" : "LAST");
+	}
+	appendStringInfo(&buf, " LIMIT " INT64_FORMAT " OFFSET " INT64_FORMAT,
+					 inner->node_topn_count, inner->node_topn_offset);
+	return buf.data;
+}
+
+/*
+ * grouping_sets_sql - GROUPING SETS (...) of a grouped level gq, its sets
+ * expanded (ROLLUP and CUBE written out), each expression deparsed over
+ * tree as d
+ */
+static char *
+grouping_sets_sql(DvGen *ig, Query *gq, DvOp *tree)
+{
+	StringInfoData buf;
+	ListCell   *ls;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "GROUPING SETS (");
+	foreach(ls, expand_grouping_sets(gq->groupingSets, gq->groupDistinct, -1))
+	{
+		ListCell   *lr;
+
+		appendStringInfoString(&buf, foreach_current_index(ls) ? ", (" : "(");
+		foreach(lr, (List *) lfirst(ls))
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lr) ? ", " : "",
+							 deparse(ig, (Node *) get_sortgroupref_tle(lfirst_int(lr), gq->targetList)->expr,
+									 tree, "d", NULL, NULL));
+		appendStringInfoChar(&buf, ')');
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
 static char *
 group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
 {
@@ -2041,7 +2136,16 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 	gen_init(&ig, inner->level, g);
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "SELECT ");
-	if (inner->kind == DV_PLAN_GROUPED && gq->distinctClause)
+	if (inner->kind == DV_PLAN_GROUPED && gq->hasDistinctOn)
+	{
+		appendStringInfoString(&buf, "DISTINCT ON (");
+		foreach(lc, gq->distinctClause)
+			appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+							 deparse(&ig, (Node *) get_sortgroupclause_expr(lfirst(lc), gq->targetList),
+									 inner->tree, "d", NULL, NULL));
+		appendStringInfoString(&buf, ") ");
+	}
+	else if (inner->kind == DV_PLAN_GROUPED && gq->distinctClause)
 		appendStringInfoString(&buf, "DISTINCT ");
 	foreach(lc, gq->targetList)
 	{
@@ -2091,7 +2195,9 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 		else
 			appendStringInfo(&buf, " WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)", k1, eq ? eq : "=", keys);
 	}
-	if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
+	if (inner->kind == DV_PLAN_GROUPED && gq->groupingSets)
+		appendStringInfo(&buf, " GROUP BY %s", grouping_sets_sql(&ig, gq, inner->tree));
+	else if (inner->kind == DV_PLAN_GROUPED && gq->groupClause)
 	{
 		appendStringInfoString(&buf, " GROUP BY ");
 		foreach(lc, gq->groupClause)
@@ -2101,6 +2207,22 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 	}
 	if (inner->kind == DV_PLAN_GROUPED && gq->havingQual)
 		appendStringInfo(&buf, " HAVING %s", deparse(&ig, gq->havingQual, inner->tree, "d", NULL, NULL));
+	/* (DISTINCT ON: the first row of each value in the level's order) */
+	if (inner->kind == DV_PLAN_GROUPED && gq->hasDistinctOn)
+	{
+		appendStringInfoString(&buf, " ORDER BY ");
+		foreach(lc, gq->sortClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+			appendStringInfo(&buf, "%s%s USING %s NULLS %s", foreach_current_index(lc) ? ", " : "",
+							 deparse(&ig, (Node *) get_sortgroupclause_expr(sgc, gq->targetList),
+									 inner->tree, "d", NULL, NULL),
+							 dv_operator_sql(sgc->sortop), sgc->nulls_first ? "FIRST" : "LAST");
+		}
+	}
+	if (inner->node_topn)
+		return topn_rows_sql(op, gq, buf.data);
 	return buf.data;
 }
 
@@ -2263,7 +2385,8 @@ group_key_attno(DvOp *op)
 	Node	   *k1;
 	ListCell   *lc;
 
-	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL)
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL ||
+		inner->node_topn)
 		return 0;
 	gq = inner->grouped_level;
 	k1 = plain_var_mutator((Node *) linitial_node(TargetEntry, inner->input_tlist)->expr, NULL);
@@ -2845,6 +2968,19 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	char	   *keys = NULL;
 	ListCell   *lc;
 
+	/*
+	 * ORDER BY ... LIMIT: its rows over its input now (+1) and as it was
+	 * (-1), the first rows of each in its order
+	 */
+	if (inner->node_topn)
+	{
+		gen_init(&ig, inner->level, g);
+		d = delta_cte(&ig, inner->tree);
+		appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
+						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+						 group_sql(g, op, NULL, NULL, false), group_sql(g, op, d, NULL, false));
+		return;
+	}
 	/* (groups kept in a state: from the state's new rows, not the input's delta) */
 	if (reads_group_state(op) && has_delta(inner->tree))
 	{
@@ -3036,7 +3172,8 @@ extreme_aggrefs(DvOp *op)
 	List	   *aggrefs = NIL;
 	ListCell   *lc;
 
-	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL)
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist != NIL ||
+		inner->node_topn)
 		return NIL;
 	gq = inner->grouped_level;
 	if (!gq->hasAggs || gq->groupClause || gq->groupingSets || gq->distinctClause ||
@@ -3289,7 +3426,7 @@ state_eligible(DvOp *op)
 	List	   *aggrefs = extreme_aggrefs(op);
 	ListCell   *lc;
 
-	if (op->inner->tree == NULL)
+	if (op->inner->tree == NULL || op->inner->node_topn)
 		return false;
 	if (op->inner->input_tlist != NIL)
 		return group_state_eligible(op);
@@ -3424,7 +3561,7 @@ partner_bounded(DvOp *join)
 	DvOp	   *grp = join->right;
 	Oid			opno;
 
-	if (grp == NULL || grp->kind != DV_OP_GROUP || grp->inner == NULL ||
+	if (grp == NULL || grp->kind != DV_OP_GROUP || grp->inner == NULL || grp->inner->node_topn ||
 		grp->inner->input_tlist == NIL || list_length(grp->inner->input_tlist) != 1)
 		return false;
 	if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
@@ -4224,7 +4361,31 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 									 quote_identifier(lfirst(lc)));
 				gen_init(&ig, op->inner->level, g);
 				appendStringInfo(buf, "subquery%s%s", name ? " " : "", name ? quote_identifier(name) : "");
-				if (op->inner->kind == DV_PLAN_SPJ)
+				if (op->inner->node_topn)
+				{
+					initStringInfo(&keys);
+					foreach(lc, op->inner->node_topn_order)
+					{
+						DvSortKey  *sk = lfirst(lc);
+						Oid			opfamily;
+						Oid			opcintype;
+						int16		strategy = BTLessStrategyNumber;
+						bool		desc;
+
+						(void) get_ordering_op_properties(sk->sortop, &opfamily, &opcintype, &strategy);
+						desc = strategy == BTGreaterStrategyNumber;
+						appendStringInfo(&keys, "%s%s%s%s", foreach_current_index(lc) ? ", " : "",
+										 quote_identifier(sk->column), desc ? " DESC" : "",
+										 sk->nulls_first == desc ? "" : sk->nulls_first ? " NULLS FIRST" : " NULLS LAST");
+					}
+					appendStringInfo(buf, " (ORDER BY %s LIMIT " INT64_FORMAT " OFFSET " INT64_FORMAT "%s%s, no state): its first rows recomputed over new rows (+) and over old rows (-) when its input changed\n",
+									 keys.data, op->inner->node_topn_count, op->inner->node_topn_offset,
+									 op->inner->kind == DV_PLAN_SPJ ? "" : ", over its ",
+									 op->inner->kind == DV_PLAN_SPJ ? "" :
+									 op->inner->window_node ? "window functions" :
+									 op->inner->input_tlist == NIL ? "aggregate" : "GROUP BY");
+				}
+				else if (op->inner->kind == DV_PLAN_SPJ)
 					appendStringInfoString(buf, ": the delta of its operators\n");
 				else if (op->inner->window_node && op->inner->input_tlist == NIL)
 					appendStringInfo(buf, " (window without a PARTITION BY key shared by its windows%s): one partition, recomputed over new rows (+) and over old rows (-) when its input changed\n",
@@ -4238,6 +4399,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else if (op->inner->input_tlist == NIL && op->state_id > 0)
 					appendStringInfo(buf, " (aggregate without GROUP BY, extremes): state dynview_state.%s, its input's first row in each aggregate's order; old value over the state, new value over the state and the inserted rows, recomputed over new rows only when a deleted row reaches an extreme; read from the state when its input has no change\n",
 									 quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)));
+				else if (op->inner->input_tlist == NIL && op->inner->grouped_level &&
+						 op->inner->grouped_level->groupingSets)
+					appendStringInfoString(buf, " (GROUPING SETS, no state): recomputed over new rows (+) and over old rows (-) when its input changed\n");
 				else if (op->inner->input_tlist == NIL)
 					appendStringInfoString(buf, " (aggregate without GROUP BY): recomputed over new rows and over old rows when its input changed\n");
 				else if (is_group_state(op) && !dv_optree_state_usable(op) && dv_optree_index_rule_serves(op))

@@ -115,8 +115,8 @@ SELECT is(pg_temp.create_mode('dvt_from_sub',
               'SELECT s.id FROM (SELECT id, qty FROM dvt_orders WHERE qty > 1) s'),
           'INCREMENTAL/', 'a simple subquery in FROM: pulled up, INCREMENTAL');
 SELECT is(pg_temp.create_mode('dvt_from_sub_limit',
-              'SELECT s.id FROM (SELECT id FROM dvt_orders ORDER BY id LIMIT 3) s'),
-          'FULL/ORDER_BY_LIMIT', 'a subquery in FROM with LIMIT: FULL, ORDER_BY_LIMIT');
+              'SELECT s.id FROM (SELECT id, qty FROM dvt_orders ORDER BY qty LIMIT 3) s'),
+          'FULL/ORDER_BY_LIMIT', 'a subquery in FROM with LIMIT whose rows can tie without being alike: FULL, ORDER_BY_LIMIT');
 SELECT ok(dynview.verify('dvt_from_sub'), 'verify dvt_from_sub after creation');
 SELECT is(pg_temp.create_mode('dvt_cte', 'WITH x AS (SELECT id FROM dvt_orders) SELECT id FROM x'),
           'INCREMENTAL/', 'a simple WITH query: inlined, INCREMENTAL');
