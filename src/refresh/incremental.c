@@ -32,8 +32,6 @@
 #include "executor/executor.h"
 #include "tcop/tcopprot.h"
 
-#include <math.h>
-
 #include "access/clog.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -43,7 +41,6 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
-#include "common/hashfn.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
@@ -131,7 +128,6 @@ typedef struct RegisteredTuples
 static List *registered_tuples = NIL;	/* in TopMemoryContext */
 
 static char *relation_shape(const char *name, TupleDesc desc, uint64 n);
-static void register_tuple_array(const char *name, TupleDesc desc, HeapTuple *vals, uint64 n);
 
 /*
  * dv_register_tuples - the rows of SPI_tuptable as the ephemeral named relation
@@ -140,26 +136,19 @@ static void register_tuple_array(const char *name, TupleDesc desc, HeapTuple *va
 void
 dv_register_tuples(const char *name)
 {
-	register_tuple_array(name, SPI_tuptable->tupdesc, SPI_tuptable->vals, SPI_processed);
-}
-
-/* dv_register_tuples of the n tuples vals (of desc) */
-static void
-register_tuple_array(const char *name, TupleDesc desc, HeapTuple *vals, uint64 n)
-{
 	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContext old;
 	RegisteredTuples *entry;
 	ListCell   *lc;
 
-	for (uint64 i = 0; i < n; i++)
-		tuplestore_puttuple(ts, vals[i]);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(ts, SPI_tuptable->vals[i]);
 	enr->md.name = pstrdup(name);
 	enr->md.reliddesc = InvalidOid;
-	enr->md.tupdesc = CreateTupleDescCopy(desc);
+	enr->md.tupdesc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
 	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
-	enr->md.enrtuples = (double) n;
+	enr->md.enrtuples = (double) SPI_processed;
 	enr->reldata = ts;
 	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
 		elog(ERROR, "could not register %s", name);
@@ -186,7 +175,7 @@ register_tuple_array(const char *name, TupleDesc desc, HeapTuple *vals, uint64 n
 	strlcpy(entry->name, name, NAMEDATALEN);
 	entry->lxid = MyProc->lxid;
 	entry->store = ts;
-	entry->shape = relation_shape(name, enr->md.tupdesc, n);
+	entry->shape = relation_shape(name, enr->md.tupdesc, SPI_processed);
 	registered_tuples = lappend(registered_tuples, entry);
 	MemoryContextSwitchTo(old);
 }
@@ -631,264 +620,6 @@ capture_target(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 }
 
 /*
- * Consolidation of a window in C (read_window).
- *
- * A window is consolidated so that the query sees only rows really added or
- * removed: the buffer rows that are the same row are one, their weights
- * summed, and a row whose weights sum to 0 is dropped.  Two buffer rows are
- * the same row when they are identical (equal and printing alike: see
- * read_window).  For the column types below, that is when their stored
- * images are identical, bit for bit (a varlena detoasted first; every NaN
- * of a float one image, as PostgreSQL's equality and output make them one):
- * each of these types stores one image per value it prints, and equal images
- * are equal and print alike whatever the type.  So the rows can be compared
- * by their images, hashed once each, rather than grouped by the executor by
- * every column and the text of every column whose equality is not identity
- * (numeric_out per numeric column per buffer row).  In the common window,
- * where no row occurs twice, every row is kept as it was read.
- *
- * A type not listed is grouped by SQL as before (window_binary_kind returns
- * WB_NONE).  Were two images of one listed type ever the same row, they
- * would only be kept apart, as read: the window unconsolidated, as it is read
- * for a type without equality; two different rows are never made one.  (A
- * change undone in the window is undone by an old image the decoder read
- * from the very tuple whose new image it read before: the same bytes.)
- *
- * Nothing else of the window read changes: the same rows are selected from
- * the buffer (WINDOW_CONDITION), with the same columns and weights; only
- * where they are summed moves from the executor to here.
- */
-typedef enum WindowBinaryKind
-{
-	WB_NONE,					/* not compared by image: SQL consolidates */
-	WB_BYVAL,					/* the Datum */
-	WB_FLOAT4,					/* the Datum, every NaN one */
-	WB_FLOAT8,
-	WB_FIXED,					/* typlen bytes */
-	WB_VARLENA					/* the detoasted bytes */
-} WindowBinaryKind;
-
-static WindowBinaryKind
-window_binary_kind(Oid type)
-{
-	Oid			base = getBaseType(type);
-
-	switch (base)
-	{
-		case BOOLOID:
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case OIDOID:
-		case CHAROID:
-		case DATEOID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case MONEYOID:
-		case PG_LSNOID:
-		case XID8OID:
-			return WB_BYVAL;
-		case FLOAT4OID:
-			return WB_FLOAT4;
-		case FLOAT8OID:
-			return WB_FLOAT8;
-		case NAMEOID:
-		case UUIDOID:
-		case INTERVALOID:
-			return WB_FIXED;
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-		case BYTEAOID:
-		case NUMERICOID:
-			return WB_VARLENA;
-		default:
-			break;
-	}
-	/* (enum values are stored as their OID) */
-	if (type_is_enum(base))
-		return WB_BYVAL;
-	return WB_NONE;
-}
-
-/*
- * the most rows consolidate_window takes (its arrays stay under
- * MaxAllocSize); a larger window is read again, grouped by SQL
- */
-#define WINDOW_BY_IMAGE_MAX 1000000
-
-/* one window row deformed: its columns' values, detoasted */
-typedef struct WindowRow
-{
-	Datum	   *values;
-	bool	   *nulls;
-	uint32		hash;
-	int64		weight;			/* summed over the rows that are this one */
-	int			next;			/* next row of the same hash bucket, -1 */
-	bool		merged;			/* the weight of another row was added */
-	bool		dropped;		/* added to an earlier row */
-} WindowRow;
-
-static uint32
-window_value_hash(WindowBinaryKind kind, int16 typlen, Datum value)
-{
-	switch (kind)
-	{
-		case WB_FLOAT4:
-			if (isnan(DatumGetFloat4(value)))
-				return 0x7fc00000;
-			return murmurhash32((uint32) DatumGetUInt32(value));
-		case WB_FLOAT8:
-			if (isnan(DatumGetFloat8(value)))
-				return 0x7ff80000;
-			return hash_bytes_uint32((uint32) (DatumGetUInt64(value) ^ (DatumGetUInt64(value) >> 32)));
-		case WB_BYVAL:
-			return hash_bytes_uint32((uint32) (value ^ (value >> 32)));
-		case WB_FIXED:
-			return hash_bytes((const unsigned char *) DatumGetPointer(value), typlen);
-		case WB_VARLENA:
-			return hash_bytes((const unsigned char *) VARDATA_ANY(DatumGetPointer(value)),
-							  VARSIZE_ANY_EXHDR(DatumGetPointer(value)));
-		case WB_NONE:
-			break;
-	}
-	elog(ERROR, "unexpected window column kind %d", (int) kind);
-	return 0;
-}
-
-static bool
-window_value_same(WindowBinaryKind kind, int16 typlen, Datum a, Datum b)
-{
-	switch (kind)
-	{
-		case WB_FLOAT4:
-			if (isnan(DatumGetFloat4(a)) || isnan(DatumGetFloat4(b)))
-				return isnan(DatumGetFloat4(a)) && isnan(DatumGetFloat4(b));
-			return DatumGetUInt32(a) == DatumGetUInt32(b);
-		case WB_FLOAT8:
-			if (isnan(DatumGetFloat8(a)) || isnan(DatumGetFloat8(b)))
-				return isnan(DatumGetFloat8(a)) && isnan(DatumGetFloat8(b));
-			return DatumGetUInt64(a) == DatumGetUInt64(b);
-		case WB_BYVAL:
-			return a == b;
-		case WB_FIXED:
-			return memcmp(DatumGetPointer(a), DatumGetPointer(b), typlen) == 0;
-		case WB_VARLENA:
-			return VARSIZE_ANY_EXHDR(DatumGetPointer(a)) == VARSIZE_ANY_EXHDR(DatumGetPointer(b)) &&
-				memcmp(VARDATA_ANY(DatumGetPointer(a)), VARDATA_ANY(DatumGetPointer(b)),
-					   VARSIZE_ANY_EXHDR(DatumGetPointer(a))) == 0;
-		case WB_NONE:
-			break;
-	}
-	elog(ERROR, "unexpected window column kind %d", (int) kind);
-	return false;
-}
-
-/*
- * consolidate_window - the rows of SPI_tuptable (a window's columns, then
- * its weight as int8; every column's kind in kinds) consolidated into
- * *out (palloc'd; *n their number).  Returns false, and nothing, when a row
- * is a marker (weight 0).  At most WINDOW_BY_IMAGE_MAX rows.
- */
-static bool
-consolidate_window(const WindowBinaryKind *kinds, HeapTuple **out, uint64 *n)
-{
-	TupleDesc	desc = SPI_tuptable->tupdesc;
-	int			ncols = desc->natts - 1;
-	uint64		nrows = SPI_processed;
-	WindowRow  *rows;
-	int		   *buckets;
-	uint64		nbuckets = 16;
-	uint64		kept = 0;
-
-	Datum	   *values;
-	bool	   *nulls;
-
-	*out = NULL;
-	*n = 0;
-	while (nbuckets < 2 * nrows)
-		nbuckets *= 2;
-	rows = palloc(sizeof(WindowRow) * Max(nrows, 1));
-	values = palloc(sizeof(Datum) * (ncols + 1) * Max(nrows, 1));
-	nulls = palloc(sizeof(bool) * (ncols + 1) * Max(nrows, 1));
-	buckets = palloc(sizeof(int) * nbuckets);
-	memset(buckets, -1, sizeof(int) * nbuckets);
-	for (uint64 i = 0; i < nrows; i++)
-	{
-		WindowRow  *row = &rows[i];
-		uint32		hash = 0;
-		int		   *link;
-
-		row->values = values + i * (ncols + 1);
-		row->nulls = nulls + i * (ncols + 1);
-		heap_deform_tuple(SPI_tuptable->vals[i], desc, row->values, row->nulls);
-		row->weight = DatumGetInt64(row->values[ncols]);
-		if (row->weight == 0)
-			return false;		/* a marker */
-		for (int c = 0; c < ncols; c++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, c);
-
-			hash = hash_combine(hash, row->nulls[c] ? 0x9e3779b9 : 1);
-			if (row->nulls[c])
-				continue;
-			if (kinds[c] == WB_VARLENA)
-				row->values[c] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *) DatumGetPointer(row->values[c])));
-			hash = hash_combine(hash, window_value_hash(kinds[c], att->attlen, row->values[c]));
-		}
-		row->hash = hash;
-		row->merged = false;
-		row->dropped = false;
-		row->next = -1;
-
-		/* the same row read before? */
-		for (link = &buckets[hash & (nbuckets - 1)]; *link >= 0; link = &rows[*link].next)
-		{
-			WindowRow  *other = &rows[*link];
-			bool		same = other->hash == hash;
-
-			for (int c = 0; same && c < ncols; c++)
-			{
-				if (other->nulls[c] != row->nulls[c])
-					same = false;
-				else if (!row->nulls[c])
-					same = window_value_same(kinds[c], TupleDescAttr(desc, c)->attlen,
-											 other->values[c], row->values[c]);
-			}
-			if (same)
-			{
-				other->weight += row->weight;
-				other->merged = true;
-				row->dropped = true;
-				break;
-			}
-		}
-		if (!row->dropped)
-			*link = (int) i;
-	}
-
-	/* the rows as read, but where rows were one */
-	*out = palloc(sizeof(HeapTuple) * Max(nrows, 1));
-	for (uint64 i = 0; i < nrows; i++)
-	{
-		WindowRow  *row = &rows[i];
-
-		if (row->dropped || row->weight == 0)
-			continue;
-		if (!row->merged)
-			(*out)[kept++] = SPI_tuptable->vals[i];
-		else
-		{
-			row->values[ncols] = Int64GetDatum(row->weight);
-			(*out)[kept++] = heap_form_tuple(desc, row->values, row->nulls);
-		}
-	}
-	*n = kept;
-	return true;
-}
-
-/*
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
@@ -903,19 +634,8 @@ consolidate_window(const WindowBinaryKind *kinds, HeapTuple **out, uint64 *n)
  * and without a marker: its rows are copied as they are, not consolidated
  * again (TPC-H Q15's three occurrences of lineitem read the same columns).
  */
-static int64 read_window_impl(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
-							  const char *from_enr, bool as_is, bool allow_by_image);
-
 static int64
 read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is)
-{
-	return read_window_impl(dt, src, buffer, snapshot, from_enr, as_is, true);
-}
-
-/* read_window; allow_by_image false: consolidated by SQL in any case */
-static int64
-read_window_impl(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
-				 const char *from_enr, bool as_is, bool allow_by_image)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -925,8 +645,6 @@ read_window_impl(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
 	bool		isnull;
 	bool		consolidate = true;
 	StringInfoData spelled;
-	WindowBinaryKind *kinds = palloc(sizeof(WindowBinaryKind) * (list_length(src->columns) + 1));
-	bool		by_image = allow_by_image;	/* consolidate_window, not GROUP BY */
 
 	/*
 	 * Consolidated (weights summed per row, zeros dropped), so that the
@@ -947,9 +665,6 @@ read_window_impl(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
 		Oid			collation;
 
 		get_atttypetypmodcoll(buffer, att, &type, &typmod, &collation);
-		kinds[foreach_current_index(lc)] = window_binary_kind(type);
-		if (kinds[foreach_current_index(lc)] == WB_NONE)
-			by_image = false;
 		if (as_is)
 			consolidate = false;
 		else if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
@@ -972,23 +687,22 @@ read_window_impl(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
 				appendStringInfo(&spelled, "ROW(%s)::pg_catalog.text, ", quote_identifier(strVal(lfirst(lc))));
 		}
 	}
-	by_image = by_image && consolidate;
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	foreach(lc, src->columns)
 		appendStringInfo(&sql, "%s, ", quote_identifier(strVal(lfirst(lc))));
 	if (from_enr)
 		appendStringInfo(&sql, "%s AS dv_weight FROM %s",
-						 consolidate && !by_image ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
+						 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
 						 quote_identifier(from_enr));
 	else
 		appendStringInfo(&sql, "%s AS dv_weight FROM %s.%s WHERE " WINDOW_CONDITION,
-						 consolidate && !by_image ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
+						 consolidate ? "pg_catalog.sum(dv_weight)::pg_catalog.int8" : "dv_weight::pg_catalog.int8",
 						 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer)));
 	/* FROM ONLY: the source's own rows, not its inheritance children's */
 	if (src->only && !from_enr)
 		appendStringInfo(&sql, " AND dv_relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid", src->relid);
-	if (consolidate && !by_image)
+	if (consolidate)
 	{
 		/* a marker (weight 0) must survive: it is counted separately */
 		appendStringInfoString(&sql, " GROUP BY ");
@@ -1008,21 +722,6 @@ read_window_impl(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
 		/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
 		window_parameters(dt, snapshot, values, types);
 		dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
-	}
-	if (by_image && SPI_processed > WINDOW_BY_IMAGE_MAX)
-	{
-		/* (read again, grouped by SQL: a rare, large window) */
-		return read_window_impl(dt, src, buffer, snapshot, from_enr, as_is, false);
-	}
-	if (by_image)
-	{
-		HeapTuple  *rows;
-		uint64		n;
-
-		if (!consolidate_window(kinds, &rows, &n))
-			return -1;			/* a marker */
-		register_tuple_array(src->enr_name, SPI_tuptable->tupdesc, rows, n);
-		return (int64) n;
 	}
 	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
 		has_marker = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
