@@ -28,3 +28,6 @@ SET ROLE kf_user;
 SET dynview.keep_freed_memory = off;
 RESET ROLE;
 DROP ROLE kf_user;
+
+SELECT dynview.drop_dynamic_table('kf_sum');
+DROP TABLE kf_src;

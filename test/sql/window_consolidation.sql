@@ -78,3 +78,6 @@ COMMIT;
 UPDATE wi_j SET j = '{"a": 1.0}' WHERE id = 1;
 SELECT r.refresh_mode, dynview.verify('wi_json') FROM dynview.refresh('wi_json') r;
 SELECT j, q FROM wi_json ORDER BY q;
+
+SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['wi_rows', 'wi_groups', 'wi_json']) t;
+DROP TABLE wi_src, wi_j;
