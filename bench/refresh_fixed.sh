@@ -5,8 +5,10 @@
 # (the change pending when the script starts) and two builds can be compared on one database
 # state: install one, run, install the other, run.  Per refresh: the backend's CPU time (from
 # /proc/<pid>/schedstat, so the figure holds on a machine shared with other work) and the wall
-# time in the server (clock_timestamp() around the refresh), medians over the rounds; the
-# refresh mode is the one refresh() returned.
+# time in the server (clock_timestamp() around the refresh) and the backend's minor page faults
+# (from /proc/<pid>/stat: a new backend's first touches of memory, a large part of a first
+# refresh's CPU on a virtual machine, and a count that does not vary with the machine's load),
+# medians over the rounds; the refresh mode is the one refresh() returned.
 # Usage: eval "$(scripts/cluster.sh env)"
 #        bench/refresh_fixed.sh DB [rounds] [table ...]      (default: 5 rounds, every dynamic table)
 #        e.g. on a DV_BENCH_KEEP=1 bench/tpch.sh 1000 database, after a change of its sources:
@@ -25,28 +27,29 @@ BEGIN
   RETURN round((extract(epoch FROM clock_timestamp() - t0) * 1000)::numeric, 1) || ' ' || m;
 END \$\$" >/dev/null
 cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
+minflt() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $8}'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "database $DB, $R rounds, load: $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%H:%M) UTC"
-echo "| table | mode | first in connection: CPU ms | wall ms | second: CPU ms | wall ms |"
-echo "|---|---|---|---|---|---|"
+echo "| table | mode | first in connection: CPU ms | wall ms | page faults | second: CPU ms | wall ms | page faults |"
+echo "|---|---|---|---|---|---|---|---|"
 for t in "${tables[@]}"; do
-	c1=(); w1=(); c2=(); w2=(); mode=
+	c1=(); w1=(); c2=(); w2=(); f1=(); f2=(); mode=
 	for r in $(seq 1 "$R"); do
 		coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
 		psql_pid=$P_PID
 		echo "SELECT pg_backend_pid();" >&"${P[1]}"
 		read -r pid <&"${P[0]}"
 		for k in 1 2; do
-			a=$(cpu_ms "$pid")
+			a=$(cpu_ms "$pid"); fa=$(minflt "$pid")
 			echo "BEGIN; SELECT public.bench_refresh('$t'); ROLLBACK;" >&"${P[1]}"
 			read -r out <&"${P[0]}"
-			b=$(cpu_ms "$pid")
+			b=$(cpu_ms "$pid"); fb=$(minflt "$pid")
 			cpu=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.1f", b - a}')
-			if [ "$k" = 1 ]; then c1+=("$cpu"); w1+=("${out%% *}"); else c2+=("$cpu"); w2+=("${out%% *}"); fi
+			if [ "$k" = 1 ]; then c1+=("$cpu"); w1+=("${out%% *}"); f1+=($((fb - fa))); else c2+=("$cpu"); w2+=("${out%% *}"); f2+=($((fb - fa))); fi
 			mode=${out#* }
 		done
 		echo '\q' >&"${P[1]}"
 		wait "$psql_pid" 2>/dev/null || true
 	done
-	echo "| $t | $mode | $(printf '%s\n' "${c1[@]}" | median) | $(printf '%s\n' "${w1[@]}" | median) | $(printf '%s\n' "${c2[@]}" | median) | $(printf '%s\n' "${w2[@]}" | median) |"
+	echo "| $t | $mode | $(printf '%s\n' "${c1[@]}" | median) | $(printf '%s\n' "${w1[@]}" | median) | $(printf '%s\n' "${f1[@]}" | median) | $(printf '%s\n' "${c2[@]}" | median) | $(printf '%s\n' "${w2[@]}" | median) | $(printf '%s\n' "${f2[@]}" | median) |"
 done

@@ -37,6 +37,7 @@ int			dv_max_sources_per_role = 256;
 double		dv_full_refresh_change_ratio = 0.5;
 int			dv_lock_timeout = 1000;
 int			dv_max_refresh_workers = 1;
+bool		dv_keep_freed_memory = true;
 
 static void
 define_gucs(void)
@@ -108,6 +109,13 @@ define_gucs(void)
 							"1 refreshes in the scheduler, one pipeline after another.",
 							&dv_max_refresh_workers, 1, 1, 64, PGC_SIGHUP,
 							0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dynview.keep_freed_memory",
+							 "A backend that refreshes keeps the memory it frees for its next allocations.",
+							 "From its first refresh on, the backend's malloc serves requests of up to 32 MB from its heap "
+							 "and returns freed memory to the system only beyond 64 MB, instead of mapping and unmapping "
+							 "large blocks for every statement (each page of a new mapping costs a page fault).",
+							 &dv_keep_freed_memory, true, PGC_SUSET,
+							 0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",

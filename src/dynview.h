@@ -44,6 +44,7 @@ extern double dv_full_refresh_change_ratio;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;
 extern int	dv_lock_timeout;
+extern bool dv_keep_freed_memory;
 extern int	dv_max_refresh_workers;
 
 /* Refresh triggers, as stored in refresh_history.refresh_trigger */
