@@ -15,6 +15,13 @@
 #        dashboard: an order whose product is missing keeps its row, with NULLs).
 #        DV_BENCH_PARTITIONED=1: doc_orders is partitioned by week of order_time (primary key
 #        (order_id, order_time), a default partition for the new orders), issue 15.
+#        DV_BENCH_SCHEDULER (default 1): each round also makes a second change of the same shape
+#        (other orders) and lets the scheduler worker refresh the pipeline (design section 7: a
+#        long-lived backend, warm caches, kept statements): the rank layer's schedule is set to
+#        '1 second' until the worker's SYSTEM_SCHEDULED history row appears, then to 'manual'
+#        again; its time is the pipeline's server-side time (the first layer's RUNNING row,
+#        written as the worker starts the pipeline, to the last layer's end), compared with the
+#        same round's REFRESH MATERIALIZED VIEW.  0: on-demand refreshes only.
 #        DV_BENCH_KEEP=1: keep the database (dv_bench_pipeline_<orders>) afterwards, and reuse it
 #        (skip the load and the build) when it exists already - for working on the refresh.
 # Needs a running cluster with dynview preloaded. Not a test.
@@ -26,6 +33,7 @@ JOIN=${DV_BENCH_JOIN:-inner}
 case "$JOIN" in inner) JOIN_SQL=JOIN ;; left) JOIN_SQL="LEFT JOIN" ;; *) echo "DV_BENCH_JOIN: inner or left" >&2; exit 2 ;; esac
 PREWARM=${DV_BENCH_PREWARM:-1}
 PARTITIONED=${DV_BENCH_PARTITIONED:-0}
+SCHEDULER=${DV_BENCH_SCHEDULER:-1}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 now_ms() { date +%s%3N; }
@@ -126,6 +134,8 @@ SQL
 	# ROUNDS changes, each of 1,000 new orders, 100 updated, 100 deleted (other rows each round);
 	# after each, the pipeline refresh and the three REFRESH MATERIALIZED VIEW are timed
 	incr_all=()
+	sched_all=()
+	sched_layers=()
 	mv_all=()
 	layers_all=()
 	ok=t
@@ -149,6 +159,30 @@ SQL
 		# the decoder reads all WAL, the materialized views' rewrite too: let it catch up before
 		# the next change, so that the next refresh is not charged for decoding the views
 		quiesce
+		if [ "$SCHEDULER" = 1 ]; then
+			# the same change on other orders, refreshed by the scheduler worker
+			q <<SQL
+BEGIN;
+INSERT INTO doc_orders SELECT 'S$r-' || g, 'U' || g, 'P' || (1 + (g * 11 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed'
+  FROM generate_series(1, 1000) g;
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 500 + $r) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 502 + 3 * $r) FROM generate_series(1, 100) g);
+COMMIT;
+SQL
+			q -c "SELECT dynview.wait_for_capture('30 minutes')" >/dev/null
+			prewarm
+			sched_last() { q -c "SELECT coalesce(max(refresh_id), 0) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING'"; }
+			l0=$(sched_last)
+			q -c "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => '1 second')" >/dev/null
+			for _ in $(seq 1 36000); do [ "$(sched_last)" != "$l0" ] && break; sleep 0.05; done
+			q -c "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => 'manual')" >/dev/null
+			l1=$(q -c "SELECT min(refresh_id) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING' AND refresh_id > $l0")
+			sched_all+=("$(q -c "SELECT round(extract(epoch FROM max(end_time) - min(start_time))::numeric * 1000) FROM dynview.refresh_history WHERE refresh_id BETWEEN $l1 - 2 AND $l1")")
+			sched_layers+=("$(q -c "SELECT string_agg(table_name || '=' || refresh_mode || ':' || round(duration_ms::numeric, 1) || 'ms', ' ' ORDER BY refresh_id) FROM dynview.refresh_history WHERE refresh_id BETWEEN $l1 - 2 AND $l1")")
+			ok_r=$(q -c "SELECT bool_and(dynview.verify(t)) FROM unnest(ARRAY['doc_dwd_order_detail','doc_ads_category_gmv','doc_ads_category_rank']) t")
+			[ "$ok_r" = t ] || ok=f
+			quiesce
+		fi
 	done
 	t_incr=$(printf '%s\n' "${incr_all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 	t_mv=$(printf '%s\n' "${mv_all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
@@ -159,5 +193,11 @@ SQL
 	echo "  modes: $modes"
 	for l in "${layers_all[@]}"; do echo "  per layer: $l"; done
 	awk -v a="$t_mv" -v b="$t_incr" 'BEGIN { printf "  full (REFRESH MATERIALIZED VIEW) / dynview pipeline refresh: %.1fx\n", a / (b > 0 ? b : 1) }'
+	if [ "$SCHEDULER" = 1 ]; then
+		t_sched=$(printf '%s\n' "${sched_all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		echo "  scheduler worker's pipeline refresh (server side, ms): ${sched_all[*]}; median $t_sched"
+		for l in "${sched_layers[@]}"; do echo "  scheduled, per layer: $l"; done
+		awk -v a="$t_mv" -v b="$t_sched" 'BEGIN { printf "  full (REFRESH MATERIALIZED VIEW) / scheduler worker'"'"'s pipeline refresh: %.1fx\n", a / (b > 0 ? b : 1) }'
+	fi
 	[ "$KEEP" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
 done

@@ -10,6 +10,15 @@
 #        DV_BENCH_PERF=file: also `perf record -g` the backend over the rounds into file.
 #        DV_BENCH_DB=name: another database of pipeline.sh (dv_bench_pipeline_<orders>_left for
 #        DV_BENCH_JOIN=left).
+#        DV_BENCH_VERIFY=0: no verify() at the end (at 10M it takes 15-20 minutes at load).
+#        DV_BENCH_SCHEDULER=1: the scheduler worker refreshes the pipeline instead (design
+#        section 7: warm caches, kept statements): each round, after the change is captured, the
+#        rank layer's schedule is set to '1 second' (its upstreams are refreshed with it, one
+#        pipeline), the round waits for the worker's SYSTEM_SCHEDULED history row of the rank
+#        layer, then sets the schedule back to 'manual'.  Measured: the worker's CPU from before
+#        the schedule change to after its pipeline committed (its look for due tables, the
+#        RUNNING rows, the pipeline, the rows' clean-up), and the pipeline's server-side time
+#        (first start to last end of the three layers' history rows).
 # Needs the server on this machine. Not a test.
 set -euo pipefail
 N=${1:-1000000}
@@ -19,10 +28,51 @@ export PATH="/usr/lib/postgresql/15/bin:$PATH"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 if [ -r /proc/self/schedstat ]; then
 	cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
+	# time the process was runnable but waited for a CPU (the machine's load, not dynview's work)
+	runq_ms() { awk '{printf "%.1f\n", $2 / 1e6}' "/proc/$1/schedstat"; }
 else
 	cpu_ms() { awk '{print ($14 + $15) * 10}' "/proc/$1/stat"; }
+	runq_ms() { echo 0; }
 fi
 diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
+if [ "${DV_BENCH_SCHEDULER:-0}" = 1 ]; then
+	spid=$(q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'dynview scheduler' AND datname = current_database()")
+	[ -n "$spid" ] || { echo "no dynview scheduler in $DB" >&2; exit 1; }
+	echo "orders=$N scheduler pid $spid load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	last() { q -c "SELECT coalesce(max(refresh_id), 0) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING'"; }
+	all=()
+	walls=()
+	for r in $(seq 0 "$R"); do
+		q -c "BEGIN; INSERT INTO doc_orders SELECT 'sch$r-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 60 + $r) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 8 + 3 * $r) FROM generate_series(1, 100) g); COMMIT;" \
+			-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
+		l0=$(last)
+		c0=$(cpu_ms "$spid")
+		w0=$(runq_ms "$spid")
+		q -c "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => '1 second')" >/dev/null
+		for _ in $(seq 1 6000); do [ "$(last)" != "$l0" ] && break; sleep 0.05; done
+		c1=$(cpu_ms "$spid")
+		w1=$(runq_ms "$spid")
+		q -c "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => 'manual')" >/dev/null
+		# the worker's first pipeline after the change (a second one, NO_DATA, may follow a second later)
+		l1=$(q -c "SELECT min(refresh_id) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING' AND refresh_id > $l0")
+		info=$(q -c "SELECT round(extract(epoch FROM max(end_time) - min(start_time))::numeric * 1000, 1) || ' ms (' ||
+			string_agg(table_name || '=' || refresh_mode || ':' || round(duration_ms::numeric, 1) || 'ms', ' ' ORDER BY refresh_id) || ')'
+			FROM dynview.refresh_history WHERE refresh_id BETWEEN $l1 - 2 AND $l1")
+		wall=$(q -c "SELECT round(extract(epoch FROM max(end_time) - min(start_time))::numeric * 1000, 1) FROM dynview.refresh_history WHERE refresh_id BETWEEN $l1 - 2 AND $l1")
+		if [ "$r" = 0 ]; then
+			echo "round 0 (not counted: the worker's first pipeline of this bench): CPU $(diff_ms "$c0" "$c1") ms, server-side $info"
+			continue
+		fi
+		echo "round $r: scheduler CPU $(diff_ms "$c0" "$c1") ms (waited for a CPU $(diff_ms "$w0" "$w1") ms); pipeline server-side $info"
+		all+=("$(diff_ms "$c0" "$c1")")
+		walls+=("$wall")
+	done
+	echo "scheduler worker, median of $R rounds: CPU $(printf '%s\n' "${all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms, pipeline server-side $(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms"
+	[ "${DV_BENCH_VERIFY:-1}" = 0 ] || echo "verify: $(q -c "SELECT dynview.verify('doc_dwd_order_detail') AND dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')")"
+	exit 0
+fi
 coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
 # run SQL in the measured backend, wait for it to finish
 say() {
@@ -45,16 +95,20 @@ UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHER
 DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 7 + 3 * $r) FROM generate_series(1, 100) g);" \
 		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
 	c0=$(cpu_ms "$pid")
+	w0=$(runq_ms "$pid")
+	t0=$(date +%s%3N)
 	say "SELECT dynview.refresh('doc_ads_category_rank');" >/dev/null
+	t1=$(date +%s%3N)
 	c1=$(cpu_ms "$pid")
+	w1=$(runq_ms "$pid")
 	say "SELECT dynview.refresh('doc_ads_category_rank');" >/dev/null
 	c2=$(cpu_ms "$pid")
 	modes=$(q -c "SELECT string_agg(table_name || '=' || refresh_mode || ':' || round(duration_ms::numeric, 1) || 'ms', ' ' ORDER BY refresh_id)
 		FROM (SELECT * FROM dynview.refresh_history WHERE refresh_mode <> 'NO_DATA' ORDER BY refresh_id DESC LIMIT 3) h")
-	echo "round $r: pipeline refresh $(diff_ms "$c0" "$c1") ms CPU ($modes); no-change refresh $(diff_ms "$c1" "$c2") ms CPU"
+	echo "round $r: pipeline refresh $(diff_ms "$c0" "$c1") ms CPU, waited for a CPU $(diff_ms "$w0" "$w1") ms, wall $((t1 - t0)) ms ($modes); no-change refresh $(diff_ms "$c1" "$c2") ms CPU"
 	all+=("$(diff_ms "$c0" "$c1")")
 done
 echo "pipeline refresh CPU, median of $R rounds: $(printf '%s\n' "${all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms (first round, a new connection's, included)"
 [ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
 echo '\q' >&"${P[1]}"
-echo "verify: $(q -c "SELECT dynview.verify('doc_dwd_order_detail') AND dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')")"
+[ "${DV_BENCH_VERIFY:-1}" = 0 ] || echo "verify: $(q -c "SELECT dynview.verify('doc_dwd_order_detail') AND dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')")"

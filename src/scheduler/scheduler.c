@@ -207,6 +207,15 @@ record_skipped(Oid relid, const char *code, const char *reason)
  * pipeline of relid (dv_history_begin_running), committed before it runs;
  * returns the table's qualified name (in the caller's memory), or NULL if
  * it is no longer a dynamic table.
+ *
+ * The transaction commits without waiting for its WAL to reach disk
+ * (synchronous_commit = off for it alone): the rows are for other sessions
+ * to see, which an asynchronous commit gives at once, and a WAL flush (an
+ * fsync, 2-5 ms on a shared disk) per scheduled pipeline bought nothing.
+ * Nothing depends on them surviving a crash: the pipeline's own commit
+ * comes later in the WAL, so when it is durable the announcement is too,
+ * and an announcement lost with its pipeline leaves no RUNNING row for
+ * the next worker to turn into FAILED, nothing else.
  */
 static char *
 announce(Oid relid)
@@ -216,6 +225,8 @@ announce(Oid relid)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	(void) set_config_option("synchronous_commit", "off", PGC_SUSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (dv_is_dynamic_table(relid))

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench/refresh_floor.sh — what plain PostgreSQL pays for the dashboard's work, in CPU of one
+# backend, on a database kept by DV_BENCH_KEEP=1 bench/pipeline.sh <orders> (issues 13/14):
+#   - the floor: the detail layer's writes of one pipeline.sh change done by hand, no dynview
+#     (in a copy of the detail table with its unique key index: DELETE of 180 rows by key, INSERT
+#     of 1,090 given rows joined to doc_products as the table's query joins them), each round
+#     rolled back; an incremental refresh of the detail layer cannot write these rows for less,
+#     and the pipeline's other two layers and dynview's bookkeeping come on top;
+#   - REFRESH MATERIALIZED VIEW of the three views of the same database (schema mv), without
+#     parallel workers so that the backend's CPU is all of it.
+# Compare with `bench/refresh_cpu.sh` (dynview's pipeline refresh, CPU of its backend, and
+# DV_BENCH_SCHEDULER=1 for the scheduler worker's).  CPU from /proc/<pid>/schedstat; wall times
+# too, which on a loaded machine are mostly the wait for a CPU.
+# Usage: eval "$(scripts/cluster.sh env)"; bench/refresh_floor.sh [orders] [rounds]
+#        DV_BENCH_DB=name as for refresh_cpu.sh; DV_BENCH_MV=0 skips the views.
+# Needs the server on this machine. Not a test.
+set -euo pipefail
+N=${1:-1000000}
+R=${2:-5}
+DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
+export PATH="/usr/lib/postgresql/15/bin:$PATH"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
+diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
+med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+if [ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'floor_detail'")" = 0 ]; then
+	q -c "CREATE TABLE floor_detail AS SELECT * FROM doc_dwd_order_detail" -c "CREATE UNIQUE INDEX ON floor_detail (order_id)" \
+		-c "VACUUM ANALYZE floor_detail" -c "CHECKPOINT" >/dev/null
+fi
+JOIN=$(q -c "SELECT CASE WHEN definition ILIKE '%LEFT JOIN%' THEN 'LEFT JOIN' ELSE 'JOIN' END FROM dynview.dynamic_table_catalog WHERE table_name = 'doc_dwd_order_detail'")
+coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
+say() {
+	local l
+	echo "$1 SELECT 'done';" >&"${P[1]}"
+	while read -r l <&"${P[0]}"; do [ "$l" = done ] && break; echo "$l"; done
+}
+echo "SELECT pg_backend_pid();" >&"${P[1]}"; read -r pid <&"${P[0]}"
+echo "orders=$N database $DB ($JOIN doc_products) load: $(cut -d' ' -f1-3 /proc/loadavg)"
+all=()
+for r in $(seq 0 "$R"); do
+	c0=$(cpu_ms "$pid")
+	t0=$(date +%s%3N)
+	say "BEGIN;
+DELETE FROM floor_detail WHERE order_id IN (SELECT 'O' || (g * 983 + $r * 7) FROM generate_series(1, 180) g);
+INSERT INTO floor_detail SELECT 'F$r-' || o.g, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status
+  FROM (SELECT g, 'U' || g AS user_id, 'P' || (1 + (g * 7 + $r) % 10000) AS product_id, 2 AS quantity, 50.00::numeric(10,2) AS unit_price,
+               100.00::numeric(10,2) AS amount, now()::timestamp AS order_time, 'completed'::text AS status FROM generate_series(1, 1090) g) o
+  $JOIN doc_products p ON p.product_id = o.product_id;
+ROLLBACK;" >/dev/null
+	t1=$(date +%s%3N)
+	c1=$(cpu_ms "$pid")
+	if [ "$r" = 0 ]; then
+		echo "round 0 (a new connection's first, not counted): $(diff_ms "$c0" "$c1") ms CPU"
+		continue
+	fi
+	echo "round $r: detail layer's writes by hand (DELETE 180 by key, INSERT 1,090 joined, rolled back): $(diff_ms "$c0" "$c1") ms CPU, $((t1 - t0)) ms wall"
+	all+=("$(diff_ms "$c0" "$c1")")
+done
+echo "floor, median of $R rounds: $(printf '%s\n' "${all[@]}" | med) ms CPU"
+if [ "${DV_BENCH_MV:-1}" = 1 ]; then
+	c0=$(cpu_ms "$pid")
+	t0=$(date +%s%3N)
+	say "SET max_parallel_workers_per_gather = 0; REFRESH MATERIALIZED VIEW mv.doc_dwd_order_detail; REFRESH MATERIALIZED VIEW mv.doc_ads_category_gmv; REFRESH MATERIALIZED VIEW mv.doc_ads_category_rank; RESET max_parallel_workers_per_gather;" >/dev/null
+	t1=$(date +%s%3N)
+	c1=$(cpu_ms "$pid")
+	echo "REFRESH MATERIALIZED VIEW x3 (no parallel workers): $(diff_ms "$c0" "$c1") ms CPU, $((t1 - t0)) ms wall"
+fi
+echo '\q' >&"${P[1]}"
