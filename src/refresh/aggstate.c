@@ -859,7 +859,8 @@ distinct_once_agg(DvPlan *plan)
  * which sorts each group and is never parallel, and the multiplicities'
  * fill evaluated it again.  The temporary table is made as the table's
  * owner outside the security-restricted operation (as full_diff_create in
- * refresh.c) and dropped after the fills.  Returns false, nothing done,
+ * refresh.c), under a name no table of the session's temporary schema has
+ * (dv_temp_table_name), and dropped after the fills.  Returns false, nothing done,
  * when the query has another shape, or the owner may not create temporary
  * tables here.  Call as the table's owner (dv_run_as_owner).
  */
@@ -883,7 +884,8 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 		pg_database_aclcheck(MyDatabaseId, dt->owner, ACL_CREATE_TEMP) != ACLCHECK_OK)
 		return false;
 	agg = list_nth(plan->aggs, j - 1);
-	pre = psprintf("dv_distinct_%u", dt->relid);
+	/* (a free name: the session may hold a temporary table dv_distinct_<oid> itself) */
+	pre = dv_temp_table_name("dv_distinct", dt->relid);
 
 	/* the temporary table, as the owner but outside the restricted operation */
 	initStringInfo(&buf);
@@ -897,7 +899,7 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 		elog(ERROR, "dynview: could not create the temporary table %s", pre);
 	CommandCounterIncrement();
 	SetUserIdAndSecContext(owner_userid, owner_sec);
-	preid = RelnameGetRelid(pre);
+	preid = get_relname_relid(pre, LookupExplicitNamespace("pg_temp", false));
 	if (!OidIsValid(preid))
 		elog(ERROR, "dynview: could not create the temporary table %s", pre);
 
