@@ -254,6 +254,7 @@ extern const char *dv_refresh_skip_reason(struct ErrorData *edata, char **reason
 extern Datum dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot,
 							XLogRecPtr lsn, bool *refreshed);
 extern void dv_refresh_empty(Oid relid);
+extern char *dv_temp_table_name(const char *base, Oid relid);
 struct ErrorData;
 extern void dv_rethrow_refresh_error(struct ErrorData *edata, const char *sql, const char *context) pg_attribute_noreturn();
 extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q,

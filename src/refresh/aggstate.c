@@ -661,6 +661,27 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 }
 
 /*
+ * analyze_state - the statistics of the state table name (unqualified, in
+ * dynview_state), just filled: the build statements that follow read it
+ * (an operator over it, the table from the states, a top-N's first rows),
+ * and so does the first refresh.  Without them the planner takes a table
+ * that was never vacuumed nor analysed for at least 10 pages, and its
+ * distinct values per key from its defaults: TPC-H Q11's table from its
+ * states joined the one row of its total (estimated 1,360 rows) with the
+ * groups, an estimate of 1.8M rows and a cost above jit_above_cost, so the
+ * statement was compiled by JIT; analysed, 1 row, cost 561, no JIT.
+ * ANALYZE samples at most 300 x default_statistics_target rows, whatever
+ * the state's size.  Runs as the catalog's statements (dv_catalog_exec):
+ * ANALYZE itself works as the state's owner.
+ */
+static void
+analyze_state(const char *name)
+{
+	dv_catalog_exec(psprintf("ANALYZE %s", qualified_state(name)), 0, NULL, NULL, NULL, -1);
+	CommandCounterIncrement();
+}
+
+/*
  * node_input_op - is op the groups of the input of a top-N or window plan
  * (plan's or a branch's: assign_states_node in optree.c)?  Such a state is
  * read whole, or by all its group keys (the changed groups), never joined
@@ -784,6 +805,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 							0, NULL, NULL, NULL, -1);
 		}
 		CommandCounterIncrement();
+		analyze_state(name);
 	}
 }
 
@@ -859,7 +881,8 @@ distinct_once_agg(DvPlan *plan)
  * which sorts each group and is never parallel, and the multiplicities'
  * fill evaluated it again.  The temporary table is made as the table's
  * owner outside the security-restricted operation (as full_diff_create in
- * refresh.c) and dropped after the fills.  Returns false, nothing done,
+ * refresh.c), under a name no table of the session's temporary schema has
+ * (dv_temp_table_name), and dropped after the fills.  Returns false, nothing done,
  * when the query has another shape, or the owner may not create temporary
  * tables here.  Call as the table's owner (dv_run_as_owner).
  */
@@ -883,7 +906,8 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 		pg_database_aclcheck(MyDatabaseId, dt->owner, ACL_CREATE_TEMP) != ACLCHECK_OK)
 		return false;
 	agg = list_nth(plan->aggs, j - 1);
-	pre = psprintf("dv_distinct_%u", dt->relid);
+	/* (a free name: the session may hold a temporary table dv_distinct_<oid> itself) */
+	pre = dv_temp_table_name("dv_distinct", dt->relid);
 
 	/* the temporary table, as the owner but outside the restricted operation */
 	initStringInfo(&buf);
@@ -897,7 +921,7 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 		elog(ERROR, "dynview: could not create the temporary table %s", pre);
 	CommandCounterIncrement();
 	SetUserIdAndSecContext(owner_userid, owner_sec);
-	preid = RelnameGetRelid(pre);
+	preid = get_relname_relid(pre, LookupExplicitNamespace("pg_temp", false));
 	if (!OidIsValid(preid))
 		elog(ERROR, "dynview: could not create the temporary table %s", pre);
 

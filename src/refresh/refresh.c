@@ -421,6 +421,27 @@ writes_are_own(DvTable *dt)
 }
 
 /*
+ * dv_temp_table_name - a name base_<relid> for a temporary table a refresh
+ * of relid makes and drops, free in this session's temporary schema: the
+ * session may hold a temporary table of that name itself (made by its user,
+ * or left by a refresh of the same table further up this transaction), and
+ * CREATE TABLE would then fail with "already exists".  A taken name gets a
+ * suffix _1, _2, ... until one is free.  The caller creates the table before
+ * anything else may create one in this backend.
+ */
+char *
+dv_temp_table_name(const char *base, Oid relid)
+{
+	Oid			nsp = LookupExplicitNamespace("pg_temp", true);
+	char	   *name = psprintf("%s_%u", base, relid);
+
+	/* (no temporary schema yet in this session: no temporary table either) */
+	for (int n = 1; OidIsValid(nsp) && OidIsValid(get_relname_relid(name, nsp)); n++)
+		name = psprintf("%s_%u_%d", base, relid, n);
+	return name;
+}
+
+/*
  * full_diff_create - the temporary table a parallel FULL refresh of dt
  * writes its difference to: (dv_ctid tid, dv_row <the table's row type>,
  * dv_in boolean: dv_row is to be inserted),
@@ -438,7 +459,7 @@ full_diff_create(DvTable *dt)
 	int			save_sec;
 	ObjectAddress addr;
 
-	stmt->relation = makeRangeVar("pg_temp", psprintf("dv_full_%u", dt->relid), -1);
+	stmt->relation = makeRangeVar("pg_temp", dv_temp_table_name("dv_full", dt->relid), -1);
 	stmt->relation->relpersistence = RELPERSISTENCE_TEMP;
 	stmt->tableElts = list_make3(makeColumnDef("dv_ctid", TIDOID, -1, InvalidOid),
 								 makeColumnDef("dv_row", get_rel_type_id(dt->relid), -1, InvalidOid),

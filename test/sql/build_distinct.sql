@@ -83,6 +83,61 @@ INSERT INTO defs VALUES ('owner_temp');
 SELECT dynview.verify('bd.owner_temp');
 SELECT count(*) AS temp_tables FROM ddl_seen WHERE tag = 'CREATE TABLE';
 SELECT count(*) AS temp_tables_left FROM pg_class WHERE relname LIKE 'dv_distinct_%';
+-- 5. the session holds temporary tables named as the build's own (dv_distinct_<oid>, and the next
+-- name after it): a FULL refresh rebuilds the state through a temporary table of a free name (it
+-- failed with "already exists"), and the session's tables are left as they were
+DELETE FROM ddl_seen;
+CREATE TABLE src_c (id int PRIMARY KEY, g int, x int);
+INSERT INTO src_c SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE i % 5 END,
+                         CASE WHEN i % 9 = 0 THEN NULL ELSE i % 7 END FROM generate_series(1, 200) i;
+SELECT dynview.create_dynamic_table('bd.clash',
+  'SELECT g, count(DISTINCT x) AS dx, count(*) AS n FROM bd.src_c GROUP BY g', schedule => 'manual');
+SELECT dynview.verify('bd.clash');
+DO $$
+BEGIN
+  EXECUTE format('CREATE TEMPORARY TABLE dv_distinct_%s (mine text)', 'bd.clash'::regclass::oid);
+  EXECUTE format('CREATE TEMPORARY TABLE dv_distinct_%s_1 (mine text)', 'bd.clash'::regclass::oid);
+  EXECUTE format('INSERT INTO pg_temp.dv_distinct_%s VALUES (''kept'')', 'bd.clash'::regclass::oid);
+END $$;
+DELETE FROM ddl_seen;
+TRUNCATE src_c;
+INSERT INTO src_c SELECT i, CASE WHEN i % 6 = 0 THEN NULL ELSE i % 4 END,
+                         CASE WHEN i % 8 = 0 THEN NULL ELSE i % 11 END FROM generate_series(1, 150) i;
+CREATE TABLE clash_defs (name text);
+INSERT INTO clash_defs VALUES ('clash');
+SELECT * FROM dv_refresh_rows('bd.clash_defs');
+-- the build's temporary table (a name with a suffix), and the session's two, as they were
+SELECT tag, identity FROM ddl_seen ORDER BY tag;
+CREATE FUNCTION clash_kept() RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE format('SELECT mine FROM pg_temp.dv_distinct_%s', 'bd.clash'::regclass::oid);
+END $$;
+SELECT * FROM clash_kept();
+SELECT count(*) AS session_temp_tables FROM pg_class
+ WHERE relnamespace = pg_my_temp_schema() AND relname LIKE 'dv_distinct_' || 'bd.clash'::regclass::oid || '%';
+-- the multiplicities against the source's, and an incremental round after the rebuild
+CREATE FUNCTION clash_mults_ok(t text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE bad bigint;
+BEGIN
+  EXECUTE format($q$SELECT count(*) FROM (
+      (SELECT g1, v, dv_mult FROM dynview_state.%I EXCEPT ALL
+       SELECT g, x, count(*) FROM bd.src_c WHERE x IS NOT NULL GROUP BY g, x)
+      UNION ALL
+      (SELECT g, x, count(*) FROM bd.src_c WHERE x IS NOT NULL GROUP BY g, x EXCEPT ALL
+       SELECT g1, v, dv_mult FROM dynview_state.%I)) d$q$,
+    'dist_' || t::regclass::oid || '_1', 'dist_' || t::regclass::oid || '_1') INTO bad;
+  RETURN bad = 0;
+END $$;
+SELECT clash_mults_ok('bd.clash');
+INSERT INTO src_c VALUES (1001, NULL, 3), (1002, 2, NULL), (1003, 9, 9);
+DELETE FROM src_c WHERE id IN (1, 2, 3);
+SELECT * FROM dv_refresh_rows('bd.clash_defs', 'bd.clash_mults_ok');
+DO $$
+BEGIN
+  EXECUTE format('DROP TABLE pg_temp.dv_distinct_%s, pg_temp.dv_distinct_%s_1',
+                 'bd.clash'::regclass::oid, 'bd.clash'::regclass::oid);
+END $$;
+SELECT dynview.drop_dynamic_table('bd.clash');
 DROP EVENT TRIGGER bd_note_ddl;
 
 -- the multiplicities of one_distinct against its source's
