@@ -1390,15 +1390,18 @@ plan_grouping_sets(Query *query)
  * plan_setop_operator - a set operation at the top whose branches are not
  * each incremental on their own (UNION ALL of SPJ branches, or the touched
  * values recomputed): the set operation as an operator of the tree
- * (setop.c), its branches operators below it, or the given FULL plan when
- * that is not incremental either.
+ * (setop.c), its branches operators below it.  When that is FULL too, the
+ * reason of the branch that is not incremental as an operator (its own
+ * code: GROUPING_SETS, ORDER_BY_LIMIT, ...), else the given FULL plan.
  */
 static DvPlan *
 plan_setop_operator(Query *query, DvPlan *full)
 {
 	DvPlan	   *plan = plan_level(query, 0, true, false);
 
-	return plan->kind == DV_PLAN_FULL ? full : plan;
+	if (plan->kind != DV_PLAN_FULL || strcmp(plan->reason_code, "SET_OPERATION") != 0)
+		return plan;
+	return full;
 }
 
 /*
@@ -1990,7 +1993,8 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	{
 		const char *why;
 
-		query = dv_setop_rewrite(query, &why);
+		/* (its WITH queries inlined into the branches first, where they can be) */
+		query = dv_setop_rewrite(pull_up_simple_subqueries(copyObject(query)), &why);
 		if (query == NULL)
 			return full_plan("SET_OPERATION", "%s", why);
 	}

@@ -233,7 +233,7 @@ dv_setop_rewrite(Query *query, const char **why)
 		elog(ERROR, "dv_setop_rewrite: not a set operation");
 	if (query->cteList != NIL)
 	{
-		*why = "A set operation with its own WITH queries is not incremental as a subquery yet.";
+		*why = "A set operation whose WITH query is not inlined into its branches (MATERIALIZED, recursive) is not incremental as a subquery yet.";
 		return NULL;
 	}
 	if (query->limitCount || query->limitOffset || query->rowMarks)

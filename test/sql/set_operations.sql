@@ -80,7 +80,13 @@ INSERT INTO so_b SELECT id, g, v FROM so_a;
 INSERT INTO so_b SELECT id + 5000, g, v FROM so_a WHERE id % 2 = 0;
 SELECT * FROM dv_refresh_round('so_defs');
 
--- still FULL: LIMIT inside a branch (ORDER_BY_LIMIT in a UNION branch)
+-- a WITH query of the set operation is inlined into its branches (INCREMENTAL); one that is not
+-- (MATERIALIZED) keeps the set operation FULL (SET_OPERATION)
+SELECT property, value FROM dynview.explain($$SELECT * FROM (WITH w AS (SELECT g FROM so_a) SELECT g FROM w EXCEPT SELECT g FROM so_b) s$$)
+  WHERE property IN ('mode', 'reason_code');
+SELECT property, value FROM dynview.explain($$SELECT * FROM (WITH w AS MATERIALIZED (SELECT g FROM so_a) SELECT g FROM w EXCEPT SELECT g FROM so_b) s$$)
+  WHERE property IN ('mode', 'reason_code');
+-- a branch that is not incremental as an operator: its own reason (LIMIT in a UNION branch)
 SELECT property, value FROM dynview.explain($$SELECT g, v FROM (SELECT g, v FROM so_a ORDER BY g, v LIMIT 3) x UNION SELECT g, v FROM so_b$$)
   WHERE property IN ('mode', 'reason_code');
 
