@@ -14,6 +14,7 @@ OBJS = \
 	src/analyze/optree.o \
 	src/analyze/grouprule.o \
 	src/analyze/keys.o \
+	src/analyze/setop.o \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
 	src/refresh/incremental.o \

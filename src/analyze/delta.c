@@ -77,6 +77,7 @@
 #include "dynview.h"
 #include "analyze/delta.h"
 #include "analyze/optree.h"
+#include "analyze/setop.h"
 #include "cdc/cdc.h"
 
 static DvPlan *
@@ -1047,8 +1048,11 @@ pull_up_simple_subqueries(Query *q)
 			any |= pullable_subquery(rte);
 		}
 	}
-	/* only when there is something to pull up: the join tree is flattened first */
-	if (!any ||
+	/*
+	 * only when there is something to pull up: the join tree is flattened
+	 * first (a set operation's branches are no FROM items: kept)
+	 */
+	if (!any || q->setOperations ||
 		reads_join_columns_walker((Node *) q->targetList, q) ||
 		reads_join_columns_walker((Node *) q->jointree, q) ||
 		reads_join_columns_walker(q->havingQual, q))
@@ -1155,6 +1159,7 @@ plan_hidden_partition(Query *query, bool allow_state)
 	return plan;
 }
 static DvPlan *plan_over_subquery(Query *query, int branch);
+static DvPlan *plan_top_n(Query *query);
 
 /* the leaf queries of a set operation tree, and whether every operation is UNION ALL */
 static void
@@ -1382,6 +1387,24 @@ plan_grouping_sets(Query *query)
 }
 
 /*
+ * plan_setop_operator - a set operation at the top whose branches are not
+ * each incremental on their own (UNION ALL of SPJ branches, or the touched
+ * values recomputed): the set operation as an operator of the tree
+ * (setop.c), its branches operators below it.  When that is FULL too, the
+ * reason of the branch that is not incremental as an operator (its own
+ * code: GROUPING_SETS, ORDER_BY_LIMIT, ...), else the given FULL plan.
+ */
+static DvPlan *
+plan_setop_operator(Query *query, DvPlan *full)
+{
+	DvPlan	   *plan = plan_level(query, 0, true, false);
+
+	if (plan->kind != DV_PLAN_FULL || strcmp(plan->reason_code, "SET_OPERATION") != 0)
+		return plan;
+	return full;
+}
+
+/*
  * dv_plan_query - classify a rewritten query and prepare its delta SQL.
  * Result in the current memory context.  Needs a transaction.
  *
@@ -1419,8 +1442,9 @@ dv_plan_query(Query *query)
 		return plan_grouping_sets(query);
 	if (query->setOperations == NULL)
 		return plan_level(query, 0, true, false);
+	/* ORDER BY ... LIMIT over a set operation: top-N over its operator (setop.c) */
 	if (query->limitCount || query->limitOffset)
-		return full_plan("SET_OPERATION", "ORDER BY ... LIMIT over a set operation is not incremental yet.");
+		return plan_top_n(query);
 	set_op_leaves(query, query->setOperations, &leaves, &union_all);
 	distinct = !((SetOperationStmt *) query->setOperations)->all;
 
@@ -1448,9 +1472,10 @@ dv_plan_query(Query *query)
 		DvPlan	   *b = dv_plan_node(lfirst_node(Query, lc));
 
 		if (b->kind == DV_PLAN_FULL || b->branches != NIL)
-			return full_plan("SET_OPERATION", "A branch of the set operation is not incremental (%s: %s)",
-							 b->kind == DV_PLAN_FULL ? b->reason_code : "SET_OPERATION",
-							 b->kind == DV_PLAN_FULL ? b->reason : "a nested set operation in a subquery");
+			return plan_setop_operator(query,
+									   full_plan("SET_OPERATION", "A branch of the set operation is not incremental (%s: %s)",
+												 b->kind == DV_PLAN_FULL ? b->reason_code : "SET_OPERATION",
+												 b->kind == DV_PLAN_FULL ? b->reason : "a nested set operation in a subquery"));
 		plan->branches = lappend(plan->branches, b);
 		plan->sources = list_concat(plan->sources, list_copy(b->sources));
 	}
@@ -2081,8 +2106,16 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 	List	   *keys = NIL;
 	char	   *detail;
 
+	/* a set operation below the top: joins and grouping of its branches (setop.c) */
 	if (query->setOperations)
-		return full_plan("SET_OPERATION", "Nested set operations are not incremental yet.");
+	{
+		const char *why;
+
+		/* (its WITH queries inlined into the branches first, where they can be) */
+		query = dv_setop_rewrite(pull_up_simple_subqueries(copyObject(query)), &why);
+		if (query == NULL)
+			return full_plan("SET_OPERATION", "%s", why);
+	}
 	query = pull_up_simple_subqueries(copyObject(query));
 	/* a scalar subquery in HAVING: a condition over the grouped level as a subquery */
 	query = dv_optree_split_having(query);
