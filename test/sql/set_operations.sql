@@ -38,6 +38,8 @@ INSERT INTO so_defs VALUES
   ('so_window', 'SELECT g, v, rank() OVER (PARTITION BY g ORDER BY v) AS r FROM (SELECT g, v FROM so_a INTERSECT SELECT g, v FROM so_b) s'),
   -- ORDER BY ... LIMIT over a set operation (top-N)
   ('so_top', 'SELECT g, v FROM so_a UNION SELECT g, v FROM so_b ORDER BY g, v LIMIT 5'),
+  -- a top-N in a UNION branch (the top-N operator under the set operation: every output column sorted)
+  ('so_branch_top', 'SELECT g, v FROM (SELECT g, v FROM so_a ORDER BY g, v LIMIT 3) x UNION SELECT g, v FROM so_b'),
   -- branches of different types: the operation''s type (numeric)
   ('so_types', 'SELECT x, count(*) AS n FROM (SELECT g::numeric AS x FROM so_a INTERSECT SELECT id FROM so_b) s GROUP BY x'),
   -- at the top, a branch that is grouped under a filter (not incremental on its own)
@@ -86,8 +88,9 @@ SELECT property, value FROM dynview.explain($$SELECT * FROM (WITH w AS (SELECT g
   WHERE property IN ('mode', 'reason_code');
 SELECT property, value FROM dynview.explain($$SELECT * FROM (WITH w AS MATERIALIZED (SELECT g FROM so_a) SELECT g FROM w EXCEPT SELECT g FROM so_b) s$$)
   WHERE property IN ('mode', 'reason_code');
--- a branch that is not incremental as an operator: its own reason (LIMIT in a UNION branch)
-SELECT property, value FROM dynview.explain($$SELECT g, v FROM (SELECT g, v FROM so_a ORDER BY g, v LIMIT 3) x UNION SELECT g, v FROM so_b$$)
+-- a branch that is not incremental as an operator: its own reason (a LIMIT in a UNION branch
+-- whose tied rows need not be alike)
+SELECT property, value FROM dynview.explain($$SELECT g, v FROM (SELECT g, v FROM so_a ORDER BY g LIMIT 3) x UNION SELECT g, v FROM so_b$$)
   WHERE property IN ('mode', 'reason_code');
 
 SELECT dynview.drop_dynamic_table(name) FROM so_defs ORDER BY name;
