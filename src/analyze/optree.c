@@ -2711,6 +2711,51 @@ leading_rows_per_value(Oid relid, AttrNumber attno)
 	return result;
 }
 
+/*
+ * keyed_equality - is qual "v = x" (either way round) with v a column of
+ * one of rels (a plain column of this query level) and x an expression of
+ * other_rels' columns alone (no outer reference, volatile function or
+ * subquery), "=" a btree or hash equality (so an index of v's relation can
+ * serve it) under v's and x's collation?  Then *v, *x and *opno (the
+ * operator as "v op x") are set.
+ */
+static bool
+keyed_equality(Node *qual, Bitmapset *rels, Bitmapset *other_rels, Var **v_out, Node **x_out,
+			   Oid *opno_out)
+{
+	OpExpr	   *e = (OpExpr *) qual;
+	Node	   *v;
+	Node	   *x;
+	Oid			opno;
+	Bitmapset  *xvars;
+
+	if (!IsA(e, OpExpr) || list_length(e->args) != 2)
+		return false;
+	v = linitial(e->args);
+	x = lsecond(e->args);
+	opno = e->opno;
+	if (!(IsA(v, Var) && bms_is_member(((Var *) v)->varno, rels)))
+	{
+		v = lsecond(e->args);
+		x = linitial(e->args);
+		opno = get_commutator(e->opno);
+	}
+	if (!IsA(v, Var) || ((Var *) v)->varlevelsup != 0 || ((Var *) v)->varattno <= 0 ||
+		!bms_is_member(((Var *) v)->varno, rels) || !OidIsValid(opno))
+		return false;
+	xvars = expr_varnos(x);
+	if (xvars == NULL || !bms_is_subset(xvars, other_rels) || has_outer_refs(x) ||
+		contain_volatile_functions(x) || checkExprHasSubLink(x) ||
+		!(op_mergejoinable(opno, exprType(v)) || op_hashjoinable(opno, exprType(v))) ||
+		(OidIsValid(e->inputcollid) &&
+		 (exprCollation(v) != e->inputcollid || exprCollation(x) != e->inputcollid)))
+		return false;
+	*v_out = (Var *) v;
+	*x_out = x;
+	*opno_out = opno;
+	return true;
+}
+
 static void
 reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals)
 {
@@ -2726,42 +2771,22 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 		return;
 	foreach(lc, quals)
 	{
-		OpExpr	   *e = (OpExpr *) lfirst(lc);
-		Node	   *v;
+		Var		   *v;
 		Node	   *x;
 		Oid			opno;
-		Bitmapset  *xvars;
 		double		rows;
 
-		if (!IsA(e, OpExpr) || list_length(e->args) != 2)
+		if (!keyed_equality(lfirst(lc), keep->rels, other->rels, &v, &x, &opno) ||
+			!preserved_scan(keep, v->varno) ||
+			rt_fetch(v->varno, g->q->rtable)->rtekind != RTE_RELATION ||
+			!OidIsValid(get_array_type(exprType(x))))
 			continue;
-		v = linitial(e->args);
-		x = lsecond(e->args);
-		opno = e->opno;
-		if (!(IsA(v, Var) && bms_is_member(((Var *) v)->varno, keep->rels)))
-		{
-			v = lsecond(e->args);
-			x = linitial(e->args);
-			opno = get_commutator(e->opno);
-		}
-		if (!IsA(v, Var) || ((Var *) v)->varlevelsup != 0 || ((Var *) v)->varattno <= 0 ||
-			!OidIsValid(opno) || !preserved_scan(keep, ((Var *) v)->varno) ||
-			rt_fetch(((Var *) v)->varno, g->q->rtable)->rtekind != RTE_RELATION)
-			continue;
-		xvars = expr_varnos(x);
-		if (xvars == NULL || !bms_is_subset(xvars, other->rels) || has_outer_refs(x) ||
-			contain_volatile_functions(x) || checkExprHasSubLink(x) ||
-			!OidIsValid(get_array_type(exprType(x))) ||
-			!(op_mergejoinable(opno, exprType(v)) || op_hashjoinable(opno, exprType(v))) ||
-			(OidIsValid(e->inputcollid) &&
-			 (exprCollation(v) != e->inputcollid || exprCollation(x) != e->inputcollid)))
-			continue;
-		rows = leading_rows_per_value(rt_fetch(((Var *) v)->varno, g->q->rtable)->relid, ((Var *) v)->varattno);
+		rows = leading_rows_per_value(rt_fetch(v->varno, g->q->rtable)->relid, v->varattno);
 		if (rows < 0 || (best >= 0 && rows >= best))
 			continue;
 		best = rows;
-		g->reach_rti = ((Var *) v)->varno;
-		g->reach_attno = ((Var *) v)->varattno;
+		g->reach_rti = v->varno;
+		g->reach_attno = v->varattno;
 		g->reach_op = dv_operator_sql(opno);
 		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", deparse(g, x, other, "o", NULL, NULL), dother);
 	}
@@ -2842,35 +2867,15 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		return NULL;
 	foreach(lc, quals)
 	{
-		OpExpr	   *e = (OpExpr *) lfirst(lc);
-		Node	   *v;
+		Var		   *v;
 		Node	   *x;
 		Oid			opno;
-		Bitmapset  *xvars;
 		double		rows;
 
-		if (!IsA(e, OpExpr) || list_length(e->args) != 2)
+		if (!keyed_equality(lfirst(lc), bare->rels, other->rels, &v, &x, &opno) ||
+			v->varno != scan->source->rtindex)
 			continue;
-		v = linitial(e->args);
-		x = lsecond(e->args);
-		opno = e->opno;
-		if (!(IsA(v, Var) && bms_is_member(((Var *) v)->varno, bare->rels)))
-		{
-			v = lsecond(e->args);
-			x = linitial(e->args);
-			opno = get_commutator(e->opno);
-		}
-		if (!IsA(v, Var) || ((Var *) v)->varlevelsup != 0 || ((Var *) v)->varattno <= 0 ||
-			((Var *) v)->varno != scan->source->rtindex || !OidIsValid(opno))
-			continue;
-		xvars = expr_varnos(x);
-		if (xvars == NULL || !bms_is_subset(xvars, other->rels) || has_outer_refs(x) ||
-			contain_volatile_functions(x) || checkExprHasSubLink(x) ||
-			!(op_mergejoinable(opno, exprType(v)) || op_hashjoinable(opno, exprType(v))) ||
-			(OidIsValid(e->inputcollid) &&
-			 (exprCollation(v) != e->inputcollid || exprCollation(x) != e->inputcollid)))
-			continue;
-		rows = leading_rows_per_value(scan->source->relid, ((Var *) v)->varattno);
+		rows = leading_rows_per_value(scan->source->relid, v->varattno);
 		if (rows >= 1 && rows <= DV_PROBE_MAX_ROWS)
 		{
 			keyed = true;
