@@ -1977,6 +1977,38 @@ plan_window(Query *query)
  */
 static DvPlan *plan_node_top_n(Query *query);
 
+/*
+ * A subquery operator without a state of its own keeps one row per group
+ * (GROUP BY, DISTINCT, DISTINCT ON, grouping sets, a set operation's
+ * values) and is recomputed over its input now and as it was: when equal
+ * values of a key can print differently (numeric without a scale, float,
+ * interval, jsonb, a nondeterministic collation), the old row it computes
+ * may be another spelling than the one the table holds, the two cancel,
+ * and the table keeps a spelling no source row has any more.
+ */
+#define NONIDENTITY_KEY_REASON \
+	"A subquery in FROM that keeps one row per group or per distinct value of a column whose equal values can print differently (numeric without a declared scale, float, interval, jsonb, a nondeterministic collation) is not incremental: which spelling it keeps is up to the plan."
+
+/* do the group and DISTINCT keys of q compare as identity (identity_equality)? */
+static bool
+identity_group_keys(Query *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->ressortgroupref == 0)
+			continue;
+		if ((get_sortgroupref_clause_noerr(te->ressortgroupref, q->groupClause) != NULL ||
+			 get_sortgroupref_clause_noerr(te->ressortgroupref, q->distinctClause) != NULL) &&
+			!identity_equality((Node *) te->expr))
+			return false;
+	}
+	return true;
+}
+
 DvPlan *
 dv_plan_node(Query *sub)
 {
@@ -1990,6 +2022,9 @@ dv_plan_node(Query *sub)
 	if (plan->kind == DV_PLAN_GROUPED && !plan->window_node &&
 		(!plan->keys_unique || plan->grouped_level == NULL))
 		return full_plan("SUBQUERY_IN_FROM", "A subquery in FROM with window functions, or with DISTINCT over GROUP BY, is not incremental yet.");
+	if (plan->kind == DV_PLAN_GROUPED && !plan->window_node && plan->grouped_level != NULL &&
+		!identity_group_keys(plan->grouped_level))
+		return full_plan("SUBQUERY_IN_FROM", "%s", NONIDENTITY_KEY_REASON);
 	return plan;
 }
 
@@ -2068,8 +2103,11 @@ plan_node_top_n(Query *query)
 	 * rows that tie are alike when the sort keys are every output column, or
 	 * hold the input's key (as plan_top_n)
 	 */
+	/* (tied rows of a column whose equal values print differently are not alike) */
 	foreach(lc, query->targetList)
-		if (!lfirst_node(TargetEntry, lc)->resjunk && !name_in(sorted, lfirst_node(TargetEntry, lc)->resname))
+		if (!lfirst_node(TargetEntry, lc)->resjunk &&
+			(!name_in(sorted, lfirst_node(TargetEntry, lc)->resname) ||
+			 !identity_equality((Node *) lfirst_node(TargetEntry, lc)->expr)))
 			all = false;
 	if (input->kind == DV_PLAN_GROUPED && input->keys_unique && !input->window_node &&
 		!(input->grouped_level && input->grouped_level->groupingSets))
@@ -2405,6 +2443,9 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 			if (!lfirst_node(TargetEntry, lc)->resjunk && !list_member_ptr(sorted, lfirst(lc)))
 				return full_plan("DISTINCT_ON",
 								 "DISTINCT ON in a subquery is incremental when its ORDER BY sorts every output column, so that the row it keeps of each value does not depend on the plan.");
+			if (!lfirst_node(TargetEntry, lc)->resjunk &&
+				!identity_equality((Node *) lfirst_node(TargetEntry, lc)->expr))
+				return full_plan("DISTINCT_ON", "%s", NONIDENTITY_KEY_REASON);
 		}
 		plan->grouped_level = query;
 	}

@@ -424,8 +424,9 @@ writes_are_own(DvTable *dt)
  * dv_temp_table_name - a name base_<relid> for a temporary table a refresh
  * of relid makes and drops, free in this session's temporary schema: the
  * session may hold a temporary table of that name itself (made by its user,
- * or left by a refresh of the same table further up this transaction), and
- * CREATE TABLE would then fail with "already exists".  A taken name gets a
+ * or left by a refresh of the same table further up this transaction), or a
+ * type of that name (a table's row type takes its name), and CREATE TABLE
+ * would then fail with "already exists".  A taken name gets a
  * suffix _1, _2, ... until one is free.  The caller creates the table before
  * anything else may create one in this backend.
  */
@@ -436,7 +437,9 @@ dv_temp_table_name(const char *base, Oid relid)
 	char	   *name = psprintf("%s_%u", base, relid);
 
 	/* (no temporary schema yet in this session: no temporary table either) */
-	for (int n = 1; OidIsValid(nsp) && OidIsValid(get_relname_relid(name, nsp)); n++)
+	for (int n = 1; OidIsValid(nsp) &&
+		 (OidIsValid(get_relname_relid(name, nsp)) ||
+		  SearchSysCacheExists2(TYPENAMENSP, CStringGetDatum(name), ObjectIdGetDatum(nsp))); n++)
 		name = psprintf("%s_%u_%d", base, relid, n);
 	return name;
 }

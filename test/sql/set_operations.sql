@@ -40,8 +40,8 @@ INSERT INTO so_defs VALUES
   ('so_top', 'SELECT g, v FROM so_a UNION SELECT g, v FROM so_b ORDER BY g, v LIMIT 5'),
   -- a top-N in a UNION branch (the top-N operator under the set operation: every output column sorted)
   ('so_branch_top', 'SELECT g, v FROM (SELECT g, v FROM so_a ORDER BY g, v LIMIT 3) x UNION SELECT g, v FROM so_b'),
-  -- branches of different types: the operation''s type (numeric)
-  ('so_types', 'SELECT x, count(*) AS n FROM (SELECT g::numeric AS x FROM so_a INTERSECT SELECT id FROM so_b) s GROUP BY x'),
+  -- branches of different types: the operation''s type (bigint; numeric without a scale would be FULL: brk_setop_spelling)
+  ('so_types', 'SELECT x, count(*) AS n FROM (SELECT g::bigint AS x FROM so_a INTERSECT SELECT id FROM so_b) s GROUP BY x'),
   -- at the top, a branch that is grouped under a filter (not incremental on its own)
   ('so_top_grouped', 'SELECT g, v FROM so_a EXCEPT SELECT g, v FROM (SELECT g, max(v) AS v FROM so_b GROUP BY g) m WHERE g > 1');
 SELECT name, dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
