@@ -1989,7 +1989,12 @@ static DvPlan *plan_node_top_n(Query *query);
 #define NONIDENTITY_KEY_REASON \
 	"A subquery in FROM that keeps one row per group or per distinct value of a column whose equal values can print differently (numeric without a declared scale, float, interval, jsonb, a nondeterministic collation) is not incremental: which spelling it keeps is up to the plan."
 
-/* do the group and DISTINCT keys of q compare as identity (identity_equality)? */
+/*
+ * do the DISTINCT keys of q compare as identity (identity_equality)?  (Not
+ * checked: GROUP BY keys, which a join or semi-join above mostly compares
+ * by = only, as a decorrelated scalar subquery does; a grouped row whose
+ * aggregates change is not the old row, and its apply finds the mismatch.)
+ */
 static bool
 identity_group_keys(Query *q)
 {
@@ -1999,10 +2004,8 @@ identity_group_keys(Query *q)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
 
-		if (te->ressortgroupref == 0)
-			continue;
-		if ((get_sortgroupref_clause_noerr(te->ressortgroupref, q->groupClause) != NULL ||
-			 get_sortgroupref_clause_noerr(te->ressortgroupref, q->distinctClause) != NULL) &&
+		if (te->ressortgroupref != 0 &&
+			get_sortgroupref_clause_noerr(te->ressortgroupref, q->distinctClause) != NULL &&
 			!identity_equality((Node *) te->expr))
 			return false;
 	}

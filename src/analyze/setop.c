@@ -22,6 +22,7 @@
 #include "utils/ruleutils.h"
 
 #include "dynview.h"
+#include "analyze/delta.h"
 #include "analyze/setop.h"
 
 /*
@@ -215,6 +216,18 @@ op_name(SetOperationStmt *op)
 	}
 }
 
+/* is node a tree of UNION ALL only (no value kept once per equal value)? */
+static bool
+union_all_tree(Node *node)
+{
+	SetOperationStmt *op;
+
+	if (!IsA(node, SetOperationStmt))
+		return true;
+	op = (SetOperationStmt *) node;
+	return op->op == SETOP_UNION && op->all && union_all_tree(op->larg) && union_all_tree(op->rarg);
+}
+
 Query *
 dv_setop_rewrite(Query *query, const char **why)
 {
@@ -245,6 +258,26 @@ dv_setop_rewrite(Query *query, const char **why)
 	{
 		*why = "A set operation without columns is not incremental.";
 		return NULL;
+	}
+	if (!union_all_tree((Node *) top))
+	{
+		ListCell   *lt,
+				   *lm,
+				   *lcoll;
+
+		/*
+		 * one row per value: recomputed over the branches now and as they
+		 * were, the old row of a value whose equal values print differently
+		 * could be another spelling than the table's (dv_plan_node)
+		 */
+		forthree(lt, top->colTypes, lm, top->colTypmods, lcoll, top->colCollations)
+		{
+			if (!dv_equality_is_identity(lfirst_oid(lt), lfirst_int(lm), lfirst_oid(lcoll)))
+			{
+				*why = "A set operation below the top of the query over a column whose equal values can print differently (numeric without a declared scale, float, interval, jsonb, a nondeterministic collation) is not incremental: which spelling it keeps is up to the plan.";
+				return NULL;
+			}
+		}
 	}
 
 	/*
