@@ -18,7 +18,7 @@ CLIENTS=${DV_BENCH_CLIENTS:-4}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 DB=dv_bench
 psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 q -c "CREATE EXTENSION dynview"
 q -c "CREATE TABLE src (id bigint PRIMARY KEY, account int, amount numeric(12,2), note text)"
 q -c "CREATE TABLE plain (id bigint PRIMARY KEY, account int, amount numeric(12,2), note text)"

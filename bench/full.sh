@@ -15,7 +15,7 @@ set -euo pipefail
 SIZES=("${@:-1000000}")
 ROUNDS=${DV_BENCH_ROUNDS:-3}
 PAR=${DV_BENCH_PARALLEL:-}
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 now_ms() { date +%s%3N; }
 setpar() { [ -n "$PAR" ] && echo "SET max_parallel_workers_per_gather = $PAR;" || true; }
 timed() { local t0 t1; t0=$(now_ms); q -c "$(setpar) $1" >/dev/null; t1=$(now_ms); echo $((t1 - t0)); }

@@ -12,7 +12,7 @@ set -euo pipefail
 ROWS=${1:-200000}
 CHANGES=${2:-100000}
 DB=dv_bench_window
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 now_ms() { date +%s%3N; }
 refresh() {
 	local t0 t1 out

@@ -12,9 +12,8 @@ set -euo pipefail
 ROWS=${1:-1000000}
 ROUNDS=${2:-3}
 DB=dv_bench_numeric
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
-psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
+. "$(dirname "$0")/lib.sh"
+bench_new_db
 NGROUPS=$((ROWS / 100))
 q <<SQL >/dev/null
 SET client_min_messages = warning;
@@ -25,12 +24,6 @@ CREATE TABLE ns_li (id int PRIMARY KEY, g int NOT NULL, x numeric);
 INSERT INTO ns_li SELECT i, 1 + i % $NGROUPS, round((i % 997) / 7.0, i % 4) FROM generate_series(1, $ROWS) i;
 CREATE INDEX ON ns_li (g);
 VACUUM ANALYZE;
-CREATE FUNCTION bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS \$\$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  EXECUTE stmt;
-  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END \$\$;
 SQL
 QUERY="SELECT ns_g.g, ns_g.name, r.sx, r.ax, r.n FROM ns_g JOIN (SELECT g, sum(x) AS sx, avg(x) AS ax, count(*) AS n FROM ns_li GROUP BY g) r ON r.g = ns_g.g"
 echo "create: MV $(q -c "SELECT round(bench_ms(\$\$CREATE MATERIALIZED VIEW mv AS $QUERY\$\$)::numeric, 1)") ms, dynview $(q -c "SET client_min_messages = warning" -c "SELECT round(bench_ms(\$\$SELECT dynview.create_dynamic_table('dt', '$QUERY', schedule => 'manual')\$\$)::numeric, 1)") ms"
@@ -50,4 +43,4 @@ for r in $(seq 1 "$ROUNDS"); do
 	ok=$(q -c "SELECT dynview.verify('dt')")
 	echo "round $r: REFRESH MATERIALIZED VIEW $mv ms, dynview.refresh $dv ms ($mode, verified $ok), ratio $(echo "scale=1; $mv / $dv" | bc)x"
 done
-[ "${DV_BENCH_KEEP:-0}" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
+bench_drop_db

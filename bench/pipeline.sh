@@ -35,7 +35,7 @@ PREWARM=${DV_BENCH_PREWARM:-1}
 PARTITIONED=${DV_BENCH_PARTITIONED:-0}
 SCHEDULER=${DV_BENCH_SCHEDULER:-1}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 now_ms() { date +%s%3N; }
 timed() { local t0 t1; t0=$(now_ms); q -c "$1" >/dev/null; t1=$(now_ms); echo $((t1 - t0)); }
 # before a measurement: the decoder has caught up (it reads all WAL, the materialized views'

@@ -17,7 +17,7 @@ N=${1:-100000}
 R=${2:-20}
 DB=dv_bench_plan_cache
 psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
 q <<SQL
 SET client_min_messages = warning;

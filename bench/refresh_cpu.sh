@@ -25,7 +25,7 @@ N=${1:-1000000}
 R=${2:-5}
 DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 if [ -r /proc/self/schedstat ]; then
 	cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
 	# time the process was runnable but waited for a CPU (the machine's load, not dynview's work)
@@ -34,7 +34,6 @@ else
 	cpu_ms() { awk '{print ($14 + $15) * 10}' "/proc/$1/stat"; }
 	runq_ms() { echo 0; }
 fi
-diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
 if [ "${DV_BENCH_SCHEDULER:-0}" = 1 ]; then
 	spid=$(q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'dynview scheduler' AND datname = current_database()")
 	[ -n "$spid" ] || { echo "no dynview scheduler in $DB" >&2; exit 1; }

@@ -18,7 +18,7 @@ set -euo pipefail
 DB=${1:?usage: bench/refresh_fixed.sh DB [rounds] [table ...]}
 R=${2:-5}
 shift $(($# < 2 ? $# : 2))
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 if [ "$#" -gt 0 ]; then tables=("$@"); else mapfile -t tables < <(q -c "SELECT name::text FROM dynview.dynamic_tables ORDER BY 1"); fi
 q -c "CREATE OR REPLACE FUNCTION public.bench_refresh(t text) RETURNS text LANGUAGE plpgsql AS \$\$
 DECLARE t0 timestamptz := clock_timestamp(); m text;
@@ -26,7 +26,6 @@ BEGIN
   SELECT refresh_mode INTO m FROM dynview.refresh(t);
   RETURN round((extract(epoch FROM clock_timestamp() - t0) * 1000)::numeric, 1) || ' ' || m;
 END \$\$" >/dev/null
-cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
 minflt() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $8}'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "database $DB, $R rounds, load: $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%H:%M) UTC"

@@ -19,10 +19,7 @@ N=${1:-1000000}
 R=${2:-5}
 DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
-cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
-diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. "$(dirname "$0")/lib.sh"
 if [ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'floor_detail'")" = 0 ]; then
 	q -c "CREATE TABLE floor_detail AS SELECT * FROM doc_dwd_order_detail" -c "CREATE UNIQUE INDEX ON floor_detail (order_id)" \
 		-c "VACUUM ANALYZE floor_detail" -c "CHECKPOINT" >/dev/null

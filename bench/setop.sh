@@ -11,9 +11,8 @@ set -euo pipefail
 ROWS=${1:-1000000}
 ROUNDS=${2:-3}
 DB=dv_bench_setop
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
-psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
+. "$(dirname "$0")/lib.sh"
+bench_new_db
 NG=$((ROWS / 50))
 q <<SQL >/dev/null
 SET client_min_messages = warning;
@@ -24,12 +23,6 @@ INSERT INTO so_a SELECT i, i % $NG, (i * 7) % 100 FROM generate_series(1, $ROWS)
 INSERT INTO so_b SELECT i, (i * 3) % $NG, (i * 11) % 100 FROM generate_series(1, $ROWS) i;
 INSERT INTO so_dim SELECT g, 'g' || g FROM generate_series(0, $NG) g;
 VACUUM ANALYZE;
-CREATE FUNCTION bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS \$\$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  EXECUTE stmt;
-  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END \$\$;
 SQL
 declare -A QUERY
 QUERY[intersect_agg]="SELECT g, count(*) AS n FROM (SELECT g, v FROM so_a INTERSECT SELECT g, v FROM so_b) s GROUP BY g"
@@ -58,4 +51,4 @@ for r in $(seq 1 "$ROUNDS"); do
 		echo "round $r $n: REFRESH MATERIALIZED VIEW $m ms, dynview.refresh $d ms ($mode, verified $ok), ratio $(echo "scale=1; $m / $d" | bc)x"
 	done
 done
-[ "${DV_BENCH_KEEP:-0}" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
+bench_drop_db

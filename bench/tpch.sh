@@ -22,7 +22,7 @@ ROUNDS=${2:-1}
 KEEP=${DV_BENCH_KEEP:-0}
 DB=dv_bench_tpch_$SCALE
 SRC=$(cd "$(dirname "$0")/.." && pwd)/test/sql/tpch.sql
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 
 # (a database is reused once its load finished: it has public.bench_result; the queries not
 # created yet are created)

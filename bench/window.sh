@@ -14,7 +14,7 @@ N=${1:-200000}
 ROUNDS=${2:-3}
 DB=dv_bench_window
 export PATH="${DV_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+. "$(dirname "$0")/lib.sh"
 dropdb --if-exists "$DB" >/dev/null 2>&1 || true
 createdb "$DB"
 q <<SQL >/dev/null

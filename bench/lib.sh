@@ -1,0 +1,35 @@
+# bench/lib.sh — what the bench scripts share.  Sourced, not run:
+#   DB=dv_bench_x; . "$(dirname "$0")/lib.sh"
+# Every function reads the database name from $DB when it is called.
+
+# q [psql arguments]: psql on $DB, unaligned, no headers, stops at the first error
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+
+# bench_new_db: $DB dropped and made again, with dynview whose decoder has caught up, and
+# public.bench_ms(stmt text) RETURNS float8: the statement's time in the server, in ms
+bench_new_db() {
+	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
+	q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
+	q <<'SQL' >/dev/null
+CREATE FUNCTION public.bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz := clock_timestamp();
+BEGIN
+  EXECUTE stmt;
+  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;
+SQL
+}
+
+# bench_drop_db: $DB dropped, unless DV_BENCH_KEEP=1
+bench_drop_db() {
+	[ "${DV_BENCH_KEEP:-0}" = 1 ] || psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
+}
+
+# cpu_ms PID: the CPU time the process has run, in ms (/proc/PID/schedstat)
+cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
+
+# diff_ms A B: B - A, one decimal
+diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
+
+# med: the median of the numbers on standard input, one a line (the lower of two)
+med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
