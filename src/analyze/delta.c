@@ -69,6 +69,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 #include "utils/regproc.h"
@@ -1277,7 +1278,28 @@ row_security_reason(Query *query)
 	foreach(lc, secured)
 	{
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		Oid			reader = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+		Bitmapset  *cols = dv_policy_columns(rte);
+		int			col = -1;
 
+		/*
+		 * PostgreSQL evaluates a policy without the reader's column
+		 * privileges; the generated statements name its columns as the
+		 * query's own, so a column the reader may not select would make them
+		 * fail where the query runs.
+		 */
+		if (pg_class_aclcheck(rte->relid, reader, ACL_SELECT) != ACLCHECK_OK)
+		{
+			while ((col = bms_next_member(cols, col)) >= 0)
+			{
+				AttrNumber	attno = col + FirstLowInvalidHeapAttributeNumber;
+
+				if (attno > 0 && pg_attribute_aclcheck(rte->relid, attno, reader, ACL_SELECT) != ACLCHECK_OK)
+					return psprintf("Row-level security of \"%s\" applies to the role that reads it (%s), and a policy reads column \"%s\", which that role may not select: each refresh recomputes the query under the policy.",
+									get_rel_name(rte->relid), GetUserNameFromId(reader, false),
+									get_attname(rte->relid, attno, false));
+			}
+		}
 		if (contain_mutable_functions((Node *) rte->securityQuals) ||
 			checkExprHasSubLink((Node *) rte->securityQuals))
 			return psprintf("Row-level security of \"%s\" applies to the role that reads it (%s), and a policy calls a function that is not immutable (such as current_user) or reads another table: each refresh recomputes the query under the policy.",
