@@ -667,21 +667,24 @@ dv_tracking_sync_buffers(List *sources)
 						stype;
 			int32		btypmod,
 						stypmod;
-			Oid			coll;
+			Oid			bcoll,
+						scoll;
+			int32		btypmod_src;
 
 			if (name == NULL)
 				break;
 			satt = get_attnum(src->relid, name);
 			if (satt == InvalidAttrNumber)
 				continue;
-			get_atttypetypmodcoll(buffer, att, &btype, &btypmod, &coll);
-			get_atttypetypmodcoll(src->relid, satt, &stype, &stypmod, &coll);
-			stype = dv_buffer_column_type(stype, &stypmod);
-			if (btype == stype && btypmod == stypmod)
+			get_atttypetypmodcoll(buffer, att, &btype, &btypmod, &bcoll);
+			get_atttypetypmodcoll(src->relid, satt, &stype, &stypmod, &scoll);
+			btypmod_src = stypmod;
+			/* (a collation changed with the type kept: the buffer compares as the query does) */
+			if (btype == dv_buffer_column_type(stype, &btypmod_src) && btypmod == btypmod_src &&
+				bcoll == scoll)
 				continue;
 			appendStringInfo(&sql, "%sALTER COLUMN %s TYPE %s USING NULL", changed++ ? ", " : "",
-							 quote_identifier(name),
-							 format_type_extended(stype, stypmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
+							 quote_identifier(name), buffer_type_sql(stype, stypmod, scoll));
 		}
 		if (changed > 0)
 			dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);

@@ -40,6 +40,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_subscription_rel.h"
 #include "catalog/pg_type.h"
@@ -1060,6 +1061,22 @@ definition_changed(DvTable *dt)
 	return true;
 }
 
+/* a collation's name, schema-qualified: retype_columns runs with search_path pg_catalog, pg_temp */
+static char *
+qualified_collation_name(Oid collation)
+{
+	HeapTuple	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+	Form_pg_collation coll;
+	char	   *name;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for collation %u", collation);
+	coll = (Form_pg_collation) GETSTRUCT(tup);
+	name = quote_qualified_identifier(get_namespace_name(coll->collnamespace), NameStr(coll->collname));
+	ReleaseSysCache(tup);
+	return name;
+}
+
 /*
  * column_type_changes - the ALTER TABLE actions that give the dynamic
  * table's columns the types (with typmod and collation) of its query's
@@ -1117,7 +1134,7 @@ column_type_changes(DvTable *dt, char **described)
 		appendStringInfo(&actions, "%sALTER COLUMN %s TYPE %s", actions.len ? ", " : "",
 						 quote_identifier(NameStr(att->attname)), typename);
 		if (OidIsValid(collation) && collation != att->attcollation)
-			appendStringInfo(&actions, " COLLATE %s", generate_collation_name(collation));
+			appendStringInfo(&actions, " COLLATE %s", qualified_collation_name(collation));
 		appendStringInfo(&actions, " USING NULL::%s", typename);
 		appendStringInfo(&what, "%s%s %s to %s", what.len ? ", " : "", NameStr(att->attname),
 						 format_type_with_typemod(att->atttypid, att->atttypmod),
