@@ -26,6 +26,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -802,6 +803,9 @@ dynview_refresh(PG_FUNCTION_ARGS)
 	char	   *name = text_arg(fcinfo, 0, "name");
 	Datum		result;
 
+	/* (it writes: the table, its state, the history) */
+	PreventCommandIfReadOnly("dynview.refresh()");
+	PreventCommandDuringRecovery("dynview.refresh()");
 	SPI_connect();
 	result = dv_refresh_pipeline(dv_resolve_dynamic_table(name, false, true), DV_TRIGGER_MANUAL);
 	SPI_finish();

@@ -923,6 +923,50 @@ renamed_column_walker(Node *node, void *context)
 }
 
 /*
+ * definition_analyses - does the table's definition parse and analyse now,
+ * as its refreshes will?  The analysis goes to the plan cache, where the
+ * refresh finds it; an error (a function or an enum value it names was
+ * renamed) is caught, in a subtransaction of its own.
+ */
+static bool
+definition_analyses(DvTable *dt)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	bool		ok = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+		dv_set_output_styles();
+		(void) dv_plan_cache_query(dt);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcontext);
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
  * follow_renames - after a source column the definition reads was renamed
  * (ALTER TABLE ... RENAME COLUMN), the stored SQL names it no more.  Like a
  * view's rule, the catalog keeps the definition's analysed tree, whose
@@ -930,10 +974,13 @@ renamed_column_walker(Node *node, void *context)
  * the output column's name).  The new SQL and its tree replace the stored
  * ones, before the pipeline's checks see the definition (which then finds
  * the sources' shape changed: the refresh is FULL, SOURCE_ALTERED, and the
- * change buffers take the new column names).  Looked at only when a
- * source's shape changed since the table's last refresh.  A tree that no
- * longer deparses or analyses (a column dropped, a source replaced) is left
- * alone: the refresh then fails as before, with its hint.
+ * change buffers take the new column names).  Looked at when a source's
+ * shape changed since the table's last refresh, and when the definition no
+ * longer analyses: a function it calls or a value of an enum it names was
+ * renamed (ALTER FUNCTION / ALTER TYPE ... RENAME), which a view follows
+ * too.  A tree that no longer deparses or analyses (a column dropped, a
+ * source replaced) is left alone: the refresh then fails as before, with
+ * its hint.
  */
 static void
 follow_renames(DvTable *dt)
@@ -944,10 +991,16 @@ follow_renames(DvTable *dt)
 	char	   *new_tree = NULL;
 	MemoryContext oldcontext = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
+	bool		broken = false;
 
-	if (dv_catalog_source_altered(dt->relid) == NULL ||
-		(tree_text = dv_catalog_get_definition_tree(dt->relid)) == NULL)
+	if ((tree_text = dv_catalog_get_definition_tree(dt->relid)) == NULL)
 		return;
+	if (dv_catalog_source_altered(dt->relid) == NULL)
+	{
+		if (definition_analyses(dt))
+			return;
+		broken = true;
+	}
 	tree = (Query *) stringToNode(tree_text);
 	if (!IsA(tree, Query))
 		return;
@@ -962,7 +1015,7 @@ follow_renames(DvTable *dt)
 
 		/* (every relation still there, by OID; locks for the deparse) */
 		AcquireRewriteLocks(tree, true, false);
-		if (renamed_column_walker((Node *) tree, NULL))
+		if (broken || renamed_column_walker((Node *) tree, NULL))
 		{
 			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 			(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
@@ -1718,6 +1771,12 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				/* the sources with the columns the query reads, for their buffers */
 				dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 				aq = dv_analyze_query(dt->definition, dt->relid);
+
+				/*
+				 * The kept tree names the old source by OID: renames are
+				 * followed in the source the definition now reads.
+				 */
+				dv_catalog_set_definition_tree(dt->relid, dv_definition_tree(dt->definition));
 				dv_restore_user(save_nestlevel, save_userid, save_sec);
 				dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
 				changed = true;

@@ -53,6 +53,10 @@ SELECT name, schedule, refresh_mode, scheduling_state, suspend_reason FROM dynvi
 SELECT dynview.resume('e_a');
 SELECT name, scheduling_state FROM dynview.dynamic_tables ORDER BY name::text;
 SELECT (dynview.refresh('e_b')).state, dynview.verify('e_a'), dynview.verify('e_b');
+-- a refresh writes: refused in a read-only transaction (25006), as PostgreSQL refuses writes
+BEGIN READ ONLY;
+SELECT dynview.refresh('e_b');
+ROLLBACK;
 SELECT dynview.drop_dynamic_table('e_b');
 SELECT dynview.drop_dynamic_table('e_a');
 DROP TABLE e_src;
