@@ -75,6 +75,7 @@
 
 #include "dynview.h"
 #include "cdc/cdc.h"
+#include "analyze/delta.h"
 
 /*
  * dv_run_as_owner - switch to the dynamic table's owner, in a
@@ -1187,6 +1188,52 @@ static const struct
 	{"RESTORED", "The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full."},
 };
 
+/*
+ * resolve_effective_mode - what the declared mode (auto or incremental)
+ * resolves to now, recorded in the catalog when it differs from
+ * dt->effective_mode (which is updated too).  The plan depends on more than
+ * the definition's text: CREATE OR REPLACE FUNCTION may make a function it
+ * calls VOLATILE (the plan is FULL, VOLATILE_FUNCTION) or IMMUTABLE again,
+ * and a DBA reads effective_mode and explain_dynamic_table() to learn how
+ * the table is refreshed.  A FULL mode that does not come from the plan
+ * (refresh_mode => 'full', a source whose changes are not captured) stays.
+ * Reads the plan from the cache (analysed again after such a change) as
+ * the table's owner.  Needs SPI.
+ */
+static void
+resolve_effective_mode(DvTable *dt)
+{
+	DvPlan	   *plan;
+	bool		incremental = strcmp(dt->effective_mode, "INCREMENTAL") == 0;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+
+	if (strcmp(dt->refresh_mode, "full") == 0 ||
+		(!incremental && (dt->mode_reason_code == NULL ||
+						  strcmp(dt->mode_reason_code, "FULL_REQUESTED") == 0 ||
+						  strcmp(dt->mode_reason_code, "SOURCE_NOT_CAPTURED") == 0)))
+		return;
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	plan = dv_plan_cache_plan(dt);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (incremental && plan->kind == DV_PLAN_FULL)
+	{
+		dt->effective_mode = "FULL";
+		dt->mode_reason_code = pstrdup(plan->reason_code);
+		dt->mode_reason = pstrdup(plan->reason);
+	}
+	else if (!incremental && plan->kind != DV_PLAN_FULL)
+	{
+		dt->effective_mode = "INCREMENTAL";
+		dt->mode_reason_code = NULL;
+		dt->mode_reason = NULL;
+	}
+	else
+		return;
+	dv_catalog_set_effective_mode(dt->relid, dt->effective_mode, dt->mode_reason_code, dt->mode_reason);
+}
+
 static char *
 pending_full_reason(const char *code)
 {
@@ -1255,6 +1302,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	/* writes that only dynview makes are not decoded (the decoder need not read them) */
 	dv_refresh_mark_own_writes(writes_are_own(dt));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	resolve_effective_mode(dt);
 
 	/* only this table's refresh statements may write it (hooks/guard.c) */
 	dv_guard_set_refreshing(relid, dt->sources);
