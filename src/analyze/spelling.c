@@ -23,7 +23,7 @@
  * decorrelated scalar subquery's correlation, an IN turned into a
  * semi-join) yields the same rows whatever its spelling.  Any other use
  * (the key in the output, cast to text, an argument of a function or an
- * aggregate, a GROUP BY above) makes the operator FULL
+ * aggregate, a GROUP BY above, the subquery's HAVING) makes the operator FULL
  * (SUBQUERY_IN_FROM); optree.c make_group asks.
  *
  * Needs a transaction (catalog lookups).
@@ -222,7 +222,7 @@ reads_tracked(Node *node, UseContext *ctx)
  * by a key whose equal values can print differently
  * (dv_equality_is_identity), and does q read an output of it that carries
  * the key's spelling other than as an operand of an equality (=, = ANY;
- * under the key's collation)?  Then the rows q computes depend on which
+ * under the key's collation), or does the subquery's HAVING?  Then the rows q computes depend on which
  * spelling the subquery's row shows, which its recomputed old row cannot
  * know (see the file header).  Join alias columns that pass such an output
  * on are followed.  Allocates in the current memory context.
@@ -258,6 +258,9 @@ dv_group_spelling_reaches(Query *q, int rti)
 		if (!te->resjunk && key_walker((Node *) te->expr, &keys))
 			uses.columns = lappend(uses.columns, makeVar(rti, te->resno, InvalidOid, -1, InvalidOid, 0));
 	}
+	/* (a HAVING that reads the spelling keeps a group or not by the row the plan met first) */
+	if (sq->havingQual != NULL && key_walker(sq->havingQual, &keys))
+		return true;
 	if (uses.columns == NIL)
 		return false;
 

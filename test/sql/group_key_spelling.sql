@@ -26,6 +26,7 @@ INSERT INTO gks_defs VALUES
   ('gks_float_out', 'SELECT g.f, g.m FROM (SELECT f, max(y) AS m FROM gks_t GROUP BY f) g JOIN gks_u u ON u.f = g.f'),
   ('gks_citext_out', 'SELECT g.c, g.m FROM (SELECT c, max(y) AS m FROM gks_t GROUP BY c) g JOIN gks_u u ON u.c = g.c'),
   ('gks_coll_out',  'SELECT g.s, g.m FROM (SELECT s, max(y) AS m FROM gks_t GROUP BY s) g JOIN gks_u u ON u.s = g.s'),
+  ('gks_num_having', 'SELECT u.id FROM (SELECT x AS k, max(y) AS m FROM gks_t GROUP BY x HAVING x::text <> ''4.5'' OR true) g JOIN gks_u u ON u.k = g.k'),
   -- compared under another collation than the one it is grouped by: FULL
   ('gks_coll_c',    'SELECT u.id, g.m FROM (SELECT s, max(y) AS m FROM gks_t GROUP BY s) g JOIN gks_u u ON u.s = g.s COLLATE "C"'),
   -- the key compared with = only: incremental
