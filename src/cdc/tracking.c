@@ -157,8 +157,14 @@ dv_tracking_lock_first_start(const char *query)
 		return;
 	}
 	PG_END_TRY();
+	/* (not a single SELECT: the analysis refuses it) */
 	foreach(lc, parsed)
-		(void) first_tracking_walker(lfirst_node(RawStmt, lc)->stmt, &may_start);
+	{
+		Node	   *stmt = lfirst_node(RawStmt, lc)->stmt;
+
+		if (IsA(stmt, SelectStmt))
+			(void) first_tracking_walker(stmt, &may_start);
+	}
 	if (may_start)
 		LockDatabaseObject(ExtensionRelationId, get_extension_oid("dynview", false),
 						   DV_FIRST_TRACKING_LOCK, ExclusiveLock);
