@@ -15,6 +15,7 @@ OBJS = \
 	src/analyze/grouprule.o \
 	src/analyze/keys.o \
 	src/analyze/setop.o \
+	src/analyze/spelling.o \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
 	src/refresh/incremental.o \

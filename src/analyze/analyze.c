@@ -370,16 +370,8 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 			foreach(lc, aq->sources)
 			{
 				DvSource   *src = lfirst(lc);
-				char		kind = get_rel_relkind(src->relid);
 
-				if (kind == RELKIND_RELATION &&
-					get_rel_persistence(src->relid) == RELPERSISTENCE_PERMANENT &&
-					!IsCatalogRelationOid(src->relid))
-					continue;
-				if (kind == RELKIND_RELATION && dv_is_dynamic_table(src->relid))
-					continue;
-				/* its leaves' changes are captured (cdc/partitions.c) */
-				if (kind == RELKIND_PARTITIONED_TABLE && dv_partition_tree_capturable(src->relid))
+				if (dv_source_is_capturable(src->relid))
 					continue;
 				aq->full_reason_code = "SOURCE_NOT_CAPTURED";
 				aq->full_reason = psprintf("Changes of \"%s\" (an unlogged or foreign table, a partitioned table with such partitions, or a materialized view) are not captured.",
@@ -389,6 +381,26 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 		}
 	}
 	return aq;
+}
+
+/*
+ * dv_source_is_capturable - are the changes of source relid captured: a
+ * permanent table (not a system catalog), a dynamic table (its refreshes
+ * write its buffer), or a partitioned table whose leaves' are
+ * (cdc/partitions.c)?  Otherwise its readers are FULL (SOURCE_NOT_CAPTURED).
+ */
+bool
+dv_source_is_capturable(Oid relid)
+{
+	char		kind = get_rel_relkind(relid);
+
+	if (kind == RELKIND_RELATION &&
+		get_rel_persistence(relid) == RELPERSISTENCE_PERMANENT &&
+		!IsCatalogRelationOid(relid))
+		return true;
+	if (kind == RELKIND_RELATION && dv_is_dynamic_table(relid))
+		return true;
+	return kind == RELKIND_PARTITIONED_TABLE && dv_partition_tree_capturable(relid);
 }
 
 /*

@@ -197,6 +197,9 @@ extern char *dv_plan_tree_text(DvPlan *plan);
 extern char *dv_window_order_sql(DvPlan *plan, const char *alias);
 extern char *dv_state_projection_sql(DvPlan *plan, Oid state_relid);
 extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
+
+/* spelling.c */
+extern bool dv_group_spelling_reaches(Query *q, int rti);
 extern bool dv_aggregate_is_mutable(Oid fn);
 extern char *dv_equality_operator(Oid type);
 extern char *dv_operator_sql(Oid opno);

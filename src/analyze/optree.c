@@ -1088,6 +1088,13 @@ make_group(Query *q, int rti, const char **reason)
 		build_detail = inner->kind == DV_PLAN_FULL ? inner->reason : NULL;
 		return NULL;
 	}
+	/* (its recomputed old row may spell a key otherwise than the table: spelling.c) */
+	if (dv_group_spelling_reaches(q, rti))
+	{
+		*reason = "SUBQUERY_IN_FROM";
+		build_detail = pstrdup("A subquery in FROM grouped by a column whose equal values can print differently (numeric without a declared scale, float, interval, jsonb, citext, a nondeterministic collation) is not incremental when the query reads that column other than by comparing it with =: which spelling a group shows is up to the plan.");
+		return NULL;
+	}
 	op = new_op(DV_OP_GROUP);
 	op->inner = inner;
 	op->rels = bms_make_singleton(rti);

@@ -668,6 +668,8 @@ dv_create_dynamic_table(DvCreateArgs *args, bool replace)
 				 errhint("Create the dynamic table in a permanent schema.")));
 
 	SPI_connect();
+	/* (before the analysis locks the sources: cdc/tracking.c) */
+	dv_tracking_lock_first_start(args->query);
 	if (OidIsValid(existing))
 	{
 		if (!replace)

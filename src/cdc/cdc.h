@@ -208,6 +208,7 @@ extern const char *dv_capture_plugin_setting_problem(void);
 extern void dv_tracking_start(List *sources, bool identity_required);
 extern void dv_tracking_release_unused(void);
 extern void dv_tracking_wait_for_decoder(void);
+extern void dv_tracking_lock_first_start(const char *query);
 extern void dv_tracking_sync_buffers(List *sources);
 extern Oid	dv_buffer_relid(Oid source_relid);
 extern void dv_publication_identity(Oid relid, const char *kind);

@@ -29,6 +29,17 @@
  * tables with such partitions, materialized views) are not tracked; their
  * dynamic tables refresh in full.
  *
+ * Locks: starting to track a source takes AccessExclusiveLock on it (step
+ * 2) while the query's analysis already holds AccessShareLock.  Two
+ * sessions creating dynamic tables over the same untracked source would
+ * each wait for the other's AccessShareLock (deadlock), and two that both
+ * saw it untracked would both register it.  So a definition that may start
+ * tracking a source first takes the database's first-tracking lock
+ * (dv_tracking_lock_first_start: ExclusiveLock on the object dynview's
+ * pg_extension row, sub-object DV_FIRST_TRACKING_LOCK), before any lock on
+ * its sources, and holds it to the end of its transaction: such creates
+ * run one after the other.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -50,6 +61,8 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parser.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -82,6 +95,79 @@ is_tracked(Oid relid)
 	dv_catalog_exec("SELECT 1 FROM dynview.source_tracking WHERE source_relid = $1",
 					1, types, values, NULL, -1);
 	return SPI_processed > 0;
+}
+
+/* sub-object of dynview's pg_extension row locked by first-time tracking */
+#define DV_FIRST_TRACKING_LOCK 1
+
+/*
+ * may tracking start for a relation named in a query: a table (or
+ * partitioned table, or dynamic table) not tracked yet, or a view, whose
+ * tables are not known before the query is analysed
+ */
+static bool
+first_tracking_walker(Node *node, bool *may_start)
+{
+	if (node == NULL || *may_start)
+		return false;
+	if (IsA(node, RangeVar))
+	{
+		Oid			relid = RangeVarGetRelid((RangeVar *) node, NoLock, true);
+		char		kind;
+
+		/* (not a relation: the name of a WITH query, or one analysis will refuse) */
+		if (!OidIsValid(relid))
+			return false;
+		kind = get_rel_relkind(relid);
+		if (kind == RELKIND_VIEW)
+			*may_start = true;
+		else if ((kind == RELKIND_RELATION || kind == RELKIND_PARTITIONED_TABLE) &&
+				 (capturable(relid) || dv_is_dynamic_table(relid)) && !is_tracked(relid))
+			*may_start = true;
+		return false;
+	}
+	return raw_expression_tree_walker(node, first_tracking_walker, may_start);
+}
+
+/*
+ * dv_tracking_lock_first_start - call before analysing a new definition
+ * (query, its text): when a relation it names may start being tracked
+ * (see first_tracking_walker), take the database's first-tracking lock
+ * and hold it to the end of the transaction (see the file header).  The
+ * names are looked up without locks (a wrong guess costs a wait, or is
+ * met by analysis: a name that is not a relation).  Needs SPI.  A query
+ * that does not parse is left to the analysis to report.
+ */
+void
+dv_tracking_lock_first_start(const char *query)
+{
+	List	   *parsed = NIL;
+	bool		may_start = false;
+	MemoryContext context = CurrentMemoryContext;
+	ListCell   *lc;
+
+	PG_TRY();
+	{
+		parsed = raw_parser(query, RAW_PARSE_DEFAULT);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		FlushErrorState();
+		return;
+	}
+	PG_END_TRY();
+	/* (not a single SELECT: the analysis refuses it) */
+	foreach(lc, parsed)
+	{
+		Node	   *stmt = lfirst_node(RawStmt, lc)->stmt;
+
+		if (IsA(stmt, SelectStmt))
+			(void) first_tracking_walker(stmt, &may_start);
+	}
+	if (may_start)
+		LockDatabaseObject(ExtensionRelationId, get_extension_oid("dynview", false),
+						   DV_FIRST_TRACKING_LOCK, ExclusiveLock);
 }
 
 /*

@@ -76,6 +76,7 @@
 
 #include "dynview.h"
 #include "cdc/cdc.h"
+#include "analyze/delta.h"
 
 /*
  * dv_run_as_owner - switch to the dynamic table's owner, in a
@@ -1257,6 +1258,65 @@ static const struct
 	{"RESTORED", "The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full."},
 };
 
+/*
+ * resolve_effective_mode - what the declared mode (auto or incremental)
+ * resolves to now, recorded in the catalog when it differs from what the
+ * catalog says.  The plan depends on more than the definition's text:
+ * CREATE OR REPLACE FUNCTION may make a function it calls VOLATILE (the plan
+ * is FULL, VOLATILE_FUNCTION) or IMMUTABLE again, a source may be made
+ * UNLOGGED or LOGGED again; a DBA reads effective_mode (and
+ * explain_dynamic_table()) to learn how the table is refreshed.
+ *
+ * Turning FULL, the catalog changes but this refresh goes on as it would
+ * have (the incremental path finds the plan FULL and says why, after its
+ * own checks: SOURCE_ALTERED first).  Turning INCREMENTAL, this refresh
+ * takes the incremental path (dt->effective_mode is set), as after
+ * alter_dynamic_table(refresh_mode => 'auto'): its checks make it FULL
+ * where the table's data snapshot or a source's buffer is not fit (the
+ * buffers' column types are synced with their sources' first, as a FULL
+ * table's refreshes do not).  A FULL mode that does not come from the plan
+ * stays: refresh_mode => 'full', and a source that is not captured
+ * (dv_source_is_capturable) while any is.
+ *
+ * Reads the plan from the cache (analysed again after such a change) as
+ * the table's owner.  Needs SPI.
+ */
+static void
+resolve_effective_mode(DvTable *dt)
+{
+	DvPlan	   *plan;
+	bool		incremental = strcmp(dt->effective_mode, "INCREMENTAL") == 0;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	ListCell   *lc;
+
+	if (strcmp(dt->refresh_mode, "full") == 0 ||
+		(!incremental && (dt->mode_reason_code == NULL ||
+						  strcmp(dt->mode_reason_code, "FULL_REQUESTED") == 0)))
+		return;
+	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	plan = dv_plan_cache_plan(dt);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	if (incremental && plan->kind == DV_PLAN_FULL)
+		dv_catalog_set_effective_mode(dt->relid, "FULL", plan->reason_code, plan->reason);
+	else if (!incremental && plan->kind != DV_PLAN_FULL)
+	{
+		foreach(lc, dt->sources)
+		{
+			DvSource   *src = lfirst(lc);
+
+			if (OidIsValid(src->relid) && !dv_source_is_capturable(src->relid))
+				return;
+		}
+		dv_catalog_set_effective_mode(dt->relid, "INCREMENTAL", NULL, NULL);
+		dv_tracking_sync_buffers(dt->sources);
+		dt->effective_mode = "INCREMENTAL";
+		dt->mode_reason_code = NULL;
+		dt->mode_reason = NULL;
+	}
+}
+
 static char *
 pending_full_reason(const char *code)
 {
@@ -1325,6 +1385,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	/* writes that only dynview makes are not decoded (the decoder need not read them) */
 	dv_refresh_mark_own_writes(writes_are_own(dt));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	resolve_effective_mode(dt);
 
 	/* only this table's refresh statements may write it (hooks/guard.c) */
 	dv_guard_set_refreshing(relid, dt->sources);
