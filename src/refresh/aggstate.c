@@ -1531,7 +1531,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	DvParams	params;
 
 	initStringInfo(&sql);
-	if (linear_aggregates(plan) && GetConfigOption("dv_ab.fuse", true, false) == NULL)
+	if (linear_aggregates(plan))
 	{
 		/*
 		 * 1-3 in one pass: every aggregate is linear in the weights (see

@@ -2140,8 +2140,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			if (n >= 0)
 				n = read_window(dt, src, buffer, snapshot, from,
 								from != NULL && list_length(src->columns) == ncolumns,
-								from == NULL && GetConfigOption("dv_ab.filter", true, false) == NULL ?
-								window_filter(plan, src, buffer) : NULL);
+								from == NULL ? window_filter(plan, src, buffer) : NULL);
 		}
 		if (n < 0)
 		{

@@ -97,3 +97,7 @@ SELECT * FROM dv_refresh_round('fa_defs');
 DELETE FROM fa_o;
 SELECT * FROM dv_refresh_round('fa_defs');
 SELECT * FROM fa_glob;
+
+SELECT count(dynview.drop_dynamic_table(name)) FROM fa_defs;
+DROP FUNCTION dv_refresh_round(regclass);
+DROP TABLE fa_defs, fa_o, fa_k;
