@@ -729,11 +729,16 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer)
 	foreach(lc, quals)
 	{
 		Node	   *qual = copyObject(lfirst(lc));
-		List	   *vars = pull_var_clause(qual, PVC_RECURSE_PLACEHOLDERS);
+		List	   *vars = NIL;
 		ListCell   *lv;
-		bool		fits = vars != NIL && !contain_leaked_vars(qual) &&
-			!contain_subplans(qual) && !contain_mutable_functions(qual);
+		bool		fits;
 
+		/* (sublinks first: the walkers below do not enter a subquery) */
+		fits = !contain_subplans(qual) && !contain_leaked_vars(qual) && !contain_mutable_functions(qual);
+		if (fits)
+			vars = pull_var_clause(qual, PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
+								   PVC_INCLUDE_PLACEHOLDERS);
+		fits = fits && vars != NIL;
 		foreach(lv, vars)
 		{
 			Var		   *var = lfirst(lv);
@@ -742,6 +747,11 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer)
 
 			if (!fits)
 				break;
+			if (!IsA(var, Var))
+			{
+				fits = false;
+				break;
+			}
 			name = var->varattno > 0 ? get_attname(src->relid, var->varattno, true) : NULL;
 			att = name ? get_attnum(buffer, name) : InvalidAttrNumber;
 			fits = var->varno == src->rtindex && var->varlevelsup == 0 && att != InvalidAttrNumber &&
