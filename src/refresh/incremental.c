@@ -709,7 +709,7 @@ find_plan_scan_filters(DvPlan *plan, const char *enr_name, List **quals, int *fo
  * must not be evaluated by anything that may fail (read_window): only
  * conjuncts whose every function is leakproof (comparisons of built-in
  * types; such functions raise no error for any input) over plain columns of
- * the source, typed as in the buffer, are taken.
+ * the source, of the same type and collation in the buffer, are taken.
  */
 static char *
 window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer)
@@ -754,8 +754,17 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer)
 			}
 			name = var->varattno > 0 ? get_attname(src->relid, var->varattno, true) : NULL;
 			att = name ? get_attnum(buffer, name) : InvalidAttrNumber;
-			fits = var->varno == src->rtindex && var->varlevelsup == 0 && att != InvalidAttrNumber &&
-				get_atttype(buffer, att) == var->vartype;
+			fits = var->varno == src->rtindex && var->varlevelsup == 0 && att != InvalidAttrNumber;
+			if (fits)
+			{
+				Oid			type;
+				int32		typmod;
+				Oid			collation;
+
+				/* (the conditions' collations are derived from the columns' anew) */
+				get_atttypetypmodcoll(buffer, att, &type, &typmod, &collation);
+				fits = type == var->vartype && collation == var->varcollid;
+			}
 		}
 		if (!fits)
 			continue;
