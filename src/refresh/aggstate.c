@@ -1211,9 +1211,15 @@ group_delta_columns(DvPlan *plan)
 			case DV_AGG_VAR_POP:
 			case DV_AGG_STDDEV_SAMP:
 			case DV_AGG_STDDEV_POP:
+
+				/*
+				 * (d<j>_special from the sum itself: NaN or an infinity in
+				 * the input makes the sum NaN or infinite, and a finite sum
+				 * has neither, so no second test per row)
+				 */
 				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
 								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
-								 ", pg_catalog.bool_or(x%d::pg_catalog.numeric IN ('NaN', 'Infinity', '-Infinity')) AS d%d_special",
+								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
 								 j, j, j, j, j, j);
 				if (is_variance(agg))
 					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * (x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)) AS d%d_q",
@@ -1238,6 +1244,63 @@ group_delta_columns(DvPlan *plan)
 				appendStringInfo(&buf, ", pg_catalog.sum(c%d)::pg_catalog.int8 AS d%d_c", j, j);
 				break;
 		}
+	}
+	return buf.data;
+}
+
+/*
+ * linear_aggregates - is every aggregate's group delta a sum over the input
+ * rows of weight times a function of the row (count, sum, avg, the variance
+ * family, bool_and/or counted as n and nt)?  Then the delta of the input
+ * need not be consolidated first: a row added and removed in one window
+ * adds w - w = 0 to every sum, and d<j>_special (a sum that is NaN or
+ * infinite) merely recomputes its group.  min/max take the extreme of the
+ * inserted and of the removed rows, which such a pair would move (an
+ * inserted value that is no longer there), and count(DISTINCT) needs net
+ * multiplicities per value: those keep the consolidated input dv_in.
+ */
+static bool
+linear_aggregates(DvPlan *plan)
+{
+	ListCell   *lc;
+
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+
+		if (is_extreme(agg) || agg->kind == DV_AGG_COUNT_DISTINCT)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * SQL: does the group delta dv_g change its group?  (linear_aggregates
+ * only: some count or sum of it is not 0)
+ */
+static char *
+group_delta_changed(DvPlan *plan)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "COALESCE(dv_g.dv_dcount, 0) <> 0");
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+
+		if (agg->kind == DV_AGG_COUNT || has_n(agg))
+			appendStringInfo(&buf, " OR COALESCE(dv_g.d%d_n, 0) <> 0", j);
+		if (sums_numbers(agg))
+			appendStringInfo(&buf, " OR COALESCE(dv_g.d%d_s, 0) <> 0", j);
+		if (is_variance(agg))
+			appendStringInfo(&buf, " OR COALESCE(dv_g.d%d_q, 0) <> 0", j);
+		if (sums_numbers(agg) && agg->scale_tracked)
+			appendStringInfo(&buf, " OR COALESCE(dv_g.d%d_sc, 0) <> 0", j);
+		if (is_bool(agg))
+			appendStringInfo(&buf, " OR COALESCE(dv_g.d%d_t, 0) <> 0", j);
 	}
 	return buf.data;
 }
@@ -1467,154 +1530,180 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	bool		ok = true;
 	DvParams	params;
 
-	/* 1. the consolidated delta of the input: dv_in(g.., x.., dv_weight) */
-	initStringInfo(&cols);
-	appendStringInfoString(&cols, keys);
-	foreach(lc, plan->aggs)
-	{
-		if (has_arg(lfirst(lc)))
-			appendStringInfo(&cols, "x%d, ", foreach_current_index(lc) + 1);
-	}
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %spg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_weight FROM (%s) dv_d",
-					 cols.data, dv_delta_sql(plan));
-	if (cols.len > 0)
-		appendStringInfo(&sql, " GROUP BY %.*s", cols.len - 2, cols.data);
-
-	/*
-	 * Equal inputs of different display scales (1 and 1.00) are different
-	 * inputs to a scale-tracked aggregate: an UPDATE from one to the other
-	 * must not cancel out here.
-	 */
-	foreach(lc, plan->aggs)
+	if (linear_aggregates(plan))
 	{
-		if (((DvAgg *) lfirst(lc))->scale_tracked)
-			appendStringInfo(&sql, ", pg_catalog.scale(x%d)", foreach_current_index(lc) + 1);
+		/*
+		 * 1-3 in one pass: every aggregate is linear in the weights (see
+		 * linear_aggregates), so the delta's weighted rows go straight into
+		 * the per-group sums; a pair +r/-r adds nothing to any of them.  The
+		 * groups whose every sum is 0 are dropped, as the consolidation
+		 * would have dropped their rows (a group the changes do not touch
+		 * must not reach the MERGE, whose row count checks the state).
+		 */
+		ngroups = dv_exec_at(psprintf("SELECT * FROM (SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
+									  "FROM (SELECT *, dv_weight AS dv_w FROM (%s) dv_d) dv_u%s) dv_g WHERE %s",
+									  keys, group_delta_columns(plan), dv_delta_sql(plan),
+									  group_by(nkeys, NULL), group_delta_changed(plan)),
+							 snapshot, true);
+		if (ngroups == 0)
+			return true;		/* the changes cancel out before the aggregation */
+		dv_register_tuples("dv_gd");
+		enrs = lappend(enrs, "dv_gd");
 	}
-	appendStringInfoString(&sql, " HAVING pg_catalog.sum(dv_weight) <> 0");
-	if (dv_exec_at(sql.data, snapshot, true) == 0)
-		return true;			/* the changes cancel out before the aggregation */
-	dv_register_tuples("dv_in");
-	enrs = lappend(enrs, "dv_in");
-
-	/* 2. count(DISTINCT): multiplicities, and the values that appear or go */
-	initStringInfo(&uni);
-	appendStringInfo(&uni, "SELECT %sdv_weight AS dv_w", keys);
-	foreach(lc, plan->aggs)
+	else
 	{
-		DvAgg	   *agg = lfirst(lc);
-		int			j = foreach_current_index(lc) + 1;
-
-		if (has_arg(agg))
-			appendStringInfo(&uni, ", x%d", j);
-		if (agg->kind == DV_AGG_COUNT_DISTINCT)
-			appendStringInfo(&uni, ", NULL::pg_catalog.int8 AS c%d", j);
-	}
-	appendStringInfoString(&uni, " FROM dv_in");
-	foreach(lc, plan->aggs)
-	{
-		DvAgg	   *agg = lfirst(lc);
-		int			j = foreach_current_index(lc) + 1;
-		char	   *dist = qualified_state(dist_name(dt->relid, j));
-		char	   *dd = psprintf("dv_dd%d", j);
-		char	   *dtr = psprintf("dv_dt%d", j);
-		ListCell   *lc2;
-
-		if (agg->kind != DV_AGG_COUNT_DISTINCT)
-			continue;
-		dv_exec_at(psprintf("SELECT %sx%d AS v, pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_w "
-							"FROM dv_in WHERE x%d IS NOT NULL%s HAVING pg_catalog.sum(dv_weight) <> 0",
-							keys, j, j, group_by(nkeys, psprintf("x%d", j))),
-				   snapshot, true);
-		dv_register_tuples(dd);
-		enrs = lappend(enrs, dd);
-		if (state_indexed(plan))
+		/* 1. the consolidated delta of the input: dv_in(g.., x.., dv_weight) */
+		initStringInfo(&cols);
+		appendStringInfoString(&cols, keys);
+		foreach(lc, plan->aggs)
 		{
-			/*
-			 * One probe per changed value: add the delta by upsert (on the
-			 * unique index of (v, g..)) and compare each new multiplicity
-			 * with its delta.  A stored multiplicity is never 0, so new ==
-			 * delta means 0 -> n; new == 0 means n -> 0 (that row is then
-			 * deleted); new < 0 means the state was not what the data
-			 * snapshot says.
-			 */
-			char	   *up = psprintf("dv_up%d", j);
+			if (has_arg(lfirst(lc)))
+				appendStringInfo(&cols, "x%d, ", foreach_current_index(lc) + 1);
+		}
+		appendStringInfo(&sql, "SELECT %spg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_weight FROM (%s) dv_d",
+						 cols.data, dv_delta_sql(plan));
+		if (cols.len > 0)
+			appendStringInfo(&sql, " GROUP BY %.*s", cols.len - 2, cols.data);
 
-			dv_exec_at(psprintf("WITH dv_u AS (INSERT INTO %s AS s SELECT %sd.v, d.dv_w FROM %s d "
-								"  ON CONFLICT (v%s%s) DO UPDATE SET dv_mult = s.dv_mult + excluded.dv_mult "
-								"  RETURNING s.*) "
-								"SELECT %su.v, u.dv_mult, d.dv_w FROM dv_u u JOIN %s d ON u.v = d.v AND %s",
-								dist, key_list(nkeys, "d."), dd, nkeys > 0 ? ", " : "",
-								nkeys > 0 ? key_cols(nkeys, "") : "",
-								key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d")),
-					   snapshot, false);
-			dv_register_tuples(up);
-			enrs = lappend(enrs, up);
-			dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN dv_mult = dv_w THEN 1 "
-								"  WHEN dv_mult = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
-								"  pg_catalog.bool_or(dv_mult < 0) AS dv_bad FROM %s%s",
-								keys, up, group_by(nkeys, NULL)),
+		/*
+		 * Equal inputs of different display scales (1 and 1.00) are different
+		 * inputs to a scale-tracked aggregate: an UPDATE from one to the other
+		 * must not cancel out here.
+		 */
+		foreach(lc, plan->aggs)
+		{
+			if (((DvAgg *) lfirst(lc))->scale_tracked)
+				appendStringInfo(&sql, ", pg_catalog.scale(x%d)", foreach_current_index(lc) + 1);
+		}
+		appendStringInfoString(&sql, " HAVING pg_catalog.sum(dv_weight) <> 0");
+		if (dv_exec_at(sql.data, snapshot, true) == 0)
+			return true;			/* the changes cancel out before the aggregation */
+		dv_register_tuples("dv_in");
+		enrs = lappend(enrs, "dv_in");
+
+		/* 2. count(DISTINCT): multiplicities, and the values that appear or go */
+		initStringInfo(&uni);
+		appendStringInfo(&uni, "SELECT %sdv_weight AS dv_w", keys);
+		foreach(lc, plan->aggs)
+		{
+			DvAgg	   *agg = lfirst(lc);
+			int			j = foreach_current_index(lc) + 1;
+
+			if (has_arg(agg))
+				appendStringInfo(&uni, ", x%d", j);
+			if (agg->kind == DV_AGG_COUNT_DISTINCT)
+				appendStringInfo(&uni, ", NULL::pg_catalog.int8 AS c%d", j);
+		}
+		appendStringInfoString(&uni, " FROM dv_in");
+		foreach(lc, plan->aggs)
+		{
+			DvAgg	   *agg = lfirst(lc);
+			int			j = foreach_current_index(lc) + 1;
+			char	   *dist = qualified_state(dist_name(dt->relid, j));
+			char	   *dd = psprintf("dv_dd%d", j);
+			char	   *dtr = psprintf("dv_dt%d", j);
+			ListCell   *lc2;
+
+			if (agg->kind != DV_AGG_COUNT_DISTINCT)
+				continue;
+			dv_exec_at(psprintf("SELECT %sx%d AS v, pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_w "
+								"FROM dv_in WHERE x%d IS NOT NULL%s HAVING pg_catalog.sum(dv_weight) <> 0",
+								keys, j, j, group_by(nkeys, psprintf("x%d", j))),
 					   snapshot, true);
+			dv_register_tuples(dd);
+			enrs = lappend(enrs, dd);
+			if (state_indexed(plan))
+			{
+				/*
+				 * One probe per changed value: add the delta by upsert (on the
+				 * unique index of (v, g..)) and compare each new multiplicity
+				 * with its delta.  A stored multiplicity is never 0, so new ==
+				 * delta means 0 -> n; new == 0 means n -> 0 (that row is then
+				 * deleted); new < 0 means the state was not what the data
+				 * snapshot says.
+				 */
+				char	   *up = psprintf("dv_up%d", j);
+
+				dv_exec_at(psprintf("WITH dv_u AS (INSERT INTO %s AS s SELECT %sd.v, d.dv_w FROM %s d "
+									"  ON CONFLICT (v%s%s) DO UPDATE SET dv_mult = s.dv_mult + excluded.dv_mult "
+									"  RETURNING s.*) "
+									"SELECT %su.v, u.dv_mult, d.dv_w FROM dv_u u JOIN %s d ON u.v = d.v AND %s",
+									dist, key_list(nkeys, "d."), dd, nkeys > 0 ? ", " : "",
+									nkeys > 0 ? key_cols(nkeys, "") : "",
+									key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d")),
+						   snapshot, false);
+				dv_register_tuples(up);
+				enrs = lappend(enrs, up);
+				dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN dv_mult = dv_w THEN 1 "
+									"  WHEN dv_mult = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
+									"  pg_catalog.bool_or(dv_mult < 0) AS dv_bad FROM %s%s",
+									keys, up, group_by(nkeys, NULL)),
+						   snapshot, true);
+			}
+			else
+				dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN s.dv_mult IS NULL THEN 1 "
+									"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
+									"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
+									"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
+									key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
+									group_by_p(nkeys, "d.", NULL)),
+						   snapshot, false);
+			for (uint64 i = 0; i < SPI_processed; i++)
+			{
+				bool		isnull;
+				Datum		bad = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+												SPI_tuptable->tupdesc->natts, &isnull);
+
+				if (!isnull && DatumGetBool(bad))
+					ok = false;
+			}
+			if (!ok)
+				break;
+			dv_register_tuples(dtr);
+			enrs = lappend(enrs, dtr);
+			if (state_indexed(plan))
+				/* the values that went: only they have multiplicity 0 */
+				dv_exec_at(psprintf("DELETE FROM %s s WHERE s.v = ANY (ARRAY(SELECT v FROM dv_up%d WHERE dv_mult = 0)) "
+									"AND s.dv_mult = 0", dist, j),
+						   snapshot, false);
+			else
+				dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON s.v = d.v AND %s "
+									"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
+									"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
+									"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
+									dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
+						   snapshot, false);
+
+			/* its transitions join the union the group delta is taken from */
+			appendStringInfo(&uni, " UNION ALL SELECT %s0::pg_catalog.int8", keys);
+			foreach(lc2, plan->aggs)
+			{
+				DvAgg	   *other = lfirst(lc2);
+				int			k = foreach_current_index(lc2) + 1;
+
+				if (has_arg(other))
+					appendStringInfo(&uni, ", NULL::%s", other->arg_type);
+				if (other->kind == DV_AGG_COUNT_DISTINCT)
+					appendStringInfo(&uni, k == j ? ", dv_c" : ", NULL::pg_catalog.int8");
+			}
+			appendStringInfo(&uni, " FROM %s", dtr);
 		}
-		else
-			dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN s.dv_mult IS NULL THEN 1 "
-								"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
-								"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
-								"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
-								key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
-								group_by_p(nkeys, "d.", NULL)),
-					   snapshot, false);
-		for (uint64 i = 0; i < SPI_processed; i++)
+
+		if (ok)
 		{
-			bool		isnull;
-			Datum		bad = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-											SPI_tuptable->tupdesc->natts, &isnull);
-
-			if (!isnull && DatumGetBool(bad))
-				ok = false;
+			/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
+			ngroups = dv_exec_at(psprintf("SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
+										  "FROM (%s) dv_u%s",
+										  keys, group_delta_columns(plan), uni.data, group_by(nkeys, NULL)),
+								 snapshot, true);
+			dv_register_tuples("dv_gd");
+			enrs = lappend(enrs, "dv_gd");
 		}
-		if (!ok)
-			break;
-		dv_register_tuples(dtr);
-		enrs = lappend(enrs, dtr);
-		if (state_indexed(plan))
-			/* the values that went: only they have multiplicity 0 */
-			dv_exec_at(psprintf("DELETE FROM %s s WHERE s.v = ANY (ARRAY(SELECT v FROM dv_up%d WHERE dv_mult = 0)) "
-								"AND s.dv_mult = 0", dist, j),
-					   snapshot, false);
-		else
-			dv_exec_at(psprintf("MERGE INTO %s s USING %s d ON s.v = d.v AND %s "
-								"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
-								"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
-								"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
-								dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
-					   snapshot, false);
-
-		/* its transitions join the union the group delta is taken from */
-		appendStringInfo(&uni, " UNION ALL SELECT %s0::pg_catalog.int8", keys);
-		foreach(lc2, plan->aggs)
-		{
-			DvAgg	   *other = lfirst(lc2);
-			int			k = foreach_current_index(lc2) + 1;
-
-			if (has_arg(other))
-				appendStringInfo(&uni, ", NULL::%s", other->arg_type);
-			if (other->kind == DV_AGG_COUNT_DISTINCT)
-				appendStringInfo(&uni, k == j ? ", dv_c" : ", NULL::pg_catalog.int8");
-		}
-		appendStringInfo(&uni, " FROM %s", dtr);
 	}
 
 	if (ok)
 	{
-		/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
-		ngroups = dv_exec_at(psprintf("SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
-									  "FROM (%s) dv_u%s",
-									  keys, group_delta_columns(plan), uni.data, group_by(nkeys, NULL)),
-							 snapshot, true);
-		dv_register_tuples("dv_gd");
-		enrs = lappend(enrs, "dv_gd");
-
 		/*
 		 * The state must have a row for exactly the affected groups the table
 		 * has a row for (one row per group; a global aggregate's one row):
