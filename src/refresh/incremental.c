@@ -57,6 +57,7 @@
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -710,9 +711,19 @@ find_plan_scan_filters(DvPlan *plan, const char *enr_name, List **quals, int *fo
  * conjuncts whose every function is leakproof (comparisons of built-in
  * types; such functions raise no error for any input) over plain columns of
  * the source, of the same type and collation in the buffer, are taken.
+ * The window read runs as the bootstrap superuser: a conjunct calling a
+ * function the table's owner may not execute stays with the delta
+ * statements, which run as the owner.
  */
+/* check_functions_in_node's checker: may the role in *context not execute func? */
+static bool
+not_executable(Oid func, void *context)
+{
+	return pg_proc_aclcheck(func, *(Oid *) context, ACL_EXECUTE) != ACLCHECK_OK;
+}
+
 static char *
-window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer)
+window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
 	List	   *quals = NIL;
 	int			found = 0;
@@ -734,7 +745,8 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer)
 		bool		fits;
 
 		/* (sublinks first: the walkers below do not enter a subquery) */
-		fits = !contain_subplans(qual) && !contain_leaked_vars(qual) && !contain_mutable_functions(qual);
+		fits = !contain_subplans(qual) && !contain_leaked_vars(qual) && !contain_mutable_functions(qual) &&
+			!check_functions_in_node(qual, not_executable, &owner);
 		if (fits)
 			vars = pull_var_clause(qual, PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
 								   PVC_INCLUDE_PLACEHOLDERS);
@@ -2159,7 +2171,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 			if (n >= 0)
 				n = read_window(dt, src, buffer, snapshot, from,
 								from != NULL && list_length(src->columns) == ncolumns,
-								from == NULL ? window_filter(plan, src, buffer) : NULL);
+								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL);
 		}
 		if (n < 0)
 		{
