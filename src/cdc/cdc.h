@@ -38,23 +38,6 @@ extern int	dv_max_sources;
 extern bool dv_buffer_meta_column(const char *name);
 
 /* plugin.c: dynview's own writes, which the output plugin never decodes */
-/*
- * A change buffer's writers (the decoder, a refresh writing a dynamic
- * table's buffer) insert heap tuples directly: these maintain the buffer's
- * indexes (its dv_xid index, tracking.c) for each tuple inserted.
- */
-typedef struct DvBufferIndexes
-{
-	struct EState *estate;
-	struct ResultRelInfo *rri;
-	struct TupleTableSlot *slot;	/* (for heap tuples) */
-} DvBufferIndexes;
-
-extern void dv_buffer_indexes_open(DvBufferIndexes *bi, Relation rel);
-extern void dv_buffer_indexes_insert_slot(DvBufferIndexes *bi, struct TupleTableSlot *slot);
-extern void dv_buffer_indexes_insert_tuple(DvBufferIndexes *bi, HeapTuple tuple);
-extern void dv_buffer_indexes_close(DvBufferIndexes *bi);
-
 extern uint16 dv_cdc_own_writes_begin(void);
 extern void dv_cdc_own_writes_end(uint16 previous);
 extern void dv_cdc_own_writes_always(void);

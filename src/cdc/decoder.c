@@ -387,9 +387,7 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 	Datum	   *values = palloc(sizeof(Datum) * bdesc->natts);
 	bool	   *nulls = palloc(sizeof(bool) * bdesc->natts);
 	ListCell   *lc;
-	DvBufferIndexes indexes;
 
-	dv_buffer_indexes_open(&indexes, rel);
 	foreach(lc, state->changes)
 	{
 		DvChange   *c = lfirst(lc);
@@ -432,10 +430,8 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 		}
 		tup = heap_form_tuple(bdesc, values, nulls);
 		heap_insert(rel, tup, cid, 0, bistate);
-		dv_buffer_indexes_insert_tuple(&indexes, tup);
 		heap_freetuple(tup);
 	}
-	dv_buffer_indexes_close(&indexes);
 	FreeBulkInsertState(bistate);
 }
 

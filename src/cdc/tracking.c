@@ -47,7 +47,6 @@
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
-#include "executor/executor.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -277,54 +276,6 @@ append_columns(StringInfo sql, Oid relid, List *names, const char *prefix)
 }
 
 /*
- * dv_buffer_indexes_open - ready to maintain rel's indexes for tuples its
- * writer inserts with heap_insert or heap_multi_insert (which do not); end
- * with dv_buffer_indexes_close.  A buffer's index is on plain columns, with
- * no predicate nor uniqueness: nothing runs but the index AM.
- */
-void
-dv_buffer_indexes_open(DvBufferIndexes *bi, Relation rel)
-{
-	bi->estate = CreateExecutorState();
-	bi->rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(bi->rri, rel, 1, NULL, 0);
-	ExecOpenIndices(bi->rri, false);
-	bi->slot = NULL;
-	if (bi->rri->ri_NumIndices > 0)
-		bi->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
-}
-
-/* index entries for a tuple heap_multi_insert wrote from slot (its tts_tid set) */
-void
-dv_buffer_indexes_insert_slot(DvBufferIndexes *bi, TupleTableSlot *slot)
-{
-	if (bi->rri->ri_NumIndices == 0)
-		return;
-	ResetPerTupleExprContext(bi->estate);
-	(void) ExecInsertIndexTuples(bi->rri, slot, bi->estate, false, false, NULL, NIL);
-}
-
-/* index entries for a tuple heap_insert wrote (its t_self set) */
-void
-dv_buffer_indexes_insert_tuple(DvBufferIndexes *bi, HeapTuple tuple)
-{
-	if (bi->rri->ri_NumIndices == 0)
-		return;
-	ExecStoreHeapTuple(tuple, bi->slot, false);
-	dv_buffer_indexes_insert_slot(bi, bi->slot);
-	ExecClearTuple(bi->slot);
-}
-
-void
-dv_buffer_indexes_close(DvBufferIndexes *bi)
-{
-	if (bi->slot)
-		ExecDropSingleTupleTableSlot(bi->slot);
-	ExecCloseIndices(bi->rri);
-	FreeExecutorState(bi->estate);
-}
-
-/*
  * create_buffer - dynview_buffer.changes_<relid> with the meta columns and
  * the source columns that dynamic tables read; returns its OID.  Made a
  * member of the extension.
@@ -347,16 +298,6 @@ create_buffer(Oid relid, List *columns)
 	appendStringInfoString(&sql, ") WITH (autovacuum_vacuum_scale_factor = 0.01)");
 
 	dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
-
-	/*
-	 * The window of a refresh holds only rows whose dv_xid is at least its
-	 * data snapshot's xmin (WINDOW_CONDITION, incremental.c): read through
-	 * this index, its cost follows the window, not the rows the buffer
-	 * holds for other readers nor the pages it once grew to.
-	 */
-	dv_catalog_exec(psprintf("CREATE INDEX %s ON %s.%s (dv_xid)",
-							 quote_identifier(psprintf("%s_dv_xid", name)), DV_BUFFER_SCHEMA, name),
-					0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
 	buffer = get_relname_relid(name, get_namespace_oid(DV_BUFFER_SCHEMA, false));
 	/* the decoder deletes consumed rows: published FOR ALL TABLES, it needs an identity */

@@ -291,7 +291,6 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	int			nslots;
 	BulkInsertState bistate;
 	MemoryContext batch_context;
-	DvBufferIndexes indexes;
 
 	if (!OidIsValid(buffer) || ntuples == 0)
 		return;
@@ -319,7 +318,6 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 										  ALLOCSET_DEFAULT_SIZES);
 	/* (heap_multi_insert runs no user code: always dynview's own write) */
 	save_origin = dv_cdc_own_writes_begin();
-	dv_buffer_indexes_open(&indexes, rel);
 	PG_TRY();
 	{
 		uint64		done = 0;
@@ -351,8 +349,6 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 				ExecStoreVirtualTuple(slot);
 			}
 			heap_multi_insert(rel, slots, n, cid, 0, bistate);
-			for (int k = 0; k < n; k++)
-				dv_buffer_indexes_insert_slot(&indexes, slots[k]);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(batch_context);
 			done += n;
@@ -363,7 +359,6 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 		dv_cdc_own_writes_end(save_origin);
 	}
 	PG_END_TRY();
-	dv_buffer_indexes_close(&indexes);
 	FreeBulkInsertState(bistate);
 	for (int i = 0; i < nslots; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);
@@ -388,10 +383,12 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
  * $5 is the data snapshot's xmin: pg_visible_in_snapshot(x, S_prev) is true
  * for every x below it, so no row of the window has a smaller dv_xid (the
  * bound follows from the condition's own "AND NOT visible in S_prev", and
- * holds whatever the own-xid lists say).  It lets the buffer's dv_xid index
- * (tracking.c, create_buffer) find the window without reading the rows
- * every reader has consumed but another still holds, or pages the buffer
- * once grew to.
+ * holds whatever the own-xid lists say).  Tested first, it passes over the
+ * rows that this table consumed but another reader of the buffer still
+ * holds with one comparison instead of the snapshot functions.  (An index on
+ * dv_xid would let a read skip them altogether; measured in bench/README.md,
+ * its upkeep doubled the decoder's CPU per captured row, so buffers have
+ * none.)
  */
 #define WINDOW_NARGS 5
 
