@@ -2312,18 +2312,19 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 		if (dv_is_dynamic_table(src->relid))
 			dynamic_buffers = lappend_oid(dynamic_buffers, buffer);
 	}
+	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
+		!dv_capture_wait(target, 60 * 1000L))
+		return false;
 	/* (no transaction in the window: only dynamic tables' buffers can hold rows of it) */
 	if (window_is_empty(dt, snapshot))
 		buffers = dynamic_buffers;
+	/* (after the wait: a buffer without a page then holds no row of the window) */
 	foreach(lc, buffers)
 	{
 		if (!buffer_is_empty(lfirst_oid(lc)))
 			nonempty = lappend_oid(nonempty, lfirst_oid(lc));
 	}
 	buffers = nonempty;
-	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
-		!dv_capture_wait(target, 60 * 1000L))
-		return false;
 
 	window_parameters(dt, snapshot, values, types);
 	foreach(lc, buffers)
