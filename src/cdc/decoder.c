@@ -61,6 +61,7 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "commands/tablecmds.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -95,6 +96,13 @@ PGDLLEXPORT void dynview_decoder_main(Datum main_arg);
 #define BATCH_RECORDS	100000
 /* how often the worker prunes the change buffers */
 #define PRUNE_INTERVAL_MS	1000
+
+/*
+ * a pruned buffer left without a row is truncated (shrink_emptied_buffers)
+ * when it spans at least this many pages: below that, scanning its empty
+ * pages costs less than the plans a truncation makes every backend redo
+ */
+#define SHRINK_MIN_BLOCKS	128
 /* how often the worker checks that the extension still exists */
 #define EXTENSION_CHECK_MS	1000
 
@@ -576,6 +584,89 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
  * and may be waiting for this worker, which therefore never waits for it
  * (a conditional lock on the table, SKIP LOCKED on its catalog row).
  */
+/*
+ * shrink_emptied_buffers - truncate the buffers that pruning left without a
+ * row and that still span SHRINK_MIN_BLOCKS pages or more, each in a short
+ * transaction of its own.
+ *
+ * Pruning deletes rows, and VACUUM makes their space reusable, but the
+ * relation keeps the size it once grew to, and a window read or emptiness
+ * check scans every page of it: the cost of a refresh followed the buffer's
+ * history, not its window.  Emptied, the buffer gets a new, empty
+ * relfilenode (ExecuteTruncateGuts, as TRUNCATE does, without the guard's
+ * refusal of a user's TRUNCATE, and without a logical truncate record: it
+ * is dynview's own write, and the rows it drops are deleted already).
+ *
+ * Never waits: only with AccessExclusiveLock taken conditionally, which no
+ * transaction holding the buffer in any mode (a refresh that read it, the
+ * decoder's writer, a refresh writing a dynamic table's buffer, DDL) lets
+ * it have; such a buffer is left for a later pass.  Holding that lock, no
+ * writer of the buffer is in progress, so a fresh snapshot sees every row
+ * the buffer holds (rows of source transactions still running that the
+ * decoder streamed in are committed rows of the decoder and count): if it
+ * sees none, the truncation drops only deleted rows.  Those were pruned:
+ * visible in the data snapshot of every table that reads the source and to
+ * every snapshot running at the prune (prune_buffers), so no window can
+ * hold them, neither a refresh's nor a table's being created, and no reader
+ * with an older snapshot needs them.  A refresh that starts meanwhile waits
+ * for this short transaction and then reads the new relfilenode; its kept
+ * plans over the buffer are revalidated by PostgreSQL's plan cache.
+ * Returns the buffers it could not lock (in TopMemoryContext), which the
+ * next pass tries again.
+ */
+static List *
+shrink_emptied_buffers(List *emptied)
+{
+	ListCell   *lc;
+	List	   *busy = NIL;
+	MemoryContext old;
+
+	foreach(lc, emptied)
+	{
+		Oid			buffer = lfirst_oid(lc);
+		Relation	rel;
+		bool		empty = false;
+
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		if (!ConditionalLockRelationOid(buffer, AccessExclusiveLock))
+		{
+			CommitTransactionCommand();
+			old = MemoryContextSwitchTo(TopMemoryContext);
+			busy = lappend_oid(busy, buffer);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
+		rel = try_table_open(buffer, NoLock);
+		if (rel == NULL || RelationGetNumberOfBlocks(rel) < SHRINK_MIN_BLOCKS)
+		{
+			if (rel != NULL)
+				table_close(rel, NoLock);
+			CommitTransactionCommand();
+			continue;
+		}
+		pgstat_report_activity(STATE_RUNNING, "truncating an emptied change buffer");
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_execute(psprintf("SELECT 1 FROM %s.%s LIMIT 1", DV_BUFFER_SCHEMA,
+								 quote_identifier(RelationGetRelationName(rel))),
+						true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read change buffer %s", RelationGetRelationName(rel));
+		empty = SPI_processed == 0;
+		if (empty)
+			ExecuteTruncateGuts(list_make1(rel), list_make1_oid(buffer), NIL, DROP_RESTRICT, false);
+		PopActiveSnapshot();
+		SPI_finish();
+		table_close(rel, NoLock);
+		CommitTransactionCommand();
+	}
+	pgstat_report_activity(STATE_IDLE, NULL);
+	return busy;
+}
+
+/* buffers emptied by an earlier pass that could not be truncated then */
+static List *shrink_pending = NIL;
+
 static void
 prune_buffers(void)
 {
@@ -583,6 +674,8 @@ prune_buffers(void)
 	TransactionId horizon;
 	List	   *sources = NIL;
 	List	   *buffers = NIL;
+	List	   *emptied = NIL;	/* (in TopMemoryContext: used after the commit) */
+	MemoryContext old;
 	ListCell   *lc1,
 			   *lc2;
 
@@ -711,11 +804,24 @@ prune_buffers(void)
 										   DV_BUFFER_SCHEMA, quote_identifier(buffer)),
 								  2, ptypes, pargs, NULL, false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "could not prune change buffer %s", buffer);
+		/* (rows deleted: maybe the last ones, see shrink_emptied_buffers) */
+		if (SPI_processed > 0 && !list_member_oid(shrink_pending, lfirst_oid(lc2)))
+		{
+			old = MemoryContextSwitchTo(TopMemoryContext);
+			emptied = lappend_oid(emptied, lfirst_oid(lc2));
+			MemoryContextSwitchTo(old);
+		}
 	}
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	emptied = list_concat(emptied, shrink_pending);
+	list_free(shrink_pending);
+	shrink_pending = shrink_emptied_buffers(emptied);
+	list_free(emptied);
+	MemoryContextSwitchTo(old);
 }
 
 /*

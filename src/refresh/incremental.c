@@ -54,6 +54,7 @@
 #include "optimizer/plancat.h"
 #include "parser/parse_coerce.h"
 #include "rewrite/rewriteManip.h"
+#include "storage/bufmgr.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/lmgr.h"
@@ -375,31 +376,25 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
  * buffer rows whose transaction S_new sees and S_prev did not.
  */
 #define WINDOW_CONDITION \
-	"(pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) " \
+	"dv_xid >= $5::pg_catalog.xid8 " \
+	"AND (pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) " \
 	"       OR dv_xid = ANY ($1::pg_catalog.xid8[])) " \
 	"AND NOT (pg_catalog.pg_visible_in_snapshot(dv_xid, $2::pg_catalog.pg_snapshot) " \
 	"         OR dv_xid = ANY ($3::pg_catalog.xid8[]))"
 
 /*
- * the four parameters of WINDOW_CONDITION, and their types: the xid lists
- * are passed as xid8[] values and the snapshots as pg_snapshot values, not
- * as text, since a cast of a parameter from text is not folded into a
- * constant in a generic plan (which a kept plan becomes after a few
- * executions in one backend, as in the scheduler): it was evaluated for
- * every buffer row
+ * $5 is the data snapshot's xmin: pg_visible_in_snapshot(x, S_prev) is true
+ * for every x below it, so no row of the window has a smaller dv_xid (the
+ * bound follows from the condition's own "AND NOT visible in S_prev", and
+ * holds whatever the own-xid lists say).  Tested first, it passes over the
+ * rows that this table consumed but another reader of the buffer still
+ * holds with one comparison instead of the snapshot functions.  (An index on
+ * dv_xid would let a read skip them altogether; measured in bench/README.md,
+ * its upkeep doubled the decoder's CPU per captured row, so buffers have
+ * none.)
  */
-static void
-window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
-{
-	types[0] = XID8ARRAYOID;
-	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
-	types[1] = PG_SNAPSHOTOID;
-	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dt->data_snapshot));
-	types[2] = XID8ARRAYOID;
-	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
-	types[3] = PG_SNAPSHOTOID;
-	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dv_snapshot_to_text(snapshot)));
-}
+#define WINDOW_NARGS 5
+
 
 /* parse "a,b,c" or "{a,b,c}" of xid8s into a palloc'd array; returns the count */
 static int
@@ -469,6 +464,34 @@ parse_snapshot_text(const char *text, Xid8Snapshot *snap)
 	snap->nxip = parse_xid8_list(end + 1, &snap->xip);
 }
 
+/*
+ * the parameters of WINDOW_CONDITION, and their types: the xid lists
+ * are passed as xid8[] values and the snapshots as pg_snapshot values, not
+ * as text, since a cast of a parameter from text is not folded into a
+ * constant in a generic plan (which a kept plan becomes after a few
+ * executions in one backend, as in the scheduler): it was evaluated for
+ * every buffer row
+ */
+static void
+window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
+{
+	types[0] = XID8ARRAYOID;
+	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
+	types[1] = PG_SNAPSHOTOID;
+	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dt->data_snapshot));
+	types[2] = XID8ARRAYOID;
+	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
+	types[3] = PG_SNAPSHOTOID;
+	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dv_snapshot_to_text(snapshot)));
+	types[4] = XID8OID;
+	{
+		Xid8Snapshot prev;
+
+		parse_snapshot_text(dt->data_snapshot, &prev);
+		values[4] = FullTransactionIdGetDatum(FullTransactionIdFromU64(prev.xmin));
+	}
+}
+
 /* pg_visible_in_snapshot(v, snap) */
 static bool
 xid8_visible(uint64 v, const Xid8Snapshot *snap)
@@ -532,6 +555,48 @@ window_transactions(DvTable *dt, Snapshot snapshot, int max, uint64 **xids)
 		}
 	}
 	return n;
+}
+
+/*
+ * window_is_empty - does the window from dt's data snapshot to snapshot
+ * hold no transaction (window_transactions)?  Then no buffer row of a
+ * source that is not a dynamic table is in it (WINDOW_CONDITION): a row's
+ * dv_xid is its source transaction's, and the current transaction's own
+ * ($1) are there only if it wrote the source, which makes the caller
+ * refresh in full (SOURCE_CHANGED_IN_TRANSACTION) before it asks.  (A
+ * dynamic table's buffer may hold rows of the current transaction, written
+ * by its upstream's refresh in the same pipeline, so it is read in any
+ * case.)  A NO_DATA refresh then reads no buffer: its cost does not follow
+ * the buffers' size.
+ */
+static bool
+window_is_empty(DvTable *dt, Snapshot snapshot)
+{
+	uint64	   *xids;
+
+	return window_transactions(dt, snapshot, 0, &xids) == 0;
+}
+
+/*
+ * buffer_is_empty - has the buffer no page at all (never written, or
+ * truncated by the decoder once pruning emptied it)?  Asked after the
+ * refresh waited for the decoder, whose buffer rows of the window are then
+ * committed (and their pages there); with the lock a read of the buffer
+ * takes, so that no truncation is under way.  Such a buffer holds no row
+ * of any window, and a refresh need not plan and run a statement to find
+ * that out (which a new connection pays in full).
+ */
+static bool
+buffer_is_empty(Oid buffer)
+{
+	Relation	rel = try_table_open(buffer, AccessShareLock);
+	bool		empty;
+
+	if (rel == NULL)
+		return false;
+	empty = RelationGetNumberOfBlocks(rel) == 0;
+	table_close(rel, NoLock);
+	return empty;
 }
 
 /* the most transactions of a window whose commit positions are looked up */
@@ -814,8 +879,8 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 {
 	StringInfoData sql;
 	ListCell   *lc;
-	Oid			types[4];
-	Datum		values[4];
+	Oid			types[WINDOW_NARGS];
+	Datum		values[WINDOW_NARGS];
 	bool		has_marker = false;
 	bool		isnull;
 	bool		consolidate = true;
@@ -899,7 +964,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	{
 		/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
 		window_parameters(dt, snapshot, values, types);
-		dv_catalog_exec(sql.data, 4, types, values, NULL, -1);
+		dv_catalog_exec(sql.data, WINDOW_NARGS, types, values, NULL, -1);
 	}
 	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
 		has_marker = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
@@ -983,8 +1048,8 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 {
 	HeapTuple	tuple;
 	char		identity;
-	Oid			types[4];
-	Datum		values[4];
+	Oid			types[WINDOW_NARGS];
+	Datum		values[WINDOW_NARGS];
 
 	if (dv_is_dynamic_table(relid))
 		return true;			/* its buffer is written by its refreshes, whole */
@@ -998,7 +1063,7 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	window_parameters(dt, snapshot, values, types);
 	dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE dv_weight <= 0 AND " WINDOW_CONDITION " LIMIT 1",
 							 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
-					4, types, values, NULL, -1);
+					WINDOW_NARGS, types, values, NULL, -1);
 	return SPI_processed == 0;
 }
 
@@ -2055,6 +2120,8 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	bool		topn_full = false;
 	List	   *states = NIL;
 	XLogRecPtr	target;
+	bool		dynamic_source = false;
+	bool		no_window;
 
 	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -2093,7 +2160,10 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		Oid			relid = ((DvPlanSource *) lfirst(lc))->relid;
 
 		if (dv_is_dynamic_table(relid))
+		{
+			dynamic_source = true;
 			continue;
+		}
 		need_decoder = true;
 
 		/*
@@ -2115,6 +2185,22 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		*full_code = "CAPTURE_NOT_READY";
 		*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
 		return false;
+	}
+	no_window = !dynamic_source && window_is_empty(dt, snapshot);
+	if (!dynamic_source && !no_window)
+	{
+		/* (or no source's buffer holds any row) */
+		no_window = true;
+		foreach(lc, plan->sources)
+		{
+			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
+
+			if (!OidIsValid(buffer) || !buffer_is_empty(buffer))
+			{
+				no_window = false;
+				break;
+			}
+		}
 	}
 
 	foreach(lc, plan->sources)
@@ -2143,6 +2229,12 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		}
 		if (!ok)
 			break;
+		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
+		if (no_window)
+		{
+			src->delta_rows = 0;
+			continue;
+		}
 		/*
 		 * Refreshed before in this very transaction: rows this transaction
 		 * buffered since then carry the same xid as those it consumed then.
@@ -2356,12 +2448,14 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	Query	   *query;
 	ListCell   *lc;
 	List	   *buffers = NIL;
+	List	   *dynamic_buffers = NIL;	/* (of sources that are dynamic tables) */
+	List	   *nonempty = NIL;
 	bool		need_decoder = false;
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	Oid			types[4];
-	Datum		values[4];
+	Oid			types[WINDOW_NARGS];
+	Datum		values[WINDOW_NARGS];
 	XLogRecPtr	target;
 
 	if (!dt->has_data_snapshot || dt->next_refresh_full != NULL || dt->sources == NIL)
@@ -2394,17 +2488,29 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
 			return false;
 		buffers = lappend_oid(buffers, buffer);
+		if (dv_is_dynamic_table(src->relid))
+			dynamic_buffers = lappend_oid(dynamic_buffers, buffer);
 	}
 	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
 		!dv_capture_wait(target, 60 * 1000L))
 		return false;
+	/* (no transaction in the window: only dynamic tables' buffers can hold rows of it) */
+	if (window_is_empty(dt, snapshot))
+		buffers = dynamic_buffers;
+	/* (after the wait: a buffer without a page then holds no row of the window) */
+	foreach(lc, buffers)
+	{
+		if (!buffer_is_empty(lfirst_oid(lc)))
+			nonempty = lappend_oid(nonempty, lfirst_oid(lc));
+	}
+	buffers = nonempty;
 
 	window_parameters(dt, snapshot, values, types);
 	foreach(lc, buffers)
 	{
 		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
 								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(lfirst_oid(lc)))),
-						4, types, values, NULL, -1);
+						WINDOW_NARGS, types, values, NULL, -1);
 		if (SPI_processed > 0)
 			return false;
 	}
