@@ -924,13 +924,13 @@ renamed_column_walker(Node *node, void *context)
 }
 
 /*
- * definition_analyses - does the table's definition parse and analyse now,
- * as its refreshes will?  The analysis goes to the plan cache, where the
- * refresh finds it; an error (a function or an enum value it names was
- * renamed) is caught, in a subtransaction of its own.
+ * as_owner_caught - step(dt, arg) as the table's owner, with the settings of
+ * its refreshes (search_path pg_catalog, pg_temp; the output styles), in a
+ * subtransaction of its own: false, and nothing of it kept, if it raised an
+ * error.  What step allocates stays in the caller's memory context.
  */
 static bool
-definition_analyses(DvTable *dt)
+as_owner_caught(DvTable *dt, void (*step) (DvTable *dt, void *arg), void *arg)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -947,8 +947,8 @@ definition_analyses(DvTable *dt)
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-		dv_set_output_styles();
-		(void) dv_plan_cache_query(dt);
+		dv_set_output_styles();	/* constants are read back in these styles */
+		step(dt, arg);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcontext);
@@ -967,6 +967,37 @@ definition_analyses(DvTable *dt)
 	return ok;
 }
 
+/* the definition analysed into the plan cache, where the refresh finds it */
+static void
+analyse_step(DvTable *dt, void *arg)
+{
+	(void) dv_plan_cache_query(dt);
+}
+
+/* follow_renames' deparse of the kept tree, when a name in it changed */
+typedef struct RenameStep
+{
+	Query	   *tree;
+	bool		broken;			/* the definition no longer analyses */
+	char	   *sql;			/* out: the new definition, or NULL */
+	char	   *new_tree;		/* out: its analysed tree */
+} RenameStep;
+
+static void
+rename_step(DvTable *dt, void *arg)
+{
+	RenameStep *r = arg;
+
+	/* (every relation still there, by OID; locks for the deparse) */
+	AcquireRewriteLocks(r->tree, true, false);
+	if (!r->broken && !renamed_column_walker((Node *) r->tree, NULL))
+		return;
+	r->sql = pg_get_querydef(r->tree, false);
+	/* it must analyse as refreshes will, to the same output columns */
+	r->new_tree = dv_definition_tree(r->sql);
+	(void) dv_parse_definition(r->sql);
+}
+
 /*
  * follow_renames - after a source column the definition reads was renamed
  * (ALTER TABLE ... RENAME COLUMN), the stored SQL names it no more.  Like a
@@ -977,77 +1008,34 @@ definition_analyses(DvTable *dt)
  * the sources' shape changed: the refresh is FULL, SOURCE_ALTERED, and the
  * change buffers take the new column names).  Looked at when a source's
  * shape changed since the table's last refresh, and when the definition no
- * longer analyses: a function it calls or a value of an enum it names was
- * renamed (ALTER FUNCTION / ALTER TYPE ... RENAME), which a view follows
- * too.  A tree that no longer deparses or analyses (a column dropped, a
- * source replaced) is left alone: the refresh then fails as before, with
- * its hint.
+ * longer analyses (the analysis, caught, goes to the plan cache): a
+ * function it calls or a value of an enum it names was renamed (ALTER
+ * FUNCTION / ALTER TYPE ... RENAME), which a view follows too.  A tree that
+ * no longer deparses or analyses (a column dropped, a source replaced) is
+ * left alone: the refresh then fails as before, with its hint.
  */
 static void
 follow_renames(DvTable *dt)
 {
 	char	   *tree_text;
-	Query	   *tree;
-	char	   *sql = NULL;
-	char	   *new_tree = NULL;
-	MemoryContext oldcontext = CurrentMemoryContext;
-	ResourceOwner oldowner = CurrentResourceOwner;
-	bool		broken = false;
+	RenameStep	r = {0};
 
 	if ((tree_text = dv_catalog_get_definition_tree(dt->relid)) == NULL)
 		return;
 	if (dv_catalog_source_altered(dt->relid) == NULL)
 	{
-		if (definition_analyses(dt))
+		if (as_owner_caught(dt, analyse_step, NULL))
 			return;
-		broken = true;
+		r.broken = true;
 	}
-	tree = (Query *) stringToNode(tree_text);
-	if (!IsA(tree, Query))
+	r.tree = (Query *) stringToNode(tree_text);
+	if (!IsA(r.tree, Query))
 		return;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(oldcontext);
-	PG_TRY();
-	{
-		int			save_nestlevel;
-		Oid			save_userid;
-		int			save_sec;
-
-		/* (every relation still there, by OID; locks for the deparse) */
-		AcquireRewriteLocks(tree, true, false);
-		if (broken || renamed_column_walker((Node *) tree, NULL))
-		{
-			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-			(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
-									 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-			dv_set_output_styles();	/* constants are read back in these styles */
-			sql = pg_get_querydef(tree, false);
-			/* it must analyse as refreshes will, to the same output columns */
-			new_tree = dv_definition_tree(sql);
-			(void) dv_parse_definition(sql);
-			dv_restore_user(save_nestlevel, save_userid, save_sec);
-		}
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcontext);
-		CurrentResourceOwner = oldowner;
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(oldcontext);
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcontext);
-		CurrentResourceOwner = oldowner;
-		sql = NULL;
-	}
-	PG_END_TRY();
-
-	if (sql == NULL || strcmp(sql, dt->definition) == 0)
+	if (!as_owner_caught(dt, rename_step, &r) || r.sql == NULL || strcmp(r.sql, dt->definition) == 0)
 		return;
-	dv_catalog_set_definition(dt->relid, sql);
-	dv_catalog_set_definition_tree(dt->relid, new_tree);
-	dt->definition = sql;
+	dv_catalog_set_definition(dt->relid, r.sql);
+	dv_catalog_set_definition_tree(dt->relid, r.new_tree);
+	dt->definition = r.sql;
 	CommandCounterIncrement();
 }
 
