@@ -29,9 +29,8 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)/test/sql/tpch.sql
 if [ "$KEEP" = 1 ] && [ "$(psql -X -At -d "$DB" -c "SELECT to_regclass('public.bench_result') IS NOT NULL" 2>/dev/null)" = t ]; then
 	echo "reusing database $DB"
 else
-	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
+	bench_new_db
 	psql -X -q -c "ALTER DATABASE $DB SET search_path = tpch, public" >/dev/null
-	q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
 	# the test's schema and generator (up to its own small load), then the queries
 	sed -n '/^CREATE SCHEMA tpch;/,/^SELECT tpch_load(2);/p' "$SRC" | grep -v '^SELECT tpch_load(2);' | q >/dev/null
 	sed -n '/^CREATE TABLE queries/,/^group by cntrycode order by cntrycode\$q\$);/p' "$SRC" | q >/dev/null
@@ -46,12 +45,6 @@ CREATE INDEX ON customer (c_nationkey);
 CREATE INDEX ON supplier (s_nationkey);
 CREATE INDEX ON nation (n_regionkey);
 VACUUM ANALYZE;
-CREATE FUNCTION public.bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  EXECUTE stmt;
-  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END $$;
 CREATE SCHEMA mv;
 CREATE SCHEMA dt;
 CREATE TABLE public.bench_result (q int, phase text, what text, ms float8, mode text, reason text, verified boolean);
