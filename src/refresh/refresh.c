@@ -1024,7 +1024,15 @@ follow_renames(DvTable *dt)
 		return;
 	if (dv_catalog_source_altered(dt->relid) == NULL)
 	{
-		if (as_owner_caught(dt, analyse_step, NULL))
+		bool		analyses = as_owner_caught(dt, analyse_step, NULL);
+
+		/*
+		 * (the analysis locks the table: dropped while this waited for it,
+		 * it is 42P01, neither a definition to follow nor one changed)
+		 */
+		if (!dv_is_dynamic_table(dt->relid))
+			(void) dv_catalog_load(dt->relid);
+		if (analyses)
 			return;
 		r.broken = true;
 	}
