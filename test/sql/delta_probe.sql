@@ -155,6 +155,8 @@ SELECT v, n FROM dp_big_join WHERE v = 9;
 
 -- the group comes back, small again
 INSERT INTO dp_fact SELECT i, 1 + (i * 13) % 300000, 9, 1 FROM generate_series(300001, 300040) i;
+-- (and facts dp_big_rows' filter keeps: probed)
+INSERT INTO dp_fact SELECT i, 1 + (i * 13) % 300000, 3, 2 FROM generate_series(300041, 300045) i;
 SELECT * FROM dv_refresh_round('dp_defs2');
 SELECT count(*) > 0 AS group_back FROM dp_big_join WHERE v = 9;
 

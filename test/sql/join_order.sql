@@ -104,6 +104,8 @@ UPDATE jo_item SET qty = qty + 1, disc = 0 WHERE o % 211 = 0;
 DELETE FROM jo_ps WHERE p = 35;
 DELETE FROM jo_supp WHERE s = 99;
 DELETE FROM jo_part WHERE p = 1999;
+-- (a part jo_cross's filter keeps: its delta crosses the nations)
+DELETE FROM jo_part WHERE p = 39;
 SELECT * FROM dv_refresh_round('jo_defs');
 
 -- the rows of partsupp joined with suppliers that changed items reach are read by the items'

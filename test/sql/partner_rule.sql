@@ -73,6 +73,7 @@ SELECT * FROM pr_round();
 -- 4. only the partner side changes (the grouped subquery's input does not)
 UPDATE pr_part SET size = 3 WHERE brand = 'B3';
 UPDATE pr_part SET brand = 'B2' WHERE id IN (1, 6);
+UPDATE pr_part SET brand = 'B4' WHERE id = 2;  -- (enters pr_two's filter)
 SELECT * FROM pr_round();
 -- 5. every lineitem's quantity changes
 UPDATE pr_li SET qty = qty * 2 WHERE qty < 30;

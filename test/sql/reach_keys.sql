@@ -53,6 +53,8 @@ SELECT * FROM dv_refresh_round('rk_defs');
 UPDATE rk_item SET late = true WHERE ord IN (300, 303, 306) AND line = 1;
 UPDATE rk_item SET supp = supp + 1 WHERE ord IN (309, 312) AND line = 2;
 UPDATE rk_item SET ord = ord + 10000 WHERE ord IN (1000, 2000, 3003) AND line = 1;
+-- (items rk_expr's and rk_in's filters keep move to another order: their delta reads rk_ord by key)
+UPDATE rk_item SET ord = ord + 1 WHERE ord IN (1004, 2004) AND line IN (2, 4);
 UPDATE rk_ord SET cust = 'c7' WHERE ord BETWEEN 700 AND 710;
 UPDATE rk_ord SET cust = NULL WHERE ord BETWEEN 711 AND 715;
 UPDATE rk_cust SET region = 9 WHERE name = 'c8';
