@@ -34,16 +34,12 @@ SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NU
   FROM oj_tables ORDER BY name;
 SELECT t.name, d.effective_mode FROM oj_tables t JOIN dynview.dynamic_tables d ON d.name = t.name::regclass ORDER BY 1;
 
-CREATE FUNCTION oj_round() RETURNS TABLE (name text, mode text, verified bool)
-LANGUAGE plpgsql AS $$
-DECLARE
-  t record;
-  r dynview.refresh_history;
+-- every table refreshed and verified, in name order
+CREATE FUNCTION oj_round() RETURNS TABLE (name text, mode text, verified bool) LANGUAGE plpgsql AS $$
 BEGIN
-  FOR t IN SELECT * FROM oj_tables ORDER BY oj_tables.name LOOP
-    r := dynview.refresh(t.name);
-    name := t.name; mode := r.refresh_mode;
-    verified := dynview.verify(t.name);
+  FOR name IN SELECT t.name FROM oj_tables t ORDER BY 1 LOOP
+    mode := (dynview.refresh(name)).refresh_mode;
+    verified := dynview.verify(name);
     RETURN NEXT;
   END LOOP;
 END $$;
