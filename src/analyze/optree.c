@@ -4274,6 +4274,8 @@ delta_cte(DvGen *g, DvOp *op)
 				char	   *dr;
 				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
 				const char *cols = psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"));
+				bool		left_outer;
+				bool		right_outer;
 
 				/* (a changed group of a subquery on the right that no left row joins adds nothing) */
 				if (op->right->kind == DV_OP_GROUP && has_delta(op->right))
@@ -4291,6 +4293,20 @@ delta_cte(DvGen *g, DvOp *op)
 								op->jointype == JOIN_SEMI, "", "");
 					break;
 				}
+				/*
+				 * Only the side an outer join preserves changed: the join is
+				 * linear in that side while the other stays as it is, so its
+				 * delta is the changed rows outer-joined to the other side
+				 * now, each with its weight (delta(l) LEFT JOIN new(r)): the
+				 * inner join's rows and the padded ones in one probe of the
+				 * other side per changed row, not one for the matches and
+				 * another for their count (exist_terms).
+				 */
+				left_outer = dl != NULL && dr == NULL &&
+					(op->jointype == JOIN_LEFT || op->jointype == JOIN_FULL);
+				right_outer = dr != NULL && dl == NULL &&
+					(op->jointype == JOIN_RIGHT || op->jointype == JOIN_FULL);
+
 				/* the inner join's rows */
 				if (dl)
 				{
@@ -4299,8 +4315,9 @@ delta_cte(DvGen *g, DvOp *op)
 						probe_rows(g, op->right, op->left, dl, op->quals, theta, "r");
 
 					if (probe)
-						appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l CROSS JOIN %s r",
-										 cols, dl, probe);
+						appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l %s %s r%s",
+										 cols, dl, left_outer ? "LEFT JOIN" : "CROSS JOIN", probe,
+										 left_outer ? " ON true" : "");
 					else
 					{
 						if (right == NULL)
@@ -4310,8 +4327,8 @@ delta_cte(DvGen *g, DvOp *op)
 							right = right_sql(g, op->right, op->left, "l");
 							reach_reset(g);
 						}
-						appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l JOIN %s r ON %s",
-										 cols, dl, right, theta);
+						appendStringInfo(&terms, "SELECT %sl.dv_weight FROM %s l %s %s r ON %s",
+										 cols, dl, left_outer ? "LEFT JOIN" : "JOIN", right, theta);
 					}
 				}
 				if (dr)
@@ -4321,8 +4338,10 @@ delta_cte(DvGen *g, DvOp *op)
 						probe_rows(g, op->left, op->right, dr, op->quals, theta, "l");
 
 					if (probe)
-						appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s r CROSS JOIN %s l",
-										 terms.len ? " UNION ALL " : "", cols, dr, probe);
+						appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s r %s %s l%s",
+										 terms.len ? " UNION ALL " : "", cols, dr,
+										 right_outer ? "LEFT JOIN" : "CROSS JOIN", probe,
+										 right_outer ? " ON true" : "");
 					else
 					{
 						if (left == NULL)
@@ -4332,19 +4351,19 @@ delta_cte(DvGen *g, DvOp *op)
 							left = psprintf("(%s)", new_sql(g, op->left));
 							reach_reset(g);
 						}
-						appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s l JOIN %s r ON %s",
+						appendStringInfo(&terms, "%sSELECT %sr.dv_weight FROM %s l %s %s r ON %s",
 										 terms.len ? " UNION ALL " : "", cols,
-										 left, dr, theta);
+										 left, right_outer ? "RIGHT JOIN" : "JOIN", dr, theta);
 					}
 				}
 				if (dl && dr)
 					appendStringInfo(&terms, " UNION ALL SELECT %s-(l.dv_weight * r.dv_weight) FROM %s l JOIN %s r ON %s",
 									 cols, dl, dr, theta);
-				/* and the rows an outer join pads with NULLs */
-				if (op->jointype == JOIN_LEFT || op->jointype == JOIN_FULL)
+				/* and the rows an outer join pads with NULLs (unless padded above) */
+				if ((op->jointype == JOIN_LEFT || op->jointype == JOIN_FULL) && !left_outer)
 					exist_terms(g, &terms, op->left, dl, op->right, dr, op->quals, false,
 								"", null_list(op->right));
-				if (op->jointype == JOIN_RIGHT || op->jointype == JOIN_FULL)
+				if ((op->jointype == JOIN_RIGHT || op->jointype == JOIN_FULL) && !right_outer)
 					exist_terms(g, &terms, op->right, dr, op->left, dl, op->quals, false,
 								null_list(op->left), "");
 				break;

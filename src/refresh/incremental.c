@@ -282,6 +282,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	Oid			buffer = buffer_of(dt->relid);
 	Relation	rel;
 	TupleDesc	bdesc;
+	TupleDesc	sdesc_copy;
 	TupleDesc	sdesc = tuptable->tupdesc;
 	int		   *map;
 	Datum	   *svalues;
@@ -313,8 +314,16 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	snulls = palloc(sizeof(bool) * sdesc->natts);
 	nslots = (int) Min(ntuples, (uint64) DV_BUFFER_BATCH);
 	slots = palloc(sizeof(TupleTableSlot *) * nslots);
+
+	/*
+	 * (the slots share a copy of the buffer's descriptor, not reference
+	 * counted: a slot of the relcache's own descriptor pins it in the
+	 * resource owner, whose release of each of a thousand pins searches the
+	 * list of them)
+	 */
+	sdesc_copy = CreateTupleDescCopy(bdesc);
 	for (int i = 0; i < nslots; i++)
-		slots[i] = MakeSingleTupleTableSlot(bdesc, &TTSOpsVirtual);
+		slots[i] = MakeSingleTupleTableSlot(sdesc_copy, &TTSOpsVirtual);
 	bistate = GetBulkInsertState();
 	/* (what writing a batch allocates: the tuples formed, their toasted values) */
 	batch_context = AllocSetContextCreate(CurrentMemoryContext, "dynview change buffer batch",
@@ -365,6 +374,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	FreeBulkInsertState(bistate);
 	for (int i = 0; i < nslots; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);
+	FreeTupleDesc(sdesc_copy);
 	MemoryContextDelete(batch_context);
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
