@@ -692,29 +692,15 @@ analyze_state(const char *name)
  * at scale 3000, a state of 13,234 groups: 73-76 ms of CPU for the whole
  * table, 14-15 ms without k2..k7, of a creation of ~750 ms; bench/README.md).
  */
+static char *column_list_but_keys(Oid relid, const char *prefix, int nkeys);
+
 static void
 analyze_input_state(const char *name, int nkeys)
 {
 	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
-	Relation	rel = table_open(relid, AccessShareLock);
-	TupleDesc	desc = RelationGetDescr(rel);
-	StringInfoData cols;
 
-	initStringInfo(&cols);
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		bool		later_key = false;
-
-		if (att->attisdropped)
-			continue;
-		for (int k = 2; k <= nkeys && !later_key; k++)
-			later_key = strcmp(NameStr(att->attname), psprintf("k%d", k)) == 0;
-		if (!later_key)
-			appendStringInfo(&cols, "%s%s", cols.len ? ", " : "", quote_identifier(NameStr(att->attname)));
-	}
-	table_close(rel, AccessShareLock);
-	dv_catalog_exec(psprintf("ANALYZE %s (%s)", qualified_state(name), cols.data), 0, NULL, NULL, NULL, -1);
+	dv_catalog_exec(psprintf("ANALYZE %s (%s)", qualified_state(name), column_list_but_keys(relid, "", nkeys)),
+					0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
 }
 
@@ -1910,6 +1896,13 @@ dv_topn_state_table(Oid relid, bool bound)
 static char *
 column_list(Oid relid, const char *prefix)
 {
+	return column_list_but_keys(relid, prefix, 0);
+}
+
+/* column_list without the columns k2..k<nkeys> (a state's keys after its first) */
+static char *
+column_list_but_keys(Oid relid, const char *prefix, int nkeys)
+{
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData buf;
@@ -1918,10 +1911,14 @@ column_list(Oid relid, const char *prefix)
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		later_key = false;
 
 		if (att->attisdropped)
 			continue;
-		appendStringInfo(&buf, "%s%s%s", buf.len ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
+		for (int k = 2; k <= nkeys && !later_key; k++)
+			later_key = strcmp(NameStr(att->attname), psprintf("k%d", k)) == 0;
+		if (!later_key)
+			appendStringInfo(&buf, "%s%s%s", buf.len ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
 	}
 	relation_close(rel, AccessShareLock);
 	return buf.data;
