@@ -682,6 +682,29 @@ analyze_state(const char *name)
 }
 
 /*
+ * analyze_input_state - analyze_state of the groups' state of a top-N or
+ * window input (node_input_op) with nkeys group keys k1..kn: every column
+ * but its keys after the first.  Such a state is read whole, by its first
+ * key, or by all its keys (which its unique index finds as one row, with
+ * or without statistics of k2..kn), never by another key alone; ANALYZE
+ * spends its time sorting each column's sample, and keys such as a
+ * customer's name, address and comment sort by the collation (TPC-H Q10
+ * at scale 3000, a state of 13,234 groups: 73-76 ms of CPU for the whole
+ * table, 14-15 ms without k2..k7, of a creation of ~750 ms; bench/README.md).
+ */
+static char *column_list_but_keys(Oid relid, const char *prefix, int nkeys);
+
+static void
+analyze_input_state(const char *name, int nkeys)
+{
+	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
+
+	dv_catalog_exec(psprintf("ANALYZE %s (%s)", qualified_state(name), column_list_but_keys(relid, "", nkeys)),
+					0, NULL, NULL, NULL, -1);
+	CommandCounterIncrement();
+}
+
+/*
  * node_input_op - is op the groups of the input of a top-N or window plan
  * (plan's or a branch's: assign_states_node in optree.c)?  Such a state is
  * read whole, or by all its group keys (the changed groups), never joined
@@ -805,7 +828,10 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 							0, NULL, NULL, NULL, -1);
 		}
 		CommandCounterIncrement();
-		analyze_state(name);
+		if (node_input_op(plan, op) && dv_optree_state_key_columns(op, NULL) != NIL)
+			analyze_input_state(name, list_length(dv_optree_state_key_columns(op, NULL)));
+		else
+			analyze_state(name);
 	}
 }
 
@@ -875,11 +901,13 @@ distinct_once_agg(DvPlan *plan)
  * and with a plan that may be parallel (dv_exec_fill: the table was created
  * in this transaction and has no index yet), its column v made nullable
  * for the fill: the rows with a null x count in their group's count(*)
- * too.  A group's state row is then read from it: the sum of its counts
+ * too.  They are written sorted in the order of the multiplicities'
+ * index, built last.  A group's state row is then read from it: the sum of its counts
  * (dv_count, and each count(*)) and the number of its non-null x
  * (count(DISTINCT x): the rows are distinct per group and x, by the same
  * equality as GROUP BY and DISTINCT use).  Last the rows with a null x are
- * deleted and v is NOT NULL again (as the table was created).  Before, the
+ * deleted (if any were written) and v is NOT NULL again (as the table was
+ * created).  Before, the
  * counts went to a temporary table first and were copied into the
  * multiplicities (TPC-H Q16 at scale 1000: 175,727 rows, 0.4 s of a 2.5 s
  * build; bench/README.md); before that, the state's fill evaluated the input
@@ -901,6 +929,8 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	Relation	rel;
 	List	   *indexes;
 	bool		fresh;
+	uint64		written;
+	int64		nonnull;
 
 	if (j == 0)
 		return false;
@@ -922,9 +952,36 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	/* the counts per (group, x), a null x included, into the multiplicities */
 	dv_catalog_exec(psprintf("ALTER TABLE %s ALTER COLUMN v DROP NOT NULL", qdist), 0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
-	(void) dv_exec_fill(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i%s",
-								 key_list(nkeys, ""), j, input, group_by(nkeys, psprintf("x%d", j))),
-						snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name), distid);
+	if (state_indexed(plan))
+	{
+		/*
+		 * In the order of the index built on (v, g1, ..., gn) afterwards
+		 * (create_state_index), grouped by the same sort: the index build
+		 * reads its rows presorted, which its sort checks first and then
+		 * does not sort again (TPC-H Q16 at scale 3000, 516,742 rows whose
+		 * keys are two texts compared by the collation: 455-586 ms of CPU
+		 * for the index over rows in hash order, 204-271 ms over sorted
+		 * ones; the sort costs the fill 105-158 ms more than its hash
+		 * aggregate, which spills at work_mem; bench/README.md).  The
+		 * planner would hash the groups (cheaper alone): hashing is off for
+		 * this statement only.  Every key and x sort: PostgreSQL groups a
+		 * count(DISTINCT) by sorting (its keys have a btree, state_indexed,
+		 * checked all the same: else the hashed fill, and no index).
+		 */
+		int			level = NewGUCNestLevel();
+		char	   *order = psprintf("x%d%s", j, nkeys > 0 ? psprintf(", %s", key_cols(nkeys, "")) : "");
+
+		(void) set_config_option("enable_hashagg", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		written = dv_exec_fill(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i GROUP BY %s ORDER BY %s",
+										key_list(nkeys, ""), j, input, order, order),
+							   snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name), distid);
+		AtEOXact_GUC(true, level);
+	}
+	else
+		written = dv_exec_fill(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i%s",
+										key_list(nkeys, ""), j, input, group_by(nkeys, psprintf("x%d", j))),
+							   snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name), distid);
 	CommandCounterIncrement();
 
 	/* the state: counts summed, the non-null x counted */
@@ -941,9 +998,28 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	appendStringInfo(&buf, " FROM %s%s", qdist, group_by(nkeys, NULL));
 	fill_state(dt, state_name(dt->relid), buf.data, snapshot);
 
-	/* the multiplicities are of the non-null x only, as the table was made */
-	dv_exec_at(psprintf("DELETE FROM %s WHERE v IS NULL", qdist), snapshot, false);
+	/*
+	 * The multiplicities are of the non-null x only, as the table was made.
+	 * A group has one row per distinct x, a null x included, and counts its
+	 * non-null ones (a<j>): only if the rows written outnumber the state's
+	 * a<j> summed is there a row with a null x to delete (a scan of the
+	 * multiplicities saved otherwise).
+	 */
 	CommandCounterIncrement();
+	if (dv_exec_at(psprintf("SELECT pg_catalog.sum(a%d)::pg_catalog.int8 FROM %s", j,
+							qualified_state(state_name(dt->relid))), snapshot, false) != 1)
+		elog(ERROR, "dynview: could not count the non-null values of a count(DISTINCT) state");
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		nonnull = isnull ? 0 : DatumGetInt64(d);
+	}
+	if ((int64) written != nonnull)
+	{
+		dv_exec_at(psprintf("DELETE FROM %s WHERE v IS NULL", qdist), snapshot, false);
+		CommandCounterIncrement();
+	}
 	dv_catalog_exec(psprintf("ALTER TABLE %s ALTER COLUMN v SET NOT NULL", qdist), 0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
 	return true;
@@ -1820,6 +1896,13 @@ dv_topn_state_table(Oid relid, bool bound)
 static char *
 column_list(Oid relid, const char *prefix)
 {
+	return column_list_but_keys(relid, prefix, 0);
+}
+
+/* column_list without the columns k2..k<nkeys> (a state's keys after its first) */
+static char *
+column_list_but_keys(Oid relid, const char *prefix, int nkeys)
+{
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData buf;
@@ -1828,10 +1911,14 @@ column_list(Oid relid, const char *prefix)
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		later_key = false;
 
 		if (att->attisdropped)
 			continue;
-		appendStringInfo(&buf, "%s%s%s", buf.len ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
+		for (int k = 2; k <= nkeys && !later_key; k++)
+			later_key = strcmp(NameStr(att->attname), psprintf("k%d", k)) == 0;
+		if (!later_key)
+			appendStringInfo(&buf, "%s%s%s", buf.len ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
 	}
 	relation_close(rel, AccessShareLock);
 	return buf.data;
