@@ -114,6 +114,13 @@ dv_set_output_styles(void)
 	 */
 	(void) set_config_option("extra_float_digits", "3",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * String constants are deparsed for, and read back with, standard
+	 * conforming strings: under the session's "off", 'a\b' was written
+	 * with its backslash doubled, which every other session reads as two.
+	 */
+	(void) set_config_option("standard_conforming_strings", "on",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	(void) set_config_option("DateStyle", "ISO, YMD",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	(void) set_config_option("IntervalStyle", "postgres",
