@@ -121,6 +121,9 @@ dv_set_output_styles(void)
 	 */
 	(void) set_config_option("standard_conforming_strings", "on",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/* (and an array constant's NULL element, written NULL, read as a null, not as 'NULL') */
+	(void) set_config_option("array_nulls", "on",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	(void) set_config_option("DateStyle", "ISO, YMD",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	(void) set_config_option("IntervalStyle", "postgres",

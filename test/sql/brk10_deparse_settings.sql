@@ -12,8 +12,12 @@
 --     another query, and verify() compares with that one: true, while the table differs from
 --     the query the user gave.  In the window filter (a refresh under that setting) the rows at
 --     the constant were dropped.
+-- (3) The stored definition was parsed under the refreshing session's array_nulls: with
+--     array_nulls = off, '{NULL,x}'::text[] (a null and 'x') was read as the strings 'NULL' and
+--     'x': rows with t = 'NULL' joined the table, and the array column showed {"NULL",x}.
 -- Fixed: the window filter is deparsed under the safe search_path and the output styles, which
--- set extra_float_digits = 3.  Correct result: the tables equal the user's queries.
+-- set extra_float_digits = 3 and array_nulls = on (definitions are parsed in them too).
+-- Correct result: the tables equal the user's queries.
 SET client_min_messages = warning;
 CREATE SCHEMA brk10_sh;
 CREATE OPERATOR brk10_sh.= (LEFTARG = int, RIGHTARG = int, FUNCTION = int4lt);
@@ -53,6 +57,24 @@ SELECT (SELECT count(*) FROM ((SELECT t::text FROM brk10_fl_created t
                               UNION ALL (SELECT q::text FROM brk10_fl q WHERE f <= '1.0000000000000002'::float8
                                EXCEPT ALL SELECT t::text FROM brk10_fl_refreshed t)) x) AS refreshed_differs;
 SELECT dynview.verify('brk10_fl_created') AS created, dynview.verify('brk10_fl_refreshed') AS refreshed;
+
+
+CREATE TABLE brk10_an (id int PRIMARY KEY, t text);
+INSERT INTO brk10_an VALUES (1, 'NULL'), (2, 'x'), (3, NULL);
+SELECT dynview.create_dynamic_table('brk10_an_filter', $$SELECT id, t FROM brk10_an WHERE t = ANY ('{NULL,x}'::text[])$$,
+                                    schedule => 'manual', refresh_mode => 'incremental') IS NOT NULL AS created;
+SELECT dynview.create_dynamic_table('brk10_an_column', $$SELECT id, '{NULL,x}'::text[] AS arr FROM brk10_an$$,
+                                    schedule => 'manual', refresh_mode => 'full') IS NOT NULL AS created;
+INSERT INTO brk10_an VALUES (4, 'NULL'), (5, 'x');
+SET array_nulls = off;
+SELECT refresh_mode IS NOT NULL AS refreshed FROM dynview.refresh('brk10_an_filter');
+SELECT refresh_mode IS NOT NULL AS refreshed FROM dynview.refresh('brk10_an_column');
+RESET array_nulls;
+SELECT id, t FROM brk10_an_filter ORDER BY id;
+SELECT id, arr FROM brk10_an_column ORDER BY id;
+SELECT dynview.verify('brk10_an_filter') AS filter, dynview.verify('brk10_an_column') AS col;
+SELECT dynview.drop_dynamic_table('brk10_an_filter'), dynview.drop_dynamic_table('brk10_an_column');
+DROP TABLE brk10_an;
 
 SELECT dynview.drop_dynamic_table('brk10_shadow'), dynview.drop_dynamic_table('brk10_fl_created'),
        dynview.drop_dynamic_table('brk10_fl_refreshed');
