@@ -110,26 +110,24 @@ dv_set_output_styles(void)
 	 * all digits of floats (a float constant deparsed under
 	 * extra_float_digits = 0 lost its last digits: '1.0000000000000002'
 	 * became '1'), ISO dates (a numeric UTC offset: 01:30 of a repeated DST
-	 * hour prints twice alike in the SQL style), hex bytea.
+	 * hour prints twice alike in the SQL style), hex bytea.  String
+	 * constants are deparsed for, and read back with, standard conforming
+	 * strings (under the session's "off", a backslash was written doubled,
+	 * which every other session reads as two), and an array constant's NULL
+	 * element is read as a null, not as the string 'NULL' (array_nulls).
 	 */
-	(void) set_config_option("extra_float_digits", "3",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	/*
-	 * String constants are deparsed for, and read back with, standard
-	 * conforming strings: under the session's "off", 'a\b' was written
-	 * with its backslash doubled, which every other session reads as two.
-	 */
-	(void) set_config_option("standard_conforming_strings", "on",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	/* (and an array constant's NULL element, written NULL, read as a null, not as 'NULL') */
-	(void) set_config_option("array_nulls", "on",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("DateStyle", "ISO, YMD",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("IntervalStyle", "postgres",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("bytea_output", "hex",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	static const char *const settings[][2] = {
+		{"extra_float_digits", "3"},
+		{"standard_conforming_strings", "on"},
+		{"array_nulls", "on"},
+		{"DateStyle", "ISO, YMD"},
+		{"IntervalStyle", "postgres"},
+		{"bytea_output", "hex"},
+	};
+
+	for (int i = 0; i < lengthof(settings); i++)
+		(void) set_config_option(settings[i][0], settings[i][1],
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
 void
