@@ -418,6 +418,7 @@ dv_definition_tree(const char *definition)
 
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();		/* its constants were written in these */
 	tree = nodeToString(parse_select(definition));
 	AtEOXact_GUC(true, nestlevel);
 	return tree;
@@ -436,6 +437,7 @@ dv_parse_definition(const char *sql)
 
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	dv_set_output_styles();		/* its constants were written in these */
 	PG_TRY();
 	{
 		rewritten = QueryRewrite(parse_select(sql));

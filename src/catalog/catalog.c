@@ -171,6 +171,9 @@ dv_safe_search_path_push(void)
 
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/* (string constants as dynview deparses them: dv_set_output_styles) */
+	(void) set_config_option("standard_conforming_strings", "on",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	return nestlevel;
 }
 

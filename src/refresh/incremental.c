@@ -806,12 +806,23 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 	StringInfoData buf;
 	List	   *context;
 	List	   *seen = NIL;
+	int			nestlevel;
 
 	find_plan_scan_filters(plan, src->enr_name, &quals, &found, &seen);
 	if (found != 1 || quals == NIL)
 		return NULL;
 	context = deparse_context_for(get_rel_name(src->relid), src->relid);
 	initStringInfo(&buf);
+
+	/*
+	 * Deparsed under the search_path the window read runs with: under the
+	 * caller's, an operator of a schema on it (one shadowing pg_catalog's
+	 * "=") would be written unqualified and then read as pg_catalog's.  And
+	 * in the output styles that read constants back exactly (a float under
+	 * the caller's extra_float_digits = 0 lost digits).
+	 */
+	nestlevel = dv_safe_search_path_push();
+	dv_set_output_styles();
 	foreach(lc, quals)
 	{
 		Node	   *qual = copyObject(lfirst(lc));
@@ -865,6 +876,7 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 		appendStringInfo(&buf, "%s(%s)", buf.len > 0 ? " AND " : "",
 						 deparse_expression(qual, context, false, false));
 	}
+	dv_safe_search_path_pop(nestlevel);
 	return buf.len > 0 ? buf.data : NULL;
 }
 

@@ -92,31 +92,42 @@ dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec)
 	*save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	/*
-	 * Values compared or passed as text must round-trip exactly, and two
-	 * different values must never print alike, whatever the session says:
-	 * all digits of floats, ISO dates (a numeric UTC offset: 01:30 of a
-	 * repeated DST hour prints twice alike in the SQL style), hex bytea.
-	 */
-	(void) set_config_option("extra_float_digits", "3",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
 }
 
 /*
- * dv_set_output_styles - the date, interval and bytea output styles that
- * refreshes and deparsed definitions use (GUC_ACTION_SAVE: the caller's
- * GUC nest level undoes them).  Deparsed constants are read back with them.
+ * dv_set_output_styles - the float digits and the date, interval and bytea
+ * output styles that refreshes and deparsed definitions use
+ * (GUC_ACTION_SAVE: the caller's GUC nest level undoes them).  Deparsed
+ * constants are read back with them.
  */
 void
 dv_set_output_styles(void)
 {
-	(void) set_config_option("DateStyle", "ISO, YMD",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("IntervalStyle", "postgres",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("bytea_output", "hex",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * Values compared or passed as text must round-trip exactly, and two
+	 * different values must never print alike, whatever the session says:
+	 * all digits of floats (a float constant deparsed under
+	 * extra_float_digits = 0 lost its last digits: '1.0000000000000002'
+	 * became '1'), ISO dates (a numeric UTC offset: 01:30 of a repeated DST
+	 * hour prints twice alike in the SQL style), hex bytea.  String
+	 * constants are deparsed for, and read back with, standard conforming
+	 * strings (under the session's "off", a backslash was written doubled,
+	 * which every other session reads as two), and an array constant's NULL
+	 * element is read as a null, not as the string 'NULL' (array_nulls).
+	 */
+	static const char *const settings[][2] = {
+		{"extra_float_digits", "3"},
+		{"standard_conforming_strings", "on"},
+		{"array_nulls", "on"},
+		{"DateStyle", "ISO, YMD"},
+		{"IntervalStyle", "postgres"},
+		{"bytea_output", "hex"},
+	};
+
+	for (int i = 0; i < lengthof(settings); i++)
+		(void) set_config_option(settings[i][0], settings[i][1],
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
 void
