@@ -41,6 +41,7 @@ extern int	dv_max_consecutive_failures;
 extern int	dv_change_retention;
 extern bool dv_log_refreshes;
 extern double dv_full_refresh_change_ratio;
+extern bool dv_linear_windows_as_is;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;
 extern int	dv_lock_timeout;
@@ -292,6 +293,8 @@ extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_on
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern void dv_unregister_tuples(const char *name);
+extern List *dv_registered_tuples_names(void);
+extern void dv_forget_tuples_except(List *keep);
 struct StringInfoData;
 extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
@@ -330,6 +333,7 @@ extern char *dv_unused_column_name(Oid relid, const char *base);
 extern void dv_topn_state_fill(DvTable *dt, struct DvPlan *plan, Snapshot snapshot);
 extern void dv_topn_state_store(DvTable *dt, struct DvPlan *plan, Snapshot snapshot, const char *rows,
 								uint64 n);
+extern bool dv_agg_state_linear(struct DvPlan *plan);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
 							   DvRefreshResult *res, int32 *seq);
 

@@ -1264,6 +1264,13 @@ linear_aggregates(DvPlan *plan)
 	return true;
 }
 
+/* dv_agg_state_linear - linear_aggregates for incremental.c (its windows read as they are) */
+bool
+dv_agg_state_linear(DvPlan *plan)
+{
+	return linear_aggregates(plan);
+}
+
 /*
  * SQL: does the group delta dv_g change its group?  (linear_aggregates
  * only: some count or sum of it is not 0)
