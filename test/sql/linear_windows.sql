@@ -1,7 +1,8 @@
 -- Windows read as they are (dynview.linear_windows_as_is, incremental.c linear_in_windows):
 -- aggregates kept in place whose every aggregate is a sum over the input's weighted rows, over
 -- scans, filters and inner joins, read their sources' change rows without consolidating them
--- first (rows added and removed within a window cancel in the sums).  The query's expressions
+-- first (rows added and removed within a window cancel in the sums), when only one source has
+-- changes (lw_join's two sources changed together are consolidated: a loss otherwise).  The query's expressions
 -- then see intermediate rows: one that raises an error (100 / d of a row whose d = 0 a later
 -- change undid), or a pair of NaN rows in a group the state lacks (a NaN sum that does not
 -- cancel, INCREMENTAL_MISMATCH), makes the refresh apply the consolidated windows instead, in
@@ -14,6 +15,8 @@ SET client_min_messages = warning;
 CREATE TABLE lw_o (id int PRIMARY KEY, g int, k int, x numeric(10,2), d int, f float8, u numeric);
 CREATE TABLE lw_k (k int PRIMARY KEY, kg text, w int);
 INSERT INTO lw_k SELECT i, 'k' || (i % 2), i + 1 FROM generate_series(0, 4) i;
+CREATE TABLE lw_p (k int PRIMARY KEY, p int);   -- never changed
+INSERT INTO lw_p SELECT i, i % 3 + 1 FROM generate_series(0, 4) i;
 INSERT INTO lw_o SELECT i, i % 4, i % 5, (i % 7) * 1.25, 1 + i % 3, i / 4.0, (i % 6) * 0.5
   FROM generate_series(1, 40) i;
 
@@ -23,6 +26,8 @@ INSERT INTO lw_defs VALUES
   ('lw_join', $$SELECT kg, count(*) AS n, sum(x * w) AS sxw, avg(u) AS au, bool_or(d = 2) AS b2,
                        sum(d) FILTER (WHERE x > 2) AS sd
                   FROM lw_o JOIN lw_k USING (k) WHERE w <> 3 GROUP BY kg$$),
+  ('lw_pjoin', $$SELECT p, count(*) AS n, sum(100 / (d * p)) AS s, sum(x) AS sx FROM lw_o JOIN lw_p USING (k)
+                  WHERE p > 0 GROUP BY p$$),
   ('lw_nan', $$SELECT g, count(f) AS nf, sum(u) AS su, avg(u) AS au, var_samp(u) AS vu, sum(u) FILTER (WHERE f > 1) AS suf
                  FROM lw_o GROUP BY g$$),
   ('lw_glob', $$SELECT count(*) AS n, sum(x) AS sx, stddev_pop(u) AS su, sum(1000 / d) AS sdd FROM lw_o$$);
@@ -61,15 +66,13 @@ END $$;
 SELECT * FROM lw_round();
 
 -- pairs +r/-r: a row inserted and deleted, one deleted and inserted again alike, one deleted
--- and inserted again with other values, join partners updated to the values they had (their
--- rows leave and come back), d updated back and forth
+-- and inserted again with other values, d updated back and forth
 BEGIN;
 INSERT INTO lw_o VALUES (100, 1, 1, 3, 2, 1.5, 2);
 DELETE FROM lw_o WHERE id = 100;
 DELETE FROM lw_o WHERE id IN (3, 4);
 INSERT INTO lw_o VALUES (3, 3, 3, 3.75, 1, 0.75, 1.5), (4, 2, 2, 9.99, 3, 8, 0.25);
 COMMIT;
-UPDATE lw_k SET kg = kg WHERE k IN (1, 2);
 UPDATE lw_o SET d = d + 1 WHERE id BETWEEN 10 AND 14;
 UPDATE lw_o SET d = d - 1 WHERE id BETWEEN 10 AND 14;
 SELECT * FROM lw_round();
@@ -132,9 +135,12 @@ RESET dynview.linear_windows_as_is;
 INSERT INTO lw_o VALUES (203, 2, 2, 2, 0, 1, 1);
 SELECT refresh_mode FROM dynview.refresh('lw_div');
 SELECT count(*) FROM lw_div WHERE g = 2 AND n = (SELECT count(*) FROM lw_o WHERE g = 2);
+-- (and lw_join's partners updated to the values they had, their rows leaving and coming back:
+-- two sources changed, consolidated windows)
 DELETE FROM lw_o WHERE id = 203;
+UPDATE lw_k SET kg = kg WHERE k IN (1, 2);
 SELECT * FROM lw_round();
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM lw_defs;
 DROP FUNCTION lw_round();
-DROP TABLE lw_defs, lw_o, lw_k;
+DROP TABLE lw_defs, lw_o, lw_k, lw_p;
