@@ -27,6 +27,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "utils/resowner.h"
 #include "utils/snapshot.h"
 #include "utils/timestamp.h"
 
@@ -265,6 +266,7 @@ extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *rest
 
 /* refresh/incremental.c */
 struct SPITupleTable;
+extern ErrorData *dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner);
 extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn,
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);

@@ -2452,12 +2452,7 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		ErrorData  *edata;
 		int			class;
 
-		MemoryContextSwitchTo(oldcontext);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcontext);
-		CurrentResourceOwner = oldowner;
+		edata = dv_subxact_caught(oldcontext, oldowner);
 		/* (what the aborted statements left: registered relations, the statement scope) */
 		dv_forget_tuples_except(before);
 		dv_statements_end();
