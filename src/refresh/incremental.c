@@ -2245,6 +2245,33 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 }
 
 /*
+ * windows_cancel_out - do the windows of these sources, read as they are
+ * (registered), consolidate to no row?  Each consolidated from its
+ * relation as read_window would from the buffer (its copy registered and
+ * dropped again).
+ */
+static bool
+windows_cancel_out(DvTable *dt, List *sources, Snapshot snapshot)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		DvPlanSource *src = lfirst(lc);
+		DvPlanSource check = *src;
+		int64		n;
+
+		check.enr_name = psprintf("%s_net", src->enr_name);
+		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, NULL, false);
+		if (n >= 0)
+			dv_unregister_tuples(check.enr_name);
+		if (n != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
  * read_and_apply - read each source's window (raw: as they are, see
  * linear_in_windows) and apply the delta to dt; true when done (res says
  * INCREMENTAL or NO_DATA), false with a reason (dv_refresh_incremental).
@@ -2264,6 +2291,8 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	List	   *registered = NIL;
 	bool		topn_full = false;
 	List	   *states = NIL;
+	List	   *read_as_is = NIL;	/* sources whose window was read as it is */
+	bool		consolidated_rows = false;	/* a consolidated window had rows */
 
 	foreach(lc, plan->sources)
 	{
@@ -2327,6 +2356,10 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 								from != NULL && list_length(src->columns) == ncolumns,
 								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL,
 								raw && from == NULL);
+			if (raw && from == NULL && n > 0)
+				read_as_is = lappend(read_as_is, src);
+			else if (n > 0)
+				consolidated_rows = true;
 		}
 		if (n < 0)
 		{
@@ -2390,10 +2423,12 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq, &no_group);
 
 			/*
-			 * (windows read as they are whose rows cancel out: NO_DATA, as
-			 * when the consolidated windows are empty)
+			 * (windows read as they are that changed no group: NO_DATA if
+			 * consolidated they are empty, as the refresh would have said;
+			 * the consolidation paid only when nothing else was)
 			 */
-			if (raw && no_group)
+			if (raw && no_group && !consolidated_rows &&
+				windows_cancel_out(dt, read_as_is, snapshot))
 				res->refresh_mode = "NO_DATA";
 		}
 		else
