@@ -38,6 +38,7 @@ double		dv_full_refresh_change_ratio = 0.5;
 int			dv_lock_timeout = 1000;
 int			dv_max_refresh_workers = 1;
 bool		dv_keep_freed_memory = true;
+bool		dv_linear_windows_as_is = true;
 
 static void
 define_gucs(void)
@@ -115,6 +116,13 @@ define_gucs(void)
 							 "and returns freed memory to the system only beyond 64 MB, instead of mapping and unmapping "
 							 "large blocks for every statement (each page of a new mapping costs a page fault).",
 							 &dv_keep_freed_memory, true, PGC_SUSET,
+							 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dynview.linear_windows_as_is",
+							 "An incremental refresh whose every consumer of the changes is linear in their weights reads the windows without consolidating them.",
+							 "Aggregates kept in place whose aggregates are all sums of weighted rows (count, sum, avg, the variance family, bool_and/or), over scans, filters and inner joins: "
+							 "rows added and removed within one window cancel in the sums, so the window's rows are not grouped first. "
+							 "If that raises an error (an expression evaluated on a row a later change undid), the refresh is done again over the consolidated windows.",
+							 &dv_linear_windows_as_is, true, PGC_USERSET,
 							 0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)

@@ -27,6 +27,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "utils/resowner.h"
 #include "utils/snapshot.h"
 #include "utils/timestamp.h"
 
@@ -41,6 +42,7 @@ extern int	dv_max_consecutive_failures;
 extern int	dv_change_retention;
 extern bool dv_log_refreshes;
 extern double dv_full_refresh_change_ratio;
+extern bool dv_linear_windows_as_is;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;
 extern int	dv_lock_timeout;
@@ -264,6 +266,7 @@ extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *rest
 
 /* refresh/incremental.c */
 struct SPITupleTable;
+extern ErrorData *dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner);
 extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn,
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);
@@ -292,6 +295,8 @@ extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_on
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern void dv_unregister_tuples(const char *name);
+extern List *dv_registered_tuples_names(void);
+extern void dv_forget_tuples_except(List *keep);
 struct StringInfoData;
 extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
@@ -330,8 +335,9 @@ extern char *dv_unused_column_name(Oid relid, const char *base);
 extern void dv_topn_state_fill(DvTable *dt, struct DvPlan *plan, Snapshot snapshot);
 extern void dv_topn_state_store(DvTable *dt, struct DvPlan *plan, Snapshot snapshot, const char *rows,
 								uint64 n);
+extern bool dv_agg_state_linear(struct DvPlan *plan);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
-							   DvRefreshResult *res, int32 *seq);
+							   DvRefreshResult *res, int32 *seq, bool *no_group);
 
 /* refresh/txnwatch.c */
 extern void dv_watch_refreshed(Oid relid, List *sources);

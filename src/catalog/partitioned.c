@@ -432,12 +432,7 @@ expire_partitions(Oid relid, Interval *retention)
 		{
 			ErrorData  *edata;
 
-			MemoryContextSwitchTo(oldcontext);
-			edata = CopyErrorData();
-			FlushErrorState();
-			RollbackAndReleaseCurrentSubTransaction();
-			MemoryContextSwitchTo(oldcontext);
-			CurrentResourceOwner = oldowner;
+			edata = dv_subxact_caught(oldcontext, oldowner);
 			/* any other error (lock timeout, cancel) is the caller's */
 			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST)
 				ReThrowError(edata);

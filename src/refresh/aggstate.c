@@ -1250,6 +1250,30 @@ dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
 	return dv_state_projection_sql(plan, state);
 }
 
+/*
+ * weighted_sum - SQL: the sum of dv_w * e over the group delta's rows (e a
+ * numeric expression of the row; NULL when every e is NULL), without a
+ * multiplication per row where the weight is 1 or -1: nearly every row
+ * (a change row's weight; a join's rows multiply two such), and a numeric
+ * multiplication (with the weight's cast) per aggregate per row was the
+ * largest per-row cost of the statement (TPC-H Q1's seven sums: about 8 us
+ * a row).  Each row enters one of the three sums; the planner computes
+ * each aggregate once however often the expression names it.  Exact:
+ * numeric sums; NaN and the infinities still make the result NaN or
+ * infinite (d<j>_special), though not always the same one.
+ */
+static char *
+weighted_sum(const char *e)
+{
+	char	   *p = psprintf("pg_catalog.sum(%s) FILTER (WHERE dv_w = 1)", e);
+	char	   *m = psprintf("pg_catalog.sum(%s) FILTER (WHERE dv_w = -1)", e);
+	char	   *o = psprintf("pg_catalog.sum(dv_w * %s) FILTER (WHERE dv_w <> 1 AND dv_w <> -1)", e);
+
+	return psprintf("(CASE WHEN %s IS NULL AND %s IS NULL AND %s IS NULL THEN NULL "
+					"ELSE COALESCE(%s, 0) - COALESCE(%s, 0) + COALESCE(%s, 0) END)",
+					p, m, o, p, m, o);
+}
+
 /* the columns of the group delta dv_gd after its keys and dv_dcount */
 static char *
 group_delta_columns(DvPlan *plan)
@@ -1283,15 +1307,18 @@ group_delta_columns(DvPlan *plan)
 				 * the input makes the sum NaN or infinite, and a finite sum
 				 * has neither, so no second test per row)
 				 */
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
-								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
-								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
-								 j, j, j, j, j, j);
+				{
+					char	   *s = weighted_sum(psprintf("x%d::pg_catalog.numeric", j));
+
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+									 ", %s AS d%d_s, %s IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
+									 j, j, s, j, s, j);
+				}
 				if (is_variance(agg))
-					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * (x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)) AS d%d_q",
-									 j, j, j);
+					appendStringInfo(&buf, ", %s AS d%d_q",
+									 weighted_sum(psprintf("(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)", j, j)), j);
 				if (agg->scale_tracked)
-					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * %s) AS d%d_sc", scale_unit(j), j);
+					appendStringInfo(&buf, ", %s AS d%d_sc", weighted_sum(scale_unit(j)), j);
 				break;
 			case DV_AGG_BOOL_AND:
 			case DV_AGG_BOOL_OR:
@@ -1338,6 +1365,13 @@ linear_aggregates(DvPlan *plan)
 			return false;
 	}
 	return true;
+}
+
+/* dv_agg_state_linear - linear_aggregates for incremental.c (its windows read as they are) */
+bool
+dv_agg_state_linear(DvPlan *plan)
+{
+	return linear_aggregates(plan);
 }
 
 /*
@@ -1566,7 +1600,8 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
 /*
  * dv_agg_state_apply - apply the delta of the aggregation's input (the
  * plan's sources' windows, registered by the caller) to the state and write
- * the affected groups' rows of the table.  Returns false if the state does
+ * the affected groups' rows of the table (*no_group: linear aggregates whose
+ * delta changed no group, nothing written).  Returns false if the state does
  * not agree with the changes (a row removed that was never counted): the
  * caller then refreshes in full, which rebuilds the state.  Runs as the
  * table's owner.
@@ -1577,7 +1612,8 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
  * snapshot would be used exactly as taken, before them.
  */
 bool
-dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
+dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq,
+				   bool *no_group)
 {
 	Oid			state = dv_agg_state_relid(dt->relid);
 	char	   *st = qualified_state(state_name(dt->relid));
@@ -1612,6 +1648,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									  keys, group_delta_columns(plan), dv_delta_sql(plan),
 									  group_by(nkeys, NULL), group_delta_changed(plan)),
 							 snapshot, true);
+		*no_group = ngroups == 0;
 		if (ngroups == 0)
 			return true;		/* the changes cancel out before the aggregation */
 		dv_register_tuples("dv_gd");

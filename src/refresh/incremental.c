@@ -185,6 +185,56 @@ dv_register_tuples(const char *name)
 }
 
 /*
+ * dv_registered_tuples_names - the names of the ephemeral relations
+ * registered in this transaction now (for dv_forget_tuples_except)
+ */
+List *
+dv_registered_tuples_names(void)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *entry = lfirst(lc);
+
+		if (entry->lxid == MyProc->lxid)
+			names = lappend(names, pstrdup(entry->name));
+	}
+	return names;
+}
+
+/*
+ * dv_forget_tuples_except - after an error caught in a subtransaction: the
+ * ephemeral relations registered in this transaction whose name is not in
+ * keep are unregistered, their stores not freed (the subtransaction's abort
+ * closed a spilled store's file; the memory goes with the transaction's)
+ */
+void
+dv_forget_tuples_except(List *keep)
+{
+	ListCell   *lc;
+
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *entry = lfirst(lc);
+		ListCell   *lk;
+		bool		kept = false;
+
+		if (entry->lxid != MyProc->lxid)
+			continue;
+		foreach(lk, keep)
+			kept = kept || strcmp((const char *) lfirst(lk), entry->name) == 0;
+		if (kept)
+			continue;
+		SPI_unregister_relation(entry->name);
+		registered_tuples = foreach_delete_current(registered_tuples, lc);
+		pfree(entry->shape);
+		pfree(entry);
+	}
+}
+
+/*
  * relation_shape - "name(type/typmod/collation,...)*class;" of an ephemeral
  * relation of n rows: what a statement parsed against it depends on
  * (statements.c).  The class is the row count's order of magnitude by
@@ -894,10 +944,13 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
  * as_is, that relation was read with exactly these columns, consolidated
  * and without a marker: its rows are copied as they are, not consolidated
  * again (TPC-H Q15's three occurrences of lineitem read the same columns).
+ * With raw, the buffer's rows are read as they are, not consolidated: only
+ * for consumers linear in the weights (linear_in_windows), whose refresh is
+ * done again over the consolidated window if that raises an error.
  */
 static int64
 read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is,
-			const char *filter)
+			const char *filter, bool raw)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -927,7 +980,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		Oid			collation;
 
 		get_atttypetypmodcoll(buffer, att, &type, &typmod, &collation);
-		if (as_is)
+		if (as_is || raw)
 			consolidate = false;
 		else if (!OidIsValid(lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr))
 			consolidate = false;
@@ -1050,7 +1103,7 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 	shared = *src;
 	shared.columns = columns;
 	shared.enr_name = name;
-	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, NULL);
+	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, NULL, false);
 	if (*n >= 0)
 		*registered = lappend(*registered, name);
 	return name;
@@ -2117,6 +2170,366 @@ static List *compute_operator_states(DvPlan *plan, Snapshot snapshot);
 static void replace_operator_states(List *computed, bool apply, Snapshot snapshot);
 
 /*
+ * linear_tree - is the delta of op linear in the weights of every window
+ * below it: scans, filters and inner joins (DELTA(X) join NEW(Y) + NEW(X)
+ * join DELTA(Y) - DELTA(X) join DELTA(Y), products of weights), with no
+ * subquery in a condition?  Then rows added and removed within a window
+ * (+r, -r) give rows that cancel in every sum over the delta.
+ */
+static bool
+linear_tree(DvOp *op)
+{
+	ListCell   *lc;
+
+	if (op == NULL)
+		return false;
+	foreach(lc, op->quals)
+	{
+		if (checkExprHasSubLink(lfirst(lc)) || contain_subplans(lfirst(lc)))
+			return false;
+	}
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return true;
+		case DV_OP_FILTER:
+			return linear_tree(op->left);
+		case DV_OP_JOIN:
+			return op->jointype == JOIN_INNER && linear_tree(op->left) && linear_tree(op->right);
+		default:
+			return false;
+	}
+}
+
+/*
+ * linear_in_windows - may the refresh read its sources' windows as they
+ * are, without consolidating them (read_window's GROUP BY ... HAVING, the
+ * largest per-row cost of a refresh of TPC-H Q1: 1.4 us a buffer row)?
+ * When every consumer of the windows is linear in their weights: an
+ * aggregate kept in place whose aggregates are all sums over its input's
+ * weighted rows (dv_agg_state_linear: count, sum, avg, the variance
+ * family, bool_and/or; its one statement groups the delta by the keys and
+ * drops the groups whose every sum is 0), over scans, filters and inner
+ * joins (linear_tree), with no operator state, no UNION ALL branches.  A
+ * pair +r/-r within a window then adds 0 to every sum and count (numeric
+ * sums, exact; NaN or an infinity recomputes the group from the sources),
+ * and the group keys compare as identity (agg_state_eligible), so no key is
+ * spelled by a row that a later change undid.
+ *
+ * What consolidating also gave, and what replaces it: the query's
+ * expressions (filters, join conditions, the aggregates' inputs) now see
+ * intermediate rows, which may raise an error that the net rows would not
+ * (1 / x of an x = 0 row deleted again): the refresh is then done again
+ * over the consolidated windows (refresh_as_is); and a group whose changes
+ * net to nothing but leave a NaN in its sum (a pair of NaN rows) may reach
+ * the state's MERGE without a row to match, which says INCREMENTAL_MISMATCH:
+ * done again the same way.
+ */
+static bool
+linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+{
+	ListCell   *lc;
+	int			changed = 0;
+
+	if (!(dv_linear_windows_as_is && plan->kind == DV_PLAN_GROUPED && plan->agg_state &&
+		  plan->branches == NIL && dv_agg_state_linear(plan) &&
+		  dv_optree_state_ops(plan) == NIL && linear_tree(plan->tree)))
+		return false;
+
+	/*
+	 * Only when one source has rows in the window (the others' buffers
+	 * have no page, or none of their rows is in it; a row of the window
+	 * looked for as dv_sources_unchanged does): the delta is then one term, each window row one pass through filters,
+	 * probes of sources that did not change and one aggregate step, which
+	 * costs less than consolidating it (TPC-H Q6, Q14, Q19 at SF 0.3).  With
+	 * two changed sources an inner join's delta reads each window against
+	 * the other source and against the other window, and the rows that
+	 * consolidation would have cancelled (an insert then an update: three
+	 * rows for one) are joined again in each term: a loss (Q5, Q7, Q9, Q12;
+	 * bench/README.md).
+	 */
+	foreach(lc, plan->sources)
+	{
+		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
+		Oid			types[WINDOW_NARGS];
+		Datum		values[WINDOW_NARGS];
+
+		if (!OidIsValid(buffer) || buffer_is_empty(buffer))
+			continue;
+		window_parameters(dt, snapshot, values, types);
+		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
+								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
+						WINDOW_NARGS, types, values, NULL, -1);
+		if (SPI_processed > 0 && ++changed > 1)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * windows_cancel_out - do the windows of these sources, read as they are
+ * (registered), consolidate to no row?  Each consolidated from its
+ * relation as read_window would from the buffer (its copy registered and
+ * dropped again).
+ */
+static bool
+windows_cancel_out(DvTable *dt, List *sources, Snapshot snapshot)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		DvPlanSource *src = lfirst(lc);
+		DvPlanSource check = *src;
+		int64		n;
+
+		check.enr_name = psprintf("%s_net", src->enr_name);
+		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, NULL, false);
+		if (n >= 0)
+			dv_unregister_tuples(check.enr_name);
+		if (n != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * read_and_apply - read each source's window (raw: as they are, see
+ * linear_in_windows) and apply the delta to dt; true when done (res says
+ * INCREMENTAL or NO_DATA), false with a reason (dv_refresh_incremental).
+ * Every window it registers is unregistered when it returns.
+ */
+static bool
+read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
+			   const char **full_code, char **full_reason, bool no_window, bool raw)
+{
+	ListCell   *lc;
+	int64		total = 0;
+	int32		seq = 0;
+	bool		ok = true;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	List	   *registered = NIL;
+	bool		topn_full = false;
+	List	   *states = NIL;
+	List	   *read_as_is = NIL;	/* sources whose window was read as it is */
+	bool		consolidated_rows = false;	/* a consolidated window had rows */
+
+	foreach(lc, plan->sources)
+	{
+		DvPlanSource *src = lfirst(lc);
+		Oid			buffer = buffer_of(src->relid);
+		ListCell   *lc2;
+		int64		n;
+
+		if (!OidIsValid(buffer))
+		{
+			*full_code = "SOURCE_NOT_TRACKED";
+			*full_reason = psprintf("Changes of \"%s\" are not captured.", get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		foreach(lc2, src->columns)
+		{
+			if (get_attnum(buffer, strVal(lfirst(lc2))) == InvalidAttrNumber)
+			{
+				*full_code = "SOURCE_NOT_TRACKED";
+				*full_reason = psprintf("Column \"%s\" of \"%s\" is not captured.",
+										strVal(lfirst(lc2)), get_rel_name(src->relid));
+				ok = false;
+			}
+		}
+		if (!ok)
+			break;
+		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
+		if (no_window)
+		{
+			src->delta_rows = 0;
+			continue;
+		}
+		/*
+		 * Refreshed before in this very transaction: rows this transaction
+		 * buffered since then carry the same xid as those it consumed then.
+		 */
+		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
+		{
+			*full_code = "REFRESHED_IN_TRANSACTION";
+			*full_reason = psprintf("The table was refreshed before in this transaction, which has since changed \"%s\"; it was recomputed in full.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		if (!identity_full_or_unchanged(dt, src->relid, buffer, snapshot))
+		{
+			*full_code = "REPLICA_IDENTITY_NOT_FULL";
+			*full_reason = psprintf("\"%s\" was updated or deleted from since the last refresh, and its replica identity is not FULL, so its old rows were not logged whole; it was recomputed in full.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		{
+			int			ncolumns = 0;
+			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns);
+
+			/* (an occurrence that reads every column the shared window has: its rows as they are) */
+			if (n >= 0)
+				n = read_window(dt, src, buffer, snapshot, from,
+								from != NULL && list_length(src->columns) == ncolumns,
+								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL,
+								raw && from == NULL);
+			if (raw && from == NULL && n > 0)
+				read_as_is = lappend(read_as_is, src);
+			else if (n > 0)
+				consolidated_rows = true;
+		}
+		if (n < 0)
+		{
+			*full_code = "SOURCE_TRUNCATED";
+			*full_reason = psprintf("\"%s\" was truncated (or changed without its old rows logged) since the last refresh.",
+									get_rel_name(src->relid));
+			ok = false;
+			break;
+		}
+		registered = lappend(registered, src->enr_name);
+		src->delta_rows = n;
+		total += n;
+	}
+
+	if (ok && total > 0 && too_many_changes(dt, plan, total))
+	{
+		*full_code = "CHANGE_VOLUME";
+		*full_reason = psprintf("The changes since the last refresh (" INT64_FORMAT " rows) exceed dynview.full_refresh_change_ratio = %g of the sources' rows; recomputing is cheaper than applying them.",
+								total, dv_full_refresh_change_ratio);
+		ok = false;
+	}
+
+	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
+	if (ok && total == 0)
+		res->refresh_mode = "NO_DATA";
+	else if (ok)
+	{
+		res->refresh_mode = "INCREMENTAL";
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		/* (the statements below are kept for the next refresh of the table) */
+		dv_statements_begin(dt->relid);
+		/* small deltas: compiling expressions would cost more than it saves */
+		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		/*
+		 * (operators that keep a state read it, at the data snapshot, and
+		 * their new rows, computed first)
+		 */
+		dv_optree_use_state(true);
+		states = compute_operator_states(plan, snapshot);
+		if (plan->kind == DV_PLAN_TOPN)
+		{
+			char	   *why = NULL;
+
+			if (!apply_topn(dt, plan, snapshot, res, &seq, &why))
+			{
+				*full_code = "TOP_N_CHANGED";
+				*full_reason = why;
+				topn_full = true;
+				ok = false;
+			}
+		}
+		else if (plan->kind == DV_PLAN_WINDOW)
+			apply_window(dt, plan, snapshot, res, &seq);
+		else if (plan->kind == DV_PLAN_SPJ)
+			ok = apply_spj(dt, plan, snapshot, res, &seq);
+		else if (plan->agg_state)
+		{
+			bool		no_group = false;
+
+			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq, &no_group);
+
+			/*
+			 * (windows read as they are that changed no group: NO_DATA if
+			 * consolidated they are empty, as the refresh would have said;
+			 * the consolidation paid only when nothing else was)
+			 */
+			if (raw && no_group && !consolidated_rows &&
+				windows_cancel_out(dt, read_as_is, snapshot))
+				res->refresh_mode = "NO_DATA";
+		}
+		else
+			apply_grouped(dt, plan, snapshot, res, &seq);
+		replace_operator_states(states, ok, snapshot);
+		dv_statements_end();
+		dv_optree_use_state(false);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		if (!ok && !topn_full)
+		{
+			/* and the state is rebuilt by the FULL refresh that follows */
+			*full_code = "INCREMENTAL_MISMATCH";
+			*full_reason = pstrdup("The table did not hold a row that the changes remove; it was recomputed in full.");
+		}
+	}
+	foreach(lc, registered)
+		dv_unregister_tuples((const char *) lfirst(lc));
+	return ok;
+}
+
+/*
+ * refresh_as_is - read_and_apply with the windows read as they are, in a
+ * subtransaction: when that raises an error (but a cancel, a shortage of
+ * resources, a shutdown, an internal or a transaction-rollback error,
+ * which are raised again) or finds the state not agreeing with the changes
+ * (INCREMENTAL_MISMATCH), nothing of it is kept and *retry says why (the
+ * caller applies the consolidated windows instead); else its result.
+ */
+static bool
+refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
+			  const char **full_code, char **full_reason, char **retry)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	List	   *before = dv_registered_tuples_names();
+	volatile bool ok = false;
+
+	*retry = NULL;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, true);
+		if (!ok && *full_code != NULL && strcmp(*full_code, "INCREMENTAL_MISMATCH") == 0)
+		{
+			RollbackAndReleaseCurrentSubTransaction();
+			*retry = pstrdup("the state did not agree with the changes read as they are");
+		}
+		else
+			ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		int			class;
+
+		edata = dv_subxact_caught(oldcontext, oldowner);
+		/* (what the aborted statements left: registered relations, the statement scope) */
+		dv_forget_tuples_except(before);
+		dv_statements_end();
+		dv_optree_use_state(false);
+		class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
+		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
+			class == ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES) ||
+			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
+			class == ERRCODE_TO_CATEGORY(ERRCODE_INTERNAL_ERROR) ||
+			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+			class == ERRCODE_TO_CATEGORY(ERRCODE_PROGRAM_LIMIT_EXCEEDED))
+			ReThrowError(edata);
+		*retry = psprintf("an error on a row read as it is: %s", edata->message);
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
  * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
  * snapshot) to snapshot, whose WAL position is lsn.  The caller holds
  * ExclusiveLock on dt and has SPI open.
@@ -2132,15 +2545,9 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	DvPlan	   *plan;
 	ListCell   *lc;
 	bool		need_decoder = false;
-	int64		total = 0;
-	int32		seq = 0;
-	bool		ok = true;
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	List	   *registered = NIL;
-	bool		topn_full = false;
-	List	   *states = NIL;
 	XLogRecPtr	target;
 	bool		dynamic_source = false;
 	bool		no_window;
@@ -2225,142 +2632,39 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		}
 	}
 
-	foreach(lc, plan->sources)
+	/*
+	 * A window read as it is may show the query's expressions a row that a
+	 * later change undid; an error or a state that does not agree then
+	 * sends the refresh back to the consolidated windows (refresh_as_is),
+	 * recorded in the refresh's history (mode_reason) and at DEBUG1.
+	 */
+	if (!no_window && linear_in_windows(dt, plan, snapshot))
 	{
-		DvPlanSource *src = lfirst(lc);
-		Oid			buffer = buffer_of(src->relid);
-		ListCell   *lc2;
-		int64		n;
+		DvRefreshResult saved = *res;
+		const char *saved_code = *full_code;
+		char	   *saved_reason = *full_reason;
+		char	   *retry;
+		bool		ok;
 
-		if (!OidIsValid(buffer))
-		{
-			*full_code = "SOURCE_NOT_TRACKED";
-			*full_reason = psprintf("Changes of \"%s\" are not captured.", get_rel_name(src->relid));
-			ok = false;
-			break;
-		}
-		foreach(lc2, src->columns)
-		{
-			if (get_attnum(buffer, strVal(lfirst(lc2))) == InvalidAttrNumber)
-			{
-				*full_code = "SOURCE_NOT_TRACKED";
-				*full_reason = psprintf("Column \"%s\" of \"%s\" is not captured.",
-										strVal(lfirst(lc2)), get_rel_name(src->relid));
-				ok = false;
-			}
-		}
-		if (!ok)
-			break;
-		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
-		if (no_window)
-		{
-			src->delta_rows = 0;
-			continue;
-		}
-		/*
-		 * Refreshed before in this very transaction: rows this transaction
-		 * buffered since then carry the same xid as those it consumed then.
-		 */
-		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
-		{
-			*full_code = "REFRESHED_IN_TRANSACTION";
-			*full_reason = psprintf("The table was refreshed before in this transaction, which has since changed \"%s\"; it was recomputed in full.",
-									get_rel_name(src->relid));
-			ok = false;
-			break;
-		}
-		if (!identity_full_or_unchanged(dt, src->relid, buffer, snapshot))
-		{
-			*full_code = "REPLICA_IDENTITY_NOT_FULL";
-			*full_reason = psprintf("\"%s\" was updated or deleted from since the last refresh, and its replica identity is not FULL, so its old rows were not logged whole; it was recomputed in full.",
-									get_rel_name(src->relid));
-			ok = false;
-			break;
-		}
-		{
-			int			ncolumns = 0;
-			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns);
-
-			/* (an occurrence that reads every column the shared window has: its rows as they are) */
-			if (n >= 0)
-				n = read_window(dt, src, buffer, snapshot, from,
-								from != NULL && list_length(src->columns) == ncolumns,
-								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL);
-		}
-		if (n < 0)
-		{
-			*full_code = "SOURCE_TRUNCATED";
-			*full_reason = psprintf("\"%s\" was truncated (or changed without its old rows logged) since the last refresh.",
-									get_rel_name(src->relid));
-			ok = false;
-			break;
-		}
-		registered = lappend(registered, src->enr_name);
-		src->delta_rows = n;
-		total += n;
+		ok = refresh_as_is(dt, plan, snapshot, res, full_code, full_reason, &retry);
+		if (retry == NULL)
+			return ok;
+		ereport(DEBUG1,
+				(errmsg("dynamic table \"%s.%s\": its changes applied again over consolidated windows",
+						dt->schema_name, dt->table_name),
+				 errdetail("Applying them as read failed: %s.", retry)));
+		*res = saved;
+		*full_code = saved_code;
+		*full_reason = saved_reason;
+		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+		if (ok)
+			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s.",
+										retry);
+		return ok;
 	}
-
-	if (ok && total > 0 && too_many_changes(dt, plan, total))
-	{
-		*full_code = "CHANGE_VOLUME";
-		*full_reason = psprintf("The changes since the last refresh (" INT64_FORMAT " rows) exceed dynview.full_refresh_change_ratio = %g of the sources' rows; recomputing is cheaper than applying them.",
-								total, dv_full_refresh_change_ratio);
-		ok = false;
-	}
-
-	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
-	if (ok && total == 0)
-		res->refresh_mode = "NO_DATA";
-	else if (ok)
-	{
-		res->refresh_mode = "INCREMENTAL";
-		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		/* (the statements below are kept for the next refresh of the table) */
-		dv_statements_begin(dt->relid);
-		/* small deltas: compiling expressions would cost more than it saves */
-		(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-		/*
-		 * (operators that keep a state read it, at the data snapshot, and
-		 * their new rows, computed first)
-		 */
-		dv_optree_use_state(true);
-		states = compute_operator_states(plan, snapshot);
-		if (plan->kind == DV_PLAN_TOPN)
-		{
-			char	   *why = NULL;
-
-			if (!apply_topn(dt, plan, snapshot, res, &seq, &why))
-			{
-				*full_code = "TOP_N_CHANGED";
-				*full_reason = why;
-				topn_full = true;
-				ok = false;
-			}
-		}
-		else if (plan->kind == DV_PLAN_WINDOW)
-			apply_window(dt, plan, snapshot, res, &seq);
-		else if (plan->kind == DV_PLAN_SPJ)
-			ok = apply_spj(dt, plan, snapshot, res, &seq);
-		else if (plan->agg_state)
-			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq);
-		else
-			apply_grouped(dt, plan, snapshot, res, &seq);
-		replace_operator_states(states, ok, snapshot);
-		dv_statements_end();
-		dv_optree_use_state(false);
-		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		if (!ok && !topn_full)
-		{
-			/* and the state is rebuilt by the FULL refresh that follows */
-			*full_code = "INCREMENTAL_MISMATCH";
-			*full_reason = pstrdup("The table did not hold a row that the changes remove; it was recomputed in full.");
-		}
-	}
-	foreach(lc, registered)
-		dv_unregister_tuples((const char *) lfirst(lc));
-	return ok;
+	return read_and_apply(dt, plan, snapshot, res, full_code, full_reason, no_window, false);
 }
+
 
 /*
  * compute_operator_states - before the refresh's statements: the new rows

@@ -935,6 +935,26 @@ renamed_column_walker(Node *node, void *context)
 }
 
 /*
+ * dv_subxact_caught - in the PG_CATCH of a subtransaction begun with
+ * BeginInternalSubTransaction from oldcontext and oldowner: the error
+ * copied into oldcontext and flushed, the subtransaction rolled back, and
+ * oldcontext and oldowner current again.
+ */
+ErrorData *
+dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(oldcontext);
+	edata = CopyErrorData();
+	FlushErrorState();
+	RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(oldcontext);
+	CurrentResourceOwner = oldowner;
+	return edata;
+}
+
+/*
  * as_owner_caught - step(dt, arg) as the table's owner, with the settings of
  * its refreshes (search_path pg_catalog, pg_temp; the output styles), in a
  * subtransaction of its own: false, and nothing of it kept, if it raised an
@@ -1950,12 +1970,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				char	   *reason;
 				const char *code;
 
-				MemoryContextSwitchTo(oldcontext);
-				edata = CopyErrorData();
-				FlushErrorState();
-				RollbackAndReleaseCurrentSubTransaction();
-				MemoryContextSwitchTo(oldcontext);
-				CurrentResourceOwner = oldowner;
+				edata = dv_subxact_caught(oldcontext, oldowner);
 				code = dv_refresh_skip_reason(edata, &reason);
 
 				if (code)
