@@ -31,24 +31,22 @@ SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_m
   FROM sw_defs ORDER BY name;
 SELECT * FROM dv_refresh_round('sw_defs');
 
--- 1. rows moving into and out of the ranges, a row deleted and inserted again alike, one
---    inserted and deleted in one window, a NULL date
-UPDATE sw_t SET d = date '2026-01-05' WHERE id IN (12, 13);
-UPDATE sw_t SET d = date '2026-01-25', x = 9 WHERE id IN (2, 3);
+-- 1. rows moving into and out of the ranges, a row deleted and inserted again with other
+--    values, one inserted and deleted in one window, NULL dates
+UPDATE sw_t SET d = CASE WHEN id > 10 THEN date '2026-01-05' ELSE date '2026-01-25' END,
+                x = CASE WHEN id > 10 THEN x ELSE 9 END
+ WHERE id IN (2, 3, 12, 13);
 UPDATE sw_t SET g = 1 WHERE id = 20;
-BEGIN;
-INSERT INTO sw_t VALUES (100, 1, date '2026-01-15', 4, 't1');
-DELETE FROM sw_t WHERE id = 100;
-DELETE FROM sw_t WHERE id = 30;
+INSERT INTO sw_t VALUES (100, 1, date '2026-01-15', 4, 't1'), (101, 0, date '2026-01-16', 5, 't2');
+DELETE FROM sw_t WHERE id IN (100, 30);
 INSERT INTO sw_t VALUES (30, 2, date '2026-01-31', 4.5, 't0');
-COMMIT;
-UPDATE sw_t SET d = NULL WHERE id = 25;
+UPDATE sw_t SET d = NULL WHERE id IN (25, 101);
 SELECT * FROM dv_refresh_round('sw_defs');
 
 -- 2. changes only before every common range: sw_q15 and sw_self read nothing (NO_DATA); the
 --    others read them (sw_apart's b side and sw_one's average take them)
 UPDATE sw_t SET x = x + 1 WHERE d < date '2026-01-08';
-INSERT INTO sw_t VALUES (101, 3, date '2025-12-01', 7, 't2');
+INSERT INTO sw_t VALUES (102, 3, date '2025-12-01', 7, 't2');
 DELETE FROM sw_t WHERE id = 1;
 SELECT * FROM dv_refresh_round('sw_defs');
 
