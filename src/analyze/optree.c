@@ -1596,6 +1596,14 @@ typedef struct DvGen
 	AttrNumber	reach_attno;
 	const char *reach_op;
 	const char *reach_array;
+
+	/*
+	 * The grouped subquery operator whose new state rows are being computed
+	 * (dv_optree_state_new_sql), its state not yet replaced: the left join
+	 * that is its input may count a row's matches from it
+	 * (pad_count_from_state), or NULL.
+	 */
+	DvOp	   *pad_state_op;
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1613,6 +1621,7 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->keys_filter_op = NULL;
 	g->keys_filter = NULL;
 	g->reach_rti = 0;
+	g->pad_state_op = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -1911,6 +1920,8 @@ typedef struct GroupAgg
 
 static bool is_group_state(DvOp *op);
 static bool reads_group_state(DvOp *op);
+static char *pad_count_from_state(DvGen *g, DvOp *join);
+static bool preserved_scan(DvOp *op, int rti);
 static bool group_state_eligible(DvOp *op);
 static char *group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys);
 static void group_state_delta(DvGen *g, DvOp *op, StringInfo terms);
@@ -3046,6 +3057,112 @@ match_sums_sql(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *
 }
 
 /*
+ * pad_count_from_state - for the left join join whose left side has no
+ * delta, the number of matches now of a row of its left side that the
+ * right side's delta reaches (alias k, its dv_s the delta's matching
+ * weights) as "the matches it had + dv_s", the matches it had read from the
+ * state of the grouped subquery operator above (g->pad_state_op, whose new
+ * state rows are being computed: its state is still the previous
+ * refresh's), instead of counted in the right side now (an index probe per
+ * reached row: TPC-H Q13's orders of each customer a changed order reaches).
+ * Only when that state counts exactly those matches: the join is the
+ * operator's whole input, grouped by one column of a scan on the left that
+ * no left row has NULL and no two left rows share (so a group is one left
+ * row, and with the left side unchanged it is the same row as before), and
+ * one of its kept aggregates, without FILTER, reads a column of a scan on
+ * the right that is declared NOT NULL and never padded below the join (its
+ * non-NULL count n<j> is the group's matched rows, its padded row counting
+ * 0).  NULL when that does not hold: the count is then taken in the right
+ * side now (match_count_sql).
+ */
+/*
+ * (a column of a relation read by rte declared NOT NULL: in the rows of its
+ * inheritance children too, which a child may drop but a partition may not)
+ */
+static bool
+column_not_null(RangeTblEntry *rte, AttrNumber attno)
+{
+	HeapTuple	tup;
+	bool		notnull;
+
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	if (rte->inh && get_rel_relkind(rte->relid) != RELKIND_PARTITIONED_TABLE && has_subclass(rte->relid))
+		return false;
+	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(attno));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+	ReleaseSysCache(tup);
+	return notnull;
+}
+
+static char *
+pad_count_from_state(DvGen *g, DvOp *join)
+{
+	DvOp	   *grp = g->pad_state_op;
+	Query	   *level;
+	Node	   *key;
+	Var		   *kv;
+	RangeTblEntry *rte;
+	TypeCacheEntry *tce;
+	List	   *aggs;
+	bool		ok;
+	int			n = 0;
+	ListCell   *lc;
+
+	if (grp == NULL || grp->inner == NULL || grp->inner->tree != join || join->jointype != JOIN_LEFT ||
+		list_length(grp->inner->input_tlist) != 1 || group_state_key_hashed(grp, 1))
+		return NULL;
+	level = grp->inner->level;
+
+	/* the group key: a column of a left scan, never NULL, unique among the left rows */
+	key = strip_implicit_coercions((Node *) linitial_node(TargetEntry, grp->inner->input_tlist)->expr);
+	if (!IsA(key, Var))
+		return NULL;
+	kv = (Var *) key;
+	if (kv->varlevelsup != 0 || kv->varattno <= 0 || kv->varno < 1 || kv->varno > list_length(level->rtable) ||
+		!preserved_scan(join->left, kv->varno))
+		return NULL;
+	rte = rt_fetch(kv->varno, level->rtable);
+	if (!column_not_null(rte, kv->varattno))
+		return NULL;
+	tce = lookup_type_cache(kv->vartype, TYPECACHE_EQ_OPR);
+	if (!OidIsValid(tce->eq_opr) ||
+		!dv_optree_input_key(level, join->left, kv, tce->eq_opr, kv->varcollid))
+		return NULL;
+
+	/* an aggregate that counts the matched rows */
+	aggs = group_state_aggs(grp, &ok);
+	if (!ok)
+		return NULL;
+	foreach(lc, aggs)
+	{
+		GroupAgg   *ga = lfirst(lc);
+		Node	   *arg = ga->arg ? strip_implicit_coercions(ga->arg) : NULL;
+		Var		   *v;
+		RangeTblEntry *r;
+
+		if (arg == NULL || !IsA(arg, Var) || ga->aggref->aggfilter != NULL)
+			continue;
+		v = (Var *) arg;
+		if (v->varlevelsup != 0 || v->varattno <= 0 || v->varno < 1 || v->varno > list_length(level->rtable) ||
+			!preserved_scan(join->right, v->varno))
+			continue;
+		r = rt_fetch(v->varno, level->rtable);
+		if (!column_not_null(r, v->varattno))
+			continue;
+		n = foreach_current_index(lc) + 1;
+		break;
+	}
+	if (n == 0)
+		return NULL;
+	return psprintf("(COALESCE((SELECT x.n%d FROM %s x WHERE x.k1 %s %s), 0) + k.dv_s)",
+					n, state_qualified(grp), dv_equality_operator(kv->vartype),
+					deparse(g, key, join->left, "k", NULL, NULL));
+}
+
+/*
  * right_sql - "(rows)" of the right side of a join, "LATERAL (rows)" for a
  * function that reads the row of the left side (left, written as alias)
  */
@@ -3090,7 +3207,8 @@ add_cte(DvGen *g, const char *sql)
  */
 static void
 exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *other, const char *dother,
-			List *quals, bool exists, const char *pad_before, const char *pad_after)
+			List *quals, bool exists, const char *pad_before, const char *pad_after,
+			const char *m_reached)
 {
 	const char *pred = exists ? "> 0" : "= 0";
 	const char *m;
@@ -3124,7 +3242,8 @@ exist_terms(DvGen *g, StringInfo terms, DvOp *keep, const char *dkeep, DvOp *oth
 						 "SELECT k.*, %s AS dv_m FROM (%s) k OFFSET 0) k) k "
 						 "WHERE k.dv_w <> 0",
 						 terms->len ? " UNION ALL " : "", pad_before, cols, pad_after,
-						 pred, pred, m, match_sums_sql(g, krel, keep, other, dother, quals));
+						 pred, pred, m_reached ? m_reached : m,
+						 match_sums_sql(g, krel, keep, other, dother, quals));
 	}
 	if (dkeep)
 	{
@@ -4159,7 +4278,9 @@ dv_optree_state_new_sql(DvOp *op)
 	gen_init(&ig, op->inner->level, NULL);
 	if (is_group_state(op))
 	{
+		ig.pad_state_op = op;
 		d = delta_cte(&ig, op->inner->tree);
+		ig.pad_state_op = NULL;
 		if (d != NULL)
 		{
 			char	   *rows = group_state_new_sql(&ig, op, d);
@@ -4290,7 +4411,7 @@ delta_cte(DvGen *g, DvOp *op)
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
 					exist_terms(g, &terms, op->left, dl, op->right, dr, op->quals,
-								op->jointype == JOIN_SEMI, "", "");
+								op->jointype == JOIN_SEMI, "", "", NULL);
 					break;
 				}
 				/*
@@ -4362,10 +4483,11 @@ delta_cte(DvGen *g, DvOp *op)
 				/* and the rows an outer join pads with NULLs (unless padded above) */
 				if ((op->jointype == JOIN_LEFT || op->jointype == JOIN_FULL) && !left_outer)
 					exist_terms(g, &terms, op->left, dl, op->right, dr, op->quals, false,
-								"", null_list(op->right));
+								"", null_list(op->right),
+								dl == NULL ? pad_count_from_state(g, op) : NULL);
 				if ((op->jointype == JOIN_RIGHT || op->jointype == JOIN_FULL) && !right_outer)
 					exist_terms(g, &terms, op->right, dr, op->left, dl, op->quals, false,
-								null_list(op->left), "");
+								null_list(op->left), "", NULL);
 				break;
 			}
 	}
@@ -4639,6 +4761,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 				else
 					appendStringInfo(buf, " (GROUP BY %s): the groups whose keys its input's delta has, recomputed over new rows (+) and over old rows (-)\n",
 									 keys.data);
+				/* (its input may read its state when a refresh does: pad_count_from_state) */
+				if (is_group_state(op) && op->state_id > 0 && dv_optree_state_usable(op))
+					ig.pad_state_op = op;
 				explain_op(&ig, buf, op->inner->tree, depth + 1);
 				return;
 			}
@@ -4651,7 +4776,9 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 			explain_op(g, buf, op->left, depth + 1);
 			return;
 		case DV_OP_JOIN:
-			appendStringInfo(buf, "%s ON %s\n", rules[op->jointype], explain_quals(g, op->quals));
+			appendStringInfo(buf, "%s ON %s%s\n", rules[op->jointype], explain_quals(g, op->quals),
+							 pad_count_from_state(g, op) ?
+							 "; an unmatched row's matches, when the left side has no change, counted from the state of the subquery above (its matches before plus the delta's)" : "");
 			explain_op(g, buf, op->left, depth + 1);
 			explain_op(g, buf, op->right, depth + 1);
 			return;

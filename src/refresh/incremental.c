@@ -825,7 +825,8 @@ find_plan_scan_filters(DvPlan *plan, const char *enr_name, List **quals, int *fo
 /*
  * window_filter - the conjuncts of the query's filter on one source that the
  * window read may apply before consolidating (SQL over the change buffer's
- * columns, NULL if none).  Filtering first is exact: the filter is a
+ * columns, NULL if none; window_filter_conjuncts: each conjunct's SQL, a
+ * list).  Filtering first is exact: the filter is a
  * condition on each row, every consumer of the source's delta reads it
  * through that filter (the filter op is the scan op's only parent), and
  * rows consolidated together are identical, so they pass or fail it alike.
@@ -847,22 +848,21 @@ not_executable(Oid func, void *context)
 	return pg_proc_aclcheck(func, *(Oid *) context, ACL_EXECUTE) != ACLCHECK_OK;
 }
 
-static char *
-window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
+static List *
+window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
 	List	   *quals = NIL;
 	int			found = 0;
 	ListCell   *lc;
-	StringInfoData buf;
+	List	   *conjuncts = NIL;
 	List	   *context;
 	List	   *seen = NIL;
 	int			nestlevel;
 
 	find_plan_scan_filters(plan, src->enr_name, &quals, &found, &seen);
 	if (found != 1 || quals == NIL)
-		return NULL;
+		return NIL;
 	context = deparse_context_for(get_rel_name(src->relid), src->relid);
-	initStringInfo(&buf);
 
 	/*
 	 * Deparsed under the search_path the window read runs with: under the
@@ -923,11 +923,31 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 			((Var *) lfirst(lv))->varattnosyn = 0;
 		}
 		ChangeVarNodes(qual, src->rtindex, 1, 0);
-		appendStringInfo(&buf, "%s(%s)", buf.len > 0 ? " AND " : "",
-						 deparse_expression(qual, context, false, false));
+		conjuncts = lappend(conjuncts, psprintf("(%s)", deparse_expression(qual, context, false, false)));
 	}
 	dv_safe_search_path_pop(nestlevel);
-	return buf.len > 0 ? buf.data : NULL;
+	return conjuncts;
+}
+
+/* conjuncts (window_filter_conjuncts) ANDed, NULL if none */
+static char *
+conjuncts_sql(List *conjuncts)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	if (conjuncts == NIL)
+		return NULL;
+	initStringInfo(&buf);
+	foreach(lc, conjuncts)
+		appendStringInfo(&buf, "%s%s", buf.len > 0 ? " AND " : "", (char *) lfirst(lc));
+	return buf.data;
+}
+
+static char *
+window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
+{
+	return conjuncts_sql(window_filter_conjuncts(plan, src, buffer, owner));
 }
 
 /*
@@ -1056,17 +1076,22 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
  * its window read from the buffer once per refresh, with the union of the
  * columns its occurrences read, into an ephemeral relation of its own
  * (dv_window_<relid>[_only]); each occurrence is then consolidated from that
- * (read_window with from_enr).  Returns that relation's name, reading it on
+ * (read_window with from_enr).  The shared read applies the conjuncts of the
+ * filter that every occurrence may apply first (window_filter_conjuncts,
+ * equal by their text over the source's columns), so that a window read
+ * twice is cut as a window read once is.  Returns that relation's name, reading it on
  * first use (*n is then its row count, -1 for a marker, as read_window
  * returns; *registered gets the name; *ncolumns the number of its columns), or NULL when src is the only
  * occurrence of its source.
  */
 static char *
 shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot snapshot,
-			  List **registered, int64 *n, int *ncolumns)
+			  List **registered, int64 *n, int *ncolumns, Oid owner)
 {
 	ListCell   *lc;
 	List	   *columns = NIL;
+	List	   *common = NIL;
+	bool		first = true;
 	int			occurrences = 0;
 	char	   *name = psprintf("dv_window_%u%s", src->relid, src->only ? "_only" : "");
 	DvPlanSource shared;
@@ -1100,10 +1125,47 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 		if (strcmp((const char *) lfirst(lc), name) == 0)
 			return name;		/* read already */
 	}
+	/*
+	 * The conjuncts of the filter that every occurrence applies first
+	 * (window_filter) are applied to the shared read: a row that fails one
+	 * is dropped by each occurrence's own filter anyway (TPC-H Q15: its
+	 * revenue view read twice, each through the same range of l_shipdate).
+	 */
+	foreach(lc, plan->sources)
+	{
+		DvPlanSource *other = lfirst(lc);
+		List	   *conjuncts;
+		List	   *kept = NIL;
+		ListCell   *lc2;
+
+		if (other->relid != src->relid || other->only != src->only)
+			continue;
+		conjuncts = window_filter_conjuncts(plan, other, buffer, owner);
+		if (first)
+		{
+			common = conjuncts;
+			first = false;
+			continue;
+		}
+		foreach(lc2, common)
+		{
+			ListCell   *lc3;
+
+			foreach(lc3, conjuncts)
+			{
+				if (strcmp(lfirst(lc2), lfirst(lc3)) == 0)
+				{
+					kept = lappend(kept, lfirst(lc2));
+					break;
+				}
+			}
+		}
+		common = kept;
+	}
 	shared = *src;
 	shared.columns = columns;
 	shared.enr_name = name;
-	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, NULL, false);
+	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, conjuncts_sql(common), false);
 	if (*n >= 0)
 		*registered = lappend(*registered, name);
 	return name;
@@ -2370,7 +2432,8 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		{
 			int			ncolumns = 0;
-			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns);
+			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns,
+											 dt->owner);
 
 			/* (an occurrence that reads every column the shared window has: its rows as they are) */
 			if (n >= 0)
