@@ -1946,8 +1946,6 @@ static DvOp *partner_scan(DvOp *left, Node *e);
 
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op))
-/* TEMPORARY A/B switch (SET dvab.old = 'on'): removed before the branch's end */
-#define AB_OLD() (GetConfigOption("dvab.old", true, false) != NULL && strcmp(GetConfigOption("dvab.old", true, false), "on") == 0)
 
 /*
  * window_call_sql - a window function of a window subquery operator
@@ -2584,7 +2582,7 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
 	e = group_key_match(join->right, join->left, join->quals, &opno);
 	if (e == NULL)
 		return NULL;
-	now = AB_OLD() ? NULL : partner_scan(join->left, e);
+	now = partner_scan(join->left, e);
 	if (now == NULL)
 		now = join->left;
 	eq = psprintf("(%s) %s k.k1", deparse(g, e, now, "o", NULL, NULL), dv_operator_sql(opno));
@@ -4398,7 +4396,7 @@ delta_cte(DvGen *g, DvOp *op)
 					Node	   *e = group_key_match(op->right, op->left, op->quals, &opno);
 					DvOp	   *s = e ? partner_scan(op->left, e) : NULL;
 
-					if (s != NULL && s != op->left && !AB_OLD())
+					if (s != NULL && s != op->left)
 					{
 						g->share_op = s;
 						g->share_rows = Max(delta_rows_under(op->right), 0);
