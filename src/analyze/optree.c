@@ -1943,6 +1943,7 @@ static char *partner_rows_sql(DvGen *g, DvOp *join);
 static bool partner_bounded(DvOp *join);
 static bool bare_scan(DvOp *op);
 static DvOp *partner_scan(DvOp *left, Node *e);
+static const char *shared_name(DvGen *g, DvOp *op);
 
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op))
@@ -2259,17 +2260,13 @@ static char *
 rows_sql(DvGen *g, DvOp *op)
 {
 	StringInfoData buf;
-	ListCell   *lc0;
 
 	/*
 	 * (computed once in a WITH entry: a subquery operator by its delta,
 	 * global_extreme_delta, or a scan a partner filter shares, shared_rows)
 	 */
-	foreach(lc0, *g->new_ctes)
-	{
-		if (linitial(lfirst(lc0)) == op)
-			return psprintf("SELECT * FROM %s", (char *) lsecond(lfirst(lc0)));
-	}
+	if (shared_name(g, op) != NULL)
+		return psprintf("SELECT * FROM %s", shared_name(g, op));
 	initStringInfo(&buf);
 	switch (op->kind)
 	{
@@ -2585,6 +2582,21 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
 	now = partner_scan(join->left, e);
 	if (now == NULL)
 		now = join->left;
+
+	/*
+	 * (read whole once already, shared_rows: its keys and the delta's as one
+	 * set, a semi-join the planner hashes, spilling if need be, where an
+	 * EXISTS inside an OR would be a subplan, hashed only if it fits in
+	 * memory and else scanning the entry again for each key)
+	 */
+	if (now != join->left && shared_name(g, now) != NULL)
+	{
+		char	   *se = deparse(g, e, now, "o", NULL, NULL);
+
+		return psprintf("k.k1 %s ANY (SELECT %s FROM (%s) o%s)", dv_operator_sql(opno), se, new_sql(g, now),
+						dl ? psprintf(" UNION ALL SELECT %s FROM %s o",
+									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "");
+	}
 	eq = psprintf("(%s) %s k.k1", deparse(g, e, now, "o", NULL, NULL), dv_operator_sql(opno));
 
 	/*
@@ -2597,6 +2609,20 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
 						g->share_probed ? " OFFSET 0" : "");
 	return psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s%s) OR EXISTS (SELECT FROM %s o WHERE %s))",
 					new_sql(g, now), eq, g->share_probed ? " OFFSET 0" : "", dl, eq);
+}
+
+/* the WITH entry holding op's rows now (registered in g->new_ctes), or NULL */
+static const char *
+shared_name(DvGen *g, DvOp *op)
+{
+	ListCell   *lc;
+
+	foreach(lc, *g->new_ctes)
+	{
+		if (linitial(lfirst(lc)) == op)
+			return lsecond(lfirst(lc));
+	}
+	return NULL;
 }
 
 /*

@@ -61,8 +61,17 @@ SELECT j.name,
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 
--- sequential scans of a table of parts during one refresh (the counts are flushed between
--- statements: ps_seq is \gset before and compared after, each step a statement of its own)
+-- sequential scans of a table of parts during one refresh (pg_stat_xact_user_tables: the
+-- counts of the current transaction, not yet flushed)
+CREATE FUNCTION ps_scans(t text, parts regclass) RETURNS TABLE (refresh_mode text, part_seq_scans bigint)
+LANGUAGE plpgsql AS $$
+DECLARE s0 bigint;
+BEGIN
+  SELECT x.seq_scan INTO s0 FROM pg_stat_xact_user_tables x WHERE x.relid = parts;
+  SELECT r.refresh_mode INTO refresh_mode FROM dynview.refresh(t) r;
+  SELECT x.seq_scan - s0 INTO part_seq_scans FROM pg_stat_xact_user_tables x WHERE x.relid = parts;
+  RETURN NEXT;
+END $$;
 -- round 1: lineitems inserted (a NULL part, a part that does not exist, parts of the filters)
 -- and deleted.  ps_small is read once (the term's hash join and the partner filter share the
 -- read), ps_big not at all (30 changed lineitems: both probe it by key)
@@ -71,20 +80,8 @@ INSERT INTO ps_li SELECT 200000 + i, CASE WHEN i % 11 = 0 THEN NULL WHEN i % 12 
   FROM generate_series(1, 20) i;
 DELETE FROM ps_li WHERE id BETWEEN 1000 AND 1010;
 SELECT dynview.wait_for_capture();
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT seq_scan AS ps_seq FROM pg_stat_user_tables WHERE relid = 'ps_small'::regclass \gset
-SELECT refresh_mode FROM dynview.refresh('ps_q17_small');
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT seq_scan - :ps_seq AS ps_small_seq_scans FROM pg_stat_user_tables WHERE relid = 'ps_small'::regclass;
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT seq_scan AS ps_seq FROM pg_stat_user_tables WHERE relid = 'ps_big'::regclass \gset
-SELECT refresh_mode FROM dynview.refresh('ps_q17_big');
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT seq_scan - :ps_seq AS ps_big_seq_scans FROM pg_stat_user_tables WHERE relid = 'ps_big'::regclass;
+SELECT * FROM ps_scans('ps_q17_small', 'ps_small');
+SELECT * FROM ps_scans('ps_q17_big', 'ps_big');
 SELECT * FROM dv_refresh_round('ps_defs');
 
 -- round 2: in one window, parts move into the filters and out of them, with lineitems of theirs
@@ -127,17 +124,12 @@ SELECT * FROM dv_refresh_round('ps_defs');
 -- round 5: most lineitems change (ps_big read whole by the term, once)
 UPDATE ps_li SET qty = qty + 1 WHERE id % 3 <> 0;
 SELECT dynview.wait_for_capture();
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT seq_scan AS ps_seq FROM pg_stat_user_tables WHERE relid = 'ps_big'::regclass \gset
-SELECT refresh_mode FROM dynview.refresh('ps_q17_big');
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT seq_scan - :ps_seq AS ps_big_seq_scans FROM pg_stat_user_tables WHERE relid = 'ps_big'::regclass;
+SELECT * FROM ps_scans('ps_q17_big', 'ps_big');
 SELECT * FROM dv_refresh_round('ps_defs');
 SELECT * FROM ps_q17_small;
 SELECT * FROM ps_q17_big;
 
 SELECT dynview.drop_dynamic_table(name) FROM ps_defs ORDER BY name;
+DROP FUNCTION ps_scans(text, regclass);
 DROP FUNCTION dv_refresh_round(regclass);
 DROP TABLE ps_defs, ps_li, ps_small, ps_big;
