@@ -2559,7 +2559,7 @@ partner_scan(DvOp *left, Node *e)
  * rows it had and no longer has), has e = k1.  A changed group that no row
  * of the left side can join is then not recomputed at all.  NULL if there
  * is no such condition.  When e reads one scan of the left side whose rows
- * the left side's keep (partner_scan), the rows now are that scan's (a
+ * the left side keeps (partner_scan), the rows now are that scan's (a
  * superset of the keys: a changed group kept in vain is recomputed, and
  * its change joins no row), read by key as the scan alone (TPC-H Q17:
  * part by part_pkey for each changed part, not also lineitem), or, when
