@@ -1588,6 +1588,18 @@ typedef struct DvGen
 	const char *keys_filter;
 
 	/*
+	 * The scan under filters (bare_scan) whose rows now the partner filter
+	 * of the join being written reads (partner_scan), or NULL: a term of its
+	 * left side's delta that reads it whole writes it as a MATERIALIZED WITH
+	 * entry (shared_rows) that the partner filter then reads too, and one
+	 * that would probe it counts share_rows more probes (the changed keys of
+	 * the grouped subquery, which the partner filter probes it for).
+	 */
+	DvOp	   *share_op;
+	int64		share_rows;
+	bool		share_probed;	/* (set when such a term probed it instead) */
+
+	/*
 	 * The rows of the scan of range table entry reach_rti restricted to
 	 * those whose column reach_attno is "reach_op ANY (reach_array)": the
 	 * values a delta's rows equate it with (reach_restrict), or 0.
@@ -1620,6 +1632,9 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->restrict_rti = 0;
 	g->keys_filter_op = NULL;
 	g->keys_filter = NULL;
+	g->share_op = NULL;
+	g->share_rows = 0;
+	g->share_probed = false;
 	g->reach_rti = 0;
 	g->pad_state_op = NULL;
 	if (outer)
@@ -1937,6 +1952,9 @@ static char *group_state_value_columns(List *aggs, const char *prefix, const cha
 static char *group_state_key_list(DvOp *op, const char *alias);
 static char *partner_rows_sql(DvGen *g, DvOp *join);
 static bool partner_bounded(DvOp *join);
+static bool bare_scan(DvOp *op);
+static DvOp *partner_scan(DvOp *left, Node *e);
+static const char *shared_name(DvGen *g, DvOp *op);
 
 /* its rows now (NEW) */
 #define new_sql(g, op) rows_sql((g), (op))
@@ -2254,6 +2272,12 @@ rows_sql(DvGen *g, DvOp *op)
 {
 	StringInfoData buf;
 
+	/*
+	 * (computed once in a WITH entry: a subquery operator by its delta,
+	 * global_extreme_delta, or a scan a partner filter shares, shared_rows)
+	 */
+	if (shared_name(g, op) != NULL)
+		return psprintf("SELECT * FROM %s", shared_name(g, op));
 	initStringInfo(&buf);
 	switch (op->kind)
 	{
@@ -2284,15 +2308,6 @@ rows_sql(DvGen *g, DvOp *op)
 			}
 		case DV_OP_GROUP:
 			{
-				ListCell   *lc;
-
-				/* (computed once by its delta: global_extreme_delta) */
-				foreach(lc, *g->new_ctes)
-				{
-					if (linitial(lfirst(lc)) == op)
-						return psprintf("SELECT * FROM %s", (char *) lsecond(lfirst(lc)));
-				}
-
 				/*
 				 * (its input unchanged: the aggregate over the extreme rows
 				 * it keeps, as at the data snapshot)
@@ -2501,6 +2516,51 @@ keyed_group_sql(DvGen *g, DvOp *grp, DvOp *other, const char *dother, List *qual
 }
 
 /*
+ * partner_scan - the scan under filters only (bare_scan) of left whose
+ * columns e (an expression of left's row) reads, when left's rows keep
+ * that scan's rows (preserved_scan: filters, inner joins, the preserved
+ * side of outer, semi- and anti-joins), or NULL.  Every row of left, now
+ * or as it was, then holds a row of that scan, now or as it was, with the
+ * same e: the keys e takes over left's rows are among those it takes over
+ * the scan's rows now and the rows of left's delta (a row left no longer
+ * has is in that delta).
+ */
+static DvOp *
+partner_scan(DvOp *left, Node *e)
+{
+	Bitmapset  *varnos = expr_varnos(e);
+	int			rti;
+	DvOp	   *op = left;
+
+	if (bms_membership(varnos) != BMS_SINGLETON)
+		return NULL;
+	rti = bms_singleton_member(varnos);
+	if (!preserved_scan(left, rti))
+		return NULL;
+	for (;;)
+	{
+		if (bare_scan(op))
+		{
+			DvOp	   *scan = op;
+
+			while (scan->kind == DV_OP_FILTER)
+				scan = scan->left;
+			return scan->source->rtindex == rti ? op : NULL;
+		}
+		if (op->kind == DV_OP_FILTER)
+			op = op->left;
+		else if (op->kind == DV_OP_JOIN && op->jointype == JOIN_INNER)
+			op = preserved_scan(op->left, rti) ? op->left : op->right;
+		else if (op->kind == DV_OP_JOIN && op->jointype == JOIN_RIGHT)
+			op = op->right;
+		else if (op->kind == DV_OP_JOIN)
+			op = op->left;
+		else
+			return NULL;
+	}
+}
+
+/*
  * partner_keys_filter - for the delta of the grouped subquery operator
  * right, the right side of a join whose rows it only matches (inner, left,
  * semi- and anti-join: a group that joins no row of the left side adds
@@ -2509,13 +2569,19 @@ keyed_group_sql(DvGen *g, DvOp *grp, DvOp *other, const char *dother, List *qual
  * key k1) that some row of the left side, now (NEW) or in its delta (the
  * rows it had and no longer has), has e = k1.  A changed group that no row
  * of the left side can join is then not recomputed at all.  NULL if there
- * is no such condition.
+ * is no such condition.  When e reads one scan of the left side whose rows
+ * the left side keeps (partner_scan), the rows now are that scan's (a
+ * superset of the keys: a changed group kept in vain is recomputed, and
+ * its change joins no row), read by key as the scan alone (TPC-H Q17:
+ * part by part_pkey for each changed part, not also lineitem), or, when
+ * the left side's delta read the scan whole, from that read (shared_rows).
  */
 static char *
 partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
 {
 	Oid			opno;
 	Node	   *e;
+	DvOp	   *now;
 	char	   *eq;
 
 	if (join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT &&
@@ -2524,11 +2590,72 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl)
 	e = group_key_match(join->right, join->left, join->quals, &opno);
 	if (e == NULL)
 		return NULL;
-	eq = psprintf("(%s) %s k.k1", deparse(g, e, join->left, "o", NULL, NULL), dv_operator_sql(opno));
+	now = partner_scan(join->left, e);
+	if (now == NULL)
+		now = join->left;
+
+	/*
+	 * (read whole once already, shared_rows: its keys and the delta's as one
+	 * set, a semi-join the planner hashes, spilling if need be, where an
+	 * EXISTS inside an OR would be a subplan, hashed only if it fits in
+	 * memory and else scanning the entry again for each key)
+	 */
+	if (now != join->left && shared_name(g, now) != NULL)
+	{
+		char	   *se = deparse(g, e, now, "o", NULL, NULL);
+
+		return psprintf("k.k1 %s ANY (SELECT %s FROM (%s) o%s)", dv_operator_sql(opno), se, new_sql(g, now),
+						dl ? psprintf(" UNION ALL SELECT %s FROM %s o",
+									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "");
+	}
+	eq = psprintf("(%s) %s k.k1", deparse(g, e, now, "o", NULL, NULL), dv_operator_sql(opno));
+
+	/*
+	 * (where the left side's delta probed that scan by key, probe_rows
+	 * having counted these probes too, the filter probes it by key as well:
+	 * OFFSET 0 keeps the planner from hashing the scan read whole instead)
+	 */
 	if (dl == NULL)
-		return psprintf("EXISTS (SELECT FROM (%s) o WHERE %s)", new_sql(g, join->left), eq);
-	return psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s) OR EXISTS (SELECT FROM %s o WHERE %s))",
-					new_sql(g, join->left), eq, dl, eq);
+		return psprintf("EXISTS (SELECT FROM (%s) o WHERE %s%s)", new_sql(g, now), eq,
+						g->share_probed ? " OFFSET 0" : "");
+	return psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s%s) OR EXISTS (SELECT FROM %s o WHERE %s))",
+					new_sql(g, now), eq, g->share_probed ? " OFFSET 0" : "", dl, eq);
+}
+
+/* the WITH entry holding op's rows now (registered in g->new_ctes), or NULL */
+static const char *
+shared_name(DvGen *g, DvOp *op)
+{
+	ListCell   *lc;
+
+	foreach(lc, *g->new_ctes)
+	{
+		if (linitial(lfirst(lc)) == op)
+			return lsecond(lfirst(lc));
+	}
+	return NULL;
+}
+
+/*
+ * shared_rows - "(rows)" now of the scan bare (g->share_op), read whole by
+ * a term of a join's delta: a MATERIALIZED WITH entry, registered in
+ * g->new_ctes, so that the partner filter (partner_keys_filter), and any
+ * other reading of its rows now in the statement, reads the rows of that
+ * one read instead of the source again (TPC-H Q17 at scale factor 1: part
+ * read whole for the 12,000 changed lineitems, then probed once more by
+ * key for each of their 12,000 parts; now the 200 parts of one brand and
+ * container the read kept, hashed).  The entry holds the rows the read
+ * kept; a term reading them joins them as it would the scan.
+ */
+static char *
+shared_rows(DvGen *g, DvOp *bare)
+{
+	char	   *name = psprintf("dv_d%d", ++*g->next_id);
+
+	appendStringInfo(g->with, "%s%s AS MATERIALIZED (%s)", g->with->len ? ", " : "", name,
+					 rows_sql(g, bare));
+	*g->new_ctes = lappend(*g->new_ctes, list_make2(bare, name));
+	return psprintf("(SELECT * FROM %s)", name);
 }
 
 /*
@@ -2954,6 +3081,9 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 	n = delta_rows_under(other);
 	if (n < 0)
 		return NULL;
+	/* (the partner filter probes it again for the changed keys of its subquery: shared_rows) */
+	if (bare == g->share_op)
+		n += g->share_rows;
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
 	if (!HeapTupleIsValid(tup))
 		return NULL;
@@ -2982,6 +3112,8 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 	}
 	if (!keyed)
 		return NULL;
+	if (bare == g->share_op)
+		g->share_probed = true;
 	return psprintf("LATERAL (SELECT * FROM (%s) %s WHERE %s OFFSET 0)", rows_sql(g, bare), alias, theta);
 }
 
@@ -4391,17 +4523,44 @@ delta_cte(DvGen *g, DvOp *op)
 			break;				/* (has_delta: none) */
 		case DV_OP_JOIN:
 			{
-				char	   *dl = delta_cte(g, op->left);
+				char	   *dl;
 				char	   *dr;
 				const char *theta = deparse_quals(g, op->quals, op->left, "l", op->right, "r");
 				const char *cols = psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"));
 				bool		left_outer;
 				bool		right_outer;
+				DvOp	   *share_op = g->share_op;
+				int64		share_rows = g->share_rows;
+
+				/*
+				 * (the scan the partner filter below reads: read once with
+				 * the left side's delta where that reads it whole)
+				 */
+				if (op->right->kind == DV_OP_GROUP && has_delta(op->right) && !reads_group_state(op->right) &&
+					has_delta(op->left) &&
+					(op->jointype == JOIN_INNER || op->jointype == JOIN_LEFT ||
+					 op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI))
+				{
+					Oid			opno;
+					Node	   *e = group_key_match(op->right, op->left, op->quals, &opno);
+					DvOp	   *s = e ? partner_scan(op->left, e) : NULL;
+
+					if (s != NULL && s != op->left)
+					{
+						g->share_op = s;
+						g->share_rows = Max(delta_rows_under(op->right), 0);
+					}
+				}
+				g->share_probed = false;
+				dl = delta_cte(g, op->left);
+				g->share_op = share_op;
+				g->share_rows = share_rows;
 
 				/* (a changed group of a subquery on the right that no left row joins adds nothing) */
 				if (op->right->kind == DV_OP_GROUP && has_delta(op->right))
 				{
 					g->keys_filter = partner_keys_filter(g, op, dl);
+					g->share_probed = false;
 					g->keys_filter_op = g->keys_filter ? op->right : NULL;
 				}
 				dr = delta_cte(g, op->right);
@@ -4441,6 +4600,8 @@ delta_cte(DvGen *g, DvOp *op)
 										 left_outer ? " ON true" : "");
 					else
 					{
+						if (right == NULL && op->right == g->share_op)
+							right = shared_rows(g, op->right);
 						if (right == NULL)
 						{
 							if (!bare_scan(op->right))
@@ -4465,6 +4626,8 @@ delta_cte(DvGen *g, DvOp *op)
 										 right_outer ? " ON true" : "");
 					else
 					{
+						if (left == NULL && op->left == g->share_op)
+							left = shared_rows(g, op->left);
 						if (left == NULL)
 						{
 							if (!bare_scan(op->left))
