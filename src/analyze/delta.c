@@ -84,6 +84,50 @@
 static DvPlan *
 full_plan(const char *code, const char *fmt,...) pg_attribute_printf(2, 3);
 
+/* check_functions_in_node's checker: is func not immutable?  (*context gets it) */
+static bool
+mutable_function_checker(Oid func, void *context)
+{
+	if (func_volatile(func) == PROVOLATILE_IMMUTABLE)
+		return false;
+	*(Oid *) context = func;
+	return true;
+}
+
+/* the first function of node (subqueries included) that is not immutable */
+static bool
+first_mutable_function(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, mutable_function_checker, context))
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, first_mutable_function, context, 0);
+	return expression_tree_walker(node, first_mutable_function, context);
+}
+
+/*
+ * volatile_plan - FULL, VOLATILE_FUNCTION, for a query that
+ * contain_mutable_functions: the reason names the function (a cast such as
+ * timestamptz to date is a stable function too, and the user may not see
+ * one in the query), or the construct when it is not a function call
+ * (CURRENT_DATE and its kin, nextval through a default).
+ */
+static DvPlan *
+volatile_plan(Query *query)
+{
+	Oid			func = InvalidOid;
+
+	if (first_mutable_function((Node *) query, &func) && OidIsValid(func))
+		return full_plan("VOLATILE_FUNCTION",
+						 "The query calls %s, a %s function: its result can change while the sources do not.",
+						 format_procedure(func),
+						 func_volatile(func) == PROVOLATILE_VOLATILE ? "volatile" : "stable");
+	return full_plan("VOLATILE_FUNCTION",
+					 "The query calls a volatile or stable function (such as random() or now()).");
+}
+
 static DvPlan *
 full_plan(const char *code, const char *fmt,...)
 {
@@ -1858,8 +1902,7 @@ plan_window(Query *query)
 	if (query->hasTargetSRFs)
 		return full_plan("SET_RETURNING_FUNCTION", "Set-returning functions in the SELECT list of a query with window functions are not incremental.");
 	if (contain_mutable_functions((Node *) query))
-		return full_plan("VOLATILE_FUNCTION",
-						 "The query calls a volatile or stable function (such as random() or now()).");
+		return volatile_plan(query);
 	if (mutable_aggregate((Node *) query->targetList, NULL) ||
 		mutable_aggregate((Node *) query->havingQual, NULL))
 		return full_plan("VOLATILE_FUNCTION",
@@ -2252,8 +2295,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		return as_node || branch != 0 ? full_plan("ORDER_BY_LIMIT", "LIMIT and OFFSET in a subquery or a UNION branch are not incremental yet.")
 			: plan_top_n(query);
 	if (contain_mutable_functions((Node *) query))
-		return full_plan("VOLATILE_FUNCTION",
-						 "The query calls a volatile or stable function (such as random() or now()).");
+		return volatile_plan(query);
 	/* (an untouched group keeps its value: its aggregates must not change by themselves) */
 	if (mutable_aggregate((Node *) query->targetList, NULL) ||
 		mutable_aggregate((Node *) query->havingQual, NULL))

@@ -257,3 +257,16 @@ DROP AGGREGATE fnd_mv(int);
 DROP FUNCTION fnd_imm_sf(int, int), fnd_vol_msf(int, int), fnd_vol_minv(int, int), fnd_aud();
 DROP FUNCTION fnd_vsf(int, int);
 DROP COLLATION fnd_ci;
+
+-- VOLATILE_FUNCTION names the function: a cast of timestamptz to date is a stable function the
+-- query does not spell, a comparison of timestamptz with date too, now() in a subquery
+CREATE TABLE fnd_ev (id int PRIMARY KEY, at timestamptz);
+SELECT e.value AS reason
+  FROM unnest(ARRAY['SELECT id, at::date AS day FROM fnd_ev',
+                    'SELECT id, random() AS r FROM fnd_ev',
+                    'SELECT id FROM fnd_ev WHERE at > current_date',
+                    'SELECT id FROM fnd_ev WHERE EXISTS (SELECT FROM fnd_ev e2 WHERE e2.at > now())',
+                    'SELECT id, (at AT TIME ZONE ''UTC'')::date AS day FROM fnd_ev']) WITH ORDINALITY q(sql, n),
+       dynview.explain(q.sql) e
+ WHERE e.property = 'reason' ORDER BY q.n;
+DROP TABLE fnd_ev;
