@@ -204,7 +204,10 @@ SELECT dynview.drop_dynamic_table('sw_r3su');
 RESET dynview.max_sources_per_role;
 
 -- change_retention for a 'manual' table never refreshed: once its buffered changes are older
--- than dynview.change_retention it is marked for a FULL refresh and the buffer is pruned
+-- than dynview.change_retention it is marked for a FULL refresh and the buffer is pruned.
+-- (ALTER SYSTEM: for a few seconds the setting is 1s in every database of the cluster, so dynamic
+-- tables of other databases holding older changes are marked too: run benchmarks on another
+-- cluster than the regression tests)
 CREATE FUNCTION sw_wait(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE ok boolean;
 BEGIN
