@@ -431,6 +431,12 @@ BEGIN
         RAISE EXCEPTION 'dynamic table "%" does not exist', name USING ERRCODE = '42P01',
             HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
     END IF;
+    -- a table the role may not read: PostgreSQL's error, as verify() gives it (the view below
+    -- shows only the tables the role may read, so that one would say "not a dynamic table")
+    IF NOT pg_catalog.has_table_privilege(t, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', name USING ERRCODE = '42501',
+            HINT = 'wait_fresh() waits for a table the role may read; its owner can GRANT SELECT on it.';
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM dynview.dynamic_tables d WHERE d.name::oid = t::oid) THEN
         -- as dynview.refresh() says it
         RAISE EXCEPTION '"%" is not a dynamic table', name USING ERRCODE = '42809',
@@ -471,7 +477,7 @@ $$;
 
 COMMENT ON FUNCTION dynview.wait_fresh(text, interval) IS
 $$Read-your-writes: returns true once the dynamic table NAME reflects every change committed before the call. If it does not yet, the table's owner refreshes it at once (refresh trigger MANUAL); anyone else waits for the scheduler, at most TIMEOUT (default 1 minute), and gets false on timeout.
-Errors: unknown name (42P01), a relation that is not a dynamic table (42809), negative timeout (22023). In a REPEATABLE READ transaction later refreshes are not seen: call it in READ COMMITTED.
+Errors: unknown name (42P01), a relation that is not a dynamic table (42809), a table the role may not SELECT (42501), negative timeout (22023). In a REPEATABLE READ transaction later refreshes are not seen: call it in READ COMMITTED.
 Example: SELECT dynview.wait_fresh('public.order_totals', '10 seconds');$$;
 
 -------------------------------------------------------------------------------
