@@ -38,52 +38,46 @@ SELECT dynview.verify('sf_g'), dynview.verify('sf_all'), dynview.verify('sf_lj')
 SELECT * FROM sf_g ORDER BY g;
 SELECT * FROM sf_lj ORDER BY g;
 
-CREATE FUNCTION sf_refresh() RETURNS TABLE (g_mode text, g_ok boolean, all_mode text, all_ok boolean,
-                                            lj_mode text, lj_ok boolean)
-LANGUAGE plpgsql AS $$
-BEGIN
-  SELECT refresh_mode INTO g_mode FROM dynview.refresh('sf_g');
-  g_ok := dynview.verify('sf_g');
-  SELECT refresh_mode INTO all_mode FROM dynview.refresh('sf_all');
-  all_ok := dynview.verify('sf_all');
-  SELECT refresh_mode INTO lj_mode FROM dynview.refresh('sf_lj');
-  lj_ok := dynview.verify('sf_lj');
-  RETURN NEXT;
-END $$;
+-- a refresh of each table, verified (test/sql/include/refresh_rows.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
+CREATE TABLE sf_tables (name text);
+INSERT INTO sf_tables VALUES ('sf_all'), ('sf_g'), ('sf_lj');
 
 -- group 1 emptied; the NaN of group 2 goes; a group of NULL y, z, w only
 DELETE FROM sf_t WHERE g = 1;
 DELETE FROM sf_t WHERE id = 3;
 INSERT INTO sf_t VALUES (6, 4, -1, NULL, NULL, NULL);
-SELECT * FROM sf_refresh();
+SELECT * FROM dv_refresh_rows('sf_tables');
 SELECT * FROM sf_g ORDER BY g;
 SELECT * FROM sf_all;
 -- group 1 refilled with other scales, NaN back in group 3; sf_d loses group 2's match
 INSERT INTO sf_t VALUES (7, 1, 3.14159, 0.01, 0, 'Infinity'), (8, 1, 2, 4.00, 5, -1), (9, 3, 'NaN', 1.5, 1, 0);
 DELETE FROM sf_d WHERE g = 2;
 INSERT INTO sf_d VALUES (4, 0.5);
-SELECT * FROM sf_refresh();
+SELECT * FROM dv_refresh_rows('sf_tables');
 SELECT * FROM sf_g ORDER BY g;
 SELECT * FROM sf_lj ORDER BY g;
 -- an update that moves a row between groups and from NULL to a value
 UPDATE sf_t SET g = 4, y = 2.50, z = 9 WHERE id = 8;
-SELECT * FROM sf_refresh();
+SELECT * FROM dv_refresh_rows('sf_tables');
 SELECT * FROM sf_g ORDER BY g;
 -- a FULL rebuild (the source truncated), then refilled
 TRUNCATE sf_t;
 INSERT INTO sf_t VALUES (10, 1, 5, 1.25, 2, 0.5), (11, 1, 5, NULL, NULL, 0.25), (12, 2, 0, 0, 0, 0);
-SELECT * FROM sf_refresh();
+SELECT * FROM dv_refresh_rows('sf_tables');
 SELECT * FROM sf_g ORDER BY g;
 SELECT * FROM sf_all;
 SELECT * FROM sf_lj ORDER BY g;
 -- emptied entirely: the global aggregate keeps its one row
 DELETE FROM sf_t;
-SELECT * FROM sf_refresh();
+SELECT * FROM dv_refresh_rows('sf_tables');
 SELECT * FROM sf_all;
 SELECT count(*) FROM sf_g;
 
 SELECT dynview.drop_dynamic_table('sf_g');
 SELECT dynview.drop_dynamic_table('sf_all');
 SELECT dynview.drop_dynamic_table('sf_lj');
-DROP FUNCTION sf_refresh();
-DROP TABLE sf_t, sf_d;
+DROP FUNCTION dv_refresh_rows(regclass, regproc);
+DROP TABLE sf_t, sf_d, sf_tables;
