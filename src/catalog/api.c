@@ -1037,7 +1037,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 			if (((Aggref *) agg->aggref)->aggfilter != NULL)
 				appendStringInfo(&rules, " (its FILTER is part of the input: x%d is NULL where the filter is not true)", j);
 			if (agg->fill_arg > 0 && agg->fill_arg != j)
-				appendStringInfo(&rules, "; built and changed from x%d, the same input, sharing its aggregate calls", agg->fill_arg);
+				appendStringInfo(&rules, "; built from x%d, the same input, sharing its aggregate calls", agg->fill_arg);
 			if (agg->arg_computed && agg->fill_arg == j &&
 				agg->kind != DV_AGG_COUNT && agg->kind != DV_AGG_COUNT_DISTINCT)
 				appendStringInfo(&rules, "; x%d is an expression, computed once per row below the aggregation of the build", j);

@@ -393,9 +393,14 @@ is_bool(DvAgg *agg)
  * a live input of such a scale is recomputed from the sources (they come
  * from multiplying long fractions; 10^(19 * 1001) is far inside numeric's
  * range).  NaN and the infinities count in no block; they make their group
- * recomputed (d<j>_special).  dv_scale_unit_sql gives an input's block
- * (NULL for NULL, NaN and the infinities).
+ * recomputed (d<j>_special).
  */
+/* SQL: the block of input x<j> in sc<j>, NULL for NULL, NaN and infinities */
+static char *
+scale_unit(int j)
+{
+	return dv_scale_unit_sql(psprintf("x%d", j));
+}
 
 static bool
 is_extreme(DvAgg *agg)
@@ -1307,14 +1312,13 @@ group_delta_columns(DvPlan *plan)
 		DvAgg	   *agg = lfirst(lc);
 		int			j = foreach_current_index(lc) + 1;
 		const char *ext = agg->kind == DV_AGG_MAX ? "max" : "min";
-		char	   *x = fill_arg(agg, j);
 
 		switch (agg->kind)
 		{
 			case DV_AGG_COUNT_STAR:
 				break;
 			case DV_AGG_COUNT:
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE %s)::pg_catalog.int8 AS d%d_n", x, j);
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_n", j, j);
 				break;
 			case DV_AGG_SUM:
 			case DV_AGG_AVG:
@@ -1328,28 +1332,28 @@ group_delta_columns(DvPlan *plan)
 				 * the input makes the sum NaN or infinite, and a finite sum
 				 * has neither, so no second test per row)
 				 */
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE %s IS NOT NULL)::pg_catalog.int8 AS d%d_n"
-								 ", pg_catalog.sum(dv_w * %s::pg_catalog.numeric) AS d%d_s"
-								 ", pg_catalog.sum(dv_w * %s::pg_catalog.numeric) IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
-								 x, j, x, j, x, j);
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) AS d%d_s"
+								 ", pg_catalog.sum(dv_w * x%d::pg_catalog.numeric) IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
+								 j, j, j, j, j, j);
 				if (is_variance(agg))
-					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * (%s::pg_catalog.numeric * %s::pg_catalog.numeric)) AS d%d_q",
-									 x, x, j);
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * (x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)) AS d%d_q",
+									 j, j, j);
 				if (agg->scale_tracked)
-					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * %s) AS d%d_sc", dv_scale_unit_sql(x), j);
+					appendStringInfo(&buf, ", pg_catalog.sum(dv_w * %s) AS d%d_sc", scale_unit(j), j);
 				break;
 			case DV_AGG_BOOL_AND:
 			case DV_AGG_BOOL_OR:
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE %s IS NOT NULL)::pg_catalog.int8 AS d%d_n"
-								 ", pg_catalog.sum(dv_w) FILTER (WHERE %s)::pg_catalog.int8 AS d%d_t",
-								 x, j, x, j);
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_t",
+								 j, j, j, j);
 				break;
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE %s IS NOT NULL)::pg_catalog.int8 AS d%d_n"
-								 ", pg_catalog.%s(%s) FILTER (WHERE dv_w > 0) AS d%d_p"
-								 ", pg_catalog.%s(%s) FILTER (WHERE dv_w < 0) AS d%d_m",
-								 x, j, ext, x, j, ext, x, j);
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+								 ", pg_catalog.%s(x%d) FILTER (WHERE dv_w > 0) AS d%d_p"
+								 ", pg_catalog.%s(x%d) FILTER (WHERE dv_w < 0) AS d%d_m",
+								 j, j, ext, j, j, ext, j, j);
 				break;
 			case DV_AGG_COUNT_DISTINCT:
 				appendStringInfo(&buf, ", pg_catalog.sum(c%d)::pg_catalog.int8 AS d%d_c", j, j);
