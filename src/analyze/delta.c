@@ -41,6 +41,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_constraint.h"
@@ -763,12 +764,50 @@ count_distinct_over_keys(DvPlan *plan, Query *q)
  * agg_state_input - the input's target list for aggregate state: the
  * group keys g1..gn, then the input x<j> of each aggregate j.
  */
+/*
+ * notnull_column - is e a column of a table of q declared NOT NULL?  (The
+ * caller has checked that no outer join of q can null it.)
+ */
+static bool
+notnull_column(Query *q, Node *e)
+{
+	Var		   *v = (Var *) e;
+	RangeTblEntry *rte;
+	HeapTuple	tp;
+	bool		result = false;
+
+	if (!IsA(e, Var) || v->varlevelsup != 0 || v->varattno <= 0 ||
+		v->varno < 1 || v->varno > list_length(q->rtable))
+		return false;
+	rte = rt_fetch(v->varno, q->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(v->varattno));
+	if (HeapTupleIsValid(tp))
+	{
+		result = ((Form_pg_attribute) GETSTRUCT(tp))->attnotnull;
+		ReleaseSysCache(tp);
+	}
+	return result;
+}
+
 static void
 agg_state_input(DvPlan *plan, Query *q, List *keys)
 {
 	List	   *tl = NIL;
 	ListCell   *lc;
+	ListCell   *lc2;
 	int			resno = 1;
+	bool		outer = false;
+
+	/* an outer join nulls the columns of its nullable side: no column is then taken as NOT NULL */
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		if (rte->rtekind == RTE_JOIN && rte->jointype != JOIN_INNER)
+			outer = true;
+	}
 
 	foreach(lc, keys)
 	{
@@ -822,6 +861,19 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 			nt->argisrow = false;
 			nt->location = -1;
 			arg = (Expr *) nt;
+		}
+		agg->arg_notnull = !outer && notnull_column(q, (Node *) arg);
+		agg->arg_computed = !IsA(arg, Var);
+		agg->fill_arg = foreach_current_index(lc) + 1;
+		foreach(lc2, tl)
+		{
+			TargetEntry *te = lfirst(lc2);
+
+			if (strncmp(te->resname, "x", 1) == 0 && equal(te->expr, arg))
+			{
+				agg->fill_arg = atoi(te->resname + 1);
+				break;
+			}
 		}
 		tl = lappend(tl, makeTargetEntry(arg, resno++,
 										 psprintf("x%d", foreach_current_index(lc) + 1), false));

@@ -72,6 +72,12 @@ typedef struct DvAgg
 	bool		distinct_by_key;	/* COUNT written count(DISTINCT x) over a key
 									 * of the input (dv_optree_input_key): no
 									 * two input rows share a non-null x */
+	int			fill_arg;		/* the state fill reads x<fill_arg>: the first
+								 * aggregate whose input equals this one's, so
+								 * PostgreSQL shares their transition states */
+	bool		arg_notnull;	/* x is a NOT NULL column no outer join nulls:
+								 * the fill counts it as count(*) */
+	bool		arg_computed;	/* x is an expression, not a column */
 } DvAgg;
 
 /*

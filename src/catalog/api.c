@@ -1036,6 +1036,14 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				appendStringInfoString(&rules, ", live inputs counted per display scale (the sums kept at the scale numeric gives them; a group with NaN or infinity changed is recomputed)");
 			if (((Aggref *) agg->aggref)->aggfilter != NULL)
 				appendStringInfo(&rules, " (its FILTER is part of the input: x%d is NULL where the filter is not true)", j);
+			if (agg->fill_arg > 0 && agg->fill_arg != j)
+				appendStringInfo(&rules, "; built from x%d, the same input, sharing its aggregate calls", agg->fill_arg);
+			if (agg->arg_computed && agg->fill_arg == j &&
+				agg->kind != DV_AGG_COUNT && agg->kind != DV_AGG_COUNT_DISTINCT)
+				appendStringInfo(&rules, "; x%d is an expression, computed once per row below the aggregation of the build", j);
+			if (agg->arg_notnull && agg->kind != DV_AGG_COUNT_STAR && agg->kind != DV_AGG_COUNT &&
+				agg->kind != DV_AGG_COUNT_DISTINCT)
+				appendStringInfo(&rules, "; x%d is a NOT NULL column: its non-null count built as count(*)", j);
 		}
 		EXPLAIN_ROW("aggregates", rules.data);
 	}

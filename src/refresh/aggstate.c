@@ -409,8 +409,53 @@ is_extreme(DvAgg *agg)
 }
 
 /*
+ * fill_arg - the input column the state fill reads for aggregate j: the
+ * first one with the same input expression (DvAgg.fill_arg), so that
+ * sum(x), avg(x) and their state's sum(x) and count(x) are the same
+ * aggregate calls or share one transition state in PostgreSQL's Agg node
+ * (the value is the same column's, so nothing kept changes)
+ */
+static char *
+fill_arg(DvAgg *agg, int j)
+{
+	return psprintf("x%d", agg->fill_arg > 0 ? agg->fill_arg : j);
+}
+
+/*
+ * fill_input - the input of the state fill: input itself, or, when an
+ * aggregate's input x<j> is an expression that the fill reads in more than
+ * one aggregate call (its value and its non-null count, its sum, sum of
+ * squares or scale counts), input evaluated below the aggregation.
+ * PostgreSQL pulls a plain subquery up into the query that reads it and
+ * then evaluates each aggregate's argument in that aggregate's own
+ * transition step: sum(x) and count(x) of x = l_extendedprice * (1 -
+ * l_discount) would compute the product twice per row (TPC-H Q1: the fill
+ * 1.5x the query's own aggregation).  OFFSET 0 keeps the subquery a scan
+ * of its own whose projection computes each x<j> once.  Only for the fill
+ * over the whole input: a restriction by group keys (the recompute of
+ * flagged groups) must reach the sources, and a subquery with OFFSET does
+ * not take quals pushed down.
+ */
+static char *
+fill_input(DvPlan *plan, char *input)
+{
+	ListCell   *lc;
+
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+
+		if (agg->arg_computed && (has_n(agg) || is_bool(agg)))
+			return psprintf("SELECT * FROM (%s) dv_i0 OFFSET 0", input);
+	}
+	return input;
+}
+
+/*
  * the aggregation of the input that gives a state row from scratch:
- * "count(*) AS dv_count, a1, ..., aux" over input columns x<j>
+ * "count(*) AS dv_count, a1, ..., aux" over input columns x<j>.  The
+ * non-null count of a NOT NULL column (DvAgg.arg_notnull) is count(*), the
+ * same call as dv_count's.
  */
 static char *
 state_from_input(DvPlan *plan)
@@ -424,6 +469,7 @@ state_from_input(DvPlan *plan)
 	{
 		DvAgg	   *agg = lfirst(lc);
 		int			j = foreach_current_index(lc) + 1;
+		char	   *x = fill_arg(agg, j);
 
 		switch (agg->kind)
 		{
@@ -431,34 +477,34 @@ state_from_input(DvPlan *plan)
 				appendStringInfo(&buf, ", pg_catalog.count(*) AS a%d", j);
 				break;
 			case DV_AGG_COUNT:
-				appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE %s) AS a%d", x, j);
 				break;
 			case DV_AGG_SUM:
-				appendStringInfo(&buf, ", pg_catalog.sum(x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.sum(%s) AS a%d", x, j);
 				break;
 			case DV_AGG_AVG:
-				appendStringInfo(&buf, ", pg_catalog.avg(x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.avg(%s) AS a%d", x, j);
 				break;
 			case DV_AGG_MIN:
-				appendStringInfo(&buf, ", pg_catalog.min(x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.min(%s) AS a%d", x, j);
 				break;
 			case DV_AGG_MAX:
-				appendStringInfo(&buf, ", pg_catalog.max(x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.max(%s) AS a%d", x, j);
 				break;
 			case DV_AGG_COUNT_DISTINCT:
-				appendStringInfo(&buf, ", pg_catalog.count(DISTINCT x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.count(DISTINCT %s) AS a%d", x, j);
 				break;
 			case DV_AGG_BOOL_AND:
-				appendStringInfo(&buf, ", pg_catalog.bool_and(x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.bool_and(%s) AS a%d", x, j);
 				break;
 			case DV_AGG_BOOL_OR:
-				appendStringInfo(&buf, ", pg_catalog.bool_or(x%d) AS a%d", j, j);
+				appendStringInfo(&buf, ", pg_catalog.bool_or(%s) AS a%d", x, j);
 				break;
 			case DV_AGG_VAR_SAMP:
 			case DV_AGG_VAR_POP:
 			case DV_AGG_STDDEV_SAMP:
 			case DV_AGG_STDDEV_POP:
-				appendStringInfo(&buf, ", pg_catalog.%s(x%d) AS a%d", variance_function(agg), j, j);
+				appendStringInfo(&buf, ", pg_catalog.%s(%s) AS a%d", variance_function(agg), x, j);
 				break;
 		}
 	}
@@ -466,18 +512,21 @@ state_from_input(DvPlan *plan)
 	{
 		DvAgg	   *agg = lfirst(lc);
 		int			j = foreach_current_index(lc) + 1;
+		char	   *x = fill_arg(agg, j);
 
-		if (has_n(agg))
-			appendStringInfo(&buf, ", pg_catalog.count(x%d) AS n%d", j, j);
+		if (has_n(agg) && agg->arg_notnull)
+			appendStringInfo(&buf, ", pg_catalog.count(*) AS n%d", j);
+		else if (has_n(agg))
+			appendStringInfo(&buf, ", pg_catalog.count(%s) AS n%d", x, j);
 		if (has_s(agg))
-			appendStringInfo(&buf, ", pg_catalog.sum(x%d)::pg_catalog.numeric AS s%d", j, j);
+			appendStringInfo(&buf, ", pg_catalog.sum(%s)::pg_catalog.numeric AS s%d", x, j);
 		if (is_variance(agg))
-			appendStringInfo(&buf, ", pg_catalog.sum(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric) AS q%d",
-							 j, j, j);
+			appendStringInfo(&buf, ", pg_catalog.sum(%s::pg_catalog.numeric * %s::pg_catalog.numeric) AS q%d",
+							 x, x, j);
 		if (agg->scale_tracked)
-			appendStringInfo(&buf, ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d", scale_unit(j), j);
+			appendStringInfo(&buf, ", COALESCE(pg_catalog.sum(%s), 0) AS sc%d", dv_scale_unit_sql(x), j);
 		if (is_bool(agg))
-			appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE x%d) AS nt%d", j, j);
+			appendStringInfo(&buf, ", pg_catalog.count(*) FILTER (WHERE %s) AS nt%d", x, j);
 	}
 	return buf.data;
 }
@@ -1132,7 +1181,7 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	{
 		fill_state(dt, state_name(dt->relid),
 				   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
-							state_from_input(plan), input, group_by(nkeys, NULL)),
+							state_from_input(plan), fill_input(plan, input), group_by(nkeys, NULL)),
 				   snapshot);
 		foreach(lc, plan->aggs)
 		{

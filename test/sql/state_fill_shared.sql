@@ -1,0 +1,83 @@
+-- The build of aggregate state (aggstate.c state_from_input, fill_input): aggregates over one
+-- input expression read one input column, so that PostgreSQL shares their calls (sum(x) and
+-- avg(x): one transition state, their non-null count one call); the non-null count of a NOT NULL
+-- column is count(*), except where an outer join can null it; an input that is an expression read
+-- by several state columns is computed once per row below the aggregation.  explain() says which.
+-- The state kept is the same: every build and refresh is verified (verify() compares rows by
+-- their text and by =), with NULLs, NaN, groups emptied and refilled, and a FULL rebuild.
+SET client_min_messages = warning;
+
+CREATE TABLE sf_t (id int PRIMARY KEY, g int, x numeric NOT NULL, y numeric(10,2), z int, w float8);
+CREATE TABLE sf_d (g int PRIMARY KEY, k numeric NOT NULL);
+INSERT INTO sf_t VALUES
+  (1, 1, 1.5, 2.25, 3, 1.5), (2, 1, 2, NULL, NULL, NULL), (3, 2, 'NaN', 1, 1, 'NaN'),
+  (4, 2, 0.125, -3.50, -2, 2), (5, 3, 10, NULL, 7, NULL);
+INSERT INTO sf_d VALUES (1, 1.0), (2, 2.00);
+
+-- sum, avg and stddev of the NOT NULL x share x1; sum and avg of y * 2 share an expression
+-- computed once per row, as do sum, min, max and var_pop of z * 2; count(y * 2), FILTER,
+-- bool_or(z > 0)
+SELECT dynview.create_dynamic_table('sf_g',
+  $$SELECT g, sum(x) AS sx, avg(x) AS ax, stddev(x) AS dx, count(*) AS n,
+           sum(y * 2) AS sy, avg(y * 2) AS ay, count(y * 2) AS cy,
+           sum(z * 2) AS sz, min(z * 2) AS mnz, max(z * 2) AS mxz, avg(z) FILTER (WHERE z > 0) AS az, bool_or(z > 0) AS bz,
+           var_pop(z * 2) AS vz
+      FROM sf_t GROUP BY g$$, schedule => 'manual', refresh_mode => 'incremental');
+-- a global aggregate; and one over a LEFT JOIN, whose NOT NULL k is NULL where no sf_d row matches
+SELECT dynview.create_dynamic_table('sf_all',
+  $$SELECT count(*) AS n, sum(x * y) AS sxy, avg(x * y) AS axy, sum(x) AS sx, avg(x) AS ax FROM sf_t$$,
+  schedule => 'manual', refresh_mode => 'incremental');
+SELECT dynview.create_dynamic_table('sf_lj',
+  $$SELECT t.g, count(*) AS n, sum(d.k) AS sk, avg(d.k) AS ak, sum(t.x) AS sx
+      FROM sf_t t LEFT JOIN sf_d d ON d.g = t.g GROUP BY t.g$$,
+  schedule => 'manual', refresh_mode => 'incremental');
+SELECT property, value FROM dynview.explain_dynamic_table('sf_g') WHERE property IN ('mode', 'aggregates');
+SELECT property, value FROM dynview.explain_dynamic_table('sf_all') WHERE property IN ('mode', 'aggregates');
+SELECT property, value FROM dynview.explain_dynamic_table('sf_lj') WHERE property IN ('mode', 'aggregates');
+SELECT dynview.verify('sf_g'), dynview.verify('sf_all'), dynview.verify('sf_lj');
+SELECT * FROM sf_g ORDER BY g;
+SELECT * FROM sf_lj ORDER BY g;
+
+-- a refresh of each table, verified (test/sql/include/refresh_rows.sql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_rows :abs_srcdir '/sql/include/refresh_rows.sql'
+\i :refresh_rows
+CREATE TABLE sf_tables (name text);
+INSERT INTO sf_tables VALUES ('sf_all'), ('sf_g'), ('sf_lj');
+
+-- group 1 emptied; the NaN of group 2 goes; a group of NULL y, z, w only
+DELETE FROM sf_t WHERE g = 1;
+DELETE FROM sf_t WHERE id = 3;
+INSERT INTO sf_t VALUES (6, 4, -1, NULL, NULL, NULL);
+SELECT * FROM dv_refresh_rows('sf_tables');
+SELECT * FROM sf_g ORDER BY g;
+SELECT * FROM sf_all;
+-- group 1 refilled with other scales, NaN back in group 3; sf_d loses group 2's match
+INSERT INTO sf_t VALUES (7, 1, 3.14159, 0.01, 0, 'Infinity'), (8, 1, 2, 4.00, 5, -1), (9, 3, 'NaN', 1.5, 1, 0);
+DELETE FROM sf_d WHERE g = 2;
+INSERT INTO sf_d VALUES (4, 0.5);
+SELECT * FROM dv_refresh_rows('sf_tables');
+SELECT * FROM sf_g ORDER BY g;
+SELECT * FROM sf_lj ORDER BY g;
+-- an update that moves a row between groups and from NULL to a value
+UPDATE sf_t SET g = 4, y = 2.50, z = 9 WHERE id = 8;
+SELECT * FROM dv_refresh_rows('sf_tables');
+SELECT * FROM sf_g ORDER BY g;
+-- a FULL rebuild (the source truncated), then refilled
+TRUNCATE sf_t;
+INSERT INTO sf_t VALUES (10, 1, 5, 1.25, 2, 0.5), (11, 1, 5, NULL, NULL, 0.25), (12, 2, 0, 0, 0, 0);
+SELECT * FROM dv_refresh_rows('sf_tables');
+SELECT * FROM sf_g ORDER BY g;
+SELECT * FROM sf_all;
+SELECT * FROM sf_lj ORDER BY g;
+-- emptied entirely: the global aggregate keeps its one row
+DELETE FROM sf_t;
+SELECT * FROM dv_refresh_rows('sf_tables');
+SELECT * FROM sf_all;
+SELECT count(*) FROM sf_g;
+
+SELECT dynview.drop_dynamic_table('sf_g');
+SELECT dynview.drop_dynamic_table('sf_all');
+SELECT dynview.drop_dynamic_table('sf_lj');
+DROP FUNCTION dv_refresh_rows(regclass, regproc);
+DROP TABLE sf_t, sf_d, sf_tables;
