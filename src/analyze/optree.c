@@ -1620,6 +1620,14 @@ typedef struct DvGen
 	 * (pad_count_from_state), or NULL.
 	 */
 	DvOp	   *pad_state_op;
+
+	/*
+	 * The inner join demand_op (the left side of a semi-join) whose right
+	 * side, a grouped subquery, has its delta's rows (alias d) cut to the
+	 * keys that pass demand_test (semi_demand), or NULL.
+	 */
+	DvOp	   *demand_op;
+	const char *demand_test;
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1642,6 +1650,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->share_probed = false;
 	g->reach_rti = 0;
 	g->pad_state_op = NULL;
+	g->demand_op = NULL;
+	g->demand_test = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -2632,6 +2642,79 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl, const char **delta_fil
 								 deparse(g, e, join->left, "o", NULL, NULL), dl);
 	return psprintf("EXISTS (SELECT FROM (%s) o WHERE %s%s)", new_sql(g, now), eq,
 					g->share_probed ? " OFFSET 0" : "");
+}
+
+/*
+ * semi_demand - for the semi-join semi whose right side is a filtered
+ * scan (bare_scan under a filter) matched by a condition "a = b", a a
+ * column of the left side, b one of the right side's scan, both of one
+ * type under its own strict equality: when the left side is an inner join
+ * equating a with the first group key of a grouped subquery on its right
+ * (group_key_match), sets g->demand_op to that join and g->demand_test to
+ * the condition on that key (its delta's rows as d) that some row of the right side, now or
+ * in its delta dr, has b equal to it.  The semi-join reads its left side's
+ * delta only for the rows that matched before (exist_terms: m - s > 0),
+ * and a row whose a has no match now nor in dr matched nothing before:
+ * every row of the join's delta with such a key (the key equals a in every
+ * row that joins it) adds nothing, so the changed groups of the subquery
+ * are cut to those keys before the join looks up their left rows (TPC-H
+ * Q20: the changed (part, supplier) groups of lineitem tested against the
+ * forest parts by part_pkey, 90% dropped, before the partsupp lookup).
+ */
+static void
+semi_demand(DvGen *g, DvOp *semi, const char *dr)
+{
+	DvOp	   *join = semi->left;
+	DvOp	   *right = semi->right;
+	Oid			opno;
+	Node	   *e;
+	ListCell   *lc;
+
+	if (join->kind != DV_OP_JOIN || join->jointype != JOIN_INNER || join->right == NULL ||
+		join->right->kind != DV_OP_GROUP || !has_delta(join->right) ||
+		right->kind != DV_OP_FILTER || !bare_scan(right))
+		return;
+	e = group_key_match(join->right, join->left, join->quals, &opno);
+	if (e == NULL || !IsA(e, Var))
+		return;
+	foreach(lc, semi->quals)
+	{
+		OpExpr	   *q = (OpExpr *) lfirst(lc);
+		Node	   *a;
+		Node	   *b;
+		Var		   *key;
+		char	   *bs;
+		char	   *x;
+
+		if (!IsA(q, OpExpr) || list_length(q->args) != 2 || q->opno != opno)
+			continue;
+		a = linitial(q->args);
+		b = lsecond(q->args);
+		if (!IsA(a, Var) || ((Var *) a)->varno != ((Var *) e)->varno)
+		{
+			Node	   *t = a;
+
+			a = b;
+			b = t;
+		}
+		if (!IsA(a, Var) || ((Var *) a)->varno != ((Var *) e)->varno ||
+			((Var *) a)->varattno != ((Var *) e)->varattno || ((Var *) a)->varlevelsup != 0 ||
+			!IsA(b, Var) || ((Var *) b)->varlevelsup != 0 ||
+			!bms_is_member(((Var *) b)->varno, right->rels) ||
+			exprType(b) != exprType(e) || !same_equality(q->inputcollid, exprCollation(e)))
+			continue;
+		key = makeVar(bms_singleton_member(join->right->rels), group_key_attno(join->right),
+					  exprType(e), exprTypmod(e), exprCollation(e), 0);
+		bs = deparse(g, b, right, "o", NULL, NULL);
+		x = deparse(g, (Node *) key, join->right, "d", NULL, NULL);
+		g->demand_op = join;
+		g->demand_test = psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s %s %s)%s%s%s)",
+								  new_sql(g, right), bs, dv_operator_sql(opno), x,
+								  dr ? psprintf(" OR EXISTS (SELECT FROM %s o WHERE ", dr) : "",
+								  dr ? psprintf("%s %s %s", bs, dv_operator_sql(opno), x) : "",
+								  dr ? ")" : "");
+		return;
+	}
 }
 
 /* the WITH entry holding op's rows now (registered in g->new_ctes), or NULL */
@@ -4544,6 +4627,7 @@ delta_cte(DvGen *g, DvOp *op)
 				const char *cols = psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"));
 				bool		left_outer;
 				bool		right_outer;
+				bool		demand_first;
 				DvOp	   *share_op = g->share_op;
 				int64		share_rows = g->share_rows;
 
@@ -4567,7 +4651,24 @@ delta_cte(DvGen *g, DvOp *op)
 					}
 				}
 				g->share_probed = false;
-				dl = delta_cte(g, op->left);
+				/* (the semi-join's demand on the grouped subquery below its left side) */
+				dr = NULL;
+				demand_first = op->jointype == JOIN_SEMI && has_delta(op->left) &&
+					op->right->kind != DV_OP_GROUP;
+				if (demand_first)
+				{
+					DvOp	   *demand_op = g->demand_op;
+					const char *demand_test = g->demand_test;
+
+					dr = delta_cte(g, op->right);
+					g->demand_op = NULL;
+					semi_demand(g, op, dr);
+					dl = delta_cte(g, op->left);
+					g->demand_op = demand_op;
+					g->demand_test = demand_test;
+				}
+				else
+					dl = delta_cte(g, op->left);
 				g->share_op = share_op;
 				g->share_rows = share_rows;
 
@@ -4578,10 +4679,13 @@ delta_cte(DvGen *g, DvOp *op)
 					g->share_probed = false;
 					g->keys_filter_op = g->keys_filter ? op->right : NULL;
 				}
-				dr = delta_cte(g, op->right);
+				if (!demand_first)
+					dr = delta_cte(g, op->right);
 				g->keys_filter_op = NULL;
 				g->keys_filter = NULL;
 				g->keys_filter_delta = NULL;
+				if (dr && g->demand_op == op)
+					dr = add_cte(g, psprintf("SELECT * FROM %s d WHERE %s", dr, g->demand_test));
 
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
 				{
