@@ -2177,7 +2177,8 @@ old_by_sums(DvOp *op)
 {
 	bool		ok;
 
-	if (!group_state_eligible(op))
+	/* (a top-N over the groups: its rows cut after the grouping, topn_rows_sql) */
+	if (op->inner->node_topn || !group_state_eligible(op))
 		return false;
 	return !group_aggs_scale_tracked(group_state_aggs(op, &ok)) && ok;
 }

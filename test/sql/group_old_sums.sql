@@ -2,7 +2,7 @@
 -- aggregates are counts and sums or averages of integers or of numeric of one scale, each old
 -- group is derived per key as its counts and sums over the new rows less the delta's weighted
 -- ones (TPC-H Q18's IN over lineitem GROUP BY l_orderkey HAVING sum(l_quantity) > 300); min/max,
--- floats and numeric without one scale keep the old rows as the new ones less the delta matched
+-- floats, numeric without one scale and a top-N over the groups keep the old rows as the new ones less the delta matched
 -- by text.  Groups created and emptied, HAVING crossing its threshold both ways, NULL keys, NULL
 -- inputs, NaN, deletes and updates; verify() (by text form and by =) after every refresh.  The
 -- tables do not autovacuum: their statistics are the ANALYZE below, so that the index-recompute
@@ -40,7 +40,9 @@ INSERT INTO gs_tables VALUES
   -- kept on the text match: a float sum, max, a numeric of no one scale
   ('gs_float', 'SELECT o.k FROM gs_o o WHERE o.k IN (SELECT k FROM gs_li GROUP BY k HAVING sum(f) > 5)'),
   ('gs_max', 'SELECT o.k, r.m FROM gs_o o JOIN (SELECT k, max(q) AS m FROM gs_li GROUP BY k HAVING sum(q) > 10) r ON r.k = o.k'),
-  ('gs_scales', 'SELECT o.k, r.s FROM gs_o o JOIN (SELECT k, sum(u) AS s FROM gs_li GROUP BY k) r ON r.k = o.k');
+  ('gs_scales', 'SELECT o.k, r.s FROM gs_o o JOIN (SELECT k, sum(u) AS s FROM gs_li GROUP BY k) r ON r.k = o.k'),
+  -- a top-N over the groups (ORDER BY ... LIMIT cuts after the grouping): not by sums
+  ('gs_top', 'SELECT o.k, o.name, t.s FROM gs_o o LEFT JOIN (SELECT k, sum(q) AS s FROM gs_li GROUP BY k ORDER BY s DESC, k LIMIT 5) t ON t.k = o.k');
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NULL AS created
   FROM gs_tables ORDER BY name;
 -- the rule of each: recomputed through the index, old groups by sums or not
