@@ -8,8 +8,9 @@ deleted), waits for the decoder, then refreshes the pipeline (the rank layer, up
 inside BEGIN ... ROLLBACK, ROUNDS times in one connection, with auto_explain on every statement
 (nested ones included: the statements dynview generates) reported to the client as NOTICEs
 (JSON, ANALYZE, BUFFERS).  Prints, per statement (the first 90 characters of its text), the
-median time, shared buffers touched (hit + read) and of those read from outside shared buffers
-(the OS cache or the disk) in each database, and the ratio of buffers touched, last to first; the
+median time and shared buffers touched (hit + read), the first round's buffers read from outside
+shared buffers (the OS cache or the disk; later rounds refresh the same window, whose pages are
+then in shared buffers) in each database, and the ratio of buffers touched, last to first; the
 statements whose buffers grow with the data are the ones to look at.  The change is rolled back
 at the end (the sources too), so the database is as it was, but for dead rows: VACUUM after.
 
@@ -104,7 +105,7 @@ def main():
         print(f"{db}: modes {sorted(set(modes))}; {verify}")
     first, last = args[0], args[-1]
     print(f"{'statement (first 90 characters)':92} " +
-          " ".join(f"{'ms ' + d[-12:]:>16} {'bufs':>8} {'read':>6}" for d in args) + "  bufs ratio")
+          " ".join(f"{'ms ' + d[-12:]:>16} {'bufs':>8} {'read1':>6}" for d in args) + "  bufs ratio")
     tot = {d: [0.0, 0] for d in args}
     for k in order:
         cells = []
@@ -116,7 +117,7 @@ def main():
                 continue
             ms = statistics.median(x[0] for x in v)
             b = statistics.median(x[1] for x in v)
-            rd = statistics.median(x[2] for x in v)
+            rd = v[0][2]  # the first round's: later rounds refresh the same window, its pages cached
             meds[d] = (ms, b)
             # per refresh: a statement run n times per refresh counts n times
             n = len(v) / rounds
