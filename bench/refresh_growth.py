@@ -23,18 +23,24 @@ import statistics
 import subprocess
 import sys
 
+# other orders at each run (so that their pages are not in shared buffers from an earlier run):
+# updated g * 997 + OFFSET_U, deleted g * 991 + OFFSET_D, from the hour of the day and the minute
+import time  # noqa: E402
+_t = time.gmtime()
+OFFSET_U = 600 + 13 * (_t.tm_hour * 60 + _t.tm_min) % 997
+OFFSET_D = 300 + 7 * (_t.tm_hour * 60 + _t.tm_min) % 991
 CHANGE = """
 INSERT INTO doc_orders SELECT 'G-' || g, 'U' || g, 'P' || (1 + (g * 13) % 10000), 2, 50.00, 100.00, now(), 'completed'
   FROM generate_series(1, 1000) g;
 UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price
- WHERE order_id IN (SELECT 'O' || (g * 997 + 333) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 444) FROM generate_series(1, 100) g);
+ WHERE order_id IN (SELECT 'O' || (g * 997 + {u}) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + {d}) FROM generate_series(1, 100) g);
 """
 
 
 def run(db, rounds):
     """per statement text: list of (ms, shared hit+read, read) over the rounds"""
-    script = ["\\set ON_ERROR_STOP 1", "BEGIN;", CHANGE, "COMMIT;",
+    script = ["\\set ON_ERROR_STOP 1", "BEGIN;", CHANGE.format(u=OFFSET_U, d=OFFSET_D), "COMMIT;",
               "SELECT dynview.wait_for_capture('30 minutes');",
               "LOAD 'auto_explain';",
               "SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on;",
@@ -48,11 +54,11 @@ def run(db, rounds):
     script += ["SET client_min_messages = warning; SET auto_explain.log_min_duration = -1;",
                "DELETE FROM doc_orders WHERE order_id LIKE 'G-%';",
                "UPDATE doc_orders SET quantity = quantity - 1, amount = amount - unit_price "
-               " WHERE order_id IN (SELECT 'O' || (g * 997 + 333) FROM generate_series(1, 100) g);",
+               f" WHERE order_id IN (SELECT 'O' || (g * 997 + {OFFSET_U}) FROM generate_series(1, 100) g);",
                "INSERT INTO doc_orders SELECT 'O' || g, 'U' || (g % 100000), 'P' || (1 + g % 10000), 1 + g % 5, "
                " (10 + g % 490)::numeric(10,2), ((1 + g % 5) * (10 + g % 490))::numeric(10,2), "
                " timestamp '2026-01-01' + g * interval '1 second', CASE WHEN g % 10 = 0 THEN 'cancelled' ELSE 'completed' END "
-               " FROM (SELECT g * 991 + 444 AS g FROM generate_series(1, 100) g) s;",
+               f" FROM (SELECT g * 991 + {OFFSET_D} AS g FROM generate_series(1, 100) g) s;",
                "SELECT dynview.refresh('doc_ads_category_rank');",
                "SELECT 'verify', dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank');"]
     p = subprocess.run(["psql", "-X", "-q", "-At", "-d", db, "-f", "-"], input="\n".join(script),
