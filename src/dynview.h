@@ -235,6 +235,7 @@ extern List *dv_partitioned_with_retention(void);
 
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
+extern char *dv_case_folding_hint(const char *name);
 extern bool dv_source_is_capturable(Oid relid);
 extern char *dv_definition_tree(const char *definition);
 extern char *dv_validate_schedule(const char *schedule);
