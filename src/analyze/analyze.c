@@ -351,19 +351,6 @@ sequence_write_checker(Oid func_id, void *context)
 	return false;
 }
 
-/* does node (a Query, or an expression) call nextval() or setval()? *(Oid *) context says which */
-static bool
-sequence_write_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (check_functions_in_node(node, sequence_write_checker, context))
-		return true;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, sequence_write_walker, context, 0);
-	return expression_tree_walker(node, sequence_write_walker, context);
-}
-
 /*
  * dv_analyze_query - check a dynamic table's query and describe it.
  *
@@ -400,7 +387,7 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 	{
 		Oid			func = InvalidOid;
 
-		if (sequence_write_walker((Node *) aq->query, &func))
+		if (dv_find_function((Node *) aq->query, sequence_write_checker, &func))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("the query of a dynamic table must not advance or set a sequence"),

@@ -968,6 +968,34 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 	return conjuncts;
 }
 
+/*
+ * source_filter_conjuncts - window_filter_conjuncts of src, computed once per
+ * cached plan (its memory context), buffer and owner: each refresh, and
+ * each occurrence of a source read more than once (shared_window), reads
+ * them from there.  A change of what they depend on (the plan, a function's
+ * rights, a source's or its buffer's columns, the owner) drops the plan
+ * (refresh/plancache.c).
+ */
+static List *
+source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
+{
+	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner)
+	{
+		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner);
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(src));
+		ListCell   *lc;
+
+		src->filter_conjuncts = NIL;
+		foreach(lc, conjuncts)
+			src->filter_conjuncts = lappend(src->filter_conjuncts, pstrdup(lfirst(lc)));
+		src->filter_buffer = buffer;
+		src->filter_owner = owner;
+		src->filter_known = true;
+		MemoryContextSwitchTo(old);
+	}
+	return src->filter_conjuncts;
+}
+
 /* conjuncts (window_filter_conjuncts) ANDed, NULL if none */
 static char *
 conjuncts_sql(List *conjuncts)
@@ -986,7 +1014,7 @@ conjuncts_sql(List *conjuncts)
 static char *
 window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
-	return conjuncts_sql(window_filter_conjuncts(plan, src, buffer, owner));
+	return conjuncts_sql(source_filter_conjuncts(plan, src, buffer, owner));
 }
 
 /*
@@ -1179,7 +1207,7 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 
 		if (other->relid != src->relid || other->only != src->only)
 			continue;
-		conjuncts = window_filter_conjuncts(plan, other, buffer, owner);
+		conjuncts = source_filter_conjuncts(plan, other, buffer, owner);
 		if (first)
 		{
 			common = conjuncts;
@@ -2327,7 +2355,7 @@ linear_tree(DvOp *op)
  * done again the same way.
  */
 static bool
-linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 {
 	ListCell   *lc;
 	int			changed = 0;
@@ -2347,16 +2375,17 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 	 * the other source and against the other window, and the rows that
 	 * consolidation would have cancelled (an insert then an update: three
 	 * rows for one) are joined again in each term: a loss (Q5, Q7, Q9, Q12;
-	 * bench/README.md).
+	 * bench/README.md).  buffered: the sources whose buffer has a page (the
+	 * caller looked); with one or none, no window need be looked into.
 	 */
-	foreach(lc, plan->sources)
+	if (list_length(buffered) <= 1)
+		return true;
+	foreach(lc, buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 		Oid			types[WINDOW_NARGS];
 		Datum		values[WINDOW_NARGS];
 
-		if (!OidIsValid(buffer) || buffer_is_empty(buffer))
-			continue;
 		window_parameters(dt, snapshot, values, types);
 		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
 								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
@@ -2704,6 +2733,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	XLogRecPtr	target;
 	bool		dynamic_source = false;
 	bool		no_window;
+	List	   *buffered = NIL;	/* sources whose buffer holds rows */
 
 	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -2769,20 +2799,22 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		return false;
 	}
 	no_window = !dynamic_source && window_is_empty(dt, snapshot);
-	if (!dynamic_source && !no_window)
+	if (!no_window)
 	{
-		/* (or no source's buffer holds any row) */
-		no_window = true;
+		bool		unbuffered = false;
+
+		/* (the sources whose buffer holds rows, also for linear_in_windows) */
 		foreach(lc, plan->sources)
 		{
 			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-			if (!OidIsValid(buffer) || !buffer_is_empty(buffer))
-			{
-				no_window = false;
-				break;
-			}
+			if (!OidIsValid(buffer))
+				unbuffered = true;
+			else if (!buffer_is_empty(buffer))
+				buffered = lappend(buffered, lfirst(lc));
 		}
+		/* (or no source's buffer holds any row) */
+		no_window = !dynamic_source && !unbuffered && buffered == NIL;
 	}
 
 	/*
@@ -2791,7 +2823,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	 * sends the refresh back to the consolidated windows (refresh_as_is),
 	 * recorded in the refresh's history (mode_reason) and at DEBUG1.
 	 */
-	if (!no_window && linear_in_windows(dt, plan, snapshot))
+	if (!no_window && linear_in_windows(dt, plan, snapshot, buffered))
 	{
 		DvRefreshResult saved = *res;
 		const char *saved_code = *full_code;
