@@ -2616,7 +2616,7 @@ typedef struct AsIsFailure
 	Oid			relid;			/* hash key: the dynamic table */
 	int			failures;		/* attempts that failed in a row */
 	int			skip;			/* refreshes left that consolidate first */
-	char		reason[256];	/* why the last attempt failed */
+	char	   *reason;			/* why the last attempt failed (TopMemoryContext) */
 } AsIsFailure;
 
 #define AS_IS_FIRST_SKIP 4
@@ -2647,7 +2647,7 @@ as_is_failure(Oid relid, bool create)
 	{
 		f->failures = 0;
 		f->skip = 0;
-		f->reason[0] = '\0';
+		f->reason = NULL;
 	}
 	return f;
 }
@@ -2846,7 +2846,11 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		if (retry == NULL)
 		{
 			if (failed != NULL)
+			{
+				if (failed->reason != NULL)
+					pfree(failed->reason);
 				(void) hash_search(as_is_failures, &dt->relid, HASH_REMOVE, NULL);
+			}
 			return ok;
 		}
 		ereport(DEBUG1,
@@ -2856,7 +2860,9 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		failed = as_is_failure(dt->relid, true);
 		failed->skip = failed->failures >= 6 ? AS_IS_MAX_SKIP : AS_IS_FIRST_SKIP << failed->failures;
 		failed->failures++;
-		strlcpy(failed->reason, retry, sizeof(failed->reason));
+		if (failed->reason != NULL)
+			pfree(failed->reason);
+		failed->reason = MemoryContextStrdup(TopMemoryContext, retry);
 		*res = saved;
 		*full_code = saved_code;
 		*full_reason = saved_reason;

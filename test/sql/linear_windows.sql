@@ -6,7 +6,9 @@
 -- then see intermediate rows: one that raises an error (100 / d of a row whose d = 0 a later
 -- change undid), or a pair of NaN rows in a group the state lacks (a NaN sum that does not
 -- cancel, INCREMENTAL_MISMATCH), makes the refresh apply the consolidated windows instead, in
--- the same refresh, recorded in its mode_reason.  Rounds of pairs +r/-r, group keys updated
+-- the same refresh, recorded in its mode_reason (an error of class 54 too); the table's next 4
+-- refreshes in the session then consolidate first (8 after a second failure in a row), each
+-- saying so.  Rounds of pairs +r/-r, group keys updated
 -- (and back), NaN and infinities, errors on undone rows; every refresh INCREMENTAL (NO_DATA where
 -- the window's changes cancel out) and compared with its query (dynview.verify(), and the rows by
 -- text and by =).
