@@ -252,6 +252,26 @@ Errors: duplicate name (42P07), a query that is not a single SELECT or writes (0
 Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => '30 seconds');
 Example: SELECT dynview.create_dynamic_table('part_dept', 'SELECT *, dynview.partition() AS pt FROM t_department', partition_by => 'pt', primary_key => '{dept_id}');$$;
 
+-- schedule given as an interval: its text, as the text form above takes it
+CREATE FUNCTION dynview.create_dynamic_table(
+    name text,
+    query text,
+    schedule interval,
+    refresh_mode text DEFAULT 'auto',
+    initialize boolean DEFAULT true,
+    primary_key text[] DEFAULT NULL,
+    partition_by text DEFAULT NULL,
+    retention interval DEFAULT NULL)
+RETURNS regclass
+LANGUAGE sql VOLATILE
+SET IntervalStyle = 'postgres'
+AS $$SELECT dynview.create_dynamic_table(name, query, schedule::pg_catalog.text, refresh_mode, initialize,
+                                          primary_key, partition_by, retention)$$;
+
+COMMENT ON FUNCTION dynview.create_dynamic_table(text, text, interval, text, boolean, text[], text, interval) IS
+$$create_dynamic_table with the schedule given as an interval (at least 1 second) rather than as text; stored as its text ('00:01:00' for interval '1 minute').
+Example: SELECT dynview.create_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount) FROM orders GROUP BY user_id', schedule => interval '30 seconds');$$;
+
 CREATE FUNCTION dynview.create_or_replace_dynamic_table(
     name text,
     query text,
@@ -270,6 +290,25 @@ $$Creates the dynamic table NAME, or replaces the definition of an existing one 
 Existing columns must keep their names and types; new columns may be appended. Same arguments as create_dynamic_table, but partition_by must be NULL (0A000: a partitioned dynamic table is not replaced; drop and create it).
 Errors: a changed column type (0A000, "cannot replace column ... from type A to type B": drop and recreate instead), a dropped or renamed column (0A000), NAME being an ordinary table (42809), a query reading the table itself or its downstreams (42P17).
 Example: SELECT dynview.create_or_replace_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount), count(*) FROM orders GROUP BY user_id');$$;
+
+CREATE FUNCTION dynview.create_or_replace_dynamic_table(
+    name text,
+    query text,
+    schedule interval,
+    refresh_mode text DEFAULT 'auto',
+    initialize boolean DEFAULT true,
+    primary_key text[] DEFAULT NULL,
+    partition_by text DEFAULT NULL,
+    retention interval DEFAULT NULL)
+RETURNS regclass
+LANGUAGE sql VOLATILE
+SET IntervalStyle = 'postgres'
+AS $$SELECT dynview.create_or_replace_dynamic_table(name, query, schedule::pg_catalog.text, refresh_mode, initialize,
+                                                     primary_key, partition_by, retention)$$;
+
+COMMENT ON FUNCTION dynview.create_or_replace_dynamic_table(text, text, interval, text, boolean, text[], text, interval) IS
+$$create_or_replace_dynamic_table with the schedule given as an interval (at least 1 second) rather than as text; stored as its text.
+Example: SELECT dynview.create_or_replace_dynamic_table('public.order_totals', 'SELECT user_id, sum(amount), count(*) FROM orders GROUP BY user_id', schedule => interval '5 minutes');$$;
 
 CREATE FUNCTION dynview.drop_dynamic_table(name text, if_exists boolean DEFAULT false)
 RETURNS void
@@ -340,6 +379,16 @@ COMMENT ON FUNCTION dynview.alter_dynamic_table(text, text, text) IS
 $$Changes the schedule (an interval of at least 1 second, 'downstream' or 'manual') and/or the refresh mode ('auto', 'incremental', 'full') of the dynamic table NAME; NULL keeps a setting. For a partitioned dynamic table: its schedule (an interval or 'manual', given to the partition of the greatest value) and the mode of every partition.
 Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501), bad schedule or mode (22023), 'downstream' for a partitioned dynamic table (0A000).
 Example: SELECT dynview.alter_dynamic_table('public.order_totals', schedule => '5 minutes');$$;
+
+CREATE FUNCTION dynview.alter_dynamic_table(name text, schedule interval, refresh_mode text DEFAULT NULL)
+RETURNS void
+LANGUAGE sql VOLATILE
+SET IntervalStyle = 'postgres'
+AS $$SELECT dynview.alter_dynamic_table(name, schedule::pg_catalog.text, refresh_mode)$$;
+
+COMMENT ON FUNCTION dynview.alter_dynamic_table(text, interval, text) IS
+$$alter_dynamic_table with the schedule given as an interval (at least 1 second) rather than as text; stored as its text.
+Example: SELECT dynview.alter_dynamic_table('public.order_totals', schedule => interval '5 minutes');$$;
 
 CREATE FUNCTION dynview.suspend(name text)
 RETURNS void

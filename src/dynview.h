@@ -235,6 +235,7 @@ extern List *dv_partitioned_with_retention(void);
 
 /* analyze/analyze.c */
 extern DvAnalyzedQuery *dv_analyze_query(const char *query_text, Oid self_relid);
+extern char *dv_case_folding_hint(const char *name);
 extern bool dv_source_is_capturable(Oid relid);
 extern char *dv_definition_tree(const char *definition);
 extern char *dv_validate_schedule(const char *schedule);
@@ -295,8 +296,7 @@ extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_on
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
 extern void dv_unregister_tuples(const char *name);
-extern List *dv_registered_tuples_names(void);
-extern void dv_forget_tuples_except(List *keep);
+extern void dv_forget_aborted_tuples(void);
 struct StringInfoData;
 extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,

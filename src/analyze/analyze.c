@@ -33,6 +33,9 @@
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/formatting.h"
+#include "utils/regproc.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
@@ -221,19 +224,70 @@ has_row_marks(Node *node, void *ctx)
  * query_error_callback - an error with a position in the query text points
  * into that text (shown as the internal query), not into the statement that
  * passed it (the call of create_dynamic_table, say), as PostgreSQL does for
- * the body of a SQL function.
+ * the body of a SQL function.  A relation that does not exist, named
+ * without quotes but with upper case letters, gets a hint on quoting
+ * (dv_case_folding_hint).
  */
 static void
 query_error_callback(void *arg)
 {
 	int			pos = geterrposition();
+	const char *text = (const char *) arg;
 
 	if (pos > 0)
 	{
 		errposition(0);
 		internalerrposition(pos);
-		internalerrquery((const char *) arg);
+		internalerrquery(text);
+		if (geterrcode() == ERRCODE_UNDEFINED_TABLE && pos <= (int) strlen(text))
+		{
+			const char *start = text + pos - 1;
+			size_t		len = strspn(start, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.");
+			char	   *hint = dv_case_folding_hint(pnstrdup(start, len));
+
+			if (hint != NULL)
+				errhint("%s", hint);
+		}
 	}
+}
+
+/*
+ * dv_case_folding_hint - for a relation name as written, without quotes,
+ * that did not resolve: when a part of it has upper case letters, a hint
+ * that such a name is folded to lower case and how to quote it (palloc'd);
+ * else NULL.  Looks nothing up (it may run in an error callback).
+ */
+char *
+dv_case_folding_hint(const char *name)
+{
+	StringInfoData quoted;
+	bool		upper = false;
+	const char *p = name;
+
+	if (strchr(name, '"') != NULL || *name == '\0')
+		return NULL;
+	initStringInfo(&quoted);
+	while (*p)
+	{
+		size_t		len = strcspn(p, ".");
+		char	   *part = pnstrdup(p, len);
+		bool		part_upper = false;
+
+		for (const char *c = part; *c; c++)
+			part_upper = part_upper || (*c >= 'A' && *c <= 'Z');
+		upper = upper || part_upper;
+		appendStringInfo(&quoted, part_upper ? "\"%s\"" : "%s", part);
+		p += len;
+		if (*p == '.')
+		{
+			appendStringInfoChar(&quoted, '.');
+			p++;
+		}
+	}
+	if (!upper)
+		return NULL;
+	return psprintf("Unquoted names are folded to lower case: %s means %s. To name a relation whose name has upper case letters, quote it: %s.",
+					name, asc_tolower(name, strlen(name)), quoted.data);
 }
 
 /*
@@ -285,6 +339,18 @@ parse_select(const char *query_text)
 	return q;
 }
 
+/* is func_id a function that advances or sets a sequence? (check_functions_in_node) */
+static bool
+sequence_write_checker(Oid func_id, void *context)
+{
+	if (func_id == F_NEXTVAL || func_id == F_SETVAL_REGCLASS_INT8 || func_id == F_SETVAL_REGCLASS_INT8_BOOL)
+	{
+		*(Oid *) context = func_id;
+		return true;
+	}
+	return false;
+}
+
 /*
  * dv_analyze_query - check a dynamic table's query and describe it.
  *
@@ -311,6 +377,24 @@ dv_analyze_query(const char *query_text, Oid self_relid)
 				 errmsg("the query of a dynamic table must rewrite into a single SELECT"),
 				 errhint("Rules that turn a SELECT into several statements are not supported.")));
 	aq->query = linitial_node(Query, rewritten);
+
+	/*
+	 * A sequence is written by nextval() and setval(): every refresh, FULL or
+	 * incremental, would advance it again (views inlined: theirs too).  A
+	 * function of the user's that calls them is volatile: FULL, and called
+	 * at each refresh (doc/supported-sql.md).
+	 */
+	{
+		Oid			func = InvalidOid;
+
+		if (dv_find_function((Node *) aq->query, sequence_write_checker, &func))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the query of a dynamic table must not advance or set a sequence"),
+					 errdetail("It calls %s.", format_procedure(func)),
+					 errhint("Every refresh would call it again. Number the rows with row_number() OVER (ORDER BY ...), "
+							 "or give the source table a column whose DEFAULT is nextval().")));
+	}
 
 	collect_sources_walker((Node *) aq->query, &ctx);
 	forboth(lc, ctx.relids, lc2, ctx.columns)

@@ -95,17 +95,37 @@ mutable_function_checker(Oid func, void *context)
 	return true;
 }
 
-/* the first function of node (subqueries included) that is not immutable */
+/* dv_find_function's walker context: the checker and its argument */
+typedef struct FindFunction
+{
+	check_function_callback checker;
+	void	   *context;
+} FindFunction;
+
 static bool
-first_mutable_function(Node *node, void *context)
+find_function_walker(Node *node, FindFunction *find)
 {
 	if (node == NULL)
 		return false;
-	if (check_functions_in_node(node, mutable_function_checker, context))
+	if (check_functions_in_node(node, find->checker, find->context))
 		return true;
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, first_mutable_function, context, 0);
-	return expression_tree_walker(node, first_mutable_function, context);
+		return query_tree_walker((Query *) node, find_function_walker, find, 0);
+	return expression_tree_walker(node, find_function_walker, find);
+}
+
+/*
+ * dv_find_function - does node (an expression or a Query, its subqueries
+ * and sublinks included) call a function for which checker (a
+ * check_functions_in_node checker, given context) is true?  The checker
+ * keeps what it found in context.
+ */
+bool
+dv_find_function(Node *node, check_function_callback checker, void *context)
+{
+	FindFunction find = {checker, context};
+
+	return find_function_walker(node, &find);
 }
 
 /*
@@ -120,7 +140,7 @@ volatile_plan(Query *query)
 {
 	Oid			func = InvalidOid;
 
-	if (first_mutable_function((Node *) query, &func) && OidIsValid(func))
+	if (dv_find_function((Node *) query, mutable_function_checker, &func) && OidIsValid(func))
 		return full_plan("VOLATILE_FUNCTION",
 						 "The query calls %s, a %s function: its result can change while the sources do not.",
 						 format_procedure(func),
@@ -1307,19 +1327,6 @@ not_leakproof(Oid func, void *context)
 	return true;
 }
 
-/* does a condition (join trees, sublinks) call a function that is not leakproof? */
-static bool
-leaky_condition_walker(Node *node, Oid *func)
-{
-	if (node == NULL)
-		return false;
-	if (check_functions_in_node(node, not_leakproof, func))
-		return true;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, leaky_condition_walker, func, 0);
-	return expression_tree_walker(node, leaky_condition_walker, func);
-}
-
 /*
  * leaky_conditions - the same for every level of the query: its join tree
  * (WHERE, ON, and the sublinks in them, whole) and those of its subqueries
@@ -1331,7 +1338,8 @@ leaky_conditions(Query *query, Oid *func)
 {
 	ListCell   *lc;
 
-	if (leaky_condition_walker((Node *) query->jointree, func))
+	/* (a condition: join trees, sublinks) */
+	if (dv_find_function((Node *) query->jointree, not_leakproof, func))
 		return true;
 	foreach(lc, query->rtable)
 	{

@@ -8,6 +8,7 @@
 #ifndef DYNVIEW_DELTA_H
 #define DYNVIEW_DELTA_H
 
+#include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 
 typedef enum DvPlanKind
@@ -95,6 +96,15 @@ typedef struct DvPlanSource
 	char	   *enr_name;		/* its window's relation: dv_delta_<branch>_<rtindex> */
 	List	   *columns;		/* String names of the columns read */
 	int64		delta_rows;		/* rows in its window (-1: not read yet) */
+	/*
+	 * The conjuncts of its filter that its window read may apply
+	 * (refresh/incremental.c, window_filter_conjuncts), computed at the first
+	 * refresh that asks, for this buffer and owner, and kept with the plan.
+	 */
+	bool		filter_known;
+	Oid			filter_buffer;
+	Oid			filter_owner;
+	List	   *filter_conjuncts;
 } DvPlanSource;
 
 /* the largest LIMIT of a top-N that keeps a state of its next rows */
@@ -209,5 +219,8 @@ extern bool dv_group_spelling_reaches(Query *q, int rti);
 extern bool dv_aggregate_is_mutable(Oid fn);
 extern char *dv_equality_operator(Oid type);
 extern char *dv_operator_sql(Oid opno);
+
+/* does node call a function checker accepts? (delta.c) */
+extern bool dv_find_function(Node *node, check_function_callback checker, void *context);
 
 #endif							/* DYNVIEW_DELTA_H */

@@ -2192,8 +2192,7 @@ old_by_sums(DvOp *op)
 {
 	bool		ok;
 
-	/* (a top-N over the groups: its rows cut after the grouping, topn_rows_sql) */
-	if (op->inner->node_topn || !group_state_eligible(op))
+	if (!group_state_eligible(op))
 		return false;
 	return !group_aggs_scale_tracked(group_state_aggs(op, &ok)) && ok;
 }
@@ -3622,8 +3621,13 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 							 foreach_current_index(lc) + 1);
 		appendStringInfo(&k, " FROM %s d", d);
 		if (g->keys_filter_op == op && g->keys_filter && g->keys_filter_delta)
-			keys = add_cte(g, psprintf("SELECT * FROM (%s) k WHERE %s UNION SELECT * FROM (%s) k WHERE %s",
-									   k.data, g->keys_filter, k.data, g->keys_filter_delta));
+		{
+			/* (the changed keys written once, read by both filters) */
+			char	   *changed = add_cte(g, k.data);
+
+			keys = add_cte(g, psprintf("SELECT * FROM %s k WHERE %s UNION SELECT * FROM %s k WHERE %s",
+									   changed, g->keys_filter, changed, g->keys_filter_delta));
+		}
 		else if (g->keys_filter_op == op && g->keys_filter)
 			keys = add_cte(g, psprintf("SELECT * FROM (%s) k WHERE %s", k.data, g->keys_filter));
 		else
@@ -5326,7 +5330,8 @@ state_value_expr(DvOp *op, List *aggs, int varno, Node *expr)
 /*
  * group_state_eligible - can the subquery operator op keep its groups?  A
  * GROUP BY (no grouping sets, DISTINCT, windows, set-returning functions
- * or LIMIT) whose aggregates are all kept (group_state_aggs), whose group
+ * or LIMIT, no top-N over the groups: its rows are cut after the grouping,
+ * topn_rows_sql) whose aggregates are all kept (group_state_aggs), whose group
  * keys compare as identity (dv_equality_is_identity: a group's key prints
  * as every row of the group does), with a btree equality, under their
  * type's default collation, and whose output and HAVING read the group
@@ -5341,7 +5346,7 @@ group_state_eligible(DvOp *op)
 	bool		ok;
 	ListCell   *lc;
 
-	if (inner->kind != DV_PLAN_GROUPED || inner->window_node || inner->tree == NULL ||
+	if (inner->kind != DV_PLAN_GROUPED || inner->window_node || inner->tree == NULL || inner->node_topn ||
 		gq == NULL || gq->groupClause == NIL || gq->groupingSets || gq->distinctClause ||
 		gq->hasTargetSRFs || gq->hasWindowFuncs || gq->limitCount || gq->limitOffset ||
 		list_length(inner->input_tlist) != list_length(gq->groupClause))

@@ -345,11 +345,15 @@ dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner)
 	relid = RangeVarGetRelid(rv, NoLock, true);
 	if (!OidIsValid(relid))
 	{
+		char	   *hint;
+
 		if (missing_ok)
 			return InvalidOid;
+		hint = dv_case_folding_hint(name);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("dynamic table \"%s\" does not exist", name),
+				 hint ? errhint("%s", hint) :
 				 errhint("The view dynview.dynamic_tables lists the dynamic tables.")));
 	}
 	if (!dv_is_dynamic_table(relid))

@@ -65,6 +65,7 @@
 #include "utils/ruleutils.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
@@ -118,13 +119,23 @@ xid_in_list(const char *list, uint64 xid)
  * The tuplestores behind the ephemeral named relations of this transaction,
  * so that dv_unregister_tuples can free them: a large one spills to a
  * temporary file, which would otherwise stay open until the end of the
- * transaction ("temporary file leak" warnings at commit).  Entries left
- * by an error (whose cleanup freed the stores) are never used again.
+ * transaction ("temporary file leak" warnings at commit).
+ *
+ * A relation registered in a subtransaction that aborted (a refresh that
+ * failed in a PL/pgSQL exception block, in a scheduled pipeline's
+ * subtransaction, or read as it is, refresh_as_is) is marked aborted by
+ * forget_aborted_subxact: its store is not freed again (the abort closed a
+ * spilled store's file; the memory goes with its context), and its name,
+ * which an SPI connection that outlived the subtransaction may still hold,
+ * is unregistered before the name is registered again (dv_register_tuples)
+ * or at once by dv_forget_aborted_tuples.
  */
 typedef struct RegisteredTuples
 {
 	char		name[NAMEDATALEN];
 	LocalTransactionId lxid;
+	SubTransactionId subid;		/* where it was registered */
+	bool		aborted;		/* that subtransaction (or one above it) aborted */
 	Tuplestorestate *store;
 	char	   *shape;			/* column types and size class (dv_registered_tuples_shape) */
 } RegisteredTuples;
@@ -133,6 +144,34 @@ static List *registered_tuples = NIL;	/* in TopMemoryContext */
 
 static char *relation_shape(const char *name, TupleDesc desc, uint64 n);
 
+/* is entry a live relation of this transaction? */
+static bool
+registered_now(RegisteredTuples *entry)
+{
+	return entry->lxid == MyProc->lxid && !entry->aborted;
+}
+
+/* a subtransaction aborted: what it (or a subtransaction of it) registered is stale */
+static void
+forget_aborted_subxact(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *entry = lfirst(lc);
+
+		if (entry->lxid == MyProc->lxid && entry->subid >= mySubid)
+		{
+			entry->aborted = true;
+			entry->store = NULL;
+		}
+	}
+}
+
 /*
  * dv_register_tuples - the rows of SPI_tuptable as the ephemeral named relation
  * `name` of the current SPI connection.
@@ -140,12 +179,19 @@ static char *relation_shape(const char *name, TupleDesc desc, uint64 n);
 void
 dv_register_tuples(const char *name)
 {
+	static bool callback_registered = false;
 	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContext old;
 	RegisteredTuples *entry;
 	ListCell   *lc;
+	int			rc;
 
+	if (!callback_registered)
+	{
+		RegisterSubXactCallback(forget_aborted_subxact, NULL);
+		callback_registered = true;
+	}
 	for (uint64 i = 0; i < SPI_processed; i++)
 		tuplestore_puttuple(ts, SPI_tuptable->vals[i]);
 	enr->md.name = pstrdup(name);
@@ -154,14 +200,30 @@ dv_register_tuples(const char *name)
 	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
 	enr->md.enrtuples = (double) SPI_processed;
 	enr->reldata = ts;
-	if (SPI_register_relation(enr) != SPI_OK_REL_REGISTER)
-		elog(ERROR, "could not register %s", name);
+	rc = SPI_register_relation(enr);
+	if (rc == SPI_ERROR_REL_DUPLICATE)
+	{
+		/* (the connection outlived an aborted registration of the name: that one is stale) */
+		foreach(lc, registered_tuples)
+		{
+			RegisteredTuples *stale = lfirst(lc);
+
+			if (stale->lxid == MyProc->lxid && stale->aborted && strcmp(stale->name, name) == 0)
+			{
+				SPI_unregister_relation(name);
+				rc = SPI_register_relation(enr);
+				break;
+			}
+		}
+	}
+	if (rc != SPI_OK_REL_REGISTER)
+		elog(ERROR, "could not register %s: %s", name, SPI_result_code_string(rc));
 
 	/*
 	 * Forget entries of earlier transactions, and one of the same name: the
-	 * registration just succeeded, so that one's relation is gone (a refresh
-	 * that failed in a subtransaction of a scheduled pipeline, whose abort
-	 * freed its store) and must not be freed again.
+	 * registration just succeeded, so that one's relation is gone or was
+	 * aborted (its store freed with its subtransaction's memory or file)
+	 * and must not be freed again.
 	 */
 	foreach(lc, registered_tuples)
 	{
@@ -178,6 +240,8 @@ dv_register_tuples(const char *name)
 	entry = palloc(sizeof(RegisteredTuples));
 	strlcpy(entry->name, name, NAMEDATALEN);
 	entry->lxid = MyProc->lxid;
+	entry->subid = GetCurrentSubTransactionId();
+	entry->aborted = false;
 	entry->store = ts;
 	entry->shape = relation_shape(name, enr->md.tupdesc, SPI_processed);
 	registered_tuples = lappend(registered_tuples, entry);
@@ -185,47 +249,21 @@ dv_register_tuples(const char *name)
 }
 
 /*
- * dv_registered_tuples_names - the names of the ephemeral relations
- * registered in this transaction now (for dv_forget_tuples_except)
- */
-List *
-dv_registered_tuples_names(void)
-{
-	List	   *names = NIL;
-	ListCell   *lc;
-
-	foreach(lc, registered_tuples)
-	{
-		RegisteredTuples *entry = lfirst(lc);
-
-		if (entry->lxid == MyProc->lxid)
-			names = lappend(names, pstrdup(entry->name));
-	}
-	return names;
-}
-
-/*
- * dv_forget_tuples_except - after an error caught in a subtransaction: the
- * ephemeral relations registered in this transaction whose name is not in
- * keep are unregistered, their stores not freed (the subtransaction's abort
- * closed a spilled store's file; the memory goes with the transaction's)
+ * dv_forget_aborted_tuples - after an error caught in a subtransaction of
+ * the current SPI connection: the ephemeral relations registered in it are
+ * unregistered, their stores not freed (the subtransaction's abort closed a
+ * spilled store's file; the memory goes with the transaction's)
  */
 void
-dv_forget_tuples_except(List *keep)
+dv_forget_aborted_tuples(void)
 {
 	ListCell   *lc;
 
 	foreach(lc, registered_tuples)
 	{
 		RegisteredTuples *entry = lfirst(lc);
-		ListCell   *lk;
-		bool		kept = false;
 
-		if (entry->lxid != MyProc->lxid)
-			continue;
-		foreach(lk, keep)
-			kept = kept || strcmp((const char *) lfirst(lk), entry->name) == 0;
-		if (kept)
+		if (entry->lxid != MyProc->lxid || !entry->aborted)
 			continue;
 		SPI_unregister_relation(entry->name);
 		registered_tuples = foreach_delete_current(registered_tuples, lc);
@@ -277,7 +315,7 @@ dv_registered_tuples_shape(const char *sql, StringInfo buf)
 	{
 		RegisteredTuples *entry = lfirst(lc);
 
-		if (entry->lxid == MyProc->lxid && strstr(sql, entry->name) != NULL)
+		if (registered_now(entry) && strstr(sql, entry->name) != NULL)
 			appendStringInfoString(buf, entry->shape);
 	}
 }
@@ -298,7 +336,8 @@ dv_unregister_tuples(const char *name)
 
 		if (entry->lxid == MyProc->lxid && strcmp(entry->name, name) == 0)
 		{
-			tuplestore_end(entry->store);
+			if (!entry->aborted)
+				tuplestore_end(entry->store);
 			registered_tuples = foreach_delete_current(registered_tuples, lc);
 			pfree(entry->shape);
 			pfree(entry);
@@ -929,6 +968,34 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 	return conjuncts;
 }
 
+/*
+ * source_filter_conjuncts - window_filter_conjuncts of src, computed once per
+ * cached plan (its memory context), buffer and owner: each refresh, and
+ * each occurrence of a source read more than once (shared_window), reads
+ * them from there.  A change of what they depend on (the plan, a function's
+ * rights, a source's or its buffer's columns, the owner) drops the plan
+ * (refresh/plancache.c).
+ */
+static List *
+source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
+{
+	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner)
+	{
+		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner);
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(src));
+		ListCell   *lc;
+
+		src->filter_conjuncts = NIL;
+		foreach(lc, conjuncts)
+			src->filter_conjuncts = lappend(src->filter_conjuncts, pstrdup(lfirst(lc)));
+		src->filter_buffer = buffer;
+		src->filter_owner = owner;
+		src->filter_known = true;
+		MemoryContextSwitchTo(old);
+	}
+	return src->filter_conjuncts;
+}
+
 /* conjuncts (window_filter_conjuncts) ANDed, NULL if none */
 static char *
 conjuncts_sql(List *conjuncts)
@@ -947,7 +1014,7 @@ conjuncts_sql(List *conjuncts)
 static char *
 window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
-	return conjuncts_sql(window_filter_conjuncts(plan, src, buffer, owner));
+	return conjuncts_sql(source_filter_conjuncts(plan, src, buffer, owner));
 }
 
 /*
@@ -1140,7 +1207,7 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 
 		if (other->relid != src->relid || other->only != src->only)
 			continue;
-		conjuncts = window_filter_conjuncts(plan, other, buffer, owner);
+		conjuncts = source_filter_conjuncts(plan, other, buffer, owner);
 		if (first)
 		{
 			common = conjuncts;
@@ -2288,7 +2355,7 @@ linear_tree(DvOp *op)
  * done again the same way.
  */
 static bool
-linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot)
+linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 {
 	ListCell   *lc;
 	int			changed = 0;
@@ -2308,16 +2375,17 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 	 * the other source and against the other window, and the rows that
 	 * consolidation would have cancelled (an insert then an update: three
 	 * rows for one) are joined again in each term: a loss (Q5, Q7, Q9, Q12;
-	 * bench/README.md).
+	 * bench/README.md).  buffered: the sources whose buffer has a page (the
+	 * caller looked); with one or none, no window need be looked into.
 	 */
-	foreach(lc, plan->sources)
+	if (list_length(buffered) <= 1)
+		return true;
+	foreach(lc, buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 		Oid			types[WINDOW_NARGS];
 		Datum		values[WINDOW_NARGS];
 
-		if (!OidIsValid(buffer) || buffer_is_empty(buffer))
-			continue;
 		window_parameters(dt, snapshot, values, types);
 		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
 								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
@@ -2535,12 +2603,66 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 }
 
 /*
+ * A table whose windows read as they are failed (an error, a state not
+ * agreeing): its next refreshes in this backend consolidate first, without
+ * paying the failing attempt again, 4 of them after its first failure,
+ * twice as many after each further one in a row (up to 256); one that
+ * succeeds forgets the failures.  Kept for the backend's life, through the
+ * refresh's own rollback when the consolidated read fails too (an error on
+ * a row that is still there).
+ */
+typedef struct AsIsFailure
+{
+	Oid			relid;			/* hash key: the dynamic table */
+	int			failures;		/* attempts that failed in a row */
+	int			skip;			/* refreshes left that consolidate first */
+	char	   *reason;			/* why the last attempt failed (TopMemoryContext) */
+} AsIsFailure;
+
+#define AS_IS_FIRST_SKIP 4
+#define AS_IS_MAX_SKIP 256
+
+static HTAB *as_is_failures = NULL;
+
+/* relid's entry, made (zeroed) when create, else NULL when there is none */
+static AsIsFailure *
+as_is_failure(Oid relid, bool create)
+{
+	bool		found;
+	AsIsFailure *f;
+
+	if (as_is_failures == NULL)
+	{
+		HASHCTL		ctl;
+
+		if (!create)
+			return NULL;
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(AsIsFailure);
+		as_is_failures = hash_create("dynview windows read as they are", 16, &ctl,
+									 HASH_ELEM | HASH_BLOBS);
+	}
+	f = hash_search(as_is_failures, &relid, create ? HASH_ENTER : HASH_FIND, &found);
+	if (f != NULL && !found)
+	{
+		f->failures = 0;
+		f->skip = 0;
+		f->reason = NULL;
+	}
+	return f;
+}
+
+/*
  * refresh_as_is - read_and_apply with the windows read as they are, in a
- * subtransaction: when that raises an error (but a cancel, a shortage of
- * resources, a shutdown, an internal or a transaction-rollback error,
- * which are raised again) or finds the state not agreeing with the changes
- * (INCREMENTAL_MISMATCH), nothing of it is kept and *retry says why (the
- * caller applies the consolidated windows instead); else its result.
+ * subtransaction: when that raises an error or finds the state not agreeing
+ * with the changes (INCREMENTAL_MISMATCH), nothing of it is kept and *retry
+ * says why (the caller applies the consolidated windows instead); else its
+ * result.  Any error a row's value can raise is retried, a program limit
+ * (class 54: repeat() past 1 GB, an index entry too long) or a shortage of
+ * memory (53) included: the subtransaction's rollback recovers from them.
+ * Raised again: a cancel or shutdown (57), a transaction-rollback error
+ * (40: a deadlock, a serialization failure), a system error (58: I/O) and
+ * an internal one (XX), which no row explains.
  */
 static bool
 refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
@@ -2548,7 +2670,6 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
-	List	   *before = dv_registered_tuples_names();
 	volatile bool ok = false;
 
 	*retry = NULL;
@@ -2574,16 +2695,14 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 
 		edata = dv_subxact_caught(oldcontext, oldowner);
 		/* (what the aborted statements left: registered relations, the statement scope) */
-		dv_forget_tuples_except(before);
+		dv_forget_aborted_tuples();
 		dv_statements_end();
 		dv_optree_use_state(false);
 		class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
 		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES) ||
 			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
 			class == ERRCODE_TO_CATEGORY(ERRCODE_INTERNAL_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_PROGRAM_LIMIT_EXCEEDED))
+			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK))
 			ReThrowError(edata);
 		*retry = psprintf("an error on a row read as it is: %s", edata->message);
 		FreeErrorData(edata);
@@ -2614,6 +2733,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	XLogRecPtr	target;
 	bool		dynamic_source = false;
 	bool		no_window;
+	List	   *buffered = NIL;	/* sources whose buffer holds rows */
 
 	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -2679,20 +2799,22 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		return false;
 	}
 	no_window = !dynamic_source && window_is_empty(dt, snapshot);
-	if (!dynamic_source && !no_window)
+	if (!no_window)
 	{
-		/* (or no source's buffer holds any row) */
-		no_window = true;
+		bool		unbuffered = false;
+
+		/* (the sources whose buffer holds rows, also for linear_in_windows) */
 		foreach(lc, plan->sources)
 		{
 			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-			if (!OidIsValid(buffer) || !buffer_is_empty(buffer))
-			{
-				no_window = false;
-				break;
-			}
+			if (!OidIsValid(buffer))
+				unbuffered = true;
+			else if (!buffer_is_empty(buffer))
+				buffered = lappend(buffered, lfirst(lc));
 		}
+		/* (or no source's buffer holds any row) */
+		no_window = !dynamic_source && !unbuffered && buffered == NIL;
 	}
 
 	/*
@@ -2701,28 +2823,53 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	 * sends the refresh back to the consolidated windows (refresh_as_is),
 	 * recorded in the refresh's history (mode_reason) and at DEBUG1.
 	 */
-	if (!no_window && linear_in_windows(dt, plan, snapshot))
+	if (!no_window && linear_in_windows(dt, plan, snapshot, buffered))
 	{
 		DvRefreshResult saved = *res;
 		const char *saved_code = *full_code;
 		char	   *saved_reason = *full_reason;
+		AsIsFailure *failed = as_is_failure(dt->relid, false);
 		char	   *retry;
 		bool		ok;
 
+		/* (it failed lately: consolidated first, see AsIsFailure) */
+		if (failed != NULL && failed->skip > 0)
+		{
+			failed->skip--;
+			ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+			if (ok)
+				res->mode_reason = psprintf("The changes were consolidated before they were applied: applying them as read (dynview.linear_windows_as_is) failed at an earlier refresh of the table in this session with %s; they are read as they are again after %d more refreshes.",
+											failed->reason, failed->skip);
+			return ok;
+		}
 		ok = refresh_as_is(dt, plan, snapshot, res, full_code, full_reason, &retry);
 		if (retry == NULL)
+		{
+			if (failed != NULL)
+			{
+				if (failed->reason != NULL)
+					pfree(failed->reason);
+				(void) hash_search(as_is_failures, &dt->relid, HASH_REMOVE, NULL);
+			}
 			return ok;
+		}
 		ereport(DEBUG1,
 				(errmsg("dynamic table \"%s.%s\": its changes applied again over consolidated windows",
 						dt->schema_name, dt->table_name),
 				 errdetail("Applying them as read failed: %s.", retry)));
+		failed = as_is_failure(dt->relid, true);
+		failed->skip = failed->failures >= 6 ? AS_IS_MAX_SKIP : AS_IS_FIRST_SKIP << failed->failures;
+		failed->failures++;
+		if (failed->reason != NULL)
+			pfree(failed->reason);
+		failed->reason = MemoryContextStrdup(TopMemoryContext, retry);
 		*res = saved;
 		*full_code = saved_code;
 		*full_reason = saved_reason;
 		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
 		if (ok)
-			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s.",
-										retry);
+			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s; the next %d refreshes of the table in this session consolidate first.",
+										retry, failed->skip);
 		return ok;
 	}
 	return read_and_apply(dt, plan, snapshot, res, full_code, full_reason, no_window, false);

@@ -6,7 +6,9 @@
 -- then see intermediate rows: one that raises an error (100 / d of a row whose d = 0 a later
 -- change undid), or a pair of NaN rows in a group the state lacks (a NaN sum that does not
 -- cancel, INCREMENTAL_MISMATCH), makes the refresh apply the consolidated windows instead, in
--- the same refresh, recorded in its mode_reason.  Rounds of pairs +r/-r, group keys updated
+-- the same refresh, recorded in its mode_reason (an error of class 54 too); the table's next 4
+-- refreshes in the session then consolidate first (8 after a second failure in a row), each
+-- saying so.  Rounds of pairs +r/-r, group keys updated
 -- (and back), NaN and infinities, errors on undone rows; every refresh INCREMENTAL (NO_DATA where
 -- the window's changes cancel out) and compared with its query (dynview.verify(), and the rows by
 -- text and by =).
@@ -34,9 +36,11 @@ INSERT INTO lw_defs VALUES
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
   FROM lw_defs ORDER BY name;
 
--- each table refreshed, its mode, whether its changes were applied again over consolidated
--- windows (and why), and the comparisons with its query
-CREATE FUNCTION lw_round()
+-- each table (or only the one named) refreshed, its mode, whether its changes were applied again
+-- over consolidated windows (and why, and how many of its next refreshes then consolidate first)
+-- or consolidated first because reading them as they are failed at an earlier refresh (and how
+-- many such refreshes are left), and the comparisons with its query
+CREATE FUNCTION lw_round(only_name text DEFAULT NULL)
 RETURNS TABLE (name text, refresh_mode text, retried text, verified boolean, same_text boolean, same_rows boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -45,7 +49,7 @@ DECLARE
   nt bigint;
   ne bigint;
 BEGIN
-  FOR d IN SELECT * FROM lw_defs ORDER BY 1 LOOP
+  FOR d IN SELECT * FROM lw_defs WHERE only_name IS NULL OR lw_defs.name = only_name ORDER BY 1 LOOP
     SELECT * INTO r FROM dynview.refresh(d.name);
     EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
                     UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
@@ -54,9 +58,13 @@ BEGIN
                    d.name, d.query, d.query, d.name) INTO ne;
     name := d.name;
     refresh_mode := r.refresh_mode || COALESCE('/' || r.mode_reason_code, '');
-    retried := CASE WHEN r.mode_reason LIKE '%failed with an error on a row read as it is: %'
-                    THEN 'error: ' || substring(r.mode_reason FROM 'read as it is: (.*)\.$')
-                    WHEN r.mode_reason LIKE '%failed with the state did not agree%' THEN 'state'
+    retried := CASE WHEN r.mode_reason LIKE '%failed at an earlier refresh%'
+                    THEN 'skipped, ' || substring(r.mode_reason FROM 'again after (\d+) more refreshes\.$') || ' left'
+                    WHEN r.mode_reason LIKE '%failed with an error on a row read as it is: %'
+                    THEN 'error: ' || substring(r.mode_reason FROM 'read as it is: (.*); the next')
+                         || ', next ' || substring(r.mode_reason FROM 'the next (\d+) refreshes')
+                    WHEN r.mode_reason LIKE '%failed with the state did not agree%'
+                    THEN 'state, next ' || substring(r.mode_reason FROM 'the next (\d+) refreshes')
                     ELSE r.mode_reason END;
     verified := dynview.verify(d.name);
     same_text := nt = 0; same_rows := ne = 0;
@@ -97,12 +105,18 @@ UPDATE lw_o SET d = 0 WHERE id = 21;
 UPDATE lw_o SET d = 5 WHERE id = 21;
 SELECT * FROM lw_round();
 
+-- (a new session: the failures above are forgotten, so the windows are read as they are again)
+\c -
+SET client_min_messages = warning;
 -- the same in a new group that appears and vanishes, and in the join's filtered partner
 INSERT INTO lw_o VALUES (201, 9, 0, 1, 0, 1, 1);
 DELETE FROM lw_o WHERE id = 201;
 UPDATE lw_o SET x = 1 WHERE id = 22;
 SELECT * FROM lw_round();
 
+-- (a new session: the failures above are forgotten, so the windows are read as they are again)
+\c -
+SET client_min_messages = warning;
 -- NaN and infinities: in an existing group and gone again within the window (the pair's sum is
 -- NaN: the group is recomputed from the sources), in a new group that vanishes again (the
 -- state has no row for it: applied again over the consolidated windows), and kept
@@ -115,12 +129,51 @@ SELECT * FROM lw_round();
 INSERT INTO lw_o VALUES (300, 11, 1, 1, 1, 'NaN', 'NaN');
 DELETE FROM lw_o WHERE id = 300;
 SELECT * FROM lw_round();
+-- (a new session: the failures above are forgotten, so the windows are read as they are again)
+\c -
+SET client_min_messages = warning;
 UPDATE lw_o SET f = 'Infinity', u = 'Infinity' WHERE id = 32;
 UPDATE lw_o SET f = 'NaN', u = 'NaN' WHERE id = 33;
 SELECT * FROM lw_round();
 SELECT g, su, au FROM lw_nan ORDER BY g;
 UPDATE lw_o SET f = 1, u = 1 WHERE id IN (32, 33);
 SELECT * FROM lw_round();
+
+-- (a new session: the failures above are forgotten, so the windows are read as they are again)
+\c -
+SET client_min_messages = warning;
+-- an error of class 54 (program limit exceeded) on an undone row: repeat() of a row written
+-- with a count past what a value can hold, corrected before the refresh (54000 requested length
+-- too large, raised before any memory is taken): applied again over the consolidated windows like
+-- any other error, not raised
+INSERT INTO lw_defs VALUES
+  ('lw_rep', $$SELECT g, count(*) AS n, sum(length(repeat('ab', d))) AS s FROM lw_o GROUP BY g$$);
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
+  FROM lw_defs WHERE name = 'lw_rep';
+UPDATE lw_o SET d = 600000000 WHERE id = 23;
+UPDATE lw_o SET d = 2 WHERE id = 23;
+SELECT * FROM lw_round();
+
+-- its next 4 refreshes consolidate first, without paying the failing attempt again; the 5th reads
+-- the windows as they are again, and fails again: the next 8 consolidate first
+UPDATE lw_o SET d = d + 1 WHERE id = 24;
+SELECT * FROM lw_round('lw_rep');
+UPDATE lw_o SET d = d + 1 WHERE id = 24;
+SELECT * FROM lw_round('lw_rep');
+UPDATE lw_o SET d = d + 1 WHERE id = 24;
+SELECT * FROM lw_round('lw_rep');
+UPDATE lw_o SET d = d + 1 WHERE id = 24;
+SELECT * FROM lw_round('lw_rep');
+UPDATE lw_o SET d = 600000000 WHERE id = 23;
+UPDATE lw_o SET d = 2 WHERE id = 23;
+SELECT * FROM lw_round('lw_rep');
+-- a row that is still there fails the refresh (consolidated first: the attempt is not paid twice),
+-- which changes nothing; the count of refreshes left goes on through its rollback
+UPDATE lw_o SET d = 600000000 WHERE id = 24;
+SELECT refresh_mode FROM dynview.refresh('lw_rep');
+SELECT dynview.verify('lw_rep') AS verified_after_failure;
+UPDATE lw_o SET d = 2 WHERE id = 24;
+SELECT * FROM lw_round('lw_rep');
 
 -- switched off: the windows are consolidated first, so the undone d = 0 is never evaluated
 -- and nothing is applied again
@@ -136,11 +189,12 @@ INSERT INTO lw_o VALUES (203, 2, 2, 2, 0, 1, 1);
 SELECT refresh_mode FROM dynview.refresh('lw_div');
 SELECT count(*) FROM lw_div WHERE g = 2 AND n = (SELECT count(*) FROM lw_o WHERE g = 2);
 -- (and lw_join's partners updated to the values they had, their rows leaving and coming back:
--- two sources changed, consolidated windows)
+-- two sources changed, consolidated windows; lw_div's failed refresh above, whose reading as it
+-- is failed first, makes its next ones consolidate first)
 DELETE FROM lw_o WHERE id = 203;
 UPDATE lw_k SET kg = kg WHERE k IN (1, 2);
 SELECT * FROM lw_round();
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM lw_defs;
-DROP FUNCTION lw_round();
+DROP FUNCTION lw_round(text);
 DROP TABLE lw_defs, lw_o, lw_k, lw_p;
