@@ -124,6 +124,58 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 }
 
 /*
+ * key_index2 - a valid, non-partial index of rel whose first two columns
+ * are attno1 and attno2, each compared by its equality (eqop1, eqop2)
+ * under its collation: the one whose key is shortest, InvalidOid if none
+ */
+static Oid
+key_index2(Relation rel, AttrNumber attno1, Oid eqop1, Oid coll1,
+		   AttrNumber attno2, Oid eqop2, Oid coll2)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	Oid			best = InvalidOid;
+	int			best_keys = 0;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+		bool		isnull;
+		Datum		d;
+		oidvector  *indclass;
+		oidvector  *indcoll;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tup);
+		if (!idx->indisvalid || !idx->indisready || idx->indnkeyatts < 2 ||
+			idx->indkey.values[0] != attno1 || idx->indkey.values[1] != attno2 ||
+			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+		{
+			ReleaseSysCache(tup);
+			continue;
+		}
+		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull);
+		indclass = (oidvector *) DatumGetPointer(d);
+		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indcollation, &isnull);
+		indcoll = (oidvector *) DatumGetPointer(d);
+		if (op_in_opfamily(eqop1, get_opclass_family(indclass->values[0])) &&
+			indcoll->values[0] == coll1 &&
+			op_in_opfamily(eqop2, get_opclass_family(indclass->values[1])) &&
+			indcoll->values[1] == coll2 &&
+			(!OidIsValid(best) || idx->indnkeyatts < best_keys))
+		{
+			best = idx->indexrelid;
+			best_keys = idx->indnkeyatts;
+		}
+		ReleaseSysCache(tup);
+	}
+	list_free(indexes);
+	return best;
+}
+
+/*
  * rows_per_value - the statistics' rows of rel per distinct value of
  * column attno: its non-NULL rows over n_distinct, or its NULL rows (one
  * group, found by IS NULL) if more; -1 if they have none
@@ -137,6 +189,67 @@ rows_per_value(Relation rel, AttrNumber attno)
 	if (rows < 0)
 		return null_rows > 0 ? null_rows : -1;
 	return Max(rows, null_rows);
+}
+
+/*
+ * assess_two_keys - for assess (below), when the first group key alone
+ * reads too many rows per value: if the second group key is a column of
+ * the same scan and an index leads with both (k1, k2), the affected groups
+ * can be found by both keys (optree.c group_sql_over, by_pair), and the rows
+ * per (k1, k2) value read are estimated as PostgreSQL's planner estimates
+ * a number of groups without extended statistics: the columns independent,
+ * the rows per k1 value spread over k2's distinct values (at least one
+ * row), or the rows whose k1 is NULL (one group, found by IS NULL) if more.
+ * Sets op->index_rule_index, op->index_rows and op->index_rule_keys = 2 when
+ * that is within the bound; leaves them otherwise.
+ */
+static void
+assess_two_keys(DvOp *op, Relation rel, Var *v1, Oid eqop1, Oid coll1)
+{
+	DvPlan	   *inner = op->inner;
+	Node	   *k2;
+	Var		   *v2;
+	Oid			eqop2;
+	Oid			index;
+	double		null1;
+	double		null2;
+	double		per1;
+	double		per2;
+	double		nonnull2;
+	double		ndistinct2;
+	double		rows;
+
+	if (list_length(inner->input_tlist) < 2)
+		return;
+	k2 = (Node *) lsecond_node(TargetEntry, inner->input_tlist)->expr;
+	if (!IsA(k2, Var))
+		return;
+	v2 = (Var *) k2;
+	if (v2->varlevelsup != 0 || v2->varno != v1->varno || v2->varattno <= 0 ||
+		v2->varattno == v1->varattno)
+		return;
+	eqop2 = lookup_type_cache(exprType(k2), TYPECACHE_EQ_OPR)->eq_opr;
+	if (!OidIsValid(eqop2))
+		return;
+	index = key_index2(rel, v1->varattno, eqop1, coll1, v2->varattno, eqop2, exprCollation(k2));
+	if (!OidIsValid(index))
+		return;
+	per1 = dv_rows_per_value(rel, v1->varattno, &null1);
+	per2 = dv_rows_per_value(rel, v2->varattno, &null2);
+	if (per1 < 0 || per2 < 0)
+		return;
+	nonnull2 = rel->rd_rel->reltuples - null2;
+	ndistinct2 = per2 > 0 ? nonnull2 / per2 : 0;
+	rows = Max(1, per1 / Max(1, Min(ndistinct2, per1)));
+	rows = Max(rows, null1);
+	if (per1 == 0)
+		rows = 0;
+	if (rows <= DV_INDEX_RECOMPUTE_MAX_ROWS)
+	{
+		op->index_rule_index = index;
+		op->index_rows = rows;
+		op->index_rule_keys = 2;
+	}
 }
 
 /*
@@ -165,6 +278,7 @@ dv_optree_index_rule_assess(DvOp *op)
 
 	op->index_rows = -1;
 	op->index_rule_index = InvalidOid;
+	op->index_rule_keys = 1;
 	if (op->kind != DV_OP_GROUP || inner == NULL || inner->kind != DV_PLAN_GROUPED ||
 		inner->input_tlist == NIL || inner->window_node || inner->tree == NULL)
 		return;
@@ -192,6 +306,8 @@ dv_optree_index_rule_assess(DvOp *op)
 		op->index_rule_index = key_index(rel, v->varattno, eqop, exprCollation(k1), &unique_alone);
 		if (OidIsValid(op->index_rule_index))
 			op->index_rows = unique_alone ? 1 : rows_per_value(rel, v->varattno);
+		if (op->index_rows < 0 || op->index_rows > DV_INDEX_RECOMPUTE_MAX_ROWS)
+			assess_two_keys(op, rel, v, eqop, exprCollation(k1));
 	}
 	relation_close(rel, AccessShareLock);
 }
@@ -233,6 +349,17 @@ dv_optree_index_rule_reason(DvOp *op)
 
 	while (scan->kind == DV_OP_FILTER)
 		scan = scan->left;
+	if (op->index_rule_keys == 2)
+	{
+		Var		   *v2 = (Var *) lsecond_node(TargetEntry, op->inner->input_tlist)->expr;
+
+		return psprintf("its first two group keys %s, %s lead index %s of %s, about %.1f rows per pair of key values (statistics, the columns taken as independent; at most %d when its state is built): "
+						"a changed group recomputed through the index by both keys costs less than a state's upkeep",
+						quote_identifier(get_attname(scan->source->relid, v->varattno, false)),
+						quote_identifier(get_attname(scan->source->relid, v2->varattno, false)),
+						quote_identifier(get_rel_name(op->index_rule_index)), scan->source->qualified,
+						op->index_rows, DV_INDEX_RECOMPUTE_MAX_ROWS);
+	}
 	return psprintf("its first group key %s leads index %s of %s, about %.1f rows per key value (statistics; at most %d when its state is built): "
 					"a changed group recomputed through the index costs less than a state's upkeep",
 					quote_identifier(get_attname(scan->source->relid, v->varattno, false)),
