@@ -199,7 +199,8 @@ rows_per_value(Relation rel, AttrNumber attno)
  * per (k1, k2) value read are estimated as PostgreSQL's planner estimates
  * a number of groups without extended statistics: the columns independent,
  * the rows per k1 value spread over k2's distinct values (at least one
- * row), or the rows whose k1 is NULL (one group, found by IS NULL) if more.
+ * row), or the rows whose k1 or k2 is NULL if more (the groups with a NULL
+ * key are found among them: optree.c KEYS_NULLS).
  * Sets op->index_rule_index, op->index_rows and op->index_rule_keys = 2 when
  * that is within the bound; leaves them otherwise.
  */
@@ -241,7 +242,7 @@ assess_two_keys(DvOp *op, Relation rel, Var *v1, Oid eqop1, Oid coll1)
 	nonnull2 = rel->rd_rel->reltuples - null2;
 	ndistinct2 = per2 > 0 ? nonnull2 / per2 : 0;
 	rows = Max(1, per1 / Max(1, Min(ndistinct2, per1)));
-	rows = Max(rows, null1);
+	rows = Max(rows, null1 + null2);
 	if (per1 == 0)
 		rows = 0;
 	if (rows <= DV_INDEX_RECOMPUTE_MAX_ROWS)

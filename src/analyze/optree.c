@@ -1556,17 +1556,18 @@ dv_optree_hidden_rels(DvOp *op)
 /*
  * Which of a grouped subquery's affected groups group_sql_over computes,
  * given the relation of their keys (columns k1..kn): KEYS_K1, those whose
- * first key is some k1 (with by_pair, the groups of those of both keys
- * non-NULL, found by both: KEYS_PAIR); KEYS_K1_NULL, those whose first key
- * is NULL if a NULL k1 is there; KEYS_K2_NULL (by_pair), those whose second
- * key is NULL and first key is some k1 of a key whose k2 is NULL.
- * KEYS_PAIR, KEYS_K2_NULL and KEYS_K1_NULL together are every affected
- * group, each once.
+ * first key is some k1; KEYS_K1_NULL, those whose first key is NULL if a
+ * NULL k1 is there (KEYS_K1 and KEYS_K1_NULL together: every affected
+ * group, each once).  With by_pair: KEYS_PAIR, those of the keys whose k1
+ * and k2 are both non-NULL, found by both; KEYS_NULLS, those whose first
+ * key is NULL if a NULL k1 is there, and those whose second key is NULL
+ * and first key is some k1 of a key whose k2 is NULL (KEYS_PAIR and
+ * KEYS_NULLS together: every affected group, each once).
  */
 #define KEYS_K1 0
 #define KEYS_K1_NULL 1
 #define KEYS_PAIR 2
-#define KEYS_K2_NULL 3
+#define KEYS_NULLS 3
 
 typedef struct DvGen
 {
@@ -1598,8 +1599,7 @@ typedef struct DvGen
 	 * With restrict_attno2 (a group operator whose index lookups use its
 	 * first two keys, by_pair): restrict_mode KEYS_PAIR, the rows whose
 	 * (restrict_attno, restrict_attno2) equal some non-NULL (k1, k2) of
-	 * restrict_keys; KEYS_K2_NULL, the rows whose restrict_attno2 is NULL
-	 * and whose restrict_attno is some k1 of a key whose k2 is NULL
+	 * restrict_keys; KEYS_NULLS, the rows of KEYS_NULLS's groups
 	 */
 	AttrNumber	restrict_attno2;
 	int			restrict_mode;
@@ -1653,6 +1653,7 @@ typedef struct DvGen
 	 */
 	DvOp	   *demand_op;
 	const char *demand_test;
+	const char *demand_key_test;	/* the same test of a key relation's k1 (alias k) */
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1679,6 +1680,7 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->pad_state_op = NULL;
 	g->demand_op = NULL;
 	g->demand_test = NULL;
+	g->demand_key_test = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -1863,10 +1865,14 @@ has_delta(DvOp *op)
 }
 
 /*
- * pair_condition - the condition that the expressions k1 and k2 (of types
- * type1, type2) are a key of relation keys by mode KEYS_PAIR or
- * KEYS_K2_NULL, each compared by its type's equality; NULL if a type has
- * none
+ * pair_condition - the condition that the row whose first two group keys
+ * are the expressions k1 and k2 (of types type1, type2) is one of the
+ * groups of mode KEYS_PAIR or KEYS_NULLS of the keys of relation keys,
+ * each key compared by its type's equality; NULL if a type has none.  The
+ * KEYS_NULLS condition leads with "k1 IS NULL OR k2 IS NULL", which the
+ * indexes of the keys' columns serve (a BitmapOr): it reads the rows with
+ * a NULL key, none where the keys' columns have no NULL (TPC-H), and two
+ * terms less to plan than KEYS_K1_NULL and a set of NULL second keys apart.
  */
 static char *
 pair_condition(const char *k1, Oid type1, const char *k2, Oid type2, const char *keys, int mode)
@@ -1878,7 +1884,10 @@ pair_condition(const char *k1, Oid type1, const char *k2, Oid type2, const char 
 		return NULL;
 	if (mode == KEYS_PAIR)
 		return psprintf("EXISTS (SELECT FROM %s k WHERE (%s) %s k.k1 AND (%s) %s k.k2)", keys, k1, eq1, k2, eq2);
-	return psprintf("(%s) IS NULL AND (%s) %s ANY (SELECT k.k1 FROM %s k WHERE k.k2 IS NULL)", k2, k1, eq1, keys);
+	return psprintf("((%s) IS NULL OR (%s) IS NULL) AND "
+					"(((%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)) OR "
+					"((%s) IS NULL AND (%s) %s ANY (SELECT k.k1 FROM %s k WHERE k.k2 IS NULL)))",
+					k1, k2, k1, keys, k2, k1, eq1, keys);
 }
 
 /*
@@ -2167,7 +2176,7 @@ keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, int mo
 	char	   *k1 = deparse(ig, k1expr, op->inner->tree, "d", NULL, NULL);
 	char	   *eq = dv_equality_operator(exprType(k1expr));
 
-	if (mode == KEYS_PAIR || mode == KEYS_K2_NULL)
+	if (mode == KEYS_PAIR || mode == KEYS_NULLS)
 	{
 		Node	   *k2expr = (Node *) lsecond_node(TargetEntry, op->inner->input_tlist)->expr;
 
@@ -2296,7 +2305,7 @@ group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode)
 /*
  * by_pair - does the grouped subquery operator op, which keeps no state,
  * find its affected groups by its first two keys (KEYS_PAIR and
- * KEYS_K2_NULL): its index lookups use both (grouprule.c assess_two_keys),
+ * KEYS_NULLS): its index lookups use both (grouprule.c assess_two_keys),
  * and both keys are columns of one scan that its rows keep (preserved_scan)
  */
 static bool
@@ -2322,7 +2331,7 @@ static char *
 group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode, const char *input)
 {
 	bool		null_keys = mode == KEYS_K1_NULL;
-	bool		pair = keys != NULL && (mode == KEYS_PAIR || mode == KEYS_K2_NULL);
+	bool		pair = keys != NULL && (mode == KEYS_PAIR || mode == KEYS_NULLS);
 
 	DvPlan	   *inner = op->inner;
 	Query	   *gq = inner->kind == DV_PLAN_GROUPED ? inner->grouped_level : inner->level;
@@ -2405,16 +2414,14 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode
 						 dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
 	ig.restrict_rti = 0;
 	ig.restrict_attno2 = 0;
-	if (pair)
-	{
-		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
-		Node	   *k2expr = (Node *) lsecond_node(TargetEntry, inner->input_tlist)->expr;
 
-		appendStringInfo(&buf, " WHERE %s",
-						 pair_condition(deparse(&ig, k1expr, inner->tree, "d", NULL, NULL), exprType(k1expr),
-										deparse(&ig, k2expr, inner->tree, "d", NULL, NULL), exprType(k2expr),
-										keys, mode));
-	}
+	/*
+	 * (by pair: the scan's rows and the delta's, restricted by both keys,
+	 * are those of the affected groups already, exactly: no condition on
+	 * the groups' keys again, a second semi-join to plan and run)
+	 */
+	if (pair)
+		;
 	else if (keys)
 	{
 		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
@@ -2903,6 +2910,11 @@ semi_demand(DvGen *g, DvOp *semi, const char *dr)
 								  dr ? psprintf(" OR EXISTS (SELECT FROM %s o WHERE ", dr) : "",
 								  dr ? psprintf("%s %s %s", bs, dv_operator_sql(opno), x) : "",
 								  dr ? ")" : "");
+		g->demand_key_test = psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s %s k.k1)%s%s%s)",
+									  new_sql(g, right), bs, dv_operator_sql(opno),
+									  dr ? psprintf(" OR EXISTS (SELECT FROM %s o WHERE ", dr) : "",
+									  dr ? psprintf("%s %s k.k1", bs, dv_operator_sql(opno)) : "",
+									  dr ? ")" : "");
 		return;
 	}
 }
@@ -3760,20 +3772,22 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	}
 	/* (found by both first keys where the index serves them: by_pair) */
 	if (keys && by_pair(op))
+	{
 		appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
 						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s "
 						 "UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
 						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
 						 group_sql(g, op, NULL, keys, KEYS_PAIR), group_sql(g, op, d, keys, KEYS_PAIR),
-						 group_sql(g, op, NULL, keys, KEYS_K2_NULL), group_sql(g, op, d, keys, KEYS_K2_NULL));
-	else
-		appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
-						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
-						 group_sql(g, op, NULL, keys, KEYS_K1), group_sql(g, op, d, keys, KEYS_K1));
+						 group_sql(g, op, NULL, keys, KEYS_NULLS), group_sql(g, op, d, keys, KEYS_NULLS));
+		return;
+	}
+	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
+					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+					 group_sql(g, op, NULL, keys, KEYS_K1), group_sql(g, op, d, keys, KEYS_K1));
 	if (keys)
 		appendStringInfo(terms, " UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
 						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
-						 group_sql(g, op, NULL, keys, true), group_sql(g, op, d, keys, true));
+						 group_sql(g, op, NULL, keys, KEYS_K1_NULL), group_sql(g, op, d, keys, KEYS_K1_NULL));
 }
 
 static bool
@@ -4859,6 +4873,7 @@ delta_cte(DvGen *g, DvOp *op)
 				{
 					DvOp	   *demand_op = g->demand_op;
 					const char *demand_test = g->demand_test;
+					const char *demand_key_test = g->demand_key_test;
 
 					dr = delta_cte(g, op->right);
 					g->demand_op = NULL;
@@ -4866,6 +4881,7 @@ delta_cte(DvGen *g, DvOp *op)
 					dl = delta_cte(g, op->left);
 					g->demand_op = demand_op;
 					g->demand_test = demand_test;
+					g->demand_key_test = demand_key_test;
 				}
 				else
 					dl = delta_cte(g, op->left);
@@ -4878,6 +4894,22 @@ delta_cte(DvGen *g, DvOp *op)
 					g->keys_filter = partner_keys_filter(g, op, dl, &g->keys_filter_delta);
 					g->share_probed = false;
 					g->keys_filter_op = g->keys_filter ? op->right : NULL;
+
+					/*
+					 * (a subquery that keeps no state recomputes only the
+					 * changed groups whose key passes the semi-join's
+					 * demand: the others' rows would be dropped from its
+					 * delta below; one with a state keeps every group)
+					 */
+					if (g->demand_op == op && g->demand_key_test && !reads_group_state(op->right) &&
+						op->right->inner->input_tlist != NIL)
+					{
+						g->keys_filter = g->keys_filter
+							? psprintf("%s AND %s", g->keys_filter, g->demand_key_test) : g->demand_key_test;
+						if (g->keys_filter_delta)
+							g->keys_filter_delta = psprintf("%s AND %s", g->keys_filter_delta, g->demand_key_test);
+						g->keys_filter_op = op->right;
+					}
 				}
 				if (!demand_first)
 					dr = delta_cte(g, op->right);
