@@ -67,13 +67,15 @@
 #define DV_INDEX_RECOMPUTE_MAX_ROWS 8
 
 /*
- * key_index - a valid, non-partial index of rel whose first column is
- * attno, compared by the equality eqop under collation (its operator
- * family has eqop): the one whose key is shortest, InvalidOid if none.
- * *unique_alone: it is unique on that column alone.
+ * key_index - a valid, non-partial index of rel whose first nkeys columns
+ * (1 or 2) are attnos[], each compared by the equality eqops[] under
+ * collations[] (its operator family has it): the one whose key is
+ * shortest, InvalidOid if none.  *unique_alone (nkeys 1): it is unique on
+ * that column alone.
  */
 static Oid
-key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_alone)
+key_index(Relation rel, int nkeys, const AttrNumber *attnos, const Oid *eqops, const Oid *collations,
+		  bool *unique_alone)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	Oid			best = InvalidOid;
@@ -86,6 +88,7 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
 		Form_pg_index idx;
 		bool		isnull;
+		bool		serves = true;
 		Datum		d;
 		oidvector  *indclass;
 		oidvector  *indcoll;
@@ -93,8 +96,7 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		if (!HeapTupleIsValid(tup))
 			continue;
 		idx = (Form_pg_index) GETSTRUCT(tup);
-		if (!idx->indisvalid || !idx->indisready || idx->indnkeyatts == 0 ||
-			idx->indkey.values[0] != attno ||
+		if (!idx->indisvalid || !idx->indisready || idx->indnkeyatts < nkeys ||
 			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
 		{
 			ReleaseSysCache(tup);
@@ -104,70 +106,24 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		indclass = (oidvector *) DatumGetPointer(d);
 		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indcollation, &isnull);
 		indcoll = (oidvector *) DatumGetPointer(d);
-		if (op_in_opfamily(eqop, get_opclass_family(indclass->values[0])) &&
-			indcoll->values[0] == collation)
+		for (int i = 0; i < nkeys; i++)
+		{
+			if (idx->indkey.values[i] != attnos[i] ||
+				!op_in_opfamily(eqops[i], get_opclass_family(indclass->values[i])) ||
+				indcoll->values[i] != collations[i])
+				serves = false;
+		}
+		if (serves)
 		{
 			/* (NULLs of a unique index are distinct: their group can be large) */
-			if (idx->indisunique && idx->indnkeyatts == 1 &&
-				(idx->indnullsnotdistinct || TupleDescAttr(RelationGetDescr(rel), attno - 1)->attnotnull))
+			if (nkeys == 1 && idx->indisunique && idx->indnkeyatts == 1 &&
+				(idx->indnullsnotdistinct || TupleDescAttr(RelationGetDescr(rel), attnos[0] - 1)->attnotnull))
 				*unique_alone = true;
 			if (!OidIsValid(best) || idx->indnkeyatts < best_keys)
 			{
 				best = idx->indexrelid;
 				best_keys = idx->indnkeyatts;
 			}
-		}
-		ReleaseSysCache(tup);
-	}
-	list_free(indexes);
-	return best;
-}
-
-/*
- * key_index2 - a valid, non-partial index of rel whose first two columns
- * are attno1 and attno2, each compared by its equality (eqop1, eqop2)
- * under its collation: the one whose key is shortest, InvalidOid if none
- */
-static Oid
-key_index2(Relation rel, AttrNumber attno1, Oid eqop1, Oid coll1,
-		   AttrNumber attno2, Oid eqop2, Oid coll2)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	Oid			best = InvalidOid;
-	int			best_keys = 0;
-	ListCell   *lc;
-
-	foreach(lc, indexes)
-	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index idx;
-		bool		isnull;
-		Datum		d;
-		oidvector  *indclass;
-		oidvector  *indcoll;
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		idx = (Form_pg_index) GETSTRUCT(tup);
-		if (!idx->indisvalid || !idx->indisready || idx->indnkeyatts < 2 ||
-			idx->indkey.values[0] != attno1 || idx->indkey.values[1] != attno2 ||
-			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
-		{
-			ReleaseSysCache(tup);
-			continue;
-		}
-		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull);
-		indclass = (oidvector *) DatumGetPointer(d);
-		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indcollation, &isnull);
-		indcoll = (oidvector *) DatumGetPointer(d);
-		if (op_in_opfamily(eqop1, get_opclass_family(indclass->values[0])) &&
-			indcoll->values[0] == coll1 &&
-			op_in_opfamily(eqop2, get_opclass_family(indclass->values[1])) &&
-			indcoll->values[1] == coll2 &&
-			(!OidIsValid(best) || idx->indnkeyatts < best_keys))
-		{
-			best = idx->indexrelid;
-			best_keys = idx->indnkeyatts;
 		}
 		ReleaseSysCache(tup);
 	}
@@ -219,6 +175,10 @@ assess_two_keys(DvOp *op, Relation rel, Var *v1, Oid eqop1, Oid coll1)
 	double		nonnull2;
 	double		ndistinct2;
 	double		rows;
+	AttrNumber	attnos[2];
+	Oid			eqops[2];
+	Oid			colls[2];
+	bool		unique_alone;
 
 	if (list_length(inner->input_tlist) < 2)
 		return;
@@ -232,7 +192,13 @@ assess_two_keys(DvOp *op, Relation rel, Var *v1, Oid eqop1, Oid coll1)
 	eqop2 = lookup_type_cache(exprType(k2), TYPECACHE_EQ_OPR)->eq_opr;
 	if (!OidIsValid(eqop2))
 		return;
-	index = key_index2(rel, v1->varattno, eqop1, coll1, v2->varattno, eqop2, exprCollation(k2));
+	attnos[0] = v1->varattno;
+	attnos[1] = v2->varattno;
+	eqops[0] = eqop1;
+	eqops[1] = eqop2;
+	colls[0] = coll1;
+	colls[1] = exprCollation(k2);
+	index = key_index(rel, 2, attnos, eqops, colls, &unique_alone);
 	if (!OidIsValid(index))
 		return;
 	per1 = dv_rows_per_value(rel, v1->varattno, &null1);
@@ -304,7 +270,10 @@ dv_optree_index_rule_assess(DvOp *op)
 	if (rel->rd_rel->relkind == RELKIND_RELATION &&
 		(!rel->rd_rel->relhassubclass || scan->source->only))
 	{
-		op->index_rule_index = key_index(rel, v->varattno, eqop, exprCollation(k1), &unique_alone);
+		AttrNumber	attno = v->varattno;
+		Oid			collation = exprCollation(k1);
+
+		op->index_rule_index = key_index(rel, 1, &attno, &eqop, &collation, &unique_alone);
 		if (OidIsValid(op->index_rule_index))
 			op->index_rows = unique_alone ? 1 : rows_per_value(rel, v->varattno);
 		if (op->index_rows < 0 || op->index_rows > DV_INDEX_RECOMPUTE_MAX_ROWS)
