@@ -158,7 +158,12 @@ rows_per_value(Relation rel, AttrNumber attno)
  * row), or the rows whose k1 or k2 is NULL if more (the groups with a NULL
  * key are found among them: optree.c KEYS_NULLS).
  * Sets op->index_rule_index, op->index_rows and op->index_rule_keys = 2 when
- * that is within the bound; leaves them otherwise.
+ * that is within the bound; leaves them otherwise.  Only with the setting
+ * dynview.index_recompute_pairs (off by default: bench/README.md, eleventh
+ * session, the cost of a change of the side the keys are matched with).
+ * A subquery built without state under it and assessed without it later
+ * recomputes by its first key while that index serves, else its refresh is
+ * FULL (STATE_MISSING) and builds the state: exact either way.
  */
 static void
 assess_two_keys(DvOp *op, Relation rel, Var *v1, Oid eqop1, Oid coll1)
@@ -276,7 +281,7 @@ dv_optree_index_rule_assess(DvOp *op)
 		op->index_rule_index = key_index(rel, 1, &attno, &eqop, &collation, &unique_alone);
 		if (OidIsValid(op->index_rule_index))
 			op->index_rows = unique_alone ? 1 : rows_per_value(rel, v->varattno);
-		if (op->index_rows < 0 || op->index_rows > DV_INDEX_RECOMPUTE_MAX_ROWS)
+		if ((op->index_rows < 0 || op->index_rows > DV_INDEX_RECOMPUTE_MAX_ROWS) && dv_index_recompute_pairs)
 			assess_two_keys(op, rel, v, eqop, exprCollation(k1));
 	}
 	relation_close(rel, AccessShareLock);

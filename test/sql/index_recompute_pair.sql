@@ -9,6 +9,8 @@
 -- rows added, deleted and changed, suppliers added, deleted and renamed.  verify() after every
 -- refresh; the tables do not autovacuum, so the rule chosen is the ANALYZE's below.
 SET client_min_messages = warning;
+-- (off by default; read when the states are built and when each refresh plans)
+SET dynview.index_recompute_pairs = on;
 CREATE TABLE irp_part (p_partkey int PRIMARY KEY, p_name text) WITH (autovacuum_enabled = false);
 CREATE TABLE irp_supp (s_suppkey int PRIMARY KEY, s_name text, s_nation int) WITH (autovacuum_enabled = false);
 CREATE TABLE irp_ps (ps_partkey int, ps_suppkey int, ps_availqty int, PRIMARY KEY (ps_partkey, ps_suppkey))
