@@ -1925,8 +1925,12 @@ scan_restriction(DvGen *g, DvOp *op, const char *alias)
 				t2 = col->type;
 			}
 		}
+		/*
+		 * (never without it: the pair's term and the NULL keys' term would
+		 * each compute the affected groups, counted twice)
+		 */
 		if (c1 == NULL || c2 == NULL)
-			return NULL;
+			elog(ERROR, "dynview: a grouped subquery's group keys are not columns of the scan they restrict");
 		return pair_condition(c1, t1, c2, t2, g->restrict_keys, g->restrict_mode);
 	}
 	forboth(lc, op->cols, ln, op->source->columns)
