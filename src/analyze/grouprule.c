@@ -67,13 +67,15 @@
 #define DV_INDEX_RECOMPUTE_MAX_ROWS 8
 
 /*
- * key_index - a valid, non-partial index of rel whose first column is
- * attno, compared by the equality eqop under collation (its operator
- * family has eqop): the one whose key is shortest, InvalidOid if none.
- * *unique_alone: it is unique on that column alone.
+ * key_index - a valid, non-partial index of rel whose first nkeys columns
+ * (1 or 2) are attnos[], each compared by the equality eqops[] under
+ * collations[] (its operator family has it): the one whose key is
+ * shortest, InvalidOid if none.  *unique_alone (nkeys 1): it is unique on
+ * that column alone.
  */
 static Oid
-key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_alone)
+key_index(Relation rel, int nkeys, const AttrNumber *attnos, const Oid *eqops, const Oid *collations,
+		  bool *unique_alone)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	Oid			best = InvalidOid;
@@ -86,6 +88,7 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
 		Form_pg_index idx;
 		bool		isnull;
+		bool		serves = true;
 		Datum		d;
 		oidvector  *indclass;
 		oidvector  *indcoll;
@@ -93,8 +96,7 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		if (!HeapTupleIsValid(tup))
 			continue;
 		idx = (Form_pg_index) GETSTRUCT(tup);
-		if (!idx->indisvalid || !idx->indisready || idx->indnkeyatts == 0 ||
-			idx->indkey.values[0] != attno ||
+		if (!idx->indisvalid || !idx->indisready || idx->indnkeyatts < nkeys ||
 			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
 		{
 			ReleaseSysCache(tup);
@@ -104,12 +106,18 @@ key_index(Relation rel, AttrNumber attno, Oid eqop, Oid collation, bool *unique_
 		indclass = (oidvector *) DatumGetPointer(d);
 		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indcollation, &isnull);
 		indcoll = (oidvector *) DatumGetPointer(d);
-		if (op_in_opfamily(eqop, get_opclass_family(indclass->values[0])) &&
-			indcoll->values[0] == collation)
+		for (int i = 0; i < nkeys; i++)
+		{
+			if (idx->indkey.values[i] != attnos[i] ||
+				!op_in_opfamily(eqops[i], get_opclass_family(indclass->values[i])) ||
+				indcoll->values[i] != collations[i])
+				serves = false;
+		}
+		if (serves)
 		{
 			/* (NULLs of a unique index are distinct: their group can be large) */
-			if (idx->indisunique && idx->indnkeyatts == 1 &&
-				(idx->indnullsnotdistinct || TupleDescAttr(RelationGetDescr(rel), attno - 1)->attnotnull))
+			if (nkeys == 1 && idx->indisunique && idx->indnkeyatts == 1 &&
+				(idx->indnullsnotdistinct || TupleDescAttr(RelationGetDescr(rel), attnos[0] - 1)->attnotnull))
 				*unique_alone = true;
 			if (!OidIsValid(best) || idx->indnkeyatts < best_keys)
 			{
@@ -140,6 +148,83 @@ rows_per_value(Relation rel, AttrNumber attno)
 }
 
 /*
+ * assess_two_keys - for assess (below), when the first group key alone
+ * reads too many rows per value: if the second group key is a column of
+ * the same scan and an index leads with both (k1, k2), the affected groups
+ * can be found by both keys (optree.c group_sql_over, by_pair), and the rows
+ * per (k1, k2) value read are estimated as PostgreSQL's planner estimates
+ * a number of groups without extended statistics: the columns independent,
+ * the rows per k1 value spread over k2's distinct values (at least one
+ * row), or the rows whose k1 or k2 is NULL if more (the groups with a NULL
+ * key are found among them: optree.c KEYS_NULLS).
+ * Sets op->index_rule_index, op->index_rows and op->index_rule_keys = 2 when
+ * that is within the bound; leaves them otherwise.  Only with the setting
+ * dynview.index_recompute_pairs (off by default: bench/README.md, eleventh
+ * session, the cost of a change of the side the keys are matched with).
+ * A subquery built without state under it and assessed without it later
+ * recomputes by its first key while that index serves, else its refresh is
+ * FULL (STATE_MISSING) and builds the state: exact either way.
+ */
+static void
+assess_two_keys(DvOp *op, Relation rel, Var *v1, Oid eqop1, Oid coll1)
+{
+	DvPlan	   *inner = op->inner;
+	Node	   *k2;
+	Var		   *v2;
+	Oid			eqop2;
+	Oid			index;
+	double		null1;
+	double		null2;
+	double		per1;
+	double		per2;
+	double		nonnull2;
+	double		ndistinct2;
+	double		rows;
+	AttrNumber	attnos[2];
+	Oid			eqops[2];
+	Oid			colls[2];
+	bool		unique_alone;
+
+	if (list_length(inner->input_tlist) < 2)
+		return;
+	k2 = (Node *) lsecond_node(TargetEntry, inner->input_tlist)->expr;
+	if (!IsA(k2, Var))
+		return;
+	v2 = (Var *) k2;
+	if (v2->varlevelsup != 0 || v2->varno != v1->varno || v2->varattno <= 0 ||
+		v2->varattno == v1->varattno)
+		return;
+	eqop2 = lookup_type_cache(exprType(k2), TYPECACHE_EQ_OPR)->eq_opr;
+	if (!OidIsValid(eqop2))
+		return;
+	attnos[0] = v1->varattno;
+	attnos[1] = v2->varattno;
+	eqops[0] = eqop1;
+	eqops[1] = eqop2;
+	colls[0] = coll1;
+	colls[1] = exprCollation(k2);
+	index = key_index(rel, 2, attnos, eqops, colls, &unique_alone);
+	if (!OidIsValid(index))
+		return;
+	per1 = dv_rows_per_value(rel, v1->varattno, &null1);
+	per2 = dv_rows_per_value(rel, v2->varattno, &null2);
+	if (per1 < 0 || per2 < 0)
+		return;
+	nonnull2 = rel->rd_rel->reltuples - null2;
+	ndistinct2 = per2 > 0 ? nonnull2 / per2 : 0;
+	rows = Max(1, per1 / Max(1, Min(ndistinct2, per1)));
+	rows = Max(rows, null1 + null2);
+	if (per1 == 0)
+		rows = 0;
+	if (rows <= DV_INDEX_RECOMPUTE_MAX_ROWS)
+	{
+		op->index_rule_index = index;
+		op->index_rows = rows;
+		op->index_rule_keys = 2;
+	}
+}
+
+/*
  * dv_optree_index_rule_assess - for the grouped subquery operator op,
  * which can keep its groups in a state: the index through which its
  * affected groups would be recomputed and the rows per key value that
@@ -165,6 +250,7 @@ dv_optree_index_rule_assess(DvOp *op)
 
 	op->index_rows = -1;
 	op->index_rule_index = InvalidOid;
+	op->index_rule_keys = 1;
 	if (op->kind != DV_OP_GROUP || inner == NULL || inner->kind != DV_PLAN_GROUPED ||
 		inner->input_tlist == NIL || inner->window_node || inner->tree == NULL)
 		return;
@@ -189,9 +275,14 @@ dv_optree_index_rule_assess(DvOp *op)
 	if (rel->rd_rel->relkind == RELKIND_RELATION &&
 		(!rel->rd_rel->relhassubclass || scan->source->only))
 	{
-		op->index_rule_index = key_index(rel, v->varattno, eqop, exprCollation(k1), &unique_alone);
+		AttrNumber	attno = v->varattno;
+		Oid			collation = exprCollation(k1);
+
+		op->index_rule_index = key_index(rel, 1, &attno, &eqop, &collation, &unique_alone);
 		if (OidIsValid(op->index_rule_index))
 			op->index_rows = unique_alone ? 1 : rows_per_value(rel, v->varattno);
+		if ((op->index_rows < 0 || op->index_rows > DV_INDEX_RECOMPUTE_MAX_ROWS) && dv_index_recompute_pairs)
+			assess_two_keys(op, rel, v, eqop, exprCollation(k1));
 	}
 	relation_close(rel, AccessShareLock);
 }
@@ -233,6 +324,17 @@ dv_optree_index_rule_reason(DvOp *op)
 
 	while (scan->kind == DV_OP_FILTER)
 		scan = scan->left;
+	if (op->index_rule_keys == 2)
+	{
+		Var		   *v2 = (Var *) lsecond_node(TargetEntry, op->inner->input_tlist)->expr;
+
+		return psprintf("its first two group keys %s, %s lead index %s of %s, about %.1f rows per pair of key values (statistics, the columns taken as independent; at most %d when its state is built): "
+						"a changed group recomputed through the index by both keys costs less than a state's upkeep",
+						quote_identifier(get_attname(scan->source->relid, v->varattno, false)),
+						quote_identifier(get_attname(scan->source->relid, v2->varattno, false)),
+						quote_identifier(get_rel_name(op->index_rule_index)), scan->source->qualified,
+						op->index_rows, DV_INDEX_RECOMPUTE_MAX_ROWS);
+	}
 	return psprintf("its first group key %s leads index %s of %s, about %.1f rows per key value (statistics; at most %d when its state is built): "
 					"a changed group recomputed through the index costs less than a state's upkeep",
 					quote_identifier(get_attname(scan->source->relid, v->varattno, false)),

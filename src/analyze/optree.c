@@ -1553,6 +1553,22 @@ dv_optree_hidden_rels(DvOp *op)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * Which of a grouped subquery's affected groups group_sql_over computes,
+ * given the relation of their keys (columns k1..kn): KEYS_K1, those whose
+ * first key is some k1; KEYS_K1_NULL, those whose first key is NULL if a
+ * NULL k1 is there (KEYS_K1 and KEYS_K1_NULL together: every affected
+ * group, each once).  With by_pair: KEYS_PAIR, those of the keys whose k1
+ * and k2 are both non-NULL, found by both; KEYS_NULLS, those whose first
+ * key is NULL if a NULL k1 is there, and those whose second key is NULL
+ * and first key is some k1 of a key whose k2 is NULL (KEYS_PAIR and
+ * KEYS_NULLS together: every affected group, each once).
+ */
+#define KEYS_K1 0
+#define KEYS_K1_NULL 1
+#define KEYS_PAIR 2
+#define KEYS_NULLS 3
+
 typedef struct DvGen
 {
 	Query	   *q;
@@ -1578,6 +1594,15 @@ typedef struct DvGen
 	AttrNumber	restrict_attno;
 	const char *restrict_keys;
 	bool		restrict_null;
+
+	/*
+	 * With restrict_attno2 (a group operator whose index lookups use its
+	 * first two keys, by_pair): restrict_mode KEYS_PAIR, the rows whose
+	 * (restrict_attno, restrict_attno2) equal some non-NULL (k1, k2) of
+	 * restrict_keys; KEYS_NULLS, the rows of KEYS_NULLS's groups
+	 */
+	AttrNumber	restrict_attno2;
+	int			restrict_mode;
 
 	/*
 	 * The delta of grouped subquery operator keys_filter_op recomputes only
@@ -1628,6 +1653,7 @@ typedef struct DvGen
 	 */
 	DvOp	   *demand_op;
 	const char *demand_test;
+	const char *demand_key_test;	/* the same test of a key relation's k1 (alias k) */
 } DvGen;
 
 /* a generator for level q; inner levels share their outer one's WITH chain */
@@ -1642,6 +1668,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->lateral_left = NULL;
 	g->lateral_alias = NULL;
 	g->restrict_rti = 0;
+	g->restrict_attno2 = 0;
+	g->restrict_mode = KEYS_K1;
 	g->keys_filter_op = NULL;
 	g->keys_filter = NULL;
 	g->keys_filter_delta = NULL;
@@ -1652,6 +1680,7 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->pad_state_op = NULL;
 	g->demand_op = NULL;
 	g->demand_test = NULL;
+	g->demand_key_test = NULL;
 	if (outer)
 	{
 		g->with = outer->with;
@@ -1836,9 +1865,35 @@ has_delta(DvOp *op)
 }
 
 /*
- * scan_restriction - "<alias>.<column> = ANY (keys)" (or "IS NULL") when the
- * scan op is the one a grouped subquery's affected keys restrict
- * (DvGen.restrict_rti), else NULL
+ * pair_condition - the condition that the row whose first two group keys
+ * are the expressions k1 and k2 (of types type1, type2) is one of the
+ * groups of mode KEYS_PAIR or KEYS_NULLS of the keys of relation keys,
+ * each key compared by its type's equality; NULL if a type has none.  The
+ * KEYS_NULLS condition leads with "k1 IS NULL OR k2 IS NULL", which the
+ * indexes of the keys' columns serve (a BitmapOr): it reads the rows with
+ * a NULL key, none where the keys' columns have no NULL (TPC-H), and two
+ * terms less to plan than KEYS_K1_NULL and a set of NULL second keys apart.
+ */
+static char *
+pair_condition(const char *k1, Oid type1, const char *k2, Oid type2, const char *keys, int mode)
+{
+	char	   *eq1 = dv_equality_operator(type1);
+	char	   *eq2 = dv_equality_operator(type2);
+
+	if (eq1 == NULL || eq2 == NULL)
+		return NULL;
+	if (mode == KEYS_PAIR)
+		return psprintf("EXISTS (SELECT FROM %s k WHERE (%s) %s k.k1 AND (%s) %s k.k2)", keys, k1, eq1, k2, eq2);
+	return psprintf("((%s) IS NULL OR (%s) IS NULL) AND "
+					"(((%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)) OR "
+					"((%s) IS NULL AND (%s) %s ANY (SELECT k.k1 FROM %s k WHERE k.k2 IS NULL)))",
+					k1, k2, k1, keys, k2, k1, eq1, keys);
+}
+
+/*
+ * scan_restriction - "<alias>.<column> = ANY (keys)" (or "IS NULL", or a
+ * pair_condition) when the scan op is the one a grouped subquery's affected
+ * keys restrict (DvGen.restrict_rti), else NULL
  */
 static char *
 scan_restriction(DvGen *g, DvOp *op, const char *alias)
@@ -1848,6 +1903,36 @@ scan_restriction(DvGen *g, DvOp *op, const char *alias)
 
 	if (g->restrict_rti == 0 || op->source->rtindex != g->restrict_rti)
 		return NULL;
+	if (g->restrict_attno2 != 0)
+	{
+		char	   *c1 = NULL;
+		char	   *c2 = NULL;
+		Oid			t1 = InvalidOid;
+		Oid			t2 = InvalidOid;
+
+		forboth(lc, op->cols, ln, op->source->columns)
+		{
+			DvOpCol    *col = lfirst(lc);
+
+			if (col->attno == g->restrict_attno && c1 == NULL)
+			{
+				c1 = psprintf("%s.%s", alias, quote_identifier(strVal(lfirst(ln))));
+				t1 = col->type;
+			}
+			if (col->attno == g->restrict_attno2 && c2 == NULL)
+			{
+				c2 = psprintf("%s.%s", alias, quote_identifier(strVal(lfirst(ln))));
+				t2 = col->type;
+			}
+		}
+		/*
+		 * (never without it: the pair's term and the NULL keys' term would
+		 * each compute the affected groups, counted twice)
+		 */
+		if (c1 == NULL || c2 == NULL)
+			elog(ERROR, "dynview: a grouped subquery's group keys are not columns of the scan they restrict");
+		return pair_condition(c1, t1, c2, t2, g->restrict_keys, g->restrict_mode);
+	}
 	forboth(lc, op->cols, ln, op->source->columns)
 	{
 		DvOpCol    *col = lfirst(lc);
@@ -2072,7 +2157,8 @@ window_call_sql(DvGen *g, WindowFunc *wf, Query *wq, DvOp *tree)
  * is among them.  Columns c<rti>_<resno>.
  */
 static char *
-group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys, const char *input);
+group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode, const char *input);
+static bool by_pair(DvOp *op);
 
 /*
  * keyed_delta_sql - the name of a WITH entry of the rows of relation dtree
@@ -2088,13 +2174,22 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 static char *add_cte(DvGen *g, const char *sql);
 
 static char *
-keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, bool null_keys)
+keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, int mode)
 {
 	Node	   *k1expr = (Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr;
 	char	   *k1 = deparse(ig, k1expr, op->inner->tree, "d", NULL, NULL);
 	char	   *eq = dv_equality_operator(exprType(k1expr));
 
-	if (null_keys)
+	if (mode == KEYS_PAIR || mode == KEYS_NULLS)
+	{
+		Node	   *k2expr = (Node *) lsecond_node(TargetEntry, op->inner->input_tlist)->expr;
+
+		return add_cte(ig, psprintf("SELECT * FROM %s d WHERE %s", dtree,
+									pair_condition(k1, exprType(k1expr),
+												   deparse(ig, k2expr, op->inner->tree, "d", NULL, NULL),
+												   exprType(k2expr), keys, mode)));
+	}
+	if (mode == KEYS_K1_NULL)
 		return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) IS NULL", dtree, k1));
 	return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)",
 								dtree, k1, eq ? eq : "=", keys));
@@ -2205,15 +2300,42 @@ old_by_sums_explain(DvOp *op)
 }
 
 static char *
-group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys)
+group_sql(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode)
 {
-	return group_sql_over(g, op, dtree, keys, null_keys, NULL);
+	return group_sql_over(g, op, dtree, keys, mode, NULL);
+}
+
+/*
+ * by_pair - does the grouped subquery operator op, which keeps no state,
+ * find its affected groups by its first two keys (KEYS_PAIR and
+ * KEYS_NULLS): its index lookups use both (grouprule.c assess_two_keys),
+ * and both keys are columns of one scan that its rows keep (preserved_scan)
+ */
+static bool
+by_pair(DvOp *op)
+{
+	Node	   *k1;
+	Node	   *k2;
+
+	if (op->kind != DV_OP_GROUP || op->index_rule_keys != 2 || reads_group_state(op) ||
+		op->inner->kind != DV_PLAN_GROUPED || op->inner->node_topn ||
+		list_length(op->inner->input_tlist) < 2)
+		return false;
+	k1 = (Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr;
+	k2 = (Node *) lsecond_node(TargetEntry, op->inner->input_tlist)->expr;
+	return IsA(k1, Var) && IsA(k2, Var) && ((Var *) k1)->varlevelsup == 0 &&
+		((Var *) k2)->varlevelsup == 0 && ((Var *) k1)->varno == ((Var *) k2)->varno &&
+		preserved_scan(op->inner->tree, ((Var *) k1)->varno) &&
+		dv_equality_operator(exprType(k1)) != NULL && dv_equality_operator(exprType(k2)) != NULL;
 }
 
 /* group_sql over the rows of a given statement (input, columns of the input's tree), if not NULL */
 static char *
-group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool null_keys, const char *input)
+group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode, const char *input)
 {
+	bool		null_keys = mode == KEYS_K1_NULL;
+	bool		pair = keys != NULL && (mode == KEYS_PAIR || mode == KEYS_NULLS);
+
 	DvPlan	   *inner = op->inner;
 	Query	   *gq = inner->kind == DV_PLAN_GROUPED ? inner->grouped_level : inner->level;
 	int			rti = bms_singleton_member(op->rels);
@@ -2258,8 +2380,17 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 		/* the affected keys restrict the scan the first key is a column of, if any */
 		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
 
-		if (IsA(k1expr, Var) && ((Var *) k1expr)->varlevelsup == 0 &&
-			preserved_scan(inner->tree, ((Var *) k1expr)->varno))
+		if (pair)
+		{
+			Assert(by_pair(op));
+			ig.restrict_rti = ((Var *) k1expr)->varno;
+			ig.restrict_attno = ((Var *) k1expr)->varattno;
+			ig.restrict_attno2 = ((Var *) lsecond_node(TargetEntry, inner->input_tlist)->expr)->varattno;
+			ig.restrict_mode = mode;
+			ig.restrict_keys = keys;
+		}
+		else if (IsA(k1expr, Var) && ((Var *) k1expr)->varlevelsup == 0 &&
+				 preserved_scan(inner->tree, ((Var *) k1expr)->varno))
 		{
 			ig.restrict_rti = ((Var *) k1expr)->varno;
 			ig.restrict_attno = ((Var *) k1expr)->varattno;
@@ -2268,7 +2399,7 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 		}
 	}
 	if (input == NULL && dtree != NULL && keys != NULL)
-		dtree = keyed_delta_sql(&ig, op, dtree, keys, null_keys);
+		dtree = keyed_delta_sql(&ig, op, dtree, keys, mode);
 	by_sums = input == NULL && dtree != NULL && old_by_sums(op);
 	if (by_sums)
 	{
@@ -2285,7 +2416,16 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, bool nul
 		appendStringInfo(&buf, " FROM (%s) d", input ? input :
 						 dtree ? old_rows_sql(&ig, inner->tree, dtree) : rows_sql(&ig, inner->tree));
 	ig.restrict_rti = 0;
-	if (keys)
+	ig.restrict_attno2 = 0;
+
+	/*
+	 * (by pair: the scan's rows and the delta's, restricted by both keys,
+	 * are those of the affected groups already, exactly: no condition on
+	 * the groups' keys again, a second semi-join to plan and run)
+	 */
+	if (pair)
+		;
+	else if (keys)
 	{
 		Node	   *k1expr = (Node *) linitial_node(TargetEntry, inner->input_tlist)->expr;
 		char	   *k1 = deparse(&ig, k1expr, inner->tree, "d", NULL, NULL);
@@ -2773,6 +2913,11 @@ semi_demand(DvGen *g, DvOp *semi, const char *dr)
 								  dr ? psprintf(" OR EXISTS (SELECT FROM %s o WHERE ", dr) : "",
 								  dr ? psprintf("%s %s %s", bs, dv_operator_sql(opno), x) : "",
 								  dr ? ")" : "");
+		g->demand_key_test = psprintf("(EXISTS (SELECT FROM (%s) o WHERE %s %s k.k1)%s%s%s)",
+									  new_sql(g, right), bs, dv_operator_sql(opno),
+									  dr ? psprintf(" OR EXISTS (SELECT FROM %s o WHERE ", dr) : "",
+									  dr ? psprintf("%s %s k.k1", bs, dv_operator_sql(opno)) : "",
+									  dr ? ")" : "");
 		return;
 	}
 }
@@ -3633,13 +3778,24 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 		else
 			keys = add_cte(g, k.data);
 	}
+	/* (found by both first keys where the index serves them: by_pair) */
+	if (keys && by_pair(op))
+	{
+		appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
+						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s "
+						 "UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
+						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
+						 group_sql(g, op, NULL, keys, KEYS_PAIR), group_sql(g, op, d, keys, KEYS_PAIR),
+						 group_sql(g, op, NULL, keys, KEYS_NULLS), group_sql(g, op, d, keys, KEYS_NULLS));
+		return;
+	}
 	appendStringInfo(terms, "SELECT s.*, 1::pg_catalog.int8 AS dv_weight FROM (%s) s "
 					 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
-					 group_sql(g, op, NULL, keys, false), group_sql(g, op, d, keys, false));
+					 group_sql(g, op, NULL, keys, KEYS_K1), group_sql(g, op, d, keys, KEYS_K1));
 	if (keys)
 		appendStringInfo(terms, " UNION ALL SELECT s.*, 1::pg_catalog.int8 FROM (%s) s "
 						 "UNION ALL SELECT s.*, -1::pg_catalog.int8 FROM (%s) s",
-						 group_sql(g, op, NULL, keys, true), group_sql(g, op, d, keys, true));
+						 group_sql(g, op, NULL, keys, KEYS_K1_NULL), group_sql(g, op, d, keys, KEYS_K1_NULL));
 }
 
 static bool
@@ -4233,6 +4389,7 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 					op->state_id = same->state_id;
 					op->index_rule_index = same->index_rule_index;
 					op->index_rows = same->index_rows;
+					op->index_rule_keys = same->index_rule_keys;
 				}
 				else
 				{
@@ -4724,6 +4881,7 @@ delta_cte(DvGen *g, DvOp *op)
 				{
 					DvOp	   *demand_op = g->demand_op;
 					const char *demand_test = g->demand_test;
+					const char *demand_key_test = g->demand_key_test;
 
 					dr = delta_cte(g, op->right);
 					g->demand_op = NULL;
@@ -4731,6 +4889,7 @@ delta_cte(DvGen *g, DvOp *op)
 					dl = delta_cte(g, op->left);
 					g->demand_op = demand_op;
 					g->demand_test = demand_test;
+					g->demand_key_test = demand_key_test;
 				}
 				else
 					dl = delta_cte(g, op->left);
@@ -4743,6 +4902,22 @@ delta_cte(DvGen *g, DvOp *op)
 					g->keys_filter = partner_keys_filter(g, op, dl, &g->keys_filter_delta);
 					g->share_probed = false;
 					g->keys_filter_op = g->keys_filter ? op->right : NULL;
+
+					/*
+					 * (a subquery that keeps no state recomputes only the
+					 * changed groups whose key passes the semi-join's
+					 * demand: the others' rows would be dropped from its
+					 * delta below; one with a state keeps every group)
+					 */
+					if (g->demand_op == op && g->demand_key_test && !reads_group_state(op->right) &&
+						op->right->inner->input_tlist != NIL)
+					{
+						g->keys_filter = g->keys_filter
+							? psprintf("%s AND %s", g->keys_filter, g->demand_key_test) : g->demand_key_test;
+						if (g->keys_filter_delta)
+							g->keys_filter_delta = psprintf("%s AND %s", g->keys_filter_delta, g->demand_key_test);
+						g->keys_filter_op = op->right;
+					}
 				}
 				if (!demand_first)
 					dr = delta_cte(g, op->right);

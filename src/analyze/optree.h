@@ -171,6 +171,13 @@ typedef struct DvOp
 	 */
 	Oid			index_rule_index;
 	double		index_rows;
+
+	/*
+	 * How many of its first group keys the index lookups use: 1, or 2
+	 * where the first alone reads too many rows per value and an index
+	 * leads with both (grouprule.c assess_two_keys)
+	 */
+	int			index_rule_keys;
 } DvOp;
 
 /*

@@ -1266,6 +1266,29 @@ spj_projection(DvTable *dt, DvPlan *plan)
 }
 
 /*
+ * some_state_built - does one of the plan's operators that can keep a state
+ * keep one (build_operator_states built it)?  Where none does (each
+ * recomputes its groups through an index: dv_optree_index_rule_chosen),
+ * the table's rows from its tree would compute every group of each from
+ * its source (TPC-H Q20: the quantities of every part and supplier of a
+ * year, a scan of lineitem), while the definition's plan looks up the
+ * groups it needs (the parts of one name's prefix, through lineitem's
+ * index on (l_partkey, l_suppkey)): the definition builds the table.
+ */
+static bool
+some_state_built(DvPlan *plan)
+{
+	ListCell   *lc;
+
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		if (!dv_optree_index_rule_chosen(lfirst(lc)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * dv_agg_state_projection - the dynamic table's rows computed from its
  * state (dv_agg_state_rebuild just built it at snapshot): from the
  * aggregate state, or the first rows of a top-N table from the state of its
@@ -1291,7 +1314,7 @@ dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
 	if (plan->kind == DV_PLAN_TOPN && plan->topn_state_rows > 0 && plan->topn_offset == 0 &&
 		OidIsValid(nsp) && OidIsValid(get_relname_relid(topn_name(dt->relid), nsp)))
 		sql = topn_projection(dt, plan, snapshot);
-	else if (plan->kind == DV_PLAN_SPJ && plan->branches == NIL && dv_optree_state_ops(plan) != NIL)
+	else if (plan->kind == DV_PLAN_SPJ && plan->branches == NIL && some_state_built(plan))
 		sql = spj_projection(dt, plan);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	if (sql != NULL || !OidIsValid(state) || !plan->agg_state)
