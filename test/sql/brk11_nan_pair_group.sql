@@ -46,3 +46,7 @@ UPDATE np_k SET kg = 'a' WHERE k = 3;
 SELECT * FROM dv_refresh_round('np_defs');
 SELECT * FROM np_semi ORDER BY k;
 SELECT * FROM np_semi_kg ORDER BY kg;
+
+SELECT dynview.drop_dynamic_table(name) FROM np_defs ORDER BY name;
+DROP FUNCTION dv_refresh_round(regclass);
+DROP TABLE np_defs, np_k, np_li;
