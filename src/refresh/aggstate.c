@@ -1943,7 +1943,12 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		/* a group the delta removes more rows from than it had */
 		ok = n == ngroups;
 		if (!ok && nkeys > 0)
+		{
 			ok = n + absent_groups_unchanged(plan, nkeys, st, snapshot) == ngroups;
+			/* (no group changed: NO_DATA where the windows cancel out) */
+			if (ok && n == 0)
+				*no_group = true;
+		}
 	}
 
 	foreach(lc, plan->aggs)
