@@ -2351,8 +2351,9 @@ linear_tree(DvOp *op)
  * (1 / x of an x = 0 row deleted again): the refresh is then done again
  * over the consolidated windows (refresh_as_is); and a group whose changes
  * net to nothing but leave a NaN in its sum (a pair of NaN rows) may reach
- * the state's MERGE without a row to match, which says INCREMENTAL_MISMATCH:
- * done again the same way.
+ * the state's MERGE without a row to match: one the state lacks, whose delta
+ * adds no row, counts as unchanged (aggstate.c absent_groups_unchanged);
+ * any other mismatch says INCREMENTAL_MISMATCH and is done again the same way.
  */
 static bool
 linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)

@@ -4,11 +4,11 @@
 -- first (rows added and removed within a window cancel in the sums), when only one source has
 -- changes (lw_join's two sources changed together are consolidated: a loss otherwise).  The query's expressions
 -- then see intermediate rows: one that raises an error (100 / d of a row whose d = 0 a later
--- change undid), or a pair of NaN rows in a group the state lacks (a NaN sum that does not
--- cancel, INCREMENTAL_MISMATCH), makes the refresh apply the consolidated windows instead, in
--- the same refresh, recorded in its mode_reason (an error of class 54 too); the table's next 4
--- refreshes in the session then consolidate first (8 after a second failure in a row), each
--- saying so.  Rounds of pairs +r/-r, group keys updated
+-- change undid) makes the refresh apply the consolidated windows instead, in the same refresh,
+-- recorded in its mode_reason (an error of class 54 too); the table's next 4 refreshes in the
+-- session then consolidate first (8 after a second failure in a row), each saying so.  A pair of
+-- NaN rows in a group the state lacks (a NaN sum that does not cancel) is a group the delta adds
+-- no row to, left as it is (absent).  Rounds of pairs +r/-r, group keys updated
 -- (and back), NaN and infinities, errors on undone rows; every refresh INCREMENTAL (NO_DATA where
 -- the window's changes cancel out) and compared with its query (dynview.verify(), and the rows by
 -- text and by =).
@@ -119,7 +119,7 @@ SELECT * FROM lw_round();
 SET client_min_messages = warning;
 -- NaN and infinities: in an existing group and gone again within the window (the pair's sum is
 -- NaN: the group is recomputed from the sources), in a new group that vanishes again (the
--- state has no row for it: applied again over the consolidated windows), and kept
+-- state has no row for it and gets none: no retry, NO_DATA), and kept
 UPDATE lw_o SET f = 'NaN', u = 'NaN' WHERE id = 30;
 UPDATE lw_o SET f = 7.5, u = 3 WHERE id = 30;
 UPDATE lw_o SET f = 'Infinity', u = 'Infinity' WHERE id = 31;

@@ -17,8 +17,8 @@ DECLARE
 BEGIN
   FOR d IN EXECUTE format('SELECT name, query FROM %s ORDER BY name', defs) LOOP
     SELECT r.refresh_mode || COALESCE('/' || r.mode_reason_code, '') INTO m FROM dynview.refresh(d.name) r;
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
+    EXECUTE format('SELECT count(*) FROM ((SELECT dv_rt::text FROM %I dv_rt EXCEPT ALL SELECT dv_rq::text FROM (%s) dv_rq)
+                    UNION ALL (SELECT dv_rq::text FROM (%s) dv_rq EXCEPT ALL SELECT dv_rt::text FROM %I dv_rt)) x',
                    d.name, d.query, d.query, d.name) INTO nt;
     EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
                    d.name, d.query, d.query, d.name) INTO ne;
