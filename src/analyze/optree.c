@@ -1286,9 +1286,10 @@ lateral_ok(DvOp *left, DvOp *right, JoinType jointype)
 /*
  * connected_order - the order in which the items of a FROM list (children,
  * built operators) are joined, left-deep: the first item that a conjunct of
- * quals_list (the level's WHERE and the enclosing levels' that apply to its
- * rows, build's outer_quals; implicit AND) joins to another, then each time the first
- * remaining item that a conjunct joins to those already joined, and only
+ * quals_list (the level's WHERE and the enclosing levels' that apply to
+ * its rows, build's outer_quals; implicit AND) joins to another, then each
+ * time the first remaining item that a conjunct joins to those already
+ * joined, and only
  * when none is, the first remaining one (a cross product that no condition
  * can avoid, last).  An unconnected pair joined first would be a cross
  * product in every term of the delta that reads it: with TPC-H Q9's FROM
@@ -1573,7 +1574,7 @@ build(Query *q, Node *node, List *sources, const char **reason, List *outer_qual
 	if (IsA(node, JoinExpr))
 	{
 		JoinExpr   *j = (JoinExpr *) node;
-		/* (the WHERE above filters the rows of both sides of an inner join, of an outer join's preserved side) */
+		/* (the WHERE above filters both sides of an inner join, an outer join's preserved side) */
 		DvOp	   *l = build(q, j->larg, sources, reason,
 							  j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL ? NIL : outer_quals);
 		DvOp	   *r = l ? build(q, j->rarg, sources, reason,
