@@ -1286,8 +1286,10 @@ lateral_ok(DvOp *left, DvOp *right, JoinType jointype)
 /*
  * connected_order - the order in which the items of a FROM list (children,
  * built operators) are joined, left-deep: the first item that a conjunct of
- * quals (the level's WHERE) joins to another, then each time the first
- * remaining item that a conjunct joins to those already joined, and only
+ * quals_list (the level's WHERE and the enclosing levels' that apply to
+ * its rows, build's outer_quals; implicit AND) joins to another, then each
+ * time the first remaining item that a conjunct joins to those already
+ * joined, and only
  * when none is, the first remaining one (a cross product that no condition
  * can avoid, last).  An unconnected pair joined first would be a cross
  * product in every term of the delta that reads it: with TPC-H Q9's FROM
@@ -1295,12 +1297,94 @@ lateral_ok(DvOp *left, DvOp *right, JoinType jointype)
  * with every supplier before any lineitem narrows it, and the planner
  * cannot reorder across the WITH entries the terms are kept in.  So Q9 is joined as part,
  * lineitem, supplier, partsupp, orders, nation; a list already connected
- * keeps its order.  A list with a function that reads other items'
- * columns (LATERAL) keeps its order too (lateral_ok checks it).  Returns a
- * new list (children is not changed).
+ * keeps its order, but for narrowing items (narrowing_item): of the
+ * remaining items a condition joins to those already joined, a scan that
+ * a condition of its own filters and that is joined by a column with a
+ * unique index is taken before the others, since it can only drop rows and
+ * every later join then reads fewer (TPC-H Q21's "supplier, lineitem l1,
+ * orders, nation": the changed lineitems met the nation filter, which
+ * keeps one in 25, after one probe of orders each; now nation comes right
+ * after supplier).  Inner joins only: the order changes no row.  A list
+ * with a function that reads other items' columns (LATERAL) keeps its
+ * order too (lateral_ok checks it).  Returns a new list (children is not
+ * changed).
  */
+static bool keyed_equality(Node *qual, Bitmapset *rels, Bitmapset *other_rels, Var **v_out,
+						   Node **x_out, Oid *opno_out);
+static bool bare_scan(DvOp *op);
+
+/*
+ * unique_column - has relation relid a valid, non-partial unique index on
+ * column attno alone (dv_index_tuples)?  Opens relid briefly
+ * (AccessShareLock).
+ */
+static bool
+unique_column(Oid relid, AttrNumber attno)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	List	   *indexes = dv_index_tuples(rel);
+	bool		unique = false;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Form_pg_index idx = (Form_pg_index) GETSTRUCT((HeapTuple) lfirst(lc));
+
+		if (idx->indisunique && idx->indnkeyatts == 1 && idx->indkey.values[0] == attno)
+			unique = true;
+	}
+	list_free_deep(indexes);
+	relation_close(rel, AccessShareLock);
+	return unique;
+}
+
+/*
+ * narrowing_item - would joining child (an item of a FROM list) to the
+ * items joined so far (their range table indexes joined) only drop rows?
+ * True when child is a scan of a source, some conjunct of quals (the
+ * level's WHERE, implicit AND) filters it alone, and some conjunct
+ * "v = x" (keyed_equality) joins it, v a column of child with a unique
+ * index of its own (unique_column: not the statistics, so that the tree's
+ * shape does not follow ANALYZE), x an expression of joined's columns:
+ * each joined row then meets at most one of child's rows, which the filter
+ * may drop.  A choice of order only, not of rows.  Opens child's relation
+ * briefly (AccessShareLock).
+ */
+static bool
+narrowing_item(DvOp *child, Bitmapset *joined, List *quals)
+{
+	bool		filtered = false;
+	ListCell   *lc;
+
+	if (child->kind != DV_OP_SCAN)
+		return false;
+	foreach(lc, quals)
+	{
+		Bitmapset  *varnos = expr_varnos(lfirst(lc));
+
+		if (varnos != NULL && bms_equal(varnos, child->rels) && !contain_volatile_functions(lfirst(lc)))
+		{
+			filtered = true;
+			break;
+		}
+	}
+	if (!filtered)
+		return false;
+	foreach(lc, quals)
+	{
+		Var		   *v;
+		Node	   *x;
+		Oid			opno;
+
+		if (keyed_equality(lfirst(lc), child->rels, joined, &v, &x, &opno) &&
+			unique_column(child->source->relid, v->varattno))
+			return true;
+	}
+	return false;
+}
+
 static List *
-connected_order(List *children, Node *quals)
+connected_order(List *children, List *quals_list)
 {
 	List	   *conjuncts = NIL;
 	List	   *rest;
@@ -1317,7 +1401,7 @@ connected_order(List *children, Node *quals)
 		if (child->kind == DV_OP_FUNC && child->lateral)
 			return list_copy(children);
 	}
-	foreach(lc, make_ands_implicit((Expr *) quals))
+	foreach(lc, quals_list)
 	{
 		Bitmapset  *varnos = expr_varnos(lfirst(lc));
 
@@ -1349,7 +1433,7 @@ connected_order(List *children, Node *quals)
 	rest = list_delete_ptr(list_copy(children), linitial(order));
 	while (rest != NIL)
 	{
-		DvOp	   *next = linitial(rest);
+		DvOp	   *next = NULL;
 
 		foreach(lc, rest)
 		{
@@ -1369,12 +1453,19 @@ connected_order(List *children, Node *quals)
 					break;
 				}
 			}
-			if (connects)
+			if (!connects)
+				continue;
+			/* (the first connected item, unless a later one narrows: narrowing_item) */
+			if (next == NULL)
+				next = child;
+			if (narrowing_item(child, joined, quals_list))
 			{
 				next = child;
 				break;
 			}
 		}
+		if (next == NULL)
+			next = linitial(rest);
 		order = lappend(order, next);
 		joined = bms_add_members(joined, next->rels);
 		rest = list_delete_ptr(rest, next);
@@ -1382,8 +1473,16 @@ connected_order(List *children, Node *quals)
 	return order;
 }
 
+/*
+ * build - the operator of a join tree node; NULL with *reason when it has
+ * none.  outer_quals: the conjuncts of the enclosing FROM lists' WHERE that
+ * filter this node's rows (a FROM list under a semi- or anti-join, as
+ * EXISTS and IN are pulled up, has none of its own), read only to choose
+ * the order of a FROM list's items (connected_order); the conditions are
+ * applied where they stand.
+ */
 static DvOp *
-build(Query *q, Node *node, List *sources, const char **reason)
+build(Query *q, Node *node, List *sources, const char **reason, List *outer_quals)
 {
 	if (IsA(node, RangeTblRef))
 	{
@@ -1426,17 +1525,34 @@ build(Query *q, Node *node, List *sources, const char **reason)
 		FromExpr   *f = (FromExpr *) node;
 		DvOp	   *op = NULL;
 		List	   *children = NIL;
+		List	   *quals;
 		ListCell   *lc;
 
+		/* (a copy: make_ands_implicit returns an AND's own list of arguments) */
+		quals = list_concat(list_copy(make_ands_implicit((Expr *) f->quals)), outer_quals);
 		foreach(lc, f->fromlist)
 		{
-			DvOp	   *child = build(q, lfirst(lc), sources, reason);
+			DvOp	   *child = build(q, lfirst(lc), sources, reason, quals);
 
 			if (child == NULL)
 				return NULL;
 			children = lappend(children, child);
 		}
-		children = connected_order(children, f->quals);
+
+		/*
+		 * The enclosing levels' conditions order a list of scans only: the
+		 * order of subqueries and functions in the tree numbers their
+		 * states (dv_optree_assign_states), which a table keeps.
+		 */
+		foreach(lc, children)
+		{
+			if (!bare_scan(lfirst(lc)))
+			{
+				quals = make_ands_implicit((Expr *) f->quals);
+				break;
+			}
+		}
+		children = connected_order(children, quals);
 		foreach(lc, children)
 		{
 			DvOp	   *child = lfirst(lc);
@@ -1458,8 +1574,11 @@ build(Query *q, Node *node, List *sources, const char **reason)
 	if (IsA(node, JoinExpr))
 	{
 		JoinExpr   *j = (JoinExpr *) node;
-		DvOp	   *l = build(q, j->larg, sources, reason);
-		DvOp	   *r = l ? build(q, j->rarg, sources, reason) : NULL;
+		/* (the WHERE above filters both sides of an inner join, an outer join's preserved side) */
+		DvOp	   *l = build(q, j->larg, sources, reason,
+							  j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL ? NIL : outer_quals);
+		DvOp	   *r = l ? build(q, j->rarg, sources, reason,
+								  j->jointype == JOIN_INNER || j->jointype == JOIN_RIGHT ? outer_quals : NIL) : NULL;
 
 		if (r == NULL)
 			return NULL;
@@ -1495,7 +1614,7 @@ dv_optree_build(Query *q, List *sources, const char **reason, char **detail)
 	/* expressions read the sources' columns, not a join's (USING, aliases) */
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
 	build_detail = NULL;
-	root = build(q, (Node *) q->jointree, sources, reason);
+	root = build(q, (Node *) q->jointree, sources, reason, NIL);
 	*detail = root ? NULL : build_detail;
 	return root;
 }
