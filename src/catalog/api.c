@@ -1040,7 +1040,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				appendStringInfo(&rules, "; built from x%d, the same input, sharing its aggregate calls", agg->fill_arg);
 			if (agg->arg_computed && agg->fill_arg == j &&
 				agg->kind != DV_AGG_COUNT && agg->kind != DV_AGG_COUNT_DISTINCT)
-				appendStringInfo(&rules, "; x%d is an expression, computed once per row below the aggregation of the build", j);
+				appendStringInfo(&rules, "; x%d is an expression, computed once per row below the aggregation of a serial build", j);
 			if (agg->arg_notnull && agg->kind != DV_AGG_COUNT_STAR && agg->kind != DV_AGG_COUNT &&
 				agg->kind != DV_AGG_COUNT_DISTINCT)
 				appendStringInfo(&rules, "; x%d is a NOT NULL column: its non-null count built as count(*)", j);

@@ -434,7 +434,9 @@ fill_arg(DvAgg *agg, int j)
  * of its own whose projection computes each x<j> once.  Only for the fill
  * over the whole input: a restriction by group keys (the recompute of
  * flagged groups) must reach the sources, and a subquery with OFFSET does
- * not take quals pushed down.
+ * not take quals pushed down.  Nor is such a subquery read in parallel:
+ * where the input as it is gets a parallel plan, the fill takes that one
+ * (fill_state's alt).
  */
 static char *
 fill_input(DvPlan *plan, char *input)
@@ -682,9 +684,20 @@ rows_fit_table(const char *sql, Relation rel)
  * columns are not checked then: the fills write counts, COALESCEd sums,
  * constants and values they filter on IS NOT NULL there.  Any other state
  * table gets an INSERT.
+ *
+ * alt, when not NULL, is another spelling of the same rows (fill_input:
+ * the input not kept apart by OFFSET 0), filled instead of sql when the
+ * fill is in bulk and alt's plan uses parallel workers (plans_parallel).
+ * Kept a subquery with OFFSET 0, the input is never read in parallel by
+ * PostgreSQL 15 (no partial aggregation over it), while CREATE
+ * MATERIALIZED VIEW of the query aggregates in its workers: TPC-H Q1 at
+ * SF1, 6.6 s against the view's 3.8 s in wall time, though its fill
+ * costs 1.1x the view's CPU serially (bench/README.md).
  */
+static bool plans_parallel(const char *sql);
+
 static void
-fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
+fill_state(DvTable *dt, const char *name, const char *sql, const char *alt, Snapshot snapshot)
 {
 	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
 	Relation	rel = table_open(relid, AccessShareLock);
@@ -698,6 +711,8 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 	 * them): only when each output column has its column's type, and the
 	 * column's typmod or none.
 	 */
+	if (bulk && alt != NULL && plans_parallel(alt))
+		sql = alt;
 	if (bulk)
 		bulk = rows_fit_table(sql, rel);
 	list_free(indexes);
@@ -707,6 +722,22 @@ fill_state(DvTable *dt, const char *name, const char *sql, Snapshot snapshot)
 							psprintf("%s.%s", dt->schema_name, dt->table_name), relid);
 	else
 		dv_exec_at(psprintf("INSERT INTO %s %s", qualified_state(name), sql), snapshot, false);
+}
+
+/*
+ * plans_parallel - would the SELECT sql, planned as dv_exec_fill plans it
+ * (CURSOR_OPT_PARALLEL_OK), use parallel workers?  Parses, analyses and
+ * plans it (the plan is not kept: dv_exec_fill plans the chosen spelling
+ * again, about a millisecond).
+ */
+static bool
+plans_parallel(const char *sql)
+{
+	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+	PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+
+	return plan->parallelModeNeeded;
 }
 
 /*
@@ -852,7 +883,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		}
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		fill_state(dt, name, fill, snapshot);
+		fill_state(dt, name, fill, NULL, snapshot);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* the indexes after the fill (fill_state writes in bulk into a table without one) */
 		if (dv_optree_state_key_columns(op, NULL) != NIL)
@@ -949,14 +980,16 @@ distinct_once_agg(DvPlan *plan)
  * per (group, x) are written straight into the multiplicity table, in bulk
  * and with a plan that may be parallel (dv_exec_fill: the table was created
  * in this transaction and has no index yet), its column v made nullable
- * for the fill: the rows with a null x count in their group's count(*)
- * too.  They are written sorted in the order of the multiplicities'
+ * for the fill (the rows with a null x count in their group's count(*)
+ * too) unless x is a NOT NULL column no outer join nulls
+ * (DvAgg.arg_notnull).  They are written sorted in the order of the multiplicities'
  * index, built last.  A group's state row is then read from it: the sum of its counts
  * (dv_count, and each count(*)) and the number of its non-null x
  * (count(DISTINCT x): the rows are distinct per group and x, by the same
  * equality as GROUP BY and DISTINCT use).  Last the rows with a null x are
  * deleted (if any were written) and v is NOT NULL again (as the table was
- * created).  Before, the
+ * created; not altered at all when x cannot be null: an ALTER TABLE that
+ * scans every multiplicity saved).  Before, the
  * counts went to a temporary table first and were copied into the
  * multiplicities (TPC-H Q16 at scale 1000: 175,727 rows, 0.4 s of a 2.5 s
  * build; bench/README.md); before that, the state's fill evaluated the input
@@ -980,6 +1013,7 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	bool		fresh;
 	uint64		written;
 	int64		nonnull;
+	bool		nullable;
 
 	if (j == 0)
 		return false;
@@ -998,9 +1032,19 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	if (!fresh)
 		return false;
 
-	/* the counts per (group, x), a null x included, into the multiplicities */
-	dv_catalog_exec(psprintf("ALTER TABLE %s ALTER COLUMN v DROP NOT NULL", qdist), 0, NULL, NULL, NULL, -1);
-	CommandCounterIncrement();
+	/*
+	 * The counts per (group, x), a null x included, into the multiplicities;
+	 * v made nullable for them unless x is a NOT NULL column that no outer
+	 * join nulls (DvAgg.arg_notnull: TPC-H Q16's ps_suppkey), which gives no
+	 * null x: then neither ALTER TABLE, nor the scan of SET NOT NULL over
+	 * every multiplicity.
+	 */
+	nullable = !((DvAgg *) list_nth(plan->aggs, j - 1))->arg_notnull;
+	if (nullable)
+	{
+		dv_catalog_exec(psprintf("ALTER TABLE %s ALTER COLUMN v DROP NOT NULL", qdist), 0, NULL, NULL, NULL, -1);
+		CommandCounterIncrement();
+	}
 	if (state_indexed(plan))
 	{
 		/*
@@ -1045,7 +1089,7 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 			appendStringInfo(&buf, ", pg_catalog.sum(dv_mult)::pg_catalog.int8 AS a%d", k);
 	}
 	appendStringInfo(&buf, " FROM %s%s", qdist, group_by(nkeys, NULL));
-	fill_state(dt, state_name(dt->relid), buf.data, snapshot);
+	fill_state(dt, state_name(dt->relid), buf.data, NULL, snapshot);
 
 	/*
 	 * The multiplicities are of the non-null x only, as the table was made.
@@ -1069,8 +1113,11 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 		dv_exec_at(psprintf("DELETE FROM %s WHERE v IS NULL", qdist), snapshot, false);
 		CommandCounterIncrement();
 	}
-	dv_catalog_exec(psprintf("ALTER TABLE %s ALTER COLUMN v SET NOT NULL", qdist), 0, NULL, NULL, NULL, -1);
-	CommandCounterIncrement();
+	if (nullable)
+	{
+		dv_catalog_exec(psprintf("ALTER TABLE %s ALTER COLUMN v SET NOT NULL", qdist), 0, NULL, NULL, NULL, -1);
+		CommandCounterIncrement();
+	}
 	return true;
 }
 
@@ -1179,9 +1226,15 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 
 	if (!fill_distinct_once(dt, plan, input, snapshot))
 	{
+		char	   *shared = fill_input(plan, input);
+
+		/* (the input as it is, where it is kept apart: read in parallel if it may be) */
 		fill_state(dt, state_name(dt->relid),
 				   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
-							state_from_input(plan), fill_input(plan, input), group_by(nkeys, NULL)),
+							state_from_input(plan), shared, group_by(nkeys, NULL)),
+				   shared == input ? NULL :
+				   psprintf("SELECT %s%s FROM (%s) dv_i%s", key_list(nkeys, ""),
+							state_from_input(plan), input, group_by(nkeys, NULL)),
 				   snapshot);
 		foreach(lc, plan->aggs)
 		{
@@ -1192,7 +1245,7 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 			fill_state(dt, dist_name(dt->relid, j),
 					   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
 								key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
-					   snapshot);
+					   NULL, snapshot);
 		}
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);

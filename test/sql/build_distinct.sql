@@ -157,6 +157,61 @@ BEGIN
                  'bd.clash'::regclass::oid, 'bd.clash'::regclass::oid);
 END $$;
 SELECT dynview.drop_dynamic_table('bd.clash');
+
+-- 6. x a NOT NULL column that no outer join nulls (TPC-H Q16's ps_suppkey): no NULL x to count,
+-- so the one-pass build does not alter the multiplicity table at all (no ALTER TABLE, and no scan
+-- of every multiplicity to validate NOT NULL again); over a LEFT JOIN that nulls the same column,
+-- the two ALTER TABLEs, and the padded group's NULL x counted by count(*) only. verify() and the
+-- multiplicities against the source's after each build, an incremental round, and a FULL rebuild
+-- (the source truncated), which builds the same way.
+DELETE FROM ddl_seen;
+CREATE TABLE src_n (id int PRIMARY KEY, g text, x int NOT NULL);
+INSERT INTO src_n SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE 'g' || (i % 4) END, i % 9
+  FROM generate_series(1, 300) i;
+CREATE TABLE keys_n (g text);
+INSERT INTO keys_n VALUES ('g1'), ('g2'), ('gx');
+SELECT dynview.create_dynamic_table('bd.notnull_x',
+  'SELECT g, count(DISTINCT x) AS dx, count(*) AS n FROM bd.src_n GROUP BY g', schedule => 'manual');
+SELECT dynview.verify('bd.notnull_x'), v_not_null('bd.notnull_x');
+SELECT count(*) FILTER (WHERE tag = 'ALTER TABLE') AS dist_alters FROM ddl_seen;
+DELETE FROM ddl_seen;
+SELECT dynview.create_dynamic_table('bd.outer_x',
+  'SELECT k.g, count(DISTINCT s.x) AS dx, count(*) AS n FROM bd.keys_n k LEFT JOIN bd.src_n s ON s.g = k.g GROUP BY k.g',
+  schedule => 'manual');
+SELECT dynview.verify('bd.outer_x'), v_not_null('bd.outer_x');
+SELECT count(*) FILTER (WHERE tag = 'ALTER TABLE') AS dist_alters FROM ddl_seen;
+SELECT g, dx, n FROM outer_x ORDER BY g COLLATE "C";
+CREATE FUNCTION notnull_mults_ok(t text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE bad bigint;
+  src text := CASE t WHEN 'notnull_x' THEN 'SELECT g, x FROM bd.src_n'
+                     ELSE 'SELECT k.g, s.x FROM bd.keys_n k LEFT JOIN bd.src_n s ON s.g = k.g' END;
+BEGIN
+  EXECUTE format($q$SELECT count(*) FROM (
+      (SELECT g1, v, dv_mult FROM dynview_state.%I EXCEPT ALL
+       SELECT g, x, count(*) FROM (%s) i WHERE x IS NOT NULL GROUP BY g, x)
+      UNION ALL
+      (SELECT g, x, count(*) FROM (%s) i WHERE x IS NOT NULL GROUP BY g, x EXCEPT ALL
+       SELECT g1, v, dv_mult FROM dynview_state.%I)) d$q$,
+    'dist_' || t::regclass::oid || '_1', src, src, 'dist_' || t::regclass::oid || '_1') INTO bad;
+  RETURN bad = 0;
+END $$;
+SELECT notnull_mults_ok('notnull_x'), notnull_mults_ok('outer_x');
+CREATE TABLE notnull_defs (name text);
+INSERT INTO notnull_defs VALUES ('notnull_x'), ('outer_x');
+-- a value repeated, a new group, a group's last row gone, a value moved
+INSERT INTO src_n VALUES (1001, 'g1', 1), (1002, 'g1', 1), (1003, 'new', 50), (1004, 'gx', 2);
+DELETE FROM src_n WHERE g = 'g3';
+UPDATE src_n SET x = x + 100 WHERE id % 13 = 0;
+SELECT * FROM dv_refresh_rows('bd.notnull_defs', 'bd.notnull_mults_ok');
+-- FULL rebuild: the source truncated and refilled
+DELETE FROM ddl_seen;
+TRUNCATE src_n;
+INSERT INTO src_n SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE 'g' || (i % 3) END, i % 5
+  FROM generate_series(1, 120) i;
+SELECT * FROM dv_refresh_rows('bd.notnull_defs', 'bd.notnull_mults_ok');
+SELECT tag, identity, count(*) FROM ddl_seen GROUP BY tag, identity ORDER BY tag, identity;
+SELECT v_not_null('bd.notnull_x'), v_not_null('bd.outer_x');
+SELECT dynview.drop_dynamic_table('bd.' || name) FROM notnull_defs ORDER BY name;
 DROP EVENT TRIGGER bd_note_ddl;
 
 -- the multiplicities of one_distinct against its source's

@@ -76,6 +76,56 @@ SELECT * FROM dv_refresh_rows('sf_tables');
 SELECT * FROM sf_all;
 SELECT count(*) FROM sf_g;
 
+-- Built with parallel plans allowed and cheap (a source large enough for workers): the input as
+-- it is is read in parallel (kept apart by OFFSET 0 it would be read serially), and the state is
+-- the same as that of the serial build, row for row by text form; verify() after each build and
+-- after an incremental round (TPC-H Q1's shape: sums and averages of products).
+CREATE TABLE sf_p (id int PRIMARY KEY, g text, q numeric(12,2), p numeric(12,2), d numeric(4,2));
+INSERT INTO sf_p SELECT i, chr(65 + i % 3), (i % 50) + 0.25, (i % 997) * 1.5, (i % 10) / 100.0
+  FROM generate_series(1, 30000) i;
+UPDATE sf_p SET q = NULL WHERE id % 101 = 0;
+ANALYZE sf_p;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT dynview.create_dynamic_table('sf_par',
+  $$SELECT g, sum(q) AS sq, sum(p * (1 - d)) AS sd, sum(p * (1 - d) * (1 + d)) AS sc, avg(q) AS aq,
+           avg(p * (1 - d)) AS ad, count(*) AS n FROM sf_p GROUP BY g$$,
+  schedule => 'manual', refresh_mode => 'incremental');
+SET max_parallel_workers_per_gather = 0;
+SELECT dynview.create_dynamic_table('sf_ser',
+  $$SELECT g, sum(q) AS sq, sum(p * (1 - d)) AS sd, sum(p * (1 - d) * (1 + d)) AS sc, avg(q) AS aq,
+           avg(p * (1 - d)) AS ad, count(*) AS n FROM sf_p GROUP BY g$$,
+  schedule => 'manual', refresh_mode => 'incremental');
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SELECT dynview.verify('sf_par') AS par_ok, dynview.verify('sf_ser') AS ser_ok;
+CREATE FUNCTION sf_states_differ() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM ((SELECT s::text FROM dynview_state.%I s EXCEPT ALL SELECT s::text FROM dynview_state.%I s)
+                   UNION ALL (SELECT s::text FROM dynview_state.%I s EXCEPT ALL SELECT s::text FROM dynview_state.%I s)) d',
+                 'agg_' || 'sf_par'::regclass::oid, 'agg_' || 'sf_ser'::regclass::oid,
+                 'agg_' || 'sf_ser'::regclass::oid, 'agg_' || 'sf_par'::regclass::oid) INTO n;
+  RETURN n;
+END $$;
+SELECT sf_states_differ() AS state_rows_differing;
+SELECT (SELECT array_agg(t::text ORDER BY g) FROM sf_par t) = (SELECT array_agg(t::text ORDER BY g) FROM sf_ser t) AS same_rows;
+CREATE TABLE sf_ptables (name text);
+INSERT INTO sf_ptables VALUES ('sf_par'), ('sf_ser');
+UPDATE sf_p SET p = p + 1, q = COALESCE(q, 7) WHERE id % 7 = 0;
+DELETE FROM sf_p WHERE id % 13 = 0;
+INSERT INTO sf_p VALUES (40001, 'D', 1.5, 2.5, 0.05);
+SELECT * FROM dv_refresh_rows('sf_ptables');
+SELECT sf_states_differ() AS state_rows_differing;
+SELECT dynview.drop_dynamic_table('sf_par');
+SELECT dynview.drop_dynamic_table('sf_ser');
+DROP FUNCTION sf_states_differ();
+DROP TABLE sf_p, sf_ptables;
+
 SELECT dynview.drop_dynamic_table('sf_g');
 SELECT dynview.drop_dynamic_table('sf_all');
 SELECT dynview.drop_dynamic_table('sf_lj');
