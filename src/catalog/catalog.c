@@ -1853,6 +1853,18 @@ dynview_data_origin(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(dynview_catalog_data_origin);
 
+/* set_row_column - the named column of a row being modified (heap_modify_tuple's arrays) */
+static void
+set_row_column(TupleDesc desc, Datum *values, bool *nulls, bool *replace, const char *name,
+			   Datum value, bool isnull)
+{
+	AttrNumber	attnum = catalog_column(desc, name);
+
+	values[attnum - 1] = value;
+	nulls[attnum - 1] = isnull;
+	replace[attnum - 1] = true;
+}
+
 /*
  * dynview._catalog_data_origin() - the BEFORE INSERT OR UPDATE OF
  * data_snapshot row trigger of dynamic_table_catalog: every row written
@@ -1904,40 +1916,20 @@ dynview_catalog_data_origin(PG_FUNCTION_ARGS)
 	}
 	if (foreign)
 	{
-		static const char *const dropped[] = {"definition_tree"};
 		static const char *const snapshot_columns[] = {"data_snapshot", "data_subxids", "data_own_xids",
 		"data_command_id", "data_lsn"};
 
-		for (int i = 0; i < lengthof(dropped); i++)
-		{
-			attnum = catalog_column(desc, dropped[i]);
-			nulls[attnum - 1] = true;
-			replace[attnum - 1] = true;
-		}
+		set_row_column(desc, values, nulls, replace, "definition_tree", (Datum) 0, true);
 		if (!nulls[catalog_column(desc, "data_snapshot") - 1])
 		{
 			for (int i = 0; i < lengthof(snapshot_columns); i++)
-			{
-				attnum = catalog_column(desc, snapshot_columns[i]);
-				nulls[attnum - 1] = true;
-				replace[attnum - 1] = true;
-			}
-			attnum = catalog_column(desc, "data_suboverflowed");
-			values[attnum - 1] = BoolGetDatum(false);
-			nulls[attnum - 1] = false;
-			replace[attnum - 1] = true;
-			attnum = catalog_column(desc, "next_refresh_full");
-			if (nulls[attnum - 1])
-			{
-				values[attnum - 1] = CStringGetTextDatum("RESTORED");
-				nulls[attnum - 1] = false;
-				replace[attnum - 1] = true;
-			}
+				set_row_column(desc, values, nulls, replace, snapshot_columns[i], (Datum) 0, true);
+			set_row_column(desc, values, nulls, replace, "data_suboverflowed", BoolGetDatum(false), false);
+			if (nulls[catalog_column(desc, "next_refresh_full") - 1])
+				set_row_column(desc, values, nulls, replace, "next_refresh_full",
+							   CStringGetTextDatum("RESTORED"), false);
 		}
 	}
-	attnum = catalog_column(desc, "data_origin");
-	values[attnum - 1] = PointerGetDatum(origin);
-	nulls[attnum - 1] = false;
-	replace[attnum - 1] = true;
+	set_row_column(desc, values, nulls, replace, "data_origin", PointerGetDatum(origin), false);
 	return PointerGetDatum(heap_modify_tuple(tuple, desc, values, nulls, replace));
 }
