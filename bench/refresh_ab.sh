@@ -11,6 +11,9 @@
 # Usage: eval "$(scripts/cluster.sh env)"; make a change to the sources first (left pending), then
 #        bench/refresh_ab.sh DB TABLE [N] [W] -- build1.so build2.so build1.so build2.so ...
 #        e.g. bench/refresh_ab.sh dv_bench_pipeline_1000000_left doc_ads_category_rank 7 15 -- /tmp/main.so /tmp/branch.so ...
+# A build whose extension SQL differs (a function's language, say) comes with BUILD.so.sql beside it:
+# when that file exists, it is run in the database after the build's restart (e.g. CREATE OR
+# REPLACE FUNCTION of what the build's script defines otherwise).
 # Restarts the cluster (scripts/cluster.sh): only for a private one. Not a test.
 set -euo pipefail
 DB=${1:?usage: bench/refresh_ab.sh DB TABLE [N] [W] -- build.so ...}
@@ -28,6 +31,7 @@ for so in "$@"; do
 	bash "$HERE/../scripts/cluster.sh" stop >/dev/null
 	install -m 755 "$so" "$LIB/dynview.so"
 	bash "$HERE/../scripts/cluster.sh" start >/dev/null
+	[ -f "$so.sql" ] && psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -f "$so.sql" >/dev/null
 	psql -X -q -d "$DB" -c "SELECT dynview.wait_for_capture('10 minutes')" -c "VACUUM" >/dev/null
 	psql -X -q -d "$DB" -c "BEGIN" -c "SELECT dynview.refresh('$T')" -c "ROLLBACK" >/dev/null
 	first=(); second=(); warm=(); mode=

@@ -101,30 +101,13 @@ AS 'MODULE_PATHNAME', 'dynview_data_origin'
 LANGUAGE C STRICT STABLE
 SET search_path = pg_catalog, pg_temp;
 
+-- The trigger below: a row written records the current origin; a row inserted with another one
+-- loses its analysed tree and its data snapshot (next refresh FULL, RESTORED).  In C: a new
+-- connection's first refresh no longer loads PL/pgSQL to update its catalog row.
 CREATE FUNCTION dynview._catalog_data_origin()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    -- (the tree names relations and types by OID, which another database does not share)
-    IF TG_OP = 'INSERT' AND NEW.data_origin IS DISTINCT FROM dynview._data_origin() THEN
-        NEW.definition_tree := NULL;
-    END IF;
-    IF TG_OP = 'INSERT' AND NEW.data_snapshot IS NOT NULL
-       AND NEW.data_origin IS DISTINCT FROM dynview._data_origin() THEN
-        NEW.data_snapshot := NULL;
-        NEW.data_subxids := NULL;
-        NEW.data_suboverflowed := false;
-        NEW.data_own_xids := NULL;
-        NEW.data_command_id := NULL;
-        NEW.data_lsn := NULL;
-        NEW.next_refresh_full := coalesce(NEW.next_refresh_full, 'RESTORED');
-    END IF;
-    NEW.data_origin := dynview._data_origin();
-    RETURN NEW;
-END
-$$;
+AS 'MODULE_PATHNAME', 'dynview_catalog_data_origin'
+LANGUAGE C;
 
 CREATE TRIGGER data_origin BEFORE INSERT OR UPDATE OF data_snapshot ON dynview.dynamic_table_catalog
     FOR EACH ROW EXECUTE FUNCTION dynview._catalog_data_origin();

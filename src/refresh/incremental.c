@@ -34,6 +34,7 @@
 
 #include "access/clog.h"
 #include "access/heapam.h"
+#include "access/tableam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
@@ -53,6 +54,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
 #include "parser/parse_coerce.h"
+#include "parser/parse_relation.h"
 #include "rewrite/rewriteManip.h"
 #include "storage/bufmgr.h"
 #include "storage/lock.h"
@@ -698,6 +700,84 @@ buffer_is_empty(Oid buffer)
 	return empty;
 }
 
+/*
+ * window_has_row - has the buffer a row in dt's window to snapshot
+ * (WINDOW_CONDITION), of weight <= 0 only when nonpositive_only?  The
+ * condition evaluated in C over a scan of the buffer, which sees what
+ * "SELECT 1 FROM <buffer> WHERE [dv_weight <= 0 AND] WINDOW_CONDITION
+ * LIMIT 1" run by dv_catalog_exec saw: the command counter incremented, the
+ * transaction snapshot (a new one per statement in READ COMMITTED), the
+ * AccessShareLock a SELECT takes, kept to the end of the transaction, and
+ * no row-level security (the statement ran as the bootstrap superuser).
+ * Each such statement was parsed, analysed and planned once per backend
+ * and buffer: 2-4 ms of a new connection's first refresh for each buffer a
+ * refresh looked into (bench/README.md, eleventh session).  Stops at the
+ * first row found.
+ */
+static bool
+window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only)
+{
+	Xid8Snapshot prev;
+	Xid8Snapshot cur;
+	uint64		own = own_xid8();	/* (assigned, as window_parameters does) */
+	uint64	   *prev_own;
+	int			nprev_own;
+	Relation	rel;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	Snapshot	read_snapshot;
+	AttrNumber	xid_att;
+	AttrNumber	weight_att;
+	bool		found = false;
+
+	if (dt->data_snapshot == NULL)
+		elog(ERROR, "dynamic table %u has no data snapshot to read a window from", dt->relid);
+	parse_snapshot_text(dt->data_snapshot, &prev);
+	parse_snapshot_text(dv_snapshot_to_text(snapshot), &cur);
+	nprev_own = parse_xid8_list(dt->data_own_xids ? dt->data_own_xids : "{}", &prev_own);
+
+	CommandCounterIncrement();
+	read_snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	rel = table_open(buffer, AccessShareLock);
+	xid_att = attnameAttNum(rel, "dv_xid", false);
+	weight_att = attnameAttNum(rel, "dv_weight", false);
+	if (xid_att <= 0 || weight_att <= 0 ||
+		TupleDescAttr(RelationGetDescr(rel), xid_att - 1)->atttypid != XID8OID ||
+		TupleDescAttr(RelationGetDescr(rel), weight_att - 1)->atttypid != INT2OID)
+		elog(ERROR, "change buffer \"%s\" lacks its dv_xid or dv_weight column", RelationGetRelationName(rel));
+	slot = table_slot_create(rel, NULL);
+	scan = table_beginscan(rel, read_snapshot, 0, NULL);
+	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, xid_att, &isnull);
+		uint64		v;
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;			/* (NOT NULL column: never) */
+		v = U64FromFullTransactionId(DatumGetFullTransactionId(d));
+		if (v < prev.xmin)
+			continue;
+		if (!(xid8_visible(v, &cur) || v == own))
+			continue;
+		if (xid8_visible(v, &prev) || xid8_among(v, prev_own, nprev_own))
+			continue;
+		if (nonpositive_only)
+		{
+			d = slot_getattr(slot, weight_att, &isnull);
+			if (isnull || DatumGetInt16(d) > 0)
+				continue;
+		}
+		found = true;
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	UnregisterSnapshot(read_snapshot);
+	return found;
+}
+
 /* the most transactions of a window whose commit positions are looked up */
 #define WINDOW_LOOKUPS_MAX 10000
 
@@ -1252,8 +1332,6 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 {
 	HeapTuple	tuple;
 	char		identity;
-	Oid			types[WINDOW_NARGS];
-	Datum		values[WINDOW_NARGS];
 
 	if (dv_is_dynamic_table(relid))
 		return true;			/* its buffer is written by its refreshes, whole */
@@ -1264,11 +1342,7 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	ReleaseSysCache(tuple);
 	if (identity == REPLICA_IDENTITY_FULL)
 		return true;
-	window_parameters(dt, snapshot, values, types);
-	dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE dv_weight <= 0 AND " WINDOW_CONDITION " LIMIT 1",
-							 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
-					WINDOW_NARGS, types, values, NULL, -1);
-	return SPI_processed == 0;
+	return !window_has_row(dt, buffer, snapshot, true);
 }
 
 /*
@@ -2384,14 +2458,8 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	foreach(lc, buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
-		Oid			types[WINDOW_NARGS];
-		Datum		values[WINDOW_NARGS];
 
-		window_parameters(dt, snapshot, values, types);
-		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
-								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(buffer))),
-						WINDOW_NARGS, types, values, NULL, -1);
-		if (SPI_processed > 0 && ++changed > 1)
+		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, false) && ++changed > 1)
 			return false;
 	}
 	return true;
@@ -2991,8 +3059,6 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	Oid			types[WINDOW_NARGS];
-	Datum		values[WINDOW_NARGS];
 	XLogRecPtr	target;
 
 	if (!dt->has_data_snapshot || dt->next_refresh_full != NULL || dt->sources == NIL)
@@ -3042,13 +3108,9 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	}
 	buffers = nonempty;
 
-	window_parameters(dt, snapshot, values, types);
 	foreach(lc, buffers)
 	{
-		dv_catalog_exec(psprintf("SELECT 1 FROM %s.%s WHERE " WINDOW_CONDITION " LIMIT 1",
-								 DV_BUFFER_SCHEMA, quote_identifier(get_rel_name(lfirst_oid(lc)))),
-						WINDOW_NARGS, types, values, NULL, -1);
-		if (SPI_processed > 0)
+		if (window_has_row(dt, lfirst_oid(lc), snapshot, false))
 			return false;
 	}
 	return true;
