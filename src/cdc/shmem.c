@@ -40,6 +40,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/condition_variable.h"
@@ -48,6 +49,8 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "utils/array.h"
+#include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -662,12 +665,42 @@ dv_shmem_decoded_lsn(Oid dboid)
 }
 
 /*
+ * decoder_blocked_by_me - does the decoder (pid; 0: none) wait for a lock
+ * that the current transaction holds?  It then cannot commit anything
+ * before this transaction ends: a refresh that widened a change buffer's
+ * column (dv_tracking_sync_buffers, after an ALTER of a source) holds that
+ * buffer's AccessExclusiveLock until commit, and a later table of the same
+ * pipeline would otherwise wait for the decoder until its timeout.
+ * pg_blocking_pids() takes every lock partition's lock: called only after a
+ * first sleep of the wait.
+ */
+static bool
+decoder_blocked_by_me(pid_t decoder)
+{
+	ArrayType  *blockers;
+	Datum	   *pids;
+	int			n;
+	bool		found = false;
+
+	if (decoder == 0)
+		return false;
+	blockers = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids, Int32GetDatum(decoder)));
+	deconstruct_array(blockers, INT4OID, sizeof(int32), true, TYPALIGN_INT, &pids, NULL, &n);
+	for (int i = 0; i < n && !found; i++)
+		found = DatumGetInt32(pids[i]) == MyProcPid;
+	pfree(pids);
+	pfree(blockers);
+	return found;
+}
+
+/*
  * dv_shmem_wait_decoded - wait until the decoder of the current database has
  * committed the changes of every transaction that committed before lsn.
  *
  * Returns DV_WAIT_TIMEOUT on timeout (timeout_ms < 0 waits forever),
  * DV_WAIT_SELF at once when the decoder waits for the current transaction
- * (it would never get there: the caller must then refresh without the
+ * (for its commit; or for a lock it holds, seen after a first sleep: it
+ * would never get there: the caller must then refresh without the
  * buffers), DV_WAIT_CAPTURE_FAILED as soon as the decoder could not start
  * (the caller reports why: dv_capture_check).
  */
@@ -677,6 +710,7 @@ dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 	DvDatabaseState *db;
 	TimestampTz start = GetCurrentTimestamp();
 	DvWaitResult result = DV_WAIT_TIMEOUT;
+	bool		slept = false;
 
 	require_shmem();
 	LWLockAcquire(dv_shared->lock, LW_SHARED);
@@ -691,11 +725,13 @@ dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 		XLogRecPtr	decoded;
 		TransactionId waiting;
 		DvCaptureState state;
+		pid_t		decoder;
 
 		LWLockAcquire(dv_shared->lock, LW_SHARED);
 		decoded = db->decoded_lsn;
 		waiting = db->waiting_for_xid;
 		state = db->capture_state;
+		decoder = db->decoder_pid;
 		LWLockRelease(dv_shared->lock);
 		if (decoded >= lsn)
 		{
@@ -703,6 +739,12 @@ dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 			break;
 		}
 		if (TransactionIdIsValid(waiting) && TransactionIdIsCurrentTransactionId(waiting))
+		{
+			result = DV_WAIT_SELF;
+			break;
+		}
+		/* (not at once: the decoder is usually just behind) */
+		if (slept && decoder_blocked_by_me(decoder))
 		{
 			result = DV_WAIT_SELF;
 			break;
@@ -717,6 +759,7 @@ dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 			break;
 		/* sleep on the CV, but look again now and then in case we missed a wakeup */
 		(void) ConditionVariableTimedSleep(&db->cv, 100, PG_WAIT_EXTENSION);
+		slept = true;
 	}
 	ConditionVariableCancelSleep();
 	return result;
