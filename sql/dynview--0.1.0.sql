@@ -107,7 +107,8 @@ SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dynview._catalog_data_origin()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'dynview_catalog_data_origin'
-LANGUAGE C;
+LANGUAGE C
+SET search_path = pg_catalog, pg_temp;
 
 CREATE TRIGGER data_origin BEFORE INSERT OR UPDATE OF data_snapshot ON dynview.dynamic_table_catalog
     FOR EACH ROW EXECUTE FUNCTION dynview._catalog_data_origin();
