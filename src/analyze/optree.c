@@ -3594,17 +3594,26 @@ match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals, const char *cap)
  * summed per dv_rid, which the planner hashes by the equalities of quals,
  * instead of a subquery per row of krel that reads the whole delta (a cost
  * of rows of krel times rows of the delta: TPC-H Q13's customers of the
- * changed orders, each against every changed order).
+ * changed orders, each against every changed order).  The sums are a
+ * MATERIALIZED WITH entry: krel's rows are often estimated at one (after
+ * filters the planner cannot size), and the planner then joined them by a
+ * nested loop that aggregated the sums again for each row of krel (TPC-H
+ * Q22 at SF1: 381 customers, 70 of a 163 ms statement); read from the
+ * entry, a rescan costs a read of its rows.
  */
 static char *
 match_sums_sql(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *dother, List *quals)
 {
+	char	   *sums;
+
 	if (dother == NULL)
 		return psprintf("SELECT k.*, 0::pg_catalog.int8 AS dv_s FROM %s k", krel);
-	return psprintf("SELECT k.*, COALESCE(s.dv_s, 0)::pg_catalog.int8 AS dv_s FROM %s k LEFT JOIN "
-					"(SELECT k.dv_rid, pg_catalog.sum(o.dv_weight) AS dv_s FROM %s k JOIN %s o ON %s GROUP BY k.dv_rid) s "
-					"ON s.dv_rid = k.dv_rid",
-					krel, krel, dother, deparse_quals(g, quals, keep, "k", other, "o"));
+	sums = psprintf("dv_d%d", ++*g->next_id);
+	appendStringInfo(g->with, "%s%s AS MATERIALIZED (SELECT k.dv_rid, pg_catalog.sum(o.dv_weight) AS dv_s "
+					 "FROM %s k JOIN %s o ON %s GROUP BY k.dv_rid)", g->with->len ? ", " : "", sums,
+					 krel, dother, deparse_quals(g, quals, keep, "k", other, "o"));
+	return psprintf("SELECT k.*, COALESCE(s.dv_s, 0)::pg_catalog.int8 AS dv_s FROM %s k LEFT JOIN %s s "
+					"ON s.dv_rid = k.dv_rid", krel, sums);
 }
 
 /*
