@@ -2291,6 +2291,7 @@ static bool by_pair(DvOp *op);
  * restriction keeps or drops them together.
  */
 static char *add_cte(DvGen *g, const char *sql);
+static char *add_cte_as(DvGen *g, const char *sql, bool materialized);
 
 static char *
 keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, int mode)
@@ -2662,10 +2663,8 @@ rows_sql(DvGen *g, DvOp *op)
 				if (op->inner->kind == DV_PLAN_GROUPED && op->inner->input_tlist == NIL &&
 					!op->inner->window_node)
 				{
-					char	   *name = psprintf("dv_d%d", ++*g->next_id);
+					char	   *name = add_cte_as(g, group_sql(g, op, NULL, NULL, false), true);
 
-					appendStringInfo(g->with, "%s%s AS MATERIALIZED (%s)", g->with->len ? ", " : "", name,
-									 group_sql(g, op, NULL, NULL, false));
 					*g->new_ctes = lappend(*g->new_ctes, list_make2(op, name));
 					return psprintf("SELECT * FROM %s", name);
 				}
@@ -3069,10 +3068,8 @@ shared_name(DvGen *g, DvOp *op)
 static char *
 shared_rows(DvGen *g, DvOp *bare)
 {
-	char	   *name = psprintf("dv_d%d", ++*g->next_id);
+	char	   *name = add_cte_as(g, rows_sql(g, bare), true);
 
-	appendStringInfo(g->with, "%s%s AS MATERIALIZED (%s)", g->with->len ? ", " : "", name,
-					 rows_sql(g, bare));
 	*g->new_ctes = lappend(*g->new_ctes, list_make2(bare, name));
 	return psprintf("(SELECT * FROM %s)", name);
 }
@@ -3608,10 +3605,9 @@ match_sums_sql(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *
 
 	if (dother == NULL)
 		return psprintf("SELECT k.*, 0::pg_catalog.int8 AS dv_s FROM %s k", krel);
-	sums = psprintf("dv_d%d", ++*g->next_id);
-	appendStringInfo(g->with, "%s%s AS MATERIALIZED (SELECT k.dv_rid, pg_catalog.sum(o.dv_weight) AS dv_s "
-					 "FROM %s k JOIN %s o ON %s GROUP BY k.dv_rid)", g->with->len ? ", " : "", sums,
-					 krel, dother, deparse_quals(g, quals, keep, "k", other, "o"));
+	sums = add_cte_as(g, psprintf("SELECT k.dv_rid, pg_catalog.sum(o.dv_weight) AS dv_s "
+								  "FROM %s k JOIN %s o ON %s GROUP BY k.dv_rid",
+								  krel, dother, deparse_quals(g, quals, keep, "k", other, "o")), true);
 	return psprintf("SELECT k.*, COALESCE(s.dv_s, 0)::pg_catalog.int8 AS dv_s FROM %s k LEFT JOIN %s s "
 					"ON s.dv_rid = k.dv_rid", krel, sums);
 }
@@ -3741,14 +3737,22 @@ right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias)
 	return sql;
 }
 
+/* add a term to the WITH chain, materialized or as the planner likes; its name */
+static char *
+add_cte_as(DvGen *g, const char *sql, bool materialized)
+{
+	char	   *name = psprintf("dv_d%d", ++*g->next_id);
+
+	appendStringInfo(g->with, "%s%s AS %s(%s)", g->with->len ? ", " : "", name,
+					 materialized ? "MATERIALIZED " : "", sql);
+	return name;
+}
+
 /* add a term to the WITH chain; its name */
 static char *
 add_cte(DvGen *g, const char *sql)
 {
-	char	   *name = psprintf("dv_d%d", ++*g->next_id);
-
-	appendStringInfo(g->with, "%s%s AS (%s)", g->with->len ? ", " : "", name, sql);
-	return name;
+	return add_cte_as(g, sql, false);
 }
 
 /*
