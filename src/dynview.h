@@ -262,6 +262,7 @@ extern void dv_refresh_empty(Oid relid);
 extern char *dv_temp_table_name(const char *base, Oid relid);
 struct ErrorData;
 extern void dv_rethrow_refresh_error(struct ErrorData *edata, const char *sql, const char *context) pg_attribute_noreturn();
+extern bool dv_key_too_long(const struct ErrorData *edata);
 extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q,
 								const char *restrict_t, char **delete_sql, char **insert_sql,
 								bool returning);

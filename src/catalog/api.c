@@ -454,6 +454,33 @@ dv_catalog_sync_apply_index(DvTable *dt, bool create)
 	return pending;
 }
 
+/*
+ * rethrow_build_error - in the PG_CATCH of a creation's (or a replacement's)
+ * build and indexes, with oldcontext the memory context before the PG_TRY:
+ * rethrow the error; one of a key value too long for the B-tree entries of
+ * dynview's own indexes (refresh.c dv_key_too_long: a group key, a DISTINCT
+ * column or an apply key of several kB) gets a hint for the creator instead
+ * of PostgreSQL's (an index on a hash of the value, not the user's to make)
+ * or the refresh's (the table's last good data, which a creation has not).
+ */
+static void rethrow_build_error(MemoryContext oldcontext) pg_attribute_noreturn();
+
+static void
+rethrow_build_error(MemoryContext oldcontext)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(oldcontext);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (dv_key_too_long(edata))
+		edata->hint = pstrdup("A key of the dynamic table (a group key, a DISTINCT column, or the column its rows are found by) "
+							  "took a value longer than dynview's B-tree index can hold (about 2.7 kB), in any refresh mode. "
+							  "Give the table a definition whose key is short (for instance, group by md5() of the long value), "
+							  "or use a materialized view.");
+	ReThrowError(edata);
+}
+
 /* the key index (primary_key) or dynview's apply index of a new dynamic table */
 static void
 create_indexes(const char *qualified, Oid relid, DvCreateArgs *args, DvAnalyzedQuery *aq,
@@ -509,10 +536,20 @@ create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 		 * (refresh.c), an index is sorted once instead of kept up row by
 		 * row.  A key the rows do not honour fails the creation here.
 		 */
-		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
-		dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
-		create_indexes(qualified, relid, args, aq, effective);
-		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		MemoryContext oldcontext = CurrentMemoryContext;
+
+		PG_TRY();
+		{
+			(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+			dv_run_as_owner(GetUserId(), &save_nestlevel, &save_userid, &save_sec);
+			create_indexes(qualified, relid, args, aq, effective);
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+		}
+		PG_CATCH();
+		{
+			rethrow_build_error(oldcontext);
+		}
+		PG_END_TRY();
 		CommandCounterIncrement();
 	}
 	return relid;
@@ -624,7 +661,19 @@ replace_existing(DvCreateArgs *args, Oid relid)
 	dv_tracking_release_unused();
 	CommandCounterIncrement();
 	if (args->initialize)
-		(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+	{
+		MemoryContext oldcontext = CurrentMemoryContext;
+
+		PG_TRY();
+		{
+			(void) dv_refresh_pipeline(relid, DV_TRIGGER_CREATION);
+		}
+		PG_CATCH();
+		{
+			rethrow_build_error(oldcontext);
+		}
+		PG_END_TRY();
+	}
 	else
 		dv_refresh_empty(relid);	/* the old rows do not fit the new definition */
 	{

@@ -184,6 +184,14 @@ dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q, cons
 						   returning ? " RETURNING *" : "");
 }
 
+/* the hint of an index entry too long for a key in a refresh (dv_key_too_long) */
+#define KEY_TOO_LONG_HINT \
+	"A key of the dynamic table (a group key, a DISTINCT column, or the column its rows are found by) " \
+	"took a value longer than dynview's B-tree index can hold (about 2.7 kB). " \
+	"Remove the row, or give the table a definition whose key is short (for instance, group by md5() " \
+	"of the long value) with dynview.create_or_replace_dynamic_table(). " \
+	"The table keeps its last good data meanwhile."
+
 /*
  * dv_rethrow_refresh_error - rethrow an error of the generated refresh
  * statement sql under the given context line, without the statement itself
@@ -238,22 +246,59 @@ dv_rethrow_refresh_error(ErrorData *edata, const char *sql, const char *context)
 		edata->hint = pstrdup("A source of the dynamic table was altered so that its definition no longer fits; "
 							  "restore the source, or give the table a new definition with dynview.create_or_replace_dynamic_table(). "
 							  "The table keeps its last good data meanwhile.");
-	/*
-	 * A key value too long for a B-tree entry (about 2.7 kB) in one of
-	 * dynview's own indexes (the table's apply index, its aggregate state,
-	 * its count(DISTINCT) multiplicities): PostgreSQL's hint (an index on a
-	 * hash of the value) is not the user's to follow.  Recognised by the
-	 * untranslated message of the two errors that refuse such an entry.
-	 */
-	if (!in_user_code && edata->sqlerrcode == ERRCODE_PROGRAM_LIMIT_EXCEEDED && edata->message_id &&
-		(strcmp(edata->message_id, "index row size %zu exceeds btree version %u maximum %zu for index \"%s\"") == 0 ||
-		 strcmp(edata->message_id, "index row requires %zu bytes, maximum size is %zu") == 0))
-		edata->hint = pstrdup("A key of the dynamic table (a group key, a DISTINCT column, or the column its rows are found by) "
-							  "took a value longer than dynview's B-tree index can hold (about 2.7 kB). "
-							  "Remove the row, or give the table a definition whose key is short (for instance, group by md5() "
-							  "of the long value) with dynview.create_or_replace_dynamic_table(). "
-							  "The table keeps its last good data meanwhile.");
+	if (!in_user_code && dv_key_too_long(edata))
+		edata->hint = pstrdup(KEY_TOO_LONG_HINT);
 	ReThrowError(edata);
+}
+
+/*
+ * dv_key_too_long - is edata the error of a key value too long for a B-tree
+ * entry (about 2.7 kB) or for an index entry at all?  In one of dynview's own
+ * indexes (the table's apply index, its aggregate state, its count(DISTINCT)
+ * multiplicities) PostgreSQL's hint (an index on a hash of the value) is not
+ * the user's to follow: the callers give one of their own.  Recognised by
+ * the untranslated message of the two errors that refuse such an entry.
+ */
+bool
+dv_key_too_long(const ErrorData *edata)
+{
+	return edata->sqlerrcode == ERRCODE_PROGRAM_LIMIT_EXCEEDED && edata->message_id &&
+		(strcmp(edata->message_id, "index row size %zu exceeds btree version %u maximum %zu for index \"%s\"") == 0 ||
+		 strcmp(edata->message_id, "index row requires %zu bytes, maximum size is %zu") == 0);
+}
+
+/*
+ * build_state_and_index - after a FULL refresh's rows: the apply index that
+ * follows the keys (apply_index_pending) and the aggregate state (unless
+ * state_built), at snapshot.  Their statements are dynview's: an index entry
+ * too long for a key (dv_key_too_long) gets the refresh's hint instead of
+ * PostgreSQL's, as it does in the refresh's own statements.
+ */
+static void
+build_state_and_index(DvTable *dt, Snapshot snapshot, bool apply_index_pending, bool state_built)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		if (apply_index_pending)
+			(void) dv_catalog_sync_apply_index(dt, true);
+		/* aggregate state at the same snapshot, for the next incremental refresh */
+		if (!state_built)
+			dv_agg_state_rebuild(dt, snapshot);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcontext);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (dv_key_too_long(edata))
+			edata->hint = pstrdup(KEY_TOO_LONG_HINT);
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -1536,7 +1581,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			char	   *projection;
 
 			dv_restore_user(save_nestlevel, save_userid, save_sec);
-			dv_agg_state_rebuild(dt, snapshot);
+			build_state_and_index(dt, snapshot, false, false);
 			state_built = true;
 			projection = dv_agg_state_projection(dt, snapshot);
 			dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -1578,11 +1623,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		if (dv_catalog_get_definition_tree(relid) == NULL)
 			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		if (apply_index_pending)
-			(void) dv_catalog_sync_apply_index(dt, true);
-		/* aggregate state at the same snapshot, for the next incremental refresh */
-		if (!state_built)
-			dv_agg_state_rebuild(dt, snapshot);
+		build_state_and_index(dt, snapshot, apply_index_pending, state_built);
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
