@@ -407,21 +407,29 @@ Example: SELECT dynview.verify('public.order_totals');$$;
 
 CREATE FUNCTION dynview.refresh_history(name text, max_rows int DEFAULT 100)
 RETURNS SETOF dynview.refresh_history
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 -- No SET search_path: NAME resolves with the caller's search_path, as a table name in a query does.
 -- Everything else is schema-qualified, operators included, so nothing a role plants on that path
 -- is called; rows are those the row-level security policy of refresh_history shows the caller.
 AS $$
+BEGIN
+    IF refresh_history.max_rows OPERATOR(pg_catalog.<) 0 THEN
+        RAISE EXCEPTION 'max_rows must not be negative: %', refresh_history.max_rows
+              USING ERRCODE = 'invalid_parameter_value',
+                    HINT = 'Pass how many of the newest rows to return, or NULL for all of them.';
+    END IF;
+    RETURN QUERY
     SELECT h.*
       FROM dynview.refresh_history h
      WHERE h.name::pg_catalog.oid OPERATOR(pg_catalog.=) refresh_history.name::pg_catalog.regclass::pg_catalog.oid
      ORDER BY h.refresh_id DESC
-     LIMIT refresh_history.max_rows
+     LIMIT refresh_history.max_rows;
+END
 $$;
 
 COMMENT ON FUNCTION dynview.refresh_history(text, int) IS
-$$The newest MAX_ROWS (default 100) refresh history rows of the dynamic table NAME, newest first.
-Errors: unknown name (42P01).
+$$The newest MAX_ROWS (default 100; NULL: all) refresh history rows of the dynamic table NAME, newest first.
+Errors: unknown name (42P01), negative MAX_ROWS (22023).
 Example: SELECT state, refresh_mode, refresh_trigger, rows_inserted, rows_deleted, duration_ms FROM dynview.refresh_history('public.order_totals', 5);$$;
 
 CREATE FUNCTION dynview.explain(query text, OUT property text, OUT value text)

@@ -1265,6 +1265,14 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
  * refresh_id and start_time; the catalog's last_refresh_state follows.  A
  * counted failure raises consecutive_failures and suspends the table after
  * dynview.max_consecutive_failures in a row.  Needs SPI and a transaction.
+ *
+ * It never waits for a lock: when another transaction holds the table's
+ * catalog row (a manual refresh of the table, an alteration, not yet
+ * committed), the history row is written and the catalog row is left as it
+ * is; that transaction's own outcome sets it when it commits (a successful
+ * refresh resets consecutive_failures anyway).  Waiting there held up the
+ * scheduler for as long as the other transaction stayed open, past
+ * dynview.lock_timeout, and with it every other pipeline of the database.
  */
 static void
 history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool count_failure,
@@ -1287,20 +1295,22 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 	values[8] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
 	nulls[8] = reason ? ' ' : 'n';
 	values[9] = BoolGetDatum(count_failure);
-	dv_catalog_exec("WITH c AS (UPDATE dynview.dynamic_table_catalog "
+	dv_catalog_exec("WITH l AS (SELECT relid FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
+					"  FOR NO KEY UPDATE SKIP LOCKED), "
+					"c AS (UPDATE dynview.dynamic_table_catalog t "
 					"  SET consecutive_failures = consecutive_failures + $10::int, last_refresh_state = $4, "
 					"      scheduling_state = CASE WHEN $10 AND $3 > 0 AND consecutive_failures + 1 >= $3 "
 					"                              THEN 'SUSPENDED' ELSE scheduling_state END, "
 					"      suspend_reason = CASE WHEN $10 AND $3 > 0 AND consecutive_failures + 1 >= $3 "
 					"                            THEN 'SUSPENDED_DUE_TO_ERRORS' ELSE suspend_reason END "
-					"  WHERE relid = $1::regclass RETURNING relid, schema_name, table_name) "
+					"  FROM l WHERE t.relid = l.relid) "
 					"INSERT INTO dynview.refresh_history (refresh_id, name, schema_name, table_name, state, refresh_mode, "
 					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
 					"  mode_reason_code, mode_reason, error_message) "
 					"SELECT coalesce($6, nextval('dynview.refresh_history_refresh_id_seq')), "
 					"  relid, schema_name, table_name, $4, NULL, $5, coalesce($7, clock_timestamp()), "
 					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($7, clock_timestamp())) * 1000, "
-					"  0, 0, $8, $9, $2 FROM c",
+					"  0, 0, $8, $9, $2 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
 					10, types, values, nulls, -1);
 }
 

@@ -57,6 +57,11 @@ SELECT (dynview.refresh('e_b')).state, dynview.verify('e_a'), dynview.verify('e_
 BEGIN READ ONLY;
 SELECT dynview.refresh('e_b');
 ROLLBACK;
+-- refresh_history: a negative row count is refused (22023) with a hint; NULL returns every row
+SELECT count(*) FROM dynview.refresh_history('e_b', -1);
+SELECT count(*) = (SELECT count(*) FROM dynview.refresh_history h WHERE h.name = 'e_b'::regclass)
+  AS all_rows FROM dynview.refresh_history('e_b', NULL);
+SELECT count(*) FROM dynview.refresh_history('e_b', 0);
 SELECT dynview.drop_dynamic_table('e_b');
 SELECT dynview.drop_dynamic_table('e_a');
 DROP TABLE e_src;

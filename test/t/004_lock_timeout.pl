@@ -83,5 +83,30 @@ is( $node->safe_psql(
 		'postgres', q{SELECT consecutive_failures FROM dynview.dynamic_tables WHERE name = 'd_locked'::regclass}),
 	'0', 'no failure counted');
 
+# A manual refresh left open in a transaction holds the table's catalog row (and its refresh
+# lock): the scheduled refresh is given up after dynview.lock_timeout and its SKIPPED row is
+# written while that transaction stays open.  Writing it used to wait for the row for as long as
+# the transaction stayed open, and held up every other pipeline of the database meanwhile.
+$node->safe_psql('postgres', q{INSERT INTO src_locked VALUES (3, 30)});
+my $mark = $node->safe_psql('postgres', q{SELECT max(refresh_id) FROM dynview.refresh_history});
+my $refresher = $node->background_psql('postgres');
+$refresher->query_safe(q{BEGIN; SELECT dynview.refresh('d_locked')});
+ok( $node->poll_query_until(
+		'postgres', qq{SELECT count(*) >= 2 FROM dynview.refresh_history
+		               WHERE refresh_id > $mark AND name = 'd_locked'::regclass AND state = 'SKIPPED'
+		                 AND mode_reason_code = 'LOCK_TIMEOUT'}),
+	'a manual refresh left open: scheduled refreshes are recorded SKIPPED while it stays open');
+$node->safe_psql('postgres', q{INSERT INTO src_free VALUES (4, 40)});
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 4 FROM d_free}),
+	'the other pipeline keeps being refreshed while the manual refresh stays open');
+$refresher->query_safe('COMMIT');
+$refresher->quit;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT (SELECT count(*) FROM d_locked) = 3 AND (SELECT n FROM d_down) = 3}),
+	'after the manual refresh commits, the pipeline catches up');
+is( $node->safe_psql(
+		'postgres', q{SELECT dynview.verify('d_locked') AND dynview.verify('d_down') AND dynview.verify('d_free')}),
+	't', 'verify() after the open manual refresh');
+
 $node->stop;
 done_testing();
