@@ -26,6 +26,8 @@
 #include "access/xlogdefs.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
+#include "tcop/dest.h"
+#include "utils/tuplestore.h"
 #include "utils/array.h"
 #include "utils/resowner.h"
 #include "utils/snapshot.h"
@@ -179,6 +181,8 @@ extern int	dv_safe_search_path_push(void);
 extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
+extern uint64 dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values,
+								   DestReceiver *dest);
 extern char *dv_snapshot_to_text(Snapshot snapshot);
 extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);
@@ -297,6 +301,7 @@ extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_on
 								DvParams *params);
 extern void dv_set_current_table(const char *qualified_name);
 extern void dv_register_tuples(const char *name);
+extern void dv_register_store(const char *name, Tuplestorestate *ts, TupleDesc desc, uint64 ntuples);
 extern void dv_unregister_tuples(const char *name);
 extern void dv_forget_aborted_tuples(void);
 struct StringInfoData;

@@ -212,6 +212,56 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 }
 
 /*
+ * dv_catalog_exec_into - dv_catalog_exec of a query whose rows go to dest
+ * instead of SPI_tuptable, so that the caller need not copy them out of it
+ * (a window read of thousands of buffer rows would otherwise form each row
+ * twice: in SPI's table, then in the caller's tuplestore).  With nargs > 0
+ * the statement's plan is kept as dv_catalog_exec keeps it; without, it is
+ * planned for this one execution (it may read an ephemeral relation of this
+ * refresh).  None of values is NULL.  dest's receiveSlot may return false
+ * to stop the statement early.  Returns the number of rows sent to dest.
+ */
+uint64
+dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, DestReceiver *dest)
+{
+	Oid			save_userid;
+	int			save_sec;
+	int			rc;
+	int			nestlevel;
+	SPIExecuteOptions options;
+
+	memset(&options, 0, sizeof(options));
+	options.dest = dest;
+	if (nargs > 0)
+	{
+		options.params = makeParamList(nargs);
+		for (int i = 0; i < nargs; i++)
+		{
+			ParamExternData *prm = &options.params->params[i];
+
+			prm->value = values[i];
+			prm->isnull = false;
+			prm->pflags = PARAM_FLAG_CONST;
+			prm->ptype = types[i];
+		}
+	}
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nestlevel = dv_safe_search_path_push();
+	if (nargs > 0)
+		rc = SPI_execute_plan_extended(cached_plan(sql, nargs, types), &options);
+	else
+		rc = SPI_execute_extended(sql, &options);
+	dv_safe_search_path_pop(nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec);
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "dynview catalog statement failed (%s): %s", SPI_result_code_string(rc), sql);
+	return SPI_processed;
+}
+
+/*
  * Direct reads of one dynamic table's rows in dynamic_table_catalog and
  * source_catalog, through their primary key indexes.
  *

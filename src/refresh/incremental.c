@@ -181,9 +181,24 @@ forget_aborted_subxact(SubXactEvent event, SubTransactionId mySubid,
 void
 dv_register_tuples(const char *name)
 {
+	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(ts, SPI_tuptable->vals[i]);
+	dv_register_store(name, ts, SPI_tuptable->tupdesc, SPI_processed);
+}
+
+/*
+ * dv_register_store - the ntuples rows of the tuplestore ts (made in the
+ * current SPI connection's procedure memory, rows of shape desc) as the
+ * ephemeral named relation `name` of that connection; the relation owns ts
+ * from here on.
+ */
+void
+dv_register_store(const char *name, Tuplestorestate *ts, TupleDesc desc, uint64 ntuples)
+{
 	static bool callback_registered = false;
 	EphemeralNamedRelation enr = palloc0(sizeof(EphemeralNamedRelationData));
-	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContext old;
 	RegisteredTuples *entry;
 	ListCell   *lc;
@@ -194,13 +209,11 @@ dv_register_tuples(const char *name)
 		RegisterSubXactCallback(forget_aborted_subxact, NULL);
 		callback_registered = true;
 	}
-	for (uint64 i = 0; i < SPI_processed; i++)
-		tuplestore_puttuple(ts, SPI_tuptable->vals[i]);
 	enr->md.name = pstrdup(name);
 	enr->md.reliddesc = InvalidOid;
-	enr->md.tupdesc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	enr->md.tupdesc = CreateTupleDescCopy(desc);
 	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
-	enr->md.enrtuples = (double) SPI_processed;
+	enr->md.enrtuples = (double) ntuples;
 	enr->reldata = ts;
 	rc = SPI_register_relation(enr);
 	if (rc == SPI_ERROR_REL_DUPLICATE)
@@ -245,7 +258,7 @@ dv_register_tuples(const char *name)
 	entry->subid = GetCurrentSubTransactionId();
 	entry->aborted = false;
 	entry->store = ts;
-	entry->shape = relation_shape(name, enr->md.tupdesc, SPI_processed);
+	entry->shape = relation_shape(name, enr->md.tupdesc, ntuples);
 	registered_tuples = lappend(registered_tuples, entry);
 	MemoryContextSwitchTo(old);
 }
@@ -1098,6 +1111,55 @@ window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 }
 
 /*
+ * WindowStore - the receiver of a window read: its rows into a tuplestore
+ * (made in the reading function's memory context, cxt), counted; a row of
+ * weight 0 (a marker: the last column) ends the read, the window needing a
+ * FULL refresh.
+ */
+typedef struct WindowStore
+{
+	DestReceiver pub;
+	Tuplestorestate *store;
+	MemoryContext cxt;
+	TupleDesc	desc;			/* the rows' shape, in cxt */
+	uint64		rows;
+	bool		has_marker;
+} WindowStore;
+
+static void
+window_store_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	WindowStore *ws = (WindowStore *) self;
+	MemoryContext old = MemoryContextSwitchTo(ws->cxt);
+
+	ws->desc = CreateTupleDescCopy(typeinfo);
+	MemoryContextSwitchTo(old);
+}
+
+static bool
+window_store_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	WindowStore *ws = (WindowStore *) self;
+	bool		isnull;
+	Datum		weight = slot_getattr(slot, slot->tts_tupleDescriptor->natts, &isnull);
+
+	if (!isnull && DatumGetInt64(weight) == 0)
+	{
+		ws->has_marker = true;
+		return false;
+	}
+	tuplestore_puttupleslot(ws->store, slot);
+	ws->rows++;
+	return true;
+}
+
+static void
+window_store_shutdown(DestReceiver *self)
+{
+	/* (the store outlives the statement: the relation registered owns it) */
+}
+
+/*
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
@@ -1123,8 +1185,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	ListCell   *lc;
 	Oid			types[WINDOW_NARGS];
 	Datum		values[WINDOW_NARGS];
-	bool		has_marker = false;
-	bool		isnull;
+	WindowStore receiver;
 	bool		consolidate = true;
 	StringInfoData spelled;
 
@@ -1197,24 +1258,39 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		appendStringInfoString(&sql, "dv_weight = 0 HAVING pg_catalog.sum(dv_weight) <> 0 OR bool_or(dv_weight = 0)");
 	}
 
+	/*
+	 * The rows go straight into the tuplestore of the relation (WindowStore),
+	 * not through SPI_tuptable: formed once, not twice, in a new backend's
+	 * first refresh mostly new memory to fault in.
+	 */
+	receiver.pub.receiveSlot = window_store_receive;
+	receiver.pub.rStartup = window_store_startup;
+	receiver.pub.rShutdown = window_store_shutdown;
+	receiver.pub.rDestroy = window_store_shutdown;
+	receiver.pub.mydest = DestTuplestore;
+	receiver.store = tuplestore_begin_heap(false, false, work_mem);
+	receiver.cxt = CurrentMemoryContext;
+	receiver.desc = NULL;
+	receiver.rows = 0;
+	receiver.has_marker = false;
 	if (from_enr)
 	{
 		/* (not kept as a prepared plan: the relation is this refresh's) */
-		dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
+		dv_catalog_exec_into(sql.data, 0, NULL, NULL, &receiver.pub);
 	}
 	else
 	{
 		/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
 		window_parameters(dt, snapshot, values, types);
-		dv_catalog_exec(sql.data, WINDOW_NARGS, types, values, NULL, -1);
+		dv_catalog_exec_into(sql.data, WINDOW_NARGS, types, values, &receiver.pub);
 	}
-	for (uint64 i = 0; i < SPI_processed && !has_marker; i++)
-		has_marker = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-												 SPI_tuptable->tupdesc->natts, &isnull)) == 0;
-	if (has_marker)
+	if (receiver.has_marker)
+	{
+		tuplestore_end(receiver.store);
 		return -1;
-	dv_register_tuples(src->enr_name);
-	return (int64) SPI_processed;
+	}
+	dv_register_store(src->enr_name, receiver.store, receiver.desc, receiver.rows);
+	return (int64) receiver.rows;
 }
 
 /*

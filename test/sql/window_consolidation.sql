@@ -79,5 +79,32 @@ UPDATE wi_j SET j = '{"a": 1.0}' WHERE id = 1;
 SELECT r.refresh_mode, dynview.verify('wi_json') FROM dynview.refresh('wi_json') r;
 SELECT j, q FROM wi_json ORDER BY q;
 
-SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['wi_rows', 'wi_groups', 'wi_json']) t;
-DROP TABLE wi_src, wi_j;
+-- A window read sends its rows straight into the relation the delta reads, and stops at a
+-- marker: rows before and after a TRUNCATE of an inheritance child (a marker in the parent's
+-- window: FULL, SOURCE_TRUNCATED) in one window, read raw (a sum: linear), consolidated (a
+-- count(DISTINCT)), and shared by a self-join; then a window of rows only, read whole.
+CREATE TABLE wi_m (k int, v int);
+CREATE TABLE wi_m_child () INHERITS (wi_m);
+INSERT INTO wi_m SELECT k, k % 7 FROM generate_series(1, 300) k;
+SELECT dynview.create_dynamic_table('wi_m_sum', 'SELECT v, sum(k) AS s, count(*) AS n FROM wi_m GROUP BY v',
+  schedule => 'manual', refresh_mode => 'incremental');
+SELECT dynview.create_dynamic_table('wi_m_dist', 'SELECT count(DISTINCT v) AS d, count(*) AS n FROM wi_m',
+  schedule => 'manual', refresh_mode => 'incremental');
+SELECT dynview.create_dynamic_table('wi_m_self',
+  'SELECT a.v, count(*) AS n FROM wi_m a JOIN wi_m b ON b.k = a.k + 1 GROUP BY a.v',
+  schedule => 'manual', refresh_mode => 'incremental');
+\set wi_m_round 'SELECT r.table_name, r.refresh_mode, r.mode_reason_code, dynview.verify(t) AS verified FROM unnest(ARRAY[''wi_m_sum'', ''wi_m_dist'', ''wi_m_self'']) t, dynview.refresh(t) r'
+INSERT INTO wi_m SELECT k, k % 5 FROM generate_series(301, 900) k;
+INSERT INTO wi_m_child SELECT k, k % 3 FROM generate_series(901, 1000) k;
+TRUNCATE wi_m_child;
+INSERT INTO wi_m SELECT k, k % 3 FROM generate_series(1001, 1400) k;
+:wi_m_round;
+INSERT INTO wi_m SELECT k, k % 11 FROM generate_series(1401, 2000) k;
+INSERT INTO wi_m_child SELECT k, k % 2 FROM generate_series(2001, 2100) k;
+DELETE FROM wi_m WHERE k % 4 = 0;
+:wi_m_round;
+SELECT (SELECT sum(n) FROM wi_m_sum) AS sum_rows, (SELECT n FROM wi_m_dist) AS dist_rows,
+       (SELECT count(*) FROM wi_m) AS source_rows;
+
+SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['wi_rows', 'wi_groups', 'wi_json', 'wi_m_sum', 'wi_m_dist', 'wi_m_self']) t;
+DROP TABLE wi_src, wi_j, wi_m CASCADE;
