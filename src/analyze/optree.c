@@ -3614,10 +3614,10 @@ match_sums_sql(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *
 
 /*
  * key_sums - when every condition of quals is "a = b" with a an expression
- * of keep's row alone and b one of other's alone, both of one type and "="
- * that type's default equality (the one GROUP BY groups by) under b's
- * collation, or a condition on other's row alone, and at least one is an
- * equality: a WITH entry of the sums of the weights of other's delta
+ * of keep's row alone and b one of other's alone, both of one type and one
+ * collation and "=" that type's default equality (the one GROUP BY groups
+ * by) under it, or a condition on other's row alone, and at least one is
+ * an equality: a WITH entry of the sums of the weights of other's delta
  * (relation dother; the rows the conditions on other's row alone keep) per
  * value of its b's (dv_k1, ..., and dv_s; groups whose sum is 0 left out,
  * as a sum of 0 changes no count), and in *on the condition that joins it
@@ -3629,8 +3629,8 @@ match_sums_sql(DvGen *g, const char *krel, DvOp *keep, DvOp *other, const char *
  * rows numbered (dv_rid) and joined to their sums by that number (a nested
  * loop of 385 x 385 rows on a one-row estimate: TPC-H Q22 at SF1).  NULL
  * when a condition has another form (a NOT IN test, an inequality, a
- * cross-type equality, a condition on keep's row alone), or reads a level
- * above, a subquery or a volatile function.
+ * cross-type equality, sides of two collations, a condition on keep's row
+ * alone), or reads a level above, a subquery or a volatile function.
  */
 static char *
 key_sums(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals, char **on)
@@ -3685,7 +3685,9 @@ key_sums(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals, cha
 			checkExprHasSubLink((Node *) e) || contain_volatile_functions((Node *) e))
 			return NULL;
 		tce = lookup_type_cache(exprType(b), TYPECACHE_EQ_OPR);
-		if (!OidIsValid(tce->eq_opr) || e->opno != tce->eq_opr || e->inputcollid != exprCollation(b))
+		/* (both sides of one collation: the join "a = dv_k" must not meet two implicit ones) */
+		if (!OidIsValid(tce->eq_opr) || e->opno != tce->eq_opr || e->inputcollid != exprCollation(b) ||
+			exprCollation(a) != exprCollation(b))
 			return NULL;
 		appendStringInfo(&keys, "%s AS dv_k%d, ", deparse(g, b, other, "o", NULL, NULL), i);
 		appendStringInfo(&cond, "%s(%s) %s s.dv_k%d", i > 1 ? " AND " : "",

@@ -9,11 +9,11 @@
 -- and the shapes that keep the numbered rows (a cross-type equality, NOT IN, an inequality).
 SET client_min_messages = warning;
 
-CREATE TABLE ks_cust (id int PRIMARY KEY, phone text, bal numeric(12,2), name text COLLATE "C");
+CREATE TABLE ks_cust (id int PRIMARY KEY, phone text, bal numeric(12,2), name text COLLATE "C", name_d text);
 CREATE TABLE ks_ord (ord int PRIMARY KEY, cust int, cust8 bigint, region int, tag text COLLATE "C", amount int);
 CREATE TABLE ks_bag (cust int, region int, note text);
 CREATE INDEX ON ks_ord (cust);
-INSERT INTO ks_cust SELECT i, (10 + i % 20)::text || '-' || i, (i * 37 % 1000) - 100, 'n' || (i % 40) FROM generate_series(1, 600) i;
+INSERT INTO ks_cust SELECT i, (10 + i % 20)::text || '-' || i, (i * 37 % 1000) - 100, 'n' || (i % 40), 'n' || (i % 40) FROM generate_series(1, 600) i;
 -- customers id % 3 = 0 have no orders, as in TPC-H
 INSERT INTO ks_ord SELECT o, c, c, c % 4, 'n' || (c % 40), o % 13
   FROM generate_series(1, 3000) o, LATERAL (SELECT 1 + (o * 7) % 600 AS c) x WHERE c % 3 <> 0;
@@ -36,6 +36,10 @@ INSERT INTO ks_defs VALUES
   ('ks_in_expr', 'SELECT c.id, c.bal FROM ks_cust c WHERE c.id + 1 IN (SELECT o.cust FROM ks_ord o WHERE o.amount > 3)', true),
   -- text keys under "C"
   ('ks_text', 'SELECT c.id FROM ks_cust c WHERE NOT EXISTS (SELECT FROM ks_ord o WHERE o.tag = c.name AND o.amount = 12)', true),
+  -- text keys of two collations made one by COLLATE on the kept side; on the changed side (its
+  -- sums would be of another collation than the kept side's key: numbered rows)
+  ('ks_coll_k', 'SELECT c.id FROM ks_cust c WHERE EXISTS (SELECT FROM ks_ord o WHERE c.name_d COLLATE "C" = o.tag AND o.amount = 11)', true),
+  ('ks_coll_o', 'SELECT c.id FROM ks_cust c WHERE EXISTS (SELECT FROM ks_ord o WHERE c.name_d = o.tag COLLATE "C" AND o.amount = 11)', false),
   -- a LEFT JOIN's padded rows (only the right side changes)
   ('ks_left', 'SELECT c.id, o.ord FROM ks_cust c LEFT JOIN ks_ord o ON o.cust = c.id AND o.amount = 5 WHERE c.id % 5 = 0', true),
   -- kept as numbered rows: a cross-type equality, NOT IN, an inequality
@@ -73,7 +77,7 @@ SELECT * FROM dv_refresh_round('ks_defs');
 -- round 3: both sides changed in one window: customers and bag rows changed and inserted, with
 -- orders for them, an order inserted and deleted again
 UPDATE ks_cust SET bal = bal + 500, phone = '13-' || id WHERE id BETWEEN 40 AND 60;
-INSERT INTO ks_cust VALUES (601, '13-601', 900, 'n1'), (602, '17-602', 800, 'n2');
+INSERT INTO ks_cust VALUES (601, '13-601', 900, 'n1', 'n1'), (602, '17-602', 800, 'n2', 'n2');
 INSERT INTO ks_ord VALUES (9002, 601, 601, 1, 'n1', 12), (9003, 9, 9, 1, 'n9', 4);
 INSERT INTO ks_bag VALUES (9, 1, 'new'), (9, 1, 'new'), (602, 2, 'new');
 DELETE FROM ks_bag WHERE cust = 10;
