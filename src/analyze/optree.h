@@ -84,7 +84,14 @@
  * is one join of it with DELTA(Y) grouped by that number (hashed on the
  * condition's equalities, not a scan of DELTA(Y) per row), and m(x) a
  * count per row of that entry (by an index of Y where one fits), after any
- * filter or join below it (the entry is a fence: TPC-H Q21, Q22, Q4).  An
+ * filter or join below it (the entry is a fence: TPC-H Q21, Q22, Q4).
+ * When the condition is only equalities "a = b" of one type under its
+ * default equality (a of X, b of Y), besides conditions on Y's row alone,
+ * DELTA(Y) is instead summed per value of the b's (filtered by those
+ * conditions, zero sums dropped), and the rows x are joined to those sums
+ * by the equalities: no numbering, one join the planner can hash whatever
+ * its estimate of x (optree.c key_sums; TPC-H Q22's 385 reached customers
+ * had been joined to their sums by a nested loop planned for one row).  An
  * EXISTS / IN subquery's relations are read for the columns its conditions
  * and IN's test read (optree.c narrow_sublink_columns), not all that
  * "SELECT *" names.

@@ -1,7 +1,9 @@
 -- The delta of semi-, anti- and outer joins and of grouped subqueries joined back (TPC-H Q13,
 -- Q17, Q20, Q15), as optree.c writes it:
 --   - the weights of the other side's delta that match a reached row are summed by one join
---     of the numbered rows with the delta (dv_rid), not a subquery per row over the delta;
+--     of the numbered rows with the delta (dv_rid), or, when the condition is equalities of one
+--     type, summed per key first and joined to the rows by it (key_sums); never a subquery per
+--     row over the delta;
 --   - a row's matches are counted up to GREATEST(s, 0) + 1 only (enough to tell whether m and
 --     m - s are 0), so the changes here move many matches of one row at once, both ways, and
 --     rows of the preserved side are duplicated (no key);
@@ -43,13 +45,15 @@ SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NU
   FROM jd_tables ORDER BY name;
 SELECT t.name, d.effective_mode FROM jd_tables t JOIN dynview.dynamic_tables d ON d.name = t.name::regclass ORDER BY 1;
 
--- the delta SQL: matching weights by one join over numbered rows, counts stopped at s + 1,
+-- the delta SQL: matching weights by one join over numbered rows (or, when the condition is
+-- equalities of one type, the delta's weights summed per key and joined by it), counts stopped at s + 1,
 -- and (without a state: the partner rule of jd_q17) the delta restricted to the affected keys.
 -- (jd_q15's and jd_q17's scalar subqueries, made left joins, are compared by a strict "=" / "<"
 -- above them: inner joins (reduce_outer_join), without the unmatched-rows terms that number
 -- and count)
 SELECT t.name,
        strpos(e.value, 'row_number() OVER () AS dv_rid') > 0 AS numbered,
+       strpos(e.value, 'HAVING pg_catalog.sum(o.dv_weight) <> 0') > 0 AS summed_by_key,
        strpos(e.value, 'LIMIT GREATEST(k.dv_s, 0) + 1') > 0 AS capped_count,
        e.value ~ 'FROM dv_d[0-9]+ d WHERE \(d\.c[0-9_]+\) OPERATOR\(pg_catalog\.=\) ANY \(SELECT k\.k1' AS keyed_old_rows
   FROM jd_tables t JOIN dynview.explain_dynamic_table(t.name) e ON e.property = 'delta'

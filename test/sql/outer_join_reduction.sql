@@ -41,7 +41,7 @@ SELECT t.name, t.join_type AS expected, string_agg(substring(btrim(l) FROM '^(\w
  WHERE btrim(l) ~ '^\w+ join:'
  GROUP BY t.name, t.join_type ORDER BY 1;
 -- no unmatched-rows terms in the delta of the reduced ones
-SELECT t.name, strpos(e.value, 'row_number() OVER () AS dv_rid') > 0 AS unmatched_terms
+SELECT t.name, strpos(e.value, 'k.dv_s') > 0 AS unmatched_terms
   FROM oj_tables t JOIN dynview.explain_dynamic_table(t.name) e ON e.property = 'delta'
  ORDER BY 1;
 
