@@ -90,6 +90,20 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'dynview_full_refresh_count'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
+-- The window of design section 5 (buffer rows whose transaction cur sees and prev did not, each
+-- with the xids it counts as its own) decided for each of xids by both of its spellings: the SQL
+-- condition that window reads run (by_sql) and its C twin that scans asking only whether a buffer
+-- holds a row of the window use (by_c).  Internal: regress window_spellings checks they agree.
+CREATE FUNCTION dynview._window_membership(xids xid8[], prev pg_snapshot, prev_own xid8[],
+                                           cur pg_snapshot, cur_own xid8[])
+RETURNS TABLE (xid xid8, by_sql boolean, by_c boolean)
+AS 'MODULE_PATHNAME', 'dynview_window_membership'
+LANGUAGE C STRICT IMMUTABLE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dynview._window_membership(xid8[], pg_snapshot, xid8[], pg_snapshot, xid8[]) IS
+$$Internal, for tests: for each xid, whether a change buffer row of that transaction is in the refresh window from snapshot prev (and its own xids prev_own) to snapshot cur (and cur_own), by the SQL condition window reads use (by_sql) and by its C twin (by_c). The two must agree.
+Example: SELECT * FROM dynview._window_membership('{5,7}', '5:8:7', '{}', '5:9:', '{}');$$;
+
 -- Where data snapshots are taken: "<system identifier>:<database oid>".  A catalog row that arrives
 -- with a data snapshot of another origin (pg_restore, or a dump loaded into another database or
 -- cluster) names transactions of that other database, which this one may never have had (a lower

@@ -47,6 +47,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -475,6 +476,17 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
  * The window of the data snapshot S_prev (with the xids it consumed as its
  * own, $2 and $3) to S_new ($4, with the current transaction's xid as $1):
  * buffer rows whose transaction S_new sees and S_prev did not.
+ *
+ * This SQL spelling of design section 5's window is read by every window
+ * read (read_window).  window_contains spells the same predicate in C for
+ * the scans that only ask whether a buffer holds a row of the window
+ * (window_has_row), and window_transactions lists the transactions of the
+ * window from the same snapshots.  The three take their operands from one
+ * place (window_texts: the snapshots' and xid lists' text), and regress
+ * window_spellings compares the SQL spelling with window_contains
+ * (dynview._window_membership) over xids around every bound of many
+ * snapshots, wraparound-adjacent epochs included: change one of them, and
+ * change the others with it.
  */
 #define WINDOW_CONDITION \
 	"dv_xid >= $5::pg_catalog.xid8 " \
@@ -566,31 +578,65 @@ parse_snapshot_text(const char *text, Xid8Snapshot *snap)
 }
 
 /*
- * the parameters of WINDOW_CONDITION, and their types: the xid lists
- * are passed as xid8[] values and the snapshots as pg_snapshot values, not
- * as text, since a cast of a parameter from text is not folded into a
- * constant in a generic plan (which a kept plan becomes after a few
- * executions in one backend, as in the scheduler): it was evaluated for
- * every buffer row
+ * The operands of the window from dt's data snapshot to snapshot, as text:
+ * the pg_snapshot texts of S_prev and S_new and the xid8[] texts of the
+ * xids each counts as its own (S_prev: the refresh that took it; S_new:
+ * the current transaction, its xid assigned).  Both spellings of the
+ * window (WINDOW_CONDITION's parameters, window_contains's bounds) are
+ * made from these, and nothing else.
  */
+typedef struct WindowTexts
+{
+	const char *prev;			/* S_prev, "xmin:xmax:xip,..." */
+	const char *prev_own;		/* "{x,...}" */
+	const char *cur;			/* S_new */
+	const char *cur_own;		/* "{x}" */
+} WindowTexts;
+
+static void
+window_texts(DvTable *dt, Snapshot snapshot, WindowTexts *w)
+{
+	if (dt->data_snapshot == NULL)
+		elog(ERROR, "dynamic table %u has no data snapshot to read a window from", dt->relid);
+	w->prev = dt->data_snapshot;
+	w->prev_own = dt->data_own_xids ? dt->data_own_xids : "{}";
+	w->cur = dv_snapshot_to_text(snapshot);
+	w->cur_own = psprintf("{" UINT64_FORMAT "}", own_xid8());
+}
+
+/*
+ * window_parameters_of - the parameters of WINDOW_CONDITION, and their
+ * types: the xid lists are passed as xid8[] values and the snapshots as
+ * pg_snapshot values, not as text, since a cast of a parameter from text
+ * is not folded into a constant in a generic plan (which a kept plan
+ * becomes after a few executions in one backend, as in the scheduler): it
+ * was evaluated for every buffer row
+ */
+static void
+window_parameters_of(const WindowTexts *w, Datum *values, Oid *types)
+{
+	Xid8Snapshot prev;
+
+	types[0] = XID8ARRAYOID;
+	values[0] = OidInputFunctionCall(F_ARRAY_IN, (char *) w->cur_own, XID8OID, -1);
+	types[1] = PG_SNAPSHOTOID;
+	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(w->prev));
+	types[2] = XID8ARRAYOID;
+	values[2] = OidInputFunctionCall(F_ARRAY_IN, (char *) w->prev_own, XID8OID, -1);
+	types[3] = PG_SNAPSHOTOID;
+	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(w->cur));
+	types[4] = XID8OID;
+	parse_snapshot_text(w->prev, &prev);
+	values[4] = FullTransactionIdGetDatum(FullTransactionIdFromU64(prev.xmin));
+}
+
 static void
 window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
 {
-	types[0] = XID8ARRAYOID;
-	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
-	types[1] = PG_SNAPSHOTOID;
-	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dt->data_snapshot));
-	types[2] = XID8ARRAYOID;
-	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
-	types[3] = PG_SNAPSHOTOID;
-	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dv_snapshot_to_text(snapshot)));
-	types[4] = XID8OID;
-	{
-		Xid8Snapshot prev;
+	WindowTexts w;
 
-		parse_snapshot_text(dt->data_snapshot, &prev);
-		values[4] = FullTransactionIdGetDatum(FullTransactionIdFromU64(prev.xmin));
-	}
+	window_texts(dt, snapshot, &w);
+	window_parameters_of(&w, values, types);
 }
 
 /* pg_visible_in_snapshot(v, snap) */
@@ -600,6 +646,44 @@ xid8_visible(uint64 v, const Xid8Snapshot *snap)
 	if (v < snap->xmin)
 		return true;
 	return v < snap->xmax && !xid8_among(v, snap->xip, snap->nxip);
+}
+
+/* the window parsed for window_contains */
+typedef struct WindowBounds
+{
+	Xid8Snapshot prev;
+	uint64	   *prev_own;
+	int			nprev_own;
+	Xid8Snapshot cur;
+	uint64	   *cur_own;
+	int			ncur_own;
+} WindowBounds;
+
+static void
+window_bounds_of(const WindowTexts *w, WindowBounds *b)
+{
+	parse_snapshot_text(w->prev, &b->prev);
+	b->nprev_own = parse_xid8_list(w->prev_own, &b->prev_own);
+	parse_snapshot_text(w->cur, &b->cur);
+	b->ncur_own = parse_xid8_list(w->cur_own, &b->cur_own);
+}
+
+/*
+ * window_contains - WINDOW_CONDITION in C, term by term: is a buffer row
+ * of transaction v in the window?  Keep the two in step (see
+ * WINDOW_CONDITION; regress window_spellings compares them).
+ */
+static bool
+window_contains(const WindowBounds *b, uint64 v)
+{
+	/* dv_xid >= $5 */
+	if (v < b->prev.xmin)
+		return false;
+	/* AND (pg_visible_in_snapshot(dv_xid, $4) OR dv_xid = ANY ($1)) */
+	if (!(xid8_visible(v, &b->cur) || xid8_among(v, b->cur_own, b->ncur_own)))
+		return false;
+	/* AND NOT (pg_visible_in_snapshot(dv_xid, $2) OR dv_xid = ANY ($3)) */
+	return !(xid8_visible(v, &b->prev) || xid8_among(v, b->prev_own, b->nprev_own));
 }
 
 /*
@@ -717,11 +801,8 @@ buffer_is_empty(Oid buffer)
 static bool
 window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only)
 {
-	Xid8Snapshot prev;
-	Xid8Snapshot cur;
-	uint64		own = own_xid8();	/* (assigned, as window_parameters does) */
-	uint64	   *prev_own;
-	int			nprev_own;
+	WindowTexts w;
+	WindowBounds bounds;
 	Relation	rel;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
@@ -730,11 +811,8 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 	AttrNumber	weight_att;
 	bool		found = false;
 
-	if (dt->data_snapshot == NULL)
-		elog(ERROR, "dynamic table %u has no data snapshot to read a window from", dt->relid);
-	parse_snapshot_text(dt->data_snapshot, &prev);
-	parse_snapshot_text(dv_snapshot_to_text(snapshot), &cur);
-	nprev_own = parse_xid8_list(dt->data_own_xids ? dt->data_own_xids : "{}", &prev_own);
+	window_texts(dt, snapshot, &w);
+	window_bounds_of(&w, &bounds);
 
 	CommandCounterIncrement();
 	read_snapshot = RegisterSnapshot(GetTransactionSnapshot());
@@ -757,11 +835,7 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 		if (isnull)
 			continue;			/* (NOT NULL column: never) */
 		v = U64FromFullTransactionId(DatumGetFullTransactionId(d));
-		if (v < prev.xmin)
-			continue;
-		if (!(xid8_visible(v, &cur) || v == own))
-			continue;
-		if (xid8_visible(v, &prev) || xid8_among(v, prev_own, nprev_own))
+		if (!window_contains(&bounds, v))
 			continue;
 		if (nonpositive_only)
 		{
@@ -776,6 +850,72 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 	table_close(rel, NoLock);
 	UnregisterSnapshot(read_snapshot);
 	return found;
+}
+
+/*
+ * dynview._window_membership(xids xid8[], prev pg_snapshot, prev_own xid8[],
+ * cur pg_snapshot, cur_own xid8[]) - for each of xids, is a buffer row of
+ * that transaction in the window from prev to cur by WINDOW_CONDITION (run
+ * through SPI over the xids, with the parameters window_parameters_of
+ * makes) and by window_contains (with the bounds window_bounds_of makes)?
+ * Rows (xid, by_sql, by_c), in the order of xids; for regress
+ * window_spellings, which asks that the two never differ.  Needs no
+ * transaction state but SPI's.
+ */
+PG_FUNCTION_INFO_V1(dynview_window_membership);
+
+Datum
+dynview_window_membership(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *xids = PG_GETARG_ARRAYTYPE_P(0);
+	WindowTexts w;
+	WindowBounds bounds;
+	Datum		values[WINDOW_NARGS + 1];
+	Oid			types[WINDOW_NARGS + 1];
+
+	InitMaterializedSRF(fcinfo, 0);
+	w.prev = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(1)));
+	w.prev_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(2));
+	w.cur = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(3)));
+	w.cur_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(4));
+	if (array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(2))) ||
+		array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(4))))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("prev_own and cur_own must not contain NULL"),
+				 errhint("Pass transaction ids only.")));
+	window_bounds_of(&w, &bounds);
+	window_parameters_of(&w, values, types);
+	values[WINDOW_NARGS] = PointerGetDatum(xids);
+	types[WINDOW_NARGS] = XID8ARRAYOID;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT w.dv_xid, " WINDOW_CONDITION
+							  " FROM pg_catalog.unnest($6::pg_catalog.xid8[]) WITH ORDINALITY AS w(dv_xid, n)"
+							  " ORDER BY w.n",
+							  WINDOW_NARGS + 1, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not evaluate the window condition");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		xid = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		Datum		row[3];
+		bool		nulls[3] = {false, false, false};
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("xids must not contain NULL"),
+					 errhint("Pass transaction ids only.")));
+		row[0] = xid;
+		row[1] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &nulls[1]);
+		row[2] = BoolGetDatum(window_contains(&bounds, U64FromFullTransactionId(DatumGetFullTransactionId(xid))));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+	}
+	SPI_finish();
+	return (Datum) 0;
 }
 
 /* the most transactions of a window whose commit positions are looked up */
