@@ -2866,12 +2866,24 @@ as_is_failure(Oid relid, bool create)
  * subtransaction: when that raises an error or finds the state not agreeing
  * with the changes (INCREMENTAL_MISMATCH), nothing of it is kept and *retry
  * says why (the caller applies the consolidated windows instead); else its
- * result.  Any error a row's value can raise is retried, a program limit
- * (class 54: repeat() past 1 GB, an index entry too long) or a shortage of
- * memory (53) included: the subtransaction's rollback recovers from them.
- * Raised again: a cancel or shutdown (57), a transaction-rollback error
- * (40: a deadlock, a serialization failure), a system error (58: I/O) and
- * an internal one (XX), which no row explains.
+ * result.
+ *
+ * Which errors are retried: any error that a row's value can raise, since
+ * a row read as it is may be one that a later change undid, which the
+ * consolidated windows never show to the query's expressions.  That is
+ * every class but the ones below, a program limit (class 54: repeat() past
+ * 1 GB, an index entry too long) and a shortage of memory (53) included,
+ * and also the internal error XX000: it is what elog(ERROR) raises, and
+ * functions raise it from values they were never meant to get ("invalid
+ * memory alloc request size" of a value that would pass 1 GB, a lookup of
+ * an OID that a row names).  The subtransaction's rollback recovers from
+ * each, and the consolidated windows are the reference: a fault that is
+ * not the undone row's raises the error there again, and the refresh
+ * fails with it.  Raised at once, since no row explains them and applying
+ * again cannot help (or must not be tried): a cancel or shutdown (57), a
+ * transaction-rollback error (40: a deadlock, a serialization failure,
+ * which the client must see to retry its transaction), a system error
+ * (58: I/O, a file missing), and data or index corruption (XX001, XX002).
  */
 static bool
 refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
@@ -2910,8 +2922,9 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
 		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
 			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_INTERNAL_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK))
+			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+			edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
+			edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED)
 			ReThrowError(edata);
 		*retry = psprintf("an error on a row read as it is: %s", edata->message);
 		FreeErrorData(edata);

@@ -195,6 +195,41 @@ DELETE FROM lw_o WHERE id = 203;
 UPDATE lw_k SET kg = kg WHERE k IN (1, 2);
 SELECT * FROM lw_round();
 
+-- an internal error (XX000) on an undone row: what elog(ERROR) raises, as palloc's "invalid memory
+-- alloc request size" for a value past 1 GB does (lw_alloc stands for such a function: it raises
+-- that error for a count that large); applied again over the consolidated windows like any other
+-- error, not raised.  Data or index corruption (XX001, XX002) is raised at once, also on an undone
+-- row, and changes nothing; consolidated first (linear_windows_as_is off), the refresh passes.
+CREATE FUNCTION lw_alloc(d int) RETURNS int IMMUTABLE LANGUAGE plpgsql AS $f$
+BEGIN
+  IF d >= 1000000000 THEN
+    RAISE EXCEPTION 'invalid memory alloc request size %', d::bigint * 2
+      USING ERRCODE = CASE WHEN d = 1000000001 THEN 'XX001' ELSE 'XX000' END;
+  END IF;
+  RETURN d;
+END $f$;
+INSERT INTO lw_defs VALUES
+  ('lw_cor', $$SELECT k, count(*) AS n, sum(lw_alloc(d)) AS s FROM lw_o GROUP BY k$$);
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
+  FROM lw_defs WHERE name = 'lw_cor';
+UPDATE lw_o SET d = 1000000001 WHERE id = 26;
+UPDATE lw_o SET d = 6 WHERE id = 26;
+SELECT refresh_mode FROM dynview.refresh('lw_cor');
+SELECT dynview.verify('lw_cor') AS verified_after_failure;
+SET dynview.linear_windows_as_is = off;
+SELECT * FROM lw_round('lw_cor');
+RESET dynview.linear_windows_as_is;
+INSERT INTO lw_defs VALUES
+  ('lw_int', $$SELECT g, count(*) AS n, sum(lw_alloc(d)) AS s FROM lw_o GROUP BY g$$);
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
+  FROM lw_defs WHERE name = 'lw_int';
+UPDATE lw_o SET d = 1000000000 WHERE id = 25;
+UPDATE lw_o SET d = 5 WHERE id = 25;
+SELECT * FROM lw_round('lw_int');
+UPDATE lw_o SET d = d + 1 WHERE id = 25;
+SELECT * FROM lw_round('lw_int');
+
 SELECT count(dynview.drop_dynamic_table(name)) FROM lw_defs;
 DROP FUNCTION lw_round(text);
+DROP FUNCTION lw_alloc(int);
 DROP TABLE lw_defs, lw_o, lw_k, lw_p;
