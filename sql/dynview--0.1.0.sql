@@ -35,6 +35,10 @@ CREATE TABLE dynview.dynamic_table_catalog (
     data_lsn             pg_lsn,
     last_refresh_state   text,
     consecutive_failures int NOT NULL DEFAULT 0,
+    as_is_failures       int NOT NULL DEFAULT 0,   -- dynview.linear_windows_as_is: reads of the windows
+                                               -- as they were that failed in a row (an undone row's error)
+    as_is_skip           int NOT NULL DEFAULT 0,   -- refreshes left that consolidate first after that
+    as_is_error          text,                     -- the last such failure, for mode_reason
     next_refresh_full    text,                 -- reason code when the next refresh must be FULL
     definition_signature text,                 -- md5 of the analysed, rewritten definition at the
                                                -- last refresh: a replaced view changes it

@@ -2812,54 +2812,14 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 }
 
 /*
- * A table whose windows read as they are failed (an error, a state not
- * agreeing): its next refreshes in this backend consolidate first, without
- * paying the failing attempt again, 4 of them after its first failure,
- * twice as many after each further one in a row (up to 256); one that
- * succeeds forgets the failures.  Kept for the backend's life, through the
- * refresh's own rollback when the consolidated read fails too (an error on
- * a row that is still there).
+ * After a read of the windows as they are failed, the table's next
+ * refreshes consolidate first: AS_IS_FIRST_SKIP of them, twice as many
+ * after each further failure in a row, at most AS_IS_MAX_SKIP; a success
+ * forgets the failures.  Recorded in the table's catalog row
+ * (dv_catalog_set_as_is_failure), which every refresher reads.
  */
-typedef struct AsIsFailure
-{
-	Oid			relid;			/* hash key: the dynamic table */
-	int			failures;		/* attempts that failed in a row */
-	int			skip;			/* refreshes left that consolidate first */
-	char	   *reason;			/* why the last attempt failed (TopMemoryContext) */
-} AsIsFailure;
-
 #define AS_IS_FIRST_SKIP 4
 #define AS_IS_MAX_SKIP 256
-
-static HTAB *as_is_failures = NULL;
-
-/* relid's entry, made (zeroed) when create, else NULL when there is none */
-static AsIsFailure *
-as_is_failure(Oid relid, bool create)
-{
-	bool		found;
-	AsIsFailure *f;
-
-	if (as_is_failures == NULL)
-	{
-		HASHCTL		ctl;
-
-		if (!create)
-			return NULL;
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(AsIsFailure);
-		as_is_failures = hash_create("dynview windows read as they are", 16, &ctl,
-									 HASH_ELEM | HASH_BLOBS);
-	}
-	f = hash_search(as_is_failures, &relid, create ? HASH_ENTER : HASH_FIND, &found);
-	if (f != NULL && !found)
-	{
-		f->failures = 0;
-		f->skip = 0;
-		f->reason = NULL;
-	}
-	return f;
-}
 
 /*
  * refresh_as_is - read_and_apply with the windows read as they are, in a
@@ -3050,48 +3010,41 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		DvRefreshResult saved = *res;
 		const char *saved_code = *full_code;
 		char	   *saved_reason = *full_reason;
-		AsIsFailure *failed = as_is_failure(dt->relid, false);
 		char	   *retry;
 		bool		ok;
+		int			skip;
 
-		/* (it failed lately: consolidated first, see AsIsFailure) */
-		if (failed != NULL && failed->skip > 0)
+		/* (it failed lately: consolidated first, see AS_IS_FIRST_SKIP) */
+		if (dt->as_is_skip > 0)
 		{
-			failed->skip--;
 			ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+			dv_catalog_set_as_is_failure(dt->relid, dt->as_is_failures, dt->as_is_skip - 1,
+										 dt->as_is_error ? dt->as_is_error : "an error");
 			if (ok)
-				res->mode_reason = psprintf("The changes were consolidated before they were applied: applying them as read (dynview.linear_windows_as_is) failed at an earlier refresh of the table in this session with %s; they are read as they are again after %d more refreshes.",
-											failed->reason, failed->skip);
+				res->mode_reason = psprintf("The changes were consolidated before they were applied: applying them as read (dynview.linear_windows_as_is) failed at an earlier refresh of the table with %s; they are read as they are again after %d more refreshes.",
+											dt->as_is_error ? dt->as_is_error : "an error", dt->as_is_skip - 1);
 			return ok;
 		}
 		ok = refresh_as_is(dt, plan, snapshot, res, full_code, full_reason, &retry);
 		if (retry == NULL)
 		{
-			if (failed != NULL)
-			{
-				if (failed->reason != NULL)
-					pfree(failed->reason);
-				(void) hash_search(as_is_failures, &dt->relid, HASH_REMOVE, NULL);
-			}
+			if (dt->as_is_failures > 0 || dt->as_is_error != NULL)
+				dv_catalog_set_as_is_failure(dt->relid, 0, 0, NULL);
 			return ok;
 		}
 		ereport(DEBUG1,
 				(errmsg("dynamic table \"%s.%s\": its changes applied again over consolidated windows",
 						dt->schema_name, dt->table_name),
 				 errdetail("Applying them as read failed: %s.", retry)));
-		failed = as_is_failure(dt->relid, true);
-		failed->skip = failed->failures >= 6 ? AS_IS_MAX_SKIP : AS_IS_FIRST_SKIP << failed->failures;
-		failed->failures++;
-		if (failed->reason != NULL)
-			pfree(failed->reason);
-		failed->reason = MemoryContextStrdup(TopMemoryContext, retry);
+		skip = dt->as_is_failures >= 6 ? AS_IS_MAX_SKIP : AS_IS_FIRST_SKIP << dt->as_is_failures;
 		*res = saved;
 		*full_code = saved_code;
 		*full_reason = saved_reason;
 		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+		dv_catalog_set_as_is_failure(dt->relid, dt->as_is_failures + 1, skip, retry);
 		if (ok)
-			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s; the next %d refreshes of the table in this session consolidate first.",
-										retry, failed->skip);
+			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s; the next %d refreshes of the table consolidate first.",
+										retry, skip);
 		return ok;
 	}
 	return read_and_apply(dt, plan, snapshot, res, full_code, full_reason, no_window, false);
