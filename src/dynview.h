@@ -273,6 +273,7 @@ extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *rest
 /* refresh/incremental.c */
 struct SPITupleTable;
 extern ErrorData *dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner);
+extern Oid	dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool *known);
 extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn,
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);

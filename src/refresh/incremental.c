@@ -786,7 +786,8 @@ buffer_is_empty(Oid buffer)
 
 /*
  * window_has_row - has the buffer a row in dt's window to snapshot
- * (WINDOW_CONDITION), of weight <= 0 only when nonpositive_only?  The
+ * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, or a
+ * TRUNCATE marker (weight 0, plugin.c)?  The
  * condition evaluated in C over a scan of the buffer, which sees what
  * "SELECT 1 FROM <buffer> WHERE [dv_weight <= 0 AND] WINDOW_CONDITION
  * LIMIT 1" run by dv_catalog_exec saw: the command counter incremented, the
@@ -798,8 +799,15 @@ buffer_is_empty(Oid buffer)
  * refresh looked into (bench/README.md, eleventh session).  Stops at the
  * first row found.
  */
+typedef enum WindowRowKind
+{
+	WINDOW_ROW_ANY,
+	WINDOW_ROW_NONPOSITIVE,		/* dv_weight <= 0 */
+	WINDOW_ROW_MARKER			/* dv_weight = 0 */
+} WindowRowKind;
+
 static bool
-window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only)
+window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 {
 	WindowTexts w;
 	WindowBounds bounds;
@@ -837,10 +845,11 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 		v = U64FromFullTransactionId(DatumGetFullTransactionId(d));
 		if (!window_contains(&bounds, v))
 			continue;
-		if (nonpositive_only)
+		if (kind != WINDOW_ROW_ANY)
 		{
 			d = slot_getattr(slot, weight_att, &isnull);
-			if (isnull || DatumGetInt16(d) > 0)
+			if (isnull || DatumGetInt16(d) > 0 ||
+				(kind == WINDOW_ROW_MARKER && DatumGetInt16(d) != 0))
 				continue;
 		}
 		found = true;
@@ -1482,7 +1491,7 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	ReleaseSysCache(tuple);
 	if (identity == REPLICA_IDENTITY_FULL)
 		return true;
-	return !window_has_row(dt, buffer, snapshot, true);
+	return !window_has_row(dt, buffer, snapshot, WINDOW_ROW_NONPOSITIVE);
 }
 
 /*
@@ -2599,7 +2608,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, false) && ++changed > 1)
+		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY) && ++changed > 1)
 			return false;
 	}
 	return true;
@@ -2891,6 +2900,66 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	}
 	PG_END_TRY();
 	return ok;
+}
+
+/* how long a refresh waits for the decoder only to tell a TRUNCATE apart */
+#define TRUNCATE_LOOKUP_WAIT_MS (5 * 1000L)
+
+/*
+ * dv_refresh_truncated_source - a source of dt that was truncated
+ * (TRUNCATE) in the window from dt's data snapshot to snapshot (whose WAL
+ * position is lsn), or InvalidOid when none was (*known true) or it cannot
+ * be told (*known false).
+ * Asked when a source's storage or columns changed (SOURCE_ALTERED), so
+ * that the refresh history tells TRUNCATE apart from VACUUM FULL and
+ * CLUSTER, which replace a table's storage as well: logical decoding
+ * delivers a TRUNCATE record, and the decoder writes it into the source's
+ * change buffer as a marker (plugin.c); VACUUM FULL and CLUSTER write
+ * none.  Waits for the decoder as a window read does (capture_target), at
+ * most TRUNCATE_LOOKUP_WAIT_MS: the refresh is FULL whatever the answer,
+ * so a decoder that lags (or waits for this transaction, which truncated
+ * the source itself) only leaves the reason the general SOURCE_ALTERED.
+ * Needs a data snapshot.
+ */
+Oid
+dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool *known)
+{
+	XLogRecPtr	target;
+	ListCell   *lc;
+
+	*known = false;
+	if (!dt->has_data_snapshot || dt->data_snapshot == NULL)
+		return InvalidOid;
+	/* (this transaction's own TRUNCATE is decoded only once it commits) */
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (OidIsValid(src->relid) && (dv_holds_write_lock(src->relid) || partition_written(src->relid)))
+			return InvalidOid;
+	}
+	target = capture_target(dt, snapshot, lsn);
+	*known = true;
+	if (XLogRecPtrIsInvalid(target))
+		return InvalidOid;		/* (no transaction in the window) */
+	if (!dv_capture_wait(target, TRUNCATE_LOOKUP_WAIT_MS))
+	{
+		*known = false;
+		return InvalidOid;
+	}
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Oid			buffer;
+
+		if (!OidIsValid(src->relid) || dv_is_dynamic_table(src->relid))
+			continue;
+		buffer = buffer_of(src->relid);
+		if (OidIsValid(buffer) && !buffer_is_empty(buffer) &&
+			window_has_row(dt, buffer, snapshot, WINDOW_ROW_MARKER))
+			return src->relid;
+	}
+	return InvalidOid;
 }
 
 /*
@@ -3216,7 +3285,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 
 	foreach(lc, buffers)
 	{
-		if (window_has_row(dt, lfirst_oid(lc), snapshot, false))
+		if (window_has_row(dt, lfirst_oid(lc), snapshot, WINDOW_ROW_ANY))
 			return false;
 	}
 	return true;
