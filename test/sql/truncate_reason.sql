@@ -19,69 +19,61 @@ INSERT INTO tr_defs VALUES
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
   FROM tr_defs ORDER BY name;
 
-CREATE FUNCTION tr_round()
-RETURNS TABLE (name text, refresh_mode text, reason_code text, reason text, verified boolean,
-               same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  r record;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM tr_defs ORDER BY 1 LOOP
-    SELECT * INTO r FROM dynview.refresh(d.name);
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name;
-    refresh_mode := r.refresh_mode;
-    reason_code := r.mode_reason_code;
-    reason := r.mode_reason;
-    verified := dynview.verify(d.name);
-    same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
+\i :refresh_round
+-- each round: the tables refreshed and compared (dv_refresh_round), then the text of each one's
+-- last refresh reason
+CREATE VIEW tr_reasons AS
+SELECT DISTINCT ON (h.name) h.name, h.mode_reason
+  FROM dynview.refresh_history h JOIN tr_defs d ON h.name = d.name::regclass
+ ORDER BY h.name, h.refresh_id DESC;
 
 -- TRUNCATE of one source, then new rows: SOURCE_TRUNCATED, naming it
 TRUNCATE tr_a;
 INSERT INTO tr_a SELECT i, i % 3, i * 2.5 FROM generate_series(5, 20) i;
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 -- incremental again after it
 UPDATE tr_a SET v = v + 1 WHERE id < 9;
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 
 -- VACUUM FULL and CLUSTER rewrite a source without truncating it: SOURCE_ALTERED
 VACUUM FULL tr_a;
 UPDATE tr_a SET v = v + 1 WHERE id = 10;
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 CLUSTER tr_b USING tr_b_pkey;
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 
 -- TRUNCATE of one source and VACUUM FULL of the other in one window: both named
 TRUNCATE tr_b;
 INSERT INTO tr_b VALUES (0, 'zero'), (1, 'one');
 VACUUM FULL tr_a;
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 
 -- a TRUNCATE undone by its transaction's rollback: nothing happened
 BEGIN;
 TRUNCATE tr_a;
 ROLLBACK;
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 
 -- TRUNCATE in the refreshing transaction: not decoded yet, so not told apart
 BEGIN;
 TRUNCATE tr_b;
 INSERT INTO tr_b VALUES (2, 'two');
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 COMMIT;
 -- (committed, the next refresh's window holds that TRUNCATE, whose effect the table has already)
-SELECT * FROM tr_round();
+SELECT * FROM dv_refresh_round('tr_defs');
+SELECT * FROM tr_reasons ORDER BY name::text;
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM tr_defs;
-DROP FUNCTION tr_round();
+DROP VIEW tr_reasons;
+DROP FUNCTION dv_refresh_round(regclass);
 DROP TABLE tr_defs, tr_a, tr_b;
