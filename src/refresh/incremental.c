@@ -2902,8 +2902,13 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	return ok;
 }
 
-/* how long a refresh waits for the decoder only to tell a TRUNCATE apart */
-#define TRUNCATE_LOOKUP_WAIT_MS (5 * 1000L)
+/*
+ * how long a refresh waits for the decoder only to tell a TRUNCATE apart:
+ * as long as a window read waits (dv_refresh_incremental), so that under
+ * load the reason is as dependable as an incremental refresh's result
+ * (5 seconds flipped it to SOURCE_ALTERED in a loaded regress run)
+ */
+#define TRUNCATE_LOOKUP_WAIT_MS (60 * 1000L)
 
 /*
  * dv_refresh_truncated_source - a source of dt that was truncated
