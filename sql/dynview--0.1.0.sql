@@ -35,6 +35,10 @@ CREATE TABLE dynview.dynamic_table_catalog (
     data_lsn             pg_lsn,
     last_refresh_state   text,
     consecutive_failures int NOT NULL DEFAULT 0,
+    as_is_failures       int NOT NULL DEFAULT 0,   -- dynview.linear_windows_as_is: reads of the windows
+                                               -- as they were that failed in a row (an undone row's error)
+    as_is_skip           int NOT NULL DEFAULT 0,   -- refreshes left that consolidate first after that
+    as_is_error          text,                     -- the last such failure, for mode_reason
     next_refresh_full    text,                 -- reason code when the next refresh must be FULL
     definition_signature text,                 -- md5 of the analysed, rewritten definition at the
                                                -- last refresh: a replaced view changes it
@@ -89,6 +93,20 @@ CREATE FUNCTION dynview._full_refresh_count(slot integer)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'dynview_full_refresh_count'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- The window of design section 5 (buffer rows whose transaction cur sees and prev did not, each
+-- with the xids it counts as its own) decided for each of xids by both of its spellings: the SQL
+-- condition that window reads run (by_sql) and its C twin that scans asking only whether a buffer
+-- holds a row of the window use (by_c).  Internal: regress window_spellings checks they agree.
+CREATE FUNCTION dynview._window_membership(xids xid8[], prev pg_snapshot, prev_own xid8[],
+                                           cur pg_snapshot, cur_own xid8[])
+RETURNS TABLE (xid xid8, by_sql boolean, by_c boolean)
+AS 'MODULE_PATHNAME', 'dynview_window_membership'
+LANGUAGE C STRICT IMMUTABLE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dynview._window_membership(xid8[], pg_snapshot, xid8[], pg_snapshot, xid8[]) IS
+$$Internal, for tests: for each xid, whether a change buffer row of that transaction is in the refresh window from snapshot prev (and its own xids prev_own) to snapshot cur (and cur_own), by the SQL condition window reads use (by_sql) and by its C twin (by_c). The two must agree.
+Example: SELECT * FROM dynview._window_membership('{5,7}', '5:8:7', '{}', '5:9:', '{}');$$;
 
 -- Where data snapshots are taken: "<system identifier>:<database oid>".  A catalog row that arrives
 -- with a data snapshot of another origin (pg_restore, or a dump loaded into another database or

@@ -97,6 +97,9 @@ typedef struct DvTable
 	bool		has_data_snapshot;
 	char	   *data_snapshot;	/* pg_snapshot text, NULL if none */
 	char	   *data_own_xids;	/* xid8[] text */
+	int			as_is_failures; /* windows read as they are: failures in a row */
+	int			as_is_skip;		/* refreshes left that consolidate first */
+	char	   *as_is_error;	/* the last failure's error, NULL if none */
 	List	   *sources;		/* of DvSource * */
 } DvTable;
 
@@ -153,6 +156,7 @@ extern void dv_catalog_rename_source(Oid relid, DvSource *source, const char *sc
 									 const char *table_name);
 extern bool dv_source_renamed_away(DvTable *dt, DvSource *src, char **new_name);
 extern void dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mode);
+extern void dv_catalog_set_as_is_failure(Oid relid, int failures, int skip, const char *error);
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
 extern void dv_catalog_mark_changed_outside(Oid relid);
 extern char *dv_catalog_source_altered(Oid relid);
@@ -274,6 +278,7 @@ extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *rest
 /* refresh/incremental.c */
 struct SPITupleTable;
 extern ErrorData *dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner);
+extern Oid	dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool *known);
 extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn,
 								   DvRefreshResult *res, const char **full_code, char **full_reason);
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);

@@ -462,6 +462,13 @@ dv_catalog_load(Oid relid)
 	dt->has_data_snapshot = dt->data_snapshot != NULL;
 	own_xids = catalog_text(tup, desc, "data_own_xids");
 	dt->data_own_xids = own_xids ? own_xids : pstrdup("{}");
+	{
+		bool		isnull;
+
+		dt->as_is_failures = DatumGetInt32(heap_getattr(tup, catalog_column(desc, "as_is_failures"), desc, &isnull));
+		dt->as_is_skip = DatumGetInt32(heap_getattr(tup, catalog_column(desc, "as_is_skip"), desc, &isnull));
+		dt->as_is_error = catalog_text(tup, desc, "as_is_error");
+	}
 
 	/* the table may have been renamed or moved since it was registered */
 	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -592,7 +599,8 @@ dv_catalog_replace_definition(Oid relid, const char *query, DvAnalyzedQuery *aq,
 					primary_key, types, values, nulls);
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET query = $2, definition = $3, "
 					"schedule = $4, refresh_mode = $5, effective_mode = $6, mode_reason_code = $7, "
-					"mode_reason = $8, primary_key = $9, next_refresh_full = 'DEFINITION_REPLACED' "
+					"mode_reason = $8, primary_key = $9, next_refresh_full = 'DEFINITION_REPLACED', "
+					"as_is_failures = 0, as_is_skip = 0, as_is_error = NULL "
 					"WHERE relid = $1::regclass",
 					DEF_NARGS, types, values, nulls, 1);
 	dv_catalog_set_sources(relid, aq->sources);
@@ -682,9 +690,40 @@ dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mod
 	if (!refresh_mode)
 		nulls[2] = 'n';
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET "
-					"schedule = coalesce($2, schedule), refresh_mode = coalesce($3, refresh_mode) "
+					"schedule = coalesce($2, schedule), refresh_mode = coalesce($3, refresh_mode), "
+					"as_is_failures = 0, as_is_skip = 0, as_is_error = NULL "
 					"WHERE relid = $1::regclass",
 					3, types, values, nulls, 1);
+}
+
+/*
+ * dv_catalog_set_as_is_failure - record how reading relid's windows as
+ * they are (dynview.linear_windows_as_is) fared: the failures in a row,
+ * the refreshes left that consolidate first, and the last failure's error
+ * (NULL with zeros: none, the record cleared).  In the catalog row, not in
+ * a backend's memory, so that every refresher sees it: the scheduler, a
+ * refresh worker (which exits after its pipeline), a user's session, also
+ * after a restart.  Written in the refresh's transaction: a refresh that
+ * fails in the end records nothing (as with consecutive_failures).  Reset
+ * by alter_dynamic_table and create_or_replace_dynamic_table; a table
+ * created again has a new row.  Needs SPI.
+ */
+void
+dv_catalog_set_as_is_failure(Oid relid, int failures, int skip, const char *error)
+{
+	Oid			types[4] = {OIDOID, INT4OID, INT4OID, TEXTOID};
+	Datum		values[4];
+	char		nulls[5] = "    ";
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int32GetDatum(failures);
+	values[2] = Int32GetDatum(skip);
+	values[3] = error ? CStringGetTextDatum(error) : (Datum) 0;
+	if (!error)
+		nulls[3] = 'n';
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET as_is_failures = $2, as_is_skip = $3, "
+					"as_is_error = $4 WHERE relid = $1::regclass",
+					4, types, values, nulls, 1);
 }
 
 /*

@@ -46,6 +46,8 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "utils/backend_status.h"
+#include "storage/proc.h"
 #include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -171,15 +173,67 @@ dv_tracking_lock_first_start(const char *query)
 }
 
 /*
+ * running_writers - "pid P in database D, ..." for up to 5 other backends
+ * whose transaction has an xid (what a new slot waits for, in every
+ * database of the cluster), and how many more; "none now" if there is
+ * none.  Reads the backends' status as pg_stat_activity does (pid,
+ * database and backend_xid are shown to every role there).  Needs a
+ * transaction (database names).
+ */
+static char *
+running_writers(void)
+{
+	StringInfoData buf;
+	int			shown = 0;
+	int			more = 0;
+	int			n = pgstat_fetch_stat_numbackends();
+
+	initStringInfo(&buf);
+	for (int i = 1; i <= n; i++)
+	{
+		LocalPgBackendStatus *local = pgstat_fetch_stat_local_beentry(i);
+		char	   *db;
+
+		if (local == NULL || !TransactionIdIsValid(local->backend_xid) ||
+			local->backendStatus.st_procpid == MyProcPid)
+			continue;
+		if (shown == 5)
+		{
+			more++;
+			continue;
+		}
+		db = OidIsValid(local->backendStatus.st_databaseid) ?
+			get_database_name(local->backendStatus.st_databaseid) : NULL;
+		appendStringInfo(&buf, "%spid %d in database \"%s\"", shown > 0 ? ", " : "",
+						 local->backendStatus.st_procpid, db ? db : "?");
+		shown++;
+	}
+	if (shown == 0)
+		return pstrdup("none now");
+	if (more > 0)
+		appendStringInfo(&buf, " and %d more", more);
+	return buf.data;
+}
+
+/*
  * dv_tracking_wait_for_decoder - the database's decoder must run with a
  * consistent slot before tracking starts: changes are captured from its
  * start point on.  Creating the slot waits for every transaction that has
- * an xid, so call this before the current transaction writes anything.
+ * an xid, in every database of the cluster (a consistent start point needs
+ * every transaction running when it was chosen to end, as for any logical
+ * slot), so call this before the current transaction writes anything.
+ *
+ * The wait is not silent: after a second a NOTICE names the transactions
+ * that hold it up (running_writers), and lock_timeout bounds it as it
+ * bounds a wait for a lock (the slot waits on those transactions' locks):
+ * past it, an error (55P03) names them and says what to do.
+ * statement_timeout applies too.
  */
 void
 dv_tracking_wait_for_decoder(void)
 {
 	TimestampTz start = GetCurrentTimestamp();
+	bool		told = false;
 
 	TransactionId creating = dv_shmem_database_creating_xid(MyDatabaseId);
 
@@ -220,6 +274,24 @@ dv_tracking_wait_for_decoder(void)
 					 errdetail("The dynview launcher is not running."),
 					 errhint("Check the server log; max_worker_processes (now %d) must leave room for the dynview launcher and two workers per database with dynview.",
 							 max_worker_processes)));
+		if (!told && TimestampDifferenceExceeds(start, GetCurrentTimestamp(), 1000))
+		{
+			ereport(NOTICE,
+					(errmsg("waiting for the dynview decoder of database \"%s\" to start capturing changes",
+							get_database_name(MyDatabaseId)),
+					 errdetail("Its new replication slot waits until the transactions that have written, in any database of the cluster, end: %s.",
+							   running_writers()),
+					 errhint("Commit or roll back those transactions (pg_stat_activity shows them).")));
+			told = true;
+		}
+		if (LockTimeout > 0 && TimestampDifferenceExceeds(start, GetCurrentTimestamp(), LockTimeout))
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("change capture of database \"%s\" did not start within lock_timeout",
+							get_database_name(MyDatabaseId)),
+					 errdetail("The decoder's new replication slot waits until the transactions that have written, in any database of the cluster, end: %s.",
+							   running_writers()),
+					 errhint("Commit or roll back those transactions (pg_stat_activity shows them), or run SELECT dynview.wait_for_capture(); in a transaction of its own, then create the dynamic table again.")));
 		CHECK_FOR_INTERRUPTS();
 		dv_shmem_capture_sleep(10);
 	}

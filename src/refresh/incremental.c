@@ -47,6 +47,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -488,6 +489,17 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
  * The window of the data snapshot S_prev (with the xids it consumed as its
  * own, $2 and $3) to S_new ($4, with the current transaction's xid as $1):
  * buffer rows whose transaction S_new sees and S_prev did not.
+ *
+ * This SQL spelling of design section 5's window is read by every window
+ * read (read_window).  window_contains spells the same predicate in C for
+ * the scans that only ask whether a buffer holds a row of the window
+ * (window_has_row), and window_transactions lists the transactions of the
+ * window from the same snapshots.  The three take their operands from one
+ * place (window_texts: the snapshots' and xid lists' text), and regress
+ * window_spellings compares the SQL spelling with window_contains
+ * (dynview._window_membership) over xids around every bound of many
+ * snapshots, wraparound-adjacent epochs included: change one of them, and
+ * change the others with it.
  */
 #define WINDOW_CONDITION \
 	"dv_xid >= $5::pg_catalog.xid8 " \
@@ -579,31 +591,65 @@ parse_snapshot_text(const char *text, Xid8Snapshot *snap)
 }
 
 /*
- * the parameters of WINDOW_CONDITION, and their types: the xid lists
- * are passed as xid8[] values and the snapshots as pg_snapshot values, not
- * as text, since a cast of a parameter from text is not folded into a
- * constant in a generic plan (which a kept plan becomes after a few
- * executions in one backend, as in the scheduler): it was evaluated for
- * every buffer row
+ * The operands of the window from dt's data snapshot to snapshot, as text:
+ * the pg_snapshot texts of S_prev and S_new and the xid8[] texts of the
+ * xids each counts as its own (S_prev: the refresh that took it; S_new:
+ * the current transaction, its xid assigned).  Both spellings of the
+ * window (WINDOW_CONDITION's parameters, window_contains's bounds) are
+ * made from these, and nothing else.
  */
+typedef struct WindowTexts
+{
+	const char *prev;			/* S_prev, "xmin:xmax:xip,..." */
+	const char *prev_own;		/* "{x,...}" */
+	const char *cur;			/* S_new */
+	const char *cur_own;		/* "{x}" */
+} WindowTexts;
+
+static void
+window_texts(DvTable *dt, Snapshot snapshot, WindowTexts *w)
+{
+	if (dt->data_snapshot == NULL)
+		elog(ERROR, "dynamic table %u has no data snapshot to read a window from", dt->relid);
+	w->prev = dt->data_snapshot;
+	w->prev_own = dt->data_own_xids ? dt->data_own_xids : "{}";
+	w->cur = dv_snapshot_to_text(snapshot);
+	w->cur_own = psprintf("{" UINT64_FORMAT "}", own_xid8());
+}
+
+/*
+ * window_parameters_of - the parameters of WINDOW_CONDITION, and their
+ * types: the xid lists are passed as xid8[] values and the snapshots as
+ * pg_snapshot values, not as text, since a cast of a parameter from text
+ * is not folded into a constant in a generic plan (which a kept plan
+ * becomes after a few executions in one backend, as in the scheduler): it
+ * was evaluated for every buffer row
+ */
+static void
+window_parameters_of(const WindowTexts *w, Datum *values, Oid *types)
+{
+	Xid8Snapshot prev;
+
+	types[0] = XID8ARRAYOID;
+	values[0] = OidInputFunctionCall(F_ARRAY_IN, (char *) w->cur_own, XID8OID, -1);
+	types[1] = PG_SNAPSHOTOID;
+	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(w->prev));
+	types[2] = XID8ARRAYOID;
+	values[2] = OidInputFunctionCall(F_ARRAY_IN, (char *) w->prev_own, XID8OID, -1);
+	types[3] = PG_SNAPSHOTOID;
+	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(w->cur));
+	types[4] = XID8OID;
+	parse_snapshot_text(w->prev, &prev);
+	values[4] = FullTransactionIdGetDatum(FullTransactionIdFromU64(prev.xmin));
+}
+
 static void
 window_parameters(DvTable *dt, Snapshot snapshot, Datum *values, Oid *types)
 {
-	types[0] = XID8ARRAYOID;
-	values[0] = OidInputFunctionCall(F_ARRAY_IN, psprintf("{" UINT64_FORMAT "}", own_xid8()), XID8OID, -1);
-	types[1] = PG_SNAPSHOTOID;
-	values[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dt->data_snapshot));
-	types[2] = XID8ARRAYOID;
-	values[2] = OidInputFunctionCall(F_ARRAY_IN, dt->data_own_xids, XID8OID, -1);
-	types[3] = PG_SNAPSHOTOID;
-	values[3] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(dv_snapshot_to_text(snapshot)));
-	types[4] = XID8OID;
-	{
-		Xid8Snapshot prev;
+	WindowTexts w;
 
-		parse_snapshot_text(dt->data_snapshot, &prev);
-		values[4] = FullTransactionIdGetDatum(FullTransactionIdFromU64(prev.xmin));
-	}
+	window_texts(dt, snapshot, &w);
+	window_parameters_of(&w, values, types);
 }
 
 /* pg_visible_in_snapshot(v, snap) */
@@ -613,6 +659,44 @@ xid8_visible(uint64 v, const Xid8Snapshot *snap)
 	if (v < snap->xmin)
 		return true;
 	return v < snap->xmax && !xid8_among(v, snap->xip, snap->nxip);
+}
+
+/* the window parsed for window_contains */
+typedef struct WindowBounds
+{
+	Xid8Snapshot prev;
+	uint64	   *prev_own;
+	int			nprev_own;
+	Xid8Snapshot cur;
+	uint64	   *cur_own;
+	int			ncur_own;
+} WindowBounds;
+
+static void
+window_bounds_of(const WindowTexts *w, WindowBounds *b)
+{
+	parse_snapshot_text(w->prev, &b->prev);
+	b->nprev_own = parse_xid8_list(w->prev_own, &b->prev_own);
+	parse_snapshot_text(w->cur, &b->cur);
+	b->ncur_own = parse_xid8_list(w->cur_own, &b->cur_own);
+}
+
+/*
+ * window_contains - WINDOW_CONDITION in C, term by term: is a buffer row
+ * of transaction v in the window?  Keep the two in step (see
+ * WINDOW_CONDITION; regress window_spellings compares them).
+ */
+static bool
+window_contains(const WindowBounds *b, uint64 v)
+{
+	/* dv_xid >= $5 */
+	if (v < b->prev.xmin)
+		return false;
+	/* AND (pg_visible_in_snapshot(dv_xid, $4) OR dv_xid = ANY ($1)) */
+	if (!(xid8_visible(v, &b->cur) || xid8_among(v, b->cur_own, b->ncur_own)))
+		return false;
+	/* AND NOT (pg_visible_in_snapshot(dv_xid, $2) OR dv_xid = ANY ($3)) */
+	return !(xid8_visible(v, &b->prev) || xid8_among(v, b->prev_own, b->nprev_own));
 }
 
 /*
@@ -715,7 +799,8 @@ buffer_is_empty(Oid buffer)
 
 /*
  * window_has_row - has the buffer a row in dt's window to snapshot
- * (WINDOW_CONDITION), of weight <= 0 only when nonpositive_only?  The
+ * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, or a
+ * TRUNCATE marker (weight 0, plugin.c)?  The
  * condition evaluated in C over a scan of the buffer, which sees what
  * "SELECT 1 FROM <buffer> WHERE [dv_weight <= 0 AND] WINDOW_CONDITION
  * LIMIT 1" run by dv_catalog_exec saw: the command counter incremented, the
@@ -727,14 +812,18 @@ buffer_is_empty(Oid buffer)
  * refresh looked into (bench/README.md, eleventh session).  Stops at the
  * first row found.
  */
-static bool
-window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only)
+typedef enum WindowRowKind
 {
-	Xid8Snapshot prev;
-	Xid8Snapshot cur;
-	uint64		own = own_xid8();	/* (assigned, as window_parameters does) */
-	uint64	   *prev_own;
-	int			nprev_own;
+	WINDOW_ROW_ANY,
+	WINDOW_ROW_NONPOSITIVE,		/* dv_weight <= 0 */
+	WINDOW_ROW_MARKER			/* dv_weight = 0 */
+} WindowRowKind;
+
+static bool
+window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
+{
+	WindowTexts w;
+	WindowBounds bounds;
 	Relation	rel;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
@@ -743,11 +832,8 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 	AttrNumber	weight_att;
 	bool		found = false;
 
-	if (dt->data_snapshot == NULL)
-		elog(ERROR, "dynamic table %u has no data snapshot to read a window from", dt->relid);
-	parse_snapshot_text(dt->data_snapshot, &prev);
-	parse_snapshot_text(dv_snapshot_to_text(snapshot), &cur);
-	nprev_own = parse_xid8_list(dt->data_own_xids ? dt->data_own_xids : "{}", &prev_own);
+	window_texts(dt, snapshot, &w);
+	window_bounds_of(&w, &bounds);
 
 	CommandCounterIncrement();
 	read_snapshot = RegisterSnapshot(GetTransactionSnapshot());
@@ -770,16 +856,13 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 		if (isnull)
 			continue;			/* (NOT NULL column: never) */
 		v = U64FromFullTransactionId(DatumGetFullTransactionId(d));
-		if (v < prev.xmin)
+		if (!window_contains(&bounds, v))
 			continue;
-		if (!(xid8_visible(v, &cur) || v == own))
-			continue;
-		if (xid8_visible(v, &prev) || xid8_among(v, prev_own, nprev_own))
-			continue;
-		if (nonpositive_only)
+		if (kind != WINDOW_ROW_ANY)
 		{
 			d = slot_getattr(slot, weight_att, &isnull);
-			if (isnull || DatumGetInt16(d) > 0)
+			if (isnull || DatumGetInt16(d) > 0 ||
+				(kind == WINDOW_ROW_MARKER && DatumGetInt16(d) != 0))
 				continue;
 		}
 		found = true;
@@ -789,6 +872,72 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, bool nonpositive_only
 	table_close(rel, NoLock);
 	UnregisterSnapshot(read_snapshot);
 	return found;
+}
+
+/*
+ * dynview._window_membership(xids xid8[], prev pg_snapshot, prev_own xid8[],
+ * cur pg_snapshot, cur_own xid8[]) - for each of xids, is a buffer row of
+ * that transaction in the window from prev to cur by WINDOW_CONDITION (run
+ * through SPI over the xids, with the parameters window_parameters_of
+ * makes) and by window_contains (with the bounds window_bounds_of makes)?
+ * Rows (xid, by_sql, by_c), in the order of xids; for regress
+ * window_spellings, which asks that the two never differ.  Needs no
+ * transaction state but SPI's.
+ */
+PG_FUNCTION_INFO_V1(dynview_window_membership);
+
+Datum
+dynview_window_membership(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *xids = PG_GETARG_ARRAYTYPE_P(0);
+	WindowTexts w;
+	WindowBounds bounds;
+	Datum		values[WINDOW_NARGS + 1];
+	Oid			types[WINDOW_NARGS + 1];
+
+	InitMaterializedSRF(fcinfo, 0);
+	w.prev = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(1)));
+	w.prev_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(2));
+	w.cur = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(3)));
+	w.cur_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(4));
+	if (array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(2))) ||
+		array_contains_nulls(DatumGetArrayTypeP(PG_GETARG_DATUM(4))))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("prev_own and cur_own must not contain NULL"),
+				 errhint("Pass transaction ids only.")));
+	window_bounds_of(&w, &bounds);
+	window_parameters_of(&w, values, types);
+	values[WINDOW_NARGS] = PointerGetDatum(xids);
+	types[WINDOW_NARGS] = XID8ARRAYOID;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT w.dv_xid, " WINDOW_CONDITION
+							  " FROM pg_catalog.unnest($6::pg_catalog.xid8[]) WITH ORDINALITY AS w(dv_xid, n)"
+							  " ORDER BY w.n",
+							  WINDOW_NARGS + 1, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not evaluate the window condition");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		xid = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		Datum		row[3];
+		bool		nulls[3] = {false, false, false};
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("xids must not contain NULL"),
+					 errhint("Pass transaction ids only.")));
+		row[0] = xid;
+		row[1] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &nulls[1]);
+		row[2] = BoolGetDatum(window_contains(&bounds, U64FromFullTransactionId(DatumGetFullTransactionId(xid))));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+	}
+	SPI_finish();
+	return (Datum) 0;
 }
 
 /* the most transactions of a window whose commit positions are looked up */
@@ -1418,7 +1567,7 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	ReleaseSysCache(tuple);
 	if (identity == REPLICA_IDENTITY_FULL)
 		return true;
-	return !window_has_row(dt, buffer, snapshot, true);
+	return !window_has_row(dt, buffer, snapshot, WINDOW_ROW_NONPOSITIVE);
 }
 
 /*
@@ -2535,7 +2684,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, false) && ++changed > 1)
+		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY) && ++changed > 1)
 			return false;
 	}
 	return true;
@@ -2748,66 +2897,38 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 }
 
 /*
- * A table whose windows read as they are failed (an error, a state not
- * agreeing): its next refreshes in this backend consolidate first, without
- * paying the failing attempt again, 4 of them after its first failure,
- * twice as many after each further one in a row (up to 256); one that
- * succeeds forgets the failures.  Kept for the backend's life, through the
- * refresh's own rollback when the consolidated read fails too (an error on
- * a row that is still there).
+ * After a read of the windows as they are failed, the table's next
+ * refreshes consolidate first: AS_IS_FIRST_SKIP of them, twice as many
+ * after each further failure in a row, at most AS_IS_MAX_SKIP; a success
+ * forgets the failures.  Recorded in the table's catalog row
+ * (dv_catalog_set_as_is_failure), which every refresher reads.
  */
-typedef struct AsIsFailure
-{
-	Oid			relid;			/* hash key: the dynamic table */
-	int			failures;		/* attempts that failed in a row */
-	int			skip;			/* refreshes left that consolidate first */
-	char	   *reason;			/* why the last attempt failed (TopMemoryContext) */
-} AsIsFailure;
-
 #define AS_IS_FIRST_SKIP 4
 #define AS_IS_MAX_SKIP 256
-
-static HTAB *as_is_failures = NULL;
-
-/* relid's entry, made (zeroed) when create, else NULL when there is none */
-static AsIsFailure *
-as_is_failure(Oid relid, bool create)
-{
-	bool		found;
-	AsIsFailure *f;
-
-	if (as_is_failures == NULL)
-	{
-		HASHCTL		ctl;
-
-		if (!create)
-			return NULL;
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(AsIsFailure);
-		as_is_failures = hash_create("dynview windows read as they are", 16, &ctl,
-									 HASH_ELEM | HASH_BLOBS);
-	}
-	f = hash_search(as_is_failures, &relid, create ? HASH_ENTER : HASH_FIND, &found);
-	if (f != NULL && !found)
-	{
-		f->failures = 0;
-		f->skip = 0;
-		f->reason = NULL;
-	}
-	return f;
-}
 
 /*
  * refresh_as_is - read_and_apply with the windows read as they are, in a
  * subtransaction: when that raises an error or finds the state not agreeing
  * with the changes (INCREMENTAL_MISMATCH), nothing of it is kept and *retry
  * says why (the caller applies the consolidated windows instead); else its
- * result.  Any error a row's value can raise is retried, a program limit
- * (class 54: repeat() past 1 GB, an index entry too long) or a shortage of
- * memory (53) included: the subtransaction's rollback recovers from them.
- * Raised again: a cancel or shutdown (57), a transaction-rollback error
- * (40: a deadlock, a serialization failure), a system error (58: I/O) and
- * an internal one (XX), which no row explains.
+ * result.
+ *
+ * Which errors are retried: any error that a row's value can raise, since
+ * a row read as it is may be one that a later change undid, which the
+ * consolidated windows never show to the query's expressions.  That is
+ * every class but the ones below, a program limit (class 54: repeat() past
+ * 1 GB, an index entry too long) and a shortage of memory (53) included,
+ * and also the internal error XX000: it is what elog(ERROR) raises, and
+ * functions raise it from values they were never meant to get ("invalid
+ * memory alloc request size" of a value that would pass 1 GB, a lookup of
+ * an OID that a row names).  The subtransaction's rollback recovers from
+ * each, and the consolidated windows are the reference: a fault that is
+ * not the undone row's raises the error there again, and the refresh
+ * fails with it.  Raised at once, since no row explains them and applying
+ * again cannot help (or must not be tried): a cancel or shutdown (57), a
+ * transaction-rollback error (40: a deadlock, a serialization failure,
+ * which the client must see to retry its transaction), a system error
+ * (58: I/O, a file missing), and data or index corruption (XX001, XX002).
  */
 static bool
 refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
@@ -2846,14 +2967,80 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
 		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
 			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_INTERNAL_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK))
+			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+			edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
+			edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED)
 			ReThrowError(edata);
 		*retry = psprintf("an error on a row read as it is: %s", edata->message);
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
 	return ok;
+}
+
+/*
+ * how long a refresh waits for the decoder only to tell a TRUNCATE apart:
+ * as long as a window read waits (dv_refresh_incremental), so that under
+ * load the reason is as dependable as an incremental refresh's result
+ * (5 seconds flipped it to SOURCE_ALTERED in a loaded regress run)
+ */
+#define TRUNCATE_LOOKUP_WAIT_MS (60 * 1000L)
+
+/*
+ * dv_refresh_truncated_source - a source of dt that was truncated
+ * (TRUNCATE) in the window from dt's data snapshot to snapshot (whose WAL
+ * position is lsn), or InvalidOid when none was (*known true) or it cannot
+ * be told (*known false).
+ * Asked when a source's storage or columns changed (SOURCE_ALTERED), so
+ * that the refresh history tells TRUNCATE apart from VACUUM FULL and
+ * CLUSTER, which replace a table's storage as well: logical decoding
+ * delivers a TRUNCATE record, and the decoder writes it into the source's
+ * change buffer as a marker (plugin.c); VACUUM FULL and CLUSTER write
+ * none.  Waits for the decoder as a window read does (capture_target), at
+ * most TRUNCATE_LOOKUP_WAIT_MS: the refresh is FULL whatever the answer,
+ * so a decoder that lags (or waits for this transaction, which truncated
+ * the source itself) only leaves the reason the general SOURCE_ALTERED.
+ * Needs a data snapshot.
+ */
+Oid
+dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool *known)
+{
+	XLogRecPtr	target;
+	ListCell   *lc;
+
+	*known = false;
+	if (!dt->has_data_snapshot || dt->data_snapshot == NULL)
+		return InvalidOid;
+	/* (this transaction's own TRUNCATE is decoded only once it commits) */
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (OidIsValid(src->relid) && (dv_holds_write_lock(src->relid) || partition_written(src->relid)))
+			return InvalidOid;
+	}
+	target = capture_target(dt, snapshot, lsn);
+	*known = true;
+	if (XLogRecPtrIsInvalid(target))
+		return InvalidOid;		/* (no transaction in the window) */
+	if (!dv_capture_wait(target, TRUNCATE_LOOKUP_WAIT_MS))
+	{
+		*known = false;
+		return InvalidOid;
+	}
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Oid			buffer;
+
+		if (!OidIsValid(src->relid) || dv_is_dynamic_table(src->relid))
+			continue;
+		buffer = buffer_of(src->relid);
+		if (OidIsValid(buffer) && !buffer_is_empty(buffer) &&
+			window_has_row(dt, buffer, snapshot, WINDOW_ROW_MARKER))
+			return src->relid;
+	}
+	return InvalidOid;
 }
 
 /*
@@ -2973,48 +3160,41 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		DvRefreshResult saved = *res;
 		const char *saved_code = *full_code;
 		char	   *saved_reason = *full_reason;
-		AsIsFailure *failed = as_is_failure(dt->relid, false);
 		char	   *retry;
 		bool		ok;
+		int			skip;
 
-		/* (it failed lately: consolidated first, see AsIsFailure) */
-		if (failed != NULL && failed->skip > 0)
+		/* (it failed lately: consolidated first, see AS_IS_FIRST_SKIP) */
+		if (dt->as_is_skip > 0)
 		{
-			failed->skip--;
 			ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+			dv_catalog_set_as_is_failure(dt->relid, dt->as_is_failures, dt->as_is_skip - 1,
+										 dt->as_is_error ? dt->as_is_error : "an error");
 			if (ok)
-				res->mode_reason = psprintf("The changes were consolidated before they were applied: applying them as read (dynview.linear_windows_as_is) failed at an earlier refresh of the table in this session with %s; they are read as they are again after %d more refreshes.",
-											failed->reason, failed->skip);
+				res->mode_reason = psprintf("The changes were consolidated before they were applied: applying them as read (dynview.linear_windows_as_is) failed at an earlier refresh of the table with %s; they are read as they are again after %d more refreshes.",
+											dt->as_is_error ? dt->as_is_error : "an error", dt->as_is_skip - 1);
 			return ok;
 		}
 		ok = refresh_as_is(dt, plan, snapshot, res, full_code, full_reason, &retry);
 		if (retry == NULL)
 		{
-			if (failed != NULL)
-			{
-				if (failed->reason != NULL)
-					pfree(failed->reason);
-				(void) hash_search(as_is_failures, &dt->relid, HASH_REMOVE, NULL);
-			}
+			if (dt->as_is_failures > 0 || dt->as_is_error != NULL)
+				dv_catalog_set_as_is_failure(dt->relid, 0, 0, NULL);
 			return ok;
 		}
 		ereport(DEBUG1,
 				(errmsg("dynamic table \"%s.%s\": its changes applied again over consolidated windows",
 						dt->schema_name, dt->table_name),
 				 errdetail("Applying them as read failed: %s.", retry)));
-		failed = as_is_failure(dt->relid, true);
-		failed->skip = failed->failures >= 6 ? AS_IS_MAX_SKIP : AS_IS_FIRST_SKIP << failed->failures;
-		failed->failures++;
-		if (failed->reason != NULL)
-			pfree(failed->reason);
-		failed->reason = MemoryContextStrdup(TopMemoryContext, retry);
+		skip = dt->as_is_failures >= 6 ? AS_IS_MAX_SKIP : AS_IS_FIRST_SKIP << dt->as_is_failures;
 		*res = saved;
 		*full_code = saved_code;
 		*full_reason = saved_reason;
 		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+		dv_catalog_set_as_is_failure(dt->relid, dt->as_is_failures + 1, skip, retry);
 		if (ok)
-			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s; the next %d refreshes of the table in this session consolidate first.",
-										retry, failed->skip);
+			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s; the next %d refreshes of the table consolidate first.",
+										retry, skip);
 		return ok;
 	}
 	return read_and_apply(dt, plan, snapshot, res, full_code, full_reason, no_window, false);
@@ -3186,7 +3366,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 
 	foreach(lc, buffers)
 	{
-		if (window_has_row(dt, lfirst_oid(lc), snapshot, false))
+		if (window_has_row(dt, lfirst_oid(lc), snapshot, WINDOW_ROW_ANY))
 			return false;
 	}
 	return true;

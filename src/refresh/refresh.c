@@ -1475,9 +1475,29 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 &&
 			 (altered = dv_catalog_source_altered(relid)) != NULL)
 	{
-		res.mode_reason_code = "SOURCE_ALTERED";
-		res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER); it was recomputed in full.",
-								   altered);
+		bool		known;
+		Oid			truncated = dv_refresh_truncated_source(dt, snapshot, lsn, &known);
+
+		if (OidIsValid(truncated))
+		{
+			/* (named as dv_catalog_source_altered names a source) */
+			int			nestlevel = dv_safe_search_path_push();
+			char	   *name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(truncated)));
+
+			dv_safe_search_path_pop(nestlevel);
+			res.mode_reason_code = "SOURCE_TRUNCATED";
+			res.mode_reason = strcmp(name, altered) == 0 ?
+				psprintf("%s was truncated (TRUNCATE) since the last refresh; it was recomputed in full.", name) :
+				psprintf("%s was truncated (TRUNCATE) since the last refresh, and the columns or storage of %s changed (ALTER TABLE, VACUUM FULL or CLUSTER); it was recomputed in full.",
+						 name, altered);
+		}
+		else
+		{
+			res.mode_reason_code = "SOURCE_ALTERED";
+			res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (%s); it was recomputed in full.",
+									   altered, known ? "ALTER TABLE, VACUUM FULL or CLUSTER" :
+									   "ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER");
+		}
 		dv_tracking_sync_buffers(dt->sources);
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)

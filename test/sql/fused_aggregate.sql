@@ -85,7 +85,7 @@ UPDATE fa_o SET x = 2 WHERE id IN (6, 7, 8, 9);
 COMMIT;
 SELECT * FROM dv_refresh_round('fa_defs');
 
--- TRUNCATE in the window (FULL, SOURCE_ALTERED: the source's storage was replaced, found before
+-- TRUNCATE in the window (FULL, SOURCE_TRUNCATED: the source's storage was replaced, found before
 -- any change is read), then the next window incremental again
 TRUNCATE fa_k;
 INSERT INTO fa_k SELECT i, 'k' || (i % 2), NULL FROM generate_series(0, 5) i;

@@ -5,8 +5,10 @@
 -- changes (lw_join's two sources changed together are consolidated: a loss otherwise).  The query's expressions
 -- then see intermediate rows: one that raises an error (100 / d of a row whose d = 0 a later
 -- change undid) makes the refresh apply the consolidated windows instead, in the same refresh,
--- recorded in its mode_reason (an error of class 54 too); the table's next 4 refreshes in the
--- session then consolidate first (8 after a second failure in a row), each saying so.  A pair of
+-- recorded in its mode_reason (an error of class 54 too); the table's next 4 refreshes then
+-- consolidate first (8 after a second failure in a row), each saying so, in whichever session
+-- they run (the count is in the table's catalog row: a refresh worker, which exits after each
+-- pipeline, sees it too); altering the table forgets it.  A pair of
 -- NaN rows in a group the state lacks (a NaN sum that does not cancel) is a group the delta adds
 -- no row to, left as it is (absent).  Rounds of pairs +r/-r, group keys updated
 -- (and back), NaN and infinities, errors on undone rows; every refresh INCREMENTAL (NO_DATA where
@@ -105,18 +107,16 @@ UPDATE lw_o SET d = 0 WHERE id = 21;
 UPDATE lw_o SET d = 5 WHERE id = 21;
 SELECT * FROM lw_round();
 
--- (a new session: the failures above are forgotten, so the windows are read as they are again)
-\c -
-SET client_min_messages = warning;
+-- (the failures above forgotten: altering a table does so, so the windows are read as they are again)
+SELECT count(*) AS altered FROM (SELECT dynview.alter_dynamic_table(name, schedule => 'manual') FROM lw_defs) a;
 -- the same in a new group that appears and vanishes, and in the join's filtered partner
 INSERT INTO lw_o VALUES (201, 9, 0, 1, 0, 1, 1);
 DELETE FROM lw_o WHERE id = 201;
 UPDATE lw_o SET x = 1 WHERE id = 22;
 SELECT * FROM lw_round();
 
--- (a new session: the failures above are forgotten, so the windows are read as they are again)
-\c -
-SET client_min_messages = warning;
+-- (the failures above forgotten: altering a table does so, so the windows are read as they are again)
+SELECT count(*) AS altered FROM (SELECT dynview.alter_dynamic_table(name, schedule => 'manual') FROM lw_defs) a;
 -- NaN and infinities: in an existing group and gone again within the window (the pair's sum is
 -- NaN: the group is recomputed from the sources), in a new group that vanishes again (the
 -- state has no row for it and gets none: no retry, NO_DATA), and kept
@@ -129,9 +129,8 @@ SELECT * FROM lw_round();
 INSERT INTO lw_o VALUES (300, 11, 1, 1, 1, 'NaN', 'NaN');
 DELETE FROM lw_o WHERE id = 300;
 SELECT * FROM lw_round();
--- (a new session: the failures above are forgotten, so the windows are read as they are again)
-\c -
-SET client_min_messages = warning;
+-- (the failures above forgotten: altering a table does so, so the windows are read as they are again)
+SELECT count(*) AS altered FROM (SELECT dynview.alter_dynamic_table(name, schedule => 'manual') FROM lw_defs) a;
 UPDATE lw_o SET f = 'Infinity', u = 'Infinity' WHERE id = 32;
 UPDATE lw_o SET f = 'NaN', u = 'NaN' WHERE id = 33;
 SELECT * FROM lw_round();
@@ -139,9 +138,8 @@ SELECT g, su, au FROM lw_nan ORDER BY g;
 UPDATE lw_o SET f = 1, u = 1 WHERE id IN (32, 33);
 SELECT * FROM lw_round();
 
--- (a new session: the failures above are forgotten, so the windows are read as they are again)
-\c -
-SET client_min_messages = warning;
+-- (the failures above forgotten: altering a table does so, so the windows are read as they are again)
+SELECT count(*) AS altered FROM (SELECT dynview.alter_dynamic_table(name, schedule => 'manual') FROM lw_defs) a;
 -- an error of class 54 (program limit exceeded) on an undone row: repeat() of a row written
 -- with a count past what a value can hold, corrected before the refresh (54000 requested length
 -- too large, raised before any memory is taken): applied again over the consolidated windows like
@@ -168,12 +166,35 @@ UPDATE lw_o SET d = 600000000 WHERE id = 23;
 UPDATE lw_o SET d = 2 WHERE id = 23;
 SELECT * FROM lw_round('lw_rep');
 -- a row that is still there fails the refresh (consolidated first: the attempt is not paid twice),
--- which changes nothing; the count of refreshes left goes on through its rollback
+-- which changes nothing, its count of refreshes left included (rolled back with it, as the
+-- catalog row it is kept in): the next refresh has as many left as the failed one had
 UPDATE lw_o SET d = 600000000 WHERE id = 24;
 SELECT refresh_mode FROM dynview.refresh('lw_rep');
 SELECT dynview.verify('lw_rep') AS verified_after_failure;
 UPDATE lw_o SET d = 2 WHERE id = 24;
 SELECT * FROM lw_round('lw_rep');
+
+-- the count is the table's, not the session's: a new session (as a refresh worker is for each
+-- pipeline) goes on with it, and so does a refresh after a restart
+UPDATE lw_o SET d = 600000000 WHERE id = 23;
+UPDATE lw_o SET d = 2 WHERE id = 23;
+SELECT * FROM lw_round('lw_rep');
+\c -
+SET client_min_messages = warning;
+UPDATE lw_o SET d = d + 1 WHERE id = 24;
+SELECT * FROM lw_round('lw_rep');
+SELECT as_is_failures, as_is_skip, as_is_error FROM dynview.dynamic_table_catalog WHERE relid = 'lw_rep'::regclass;
+-- altered, the table forgets it: its next refresh reads the windows as they are again (and with
+-- an undone row failing again, it is its first failure: 4 to skip)
+SELECT dynview.alter_dynamic_table('lw_rep', schedule => 'manual');
+SELECT as_is_failures, as_is_skip, as_is_error FROM dynview.dynamic_table_catalog WHERE relid = 'lw_rep'::regclass;
+UPDATE lw_o SET d = 600000000 WHERE id = 23;
+UPDATE lw_o SET d = 2 WHERE id = 23;
+SELECT * FROM lw_round('lw_rep');
+-- replaced, too
+SELECT dynview.create_or_replace_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
+  FROM lw_defs WHERE name = 'lw_rep';
+SELECT as_is_failures, as_is_skip, as_is_error FROM dynview.dynamic_table_catalog WHERE relid = 'lw_rep'::regclass;
 
 -- switched off: the windows are consolidated first, so the undone d = 0 is never evaluated
 -- and nothing is applied again
@@ -189,12 +210,48 @@ INSERT INTO lw_o VALUES (203, 2, 2, 2, 0, 1, 1);
 SELECT refresh_mode FROM dynview.refresh('lw_div');
 SELECT count(*) FROM lw_div WHERE g = 2 AND n = (SELECT count(*) FROM lw_o WHERE g = 2);
 -- (and lw_join's partners updated to the values they had, their rows leaving and coming back:
--- two sources changed, consolidated windows; lw_div's failed refresh above, whose reading as it
--- is failed first, makes its next ones consolidate first)
+-- two sources changed, consolidated windows; lw_div's failed refresh above recorded nothing, so
+-- its next refresh reads its window as it is, fails on the d = 0 row that is now undone, and
+-- applies the window again consolidated)
 DELETE FROM lw_o WHERE id = 203;
 UPDATE lw_k SET kg = kg WHERE k IN (1, 2);
 SELECT * FROM lw_round();
 
+-- an internal error (XX000) on an undone row: what elog(ERROR) raises, as palloc's "invalid memory
+-- alloc request size" for a value past 1 GB does (lw_alloc stands for such a function: it raises
+-- that error for a count that large); applied again over the consolidated windows like any other
+-- error, not raised.  Data or index corruption (XX001, XX002) is raised at once, also on an undone
+-- row, and changes nothing; consolidated first (linear_windows_as_is off), the refresh passes.
+CREATE FUNCTION lw_alloc(d int) RETURNS int IMMUTABLE LANGUAGE plpgsql AS $f$
+BEGIN
+  IF d >= 1000000000 THEN
+    RAISE EXCEPTION 'invalid memory alloc request size %', d::bigint * 2
+      USING ERRCODE = CASE WHEN d = 1000000001 THEN 'XX001' ELSE 'XX000' END;
+  END IF;
+  RETURN d;
+END $f$;
+INSERT INTO lw_defs VALUES
+  ('lw_cor', $$SELECT k, count(*) AS n, sum(lw_alloc(d)) AS s FROM lw_o GROUP BY k$$);
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
+  FROM lw_defs WHERE name = 'lw_cor';
+UPDATE lw_o SET d = 1000000001 WHERE id = 26;
+UPDATE lw_o SET d = 6 WHERE id = 26;
+SELECT refresh_mode FROM dynview.refresh('lw_cor');
+SELECT dynview.verify('lw_cor') AS verified_after_failure;
+SET dynview.linear_windows_as_is = off;
+SELECT * FROM lw_round('lw_cor');
+RESET dynview.linear_windows_as_is;
+INSERT INTO lw_defs VALUES
+  ('lw_int', $$SELECT g, count(*) AS n, sum(lw_alloc(d)) AS s FROM lw_o GROUP BY g$$);
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental')
+  FROM lw_defs WHERE name = 'lw_int';
+UPDATE lw_o SET d = 1000000000 WHERE id = 25;
+UPDATE lw_o SET d = 5 WHERE id = 25;
+SELECT * FROM lw_round('lw_int');
+UPDATE lw_o SET d = d + 1 WHERE id = 25;
+SELECT * FROM lw_round('lw_int');
+
 SELECT count(dynview.drop_dynamic_table(name)) FROM lw_defs;
 DROP FUNCTION lw_round(text);
+DROP FUNCTION lw_alloc(int);
 DROP TABLE lw_defs, lw_o, lw_k, lw_p;

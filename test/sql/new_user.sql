@@ -4,7 +4,7 @@
 -- sequence again), also through a view, while other volatile functions stay FULL; a relation
 -- named with upper case letters but without quotes that does not resolve gets a hint on quoting
 -- (in the query, and as the dynamic table's name); TRUNCATE of a source makes the next refresh
--- FULL with SOURCE_ALTERED (its storage was replaced), whose text names TRUNCATE.  Every
+-- FULL with SOURCE_TRUNCATED (its storage was replaced), whose text names TRUNCATE.  Every
 -- refresh checked with dynview.verify() and the rows compared with the query's by text and by =.
 SET client_min_messages = warning;
 CREATE TABLE nu_src (id int PRIMARY KEY, v int);
@@ -60,7 +60,7 @@ INSERT INTO "NuMixed" VALUES (3);
 SELECT refresh_mode FROM dynview.refresh('"NuDyn"');
 SELECT * FROM nu_same('"NuDyn"', 'SELECT id FROM "NuMixed"');
 
--- 4. TRUNCATE of a source: FULL, SOURCE_ALTERED, its text naming TRUNCATE; incremental again after
+-- 4. TRUNCATE of a source: FULL, SOURCE_TRUNCATED, its text naming TRUNCATE; incremental again after
 TRUNCATE nu_src;
 INSERT INTO nu_src SELECT i, i FROM generate_series(3, 8) i;
 SELECT refresh_mode, mode_reason_code, mode_reason LIKE '%TRUNCATE%' AS names_truncate FROM dynview.refresh('nu_int');

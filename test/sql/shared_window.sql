@@ -70,7 +70,7 @@ SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_only'
 SELECT dynview.verify('sw_only');
 SELECT grp, own_v, any_v FROM sw_only ORDER BY 1, 2, 3;
 
--- TRUNCATE: the whole refresh is FULL (found as SOURCE_ALTERED before any window is read)
+-- TRUNCATE: the whole refresh is FULL (found as SOURCE_TRUNCATED before any window is read)
 TRUNCATE sw_li;
 INSERT INTO sw_li VALUES (1, 1, 1, 1, 1.0, true), (2, 1, 2, 2, 2.0, false);
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('sw_pairs');
