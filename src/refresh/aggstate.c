@@ -1223,10 +1223,12 @@ distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
  * for the fill (the rows with a null x count in their group's count(*)
  * too) unless x is a NOT NULL column no outer join nulls
  * (DvAgg.arg_notnull).  They are written sorted in the order of the multiplicities'
- * index, built last.  A group's state row is then read from it: the sum of its counts
- * (dv_count, and each count(*)) and the number of its non-null x
+ * index, built last.  A group's state row follows from them: the sum of its
+ * counts (dv_count, and each count(*)) and the number of its non-null x
  * (count(DISTINCT x): the rows are distinct per group and x, by the same
- * equality as GROUP BY and DISTINCT use).  Last the rows with a null x are
+ * equality as GROUP BY and DISTINCT use), counted by the multiplicities'
+ * writer as it writes them and written after them (DistinctCountReceiver),
+ * or, when it gave up, read from the multiplicities by a second pass.  Last the rows with a null x are
  * deleted (if any were written) and v is NOT NULL again (as the table was
  * created; not altered at all when x cannot be null: an ALTER TABLE that
  * scans every multiplicity saved).  Before, the
