@@ -48,11 +48,14 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "commands/matview.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_oper.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
@@ -696,15 +699,31 @@ rows_fit_table(const char *sql, Relation rel)
  */
 static bool plans_parallel(const char *sql);
 
-static void
-fill_state(DvTable *dt, const char *name, const char *sql, const char *alt, Snapshot snapshot)
+/*
+ * fillable - may the state table relid be filled in bulk (dv_exec_fill)?
+ * Created in this very subtransaction, and no index, trigger, rule, CHECK
+ * constraint nor row security yet.
+ */
+static bool
+fillable(Oid relid)
 {
-	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
 	Relation	rel = table_open(relid, AccessShareLock);
 	List	   *indexes = RelationGetIndexList(rel);
 	bool		bulk = rel->rd_createSubid == GetCurrentSubTransactionId() &&
 		indexes == NIL && !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
 		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
+
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return bulk;
+}
+
+static void
+fill_state(DvTable *dt, const char *name, const char *sql, const char *alt, Snapshot snapshot)
+{
+	Oid			relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
+	bool		bulk = fillable(relid);
+	Relation	rel;
 
 	/*
 	 * The fill stores the query's values as they are (an INSERT would cast
@@ -713,9 +732,9 @@ fill_state(DvTable *dt, const char *name, const char *sql, const char *alt, Snap
 	 */
 	if (bulk && alt != NULL && plans_parallel(alt))
 		sql = alt;
+	rel = table_open(relid, AccessShareLock);
 	if (bulk)
 		bulk = rows_fit_table(sql, rel);
-	list_free(indexes);
 	table_close(rel, AccessShareLock);
 	if (bulk)
 		(void) dv_exec_fill(sql, snapshot, "refresh",
@@ -973,6 +992,227 @@ distinct_once_agg(DvPlan *plan)
 }
 
 /*
+ * The multiplicities' writer of fill_distinct_once that also counts, per
+ * group, the rows it writes: the rows of the fill are (g1..gn, x, count),
+ * one per group and x; a group's state row is the sum of its counts
+ * (dv_count and each count(*)) and its number of non-null x (the
+ * count(DISTINCT x)), which its shutdown writes into the state table, in
+ * bulk (a transient-relation receiver, as the fill writes), so that the
+ * state needs no second pass over the multiplicities (TPC-H Q16 at SF1:
+ * 1,765,092 multiplicities, a hash aggregate of 1.6 s of CPU read them
+ * again; bench/README.md).  The groups are those of GROUP BY g1..gn: the
+ * same equality operator (get_sort_group_operators) and collation, and
+ * the key values of a group's first row, as the hash aggregate over the
+ * multiplicities, read in the order written, kept them.  Given up (the
+ * groups forgotten, state_written false: the caller aggregates the
+ * multiplicities instead) when a key type cannot be hashed, when the state
+ * table's columns are not the ones written here, or when the groups take
+ * more memory than a hash join may (get_hash_memory_limit).
+ */
+typedef struct GroupCounts
+{
+	int64		rows;			/* counts summed: dv_count, each count(*) */
+	int64		values;			/* non-null x: count(DISTINCT x) */
+} GroupCounts;
+
+typedef struct DistinctCountReceiver
+{
+	DestReceiver pub;
+	DestReceiver *rel;			/* the multiplicities' writer */
+	Oid			state;			/* the state table */
+	int			nkeys;
+	int			naggs;
+	int			j;				/* a<j> is the count(DISTINCT) */
+	MemoryContext parent;		/* the caller's (not the executor's, freed first) */
+	MemoryContext cxt;			/* the groups' */
+	MemoryContext tmpcxt;		/* a row's hashing */
+	TupleHashTable groups;		/* NULL: not counted */
+	int64		nonnull;		/* rows written with a non-null x */
+	bool		state_written;
+} DistinctCountReceiver;
+
+/* does the state table have the columns g1..gn (the fill's types), dv_count, dv_recompute, a1..ak, int8? */
+static bool
+state_fits_counts(DistinctCountReceiver *r, TupleDesc fill)
+{
+	Relation	rel = table_open(r->state, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		ok = desc->natts == r->nkeys + 2 + r->naggs;
+
+	for (int i = 0; ok && i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		if (a->attisdropped)
+			ok = false;
+		else if (i < r->nkeys)
+			ok = a->atttypid == TupleDescAttr(fill, i)->atttypid &&
+				(a->atttypmod < 0 || a->atttypmod == TupleDescAttr(fill, i)->atttypmod);
+		else
+			ok = a->atttypid == (i == r->nkeys + 1 ? BOOLOID : INT8OID);
+	}
+	table_close(rel, AccessShareLock);
+	return ok;
+}
+
+static void
+distinct_count_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	DistinctCountReceiver *r = (DistinctCountReceiver *) self;
+	/* (the hash table keeps them: the caller's context, not the executor's) */
+	AttrNumber *cols = MemoryContextAlloc(r->parent, sizeof(AttrNumber) * r->nkeys);
+	Oid		   *eqops = MemoryContextAlloc(r->parent, sizeof(Oid) * r->nkeys);
+	Oid		   *colls = MemoryContextAlloc(r->parent, sizeof(Oid) * r->nkeys);
+	Oid		   *eqfuncs;
+	FmgrInfo   *hashfuncs;
+	MemoryContext old;
+
+	r->rel->rStartup(r->rel, operation, typeinfo);
+	if (!OidIsValid(r->state) || typeinfo->natts != r->nkeys + 2 || !state_fits_counts(r, typeinfo))
+		return;
+	for (int i = 0; i < r->nkeys; i++)
+	{
+		bool		hashable;
+
+		get_sort_group_operators(TupleDescAttr(typeinfo, i)->atttypid, false, false, false,
+								 NULL, &eqops[i], NULL, &hashable);
+		if (!OidIsValid(eqops[i]) || !hashable)
+			return;
+		cols[i] = i + 1;
+		colls[i] = TupleDescAttr(typeinfo, i)->attcollation;
+	}
+	r->cxt = AllocSetContextCreate(r->parent, "dynview group counts", ALLOCSET_DEFAULT_SIZES);
+	r->tmpcxt = AllocSetContextCreate(r->parent, "dynview group hashing", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(r->cxt);
+	execTuplesHashPrepare(r->nkeys, eqops, &eqfuncs, &hashfuncs);
+	r->groups = BuildTupleHashTableExt(NULL, typeinfo, r->nkeys, cols, eqfuncs, hashfuncs, colls,
+									   1024, sizeof(GroupCounts), r->cxt, r->cxt, r->tmpcxt, false);
+	MemoryContextSwitchTo(old);
+}
+
+static bool
+distinct_count_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	DistinctCountReceiver *r = (DistinctCountReceiver *) self;
+	bool		isnew;
+	TupleHashEntry entry;
+	GroupCounts *c;
+
+	if (!r->rel->receiveSlot(slot, r->rel))
+		return false;
+	slot_getsomeattrs(slot, r->nkeys + 2);
+	if (!slot->tts_isnull[r->nkeys])
+		r->nonnull++;
+	if (r->groups == NULL)
+		return true;
+	entry = LookupTupleHashEntry(r->groups, slot, &isnew, NULL);
+	MemoryContextReset(r->tmpcxt);
+	if (isnew)
+	{
+		if (MemoryContextMemAllocated(r->cxt, true) > get_hash_memory_limit())
+		{
+			/* too many groups: forgotten, the caller aggregates the multiplicities */
+			r->groups = NULL;
+			MemoryContextReset(r->cxt);
+			return true;
+		}
+		entry->additional = MemoryContextAllocZero(r->cxt, sizeof(GroupCounts));
+	}
+	c = (GroupCounts *) entry->additional;
+	c->rows += DatumGetInt64(slot->tts_values[r->nkeys + 1]);
+	if (!slot->tts_isnull[r->nkeys])
+		c->values++;
+	return true;
+}
+
+static void
+distinct_count_shutdown(DestReceiver *self)
+{
+	DistinctCountReceiver *r = (DistinctCountReceiver *) self;
+	DestReceiver *dest;
+	Relation	rel;
+	TupleTableSlot *out;
+	TupleTableSlot *group;
+	TupleHashIterator iter;
+	TupleHashEntry entry;
+
+	r->rel->rShutdown(r->rel);
+	if (r->groups == NULL)
+		return;
+	rel = table_open(r->state, AccessShareLock);
+	out = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+	group = MakeSingleTupleTableSlot(r->groups->tableslot->tts_tupleDescriptor, &TTSOpsMinimalTuple);
+	dest = CreateTransientRelDestReceiver(r->state);
+	dest->rStartup(dest, CMD_INSERT, RelationGetDescr(rel));
+	InitTupleHashIterator(r->groups, &iter);
+	while ((entry = ScanTupleHashTable(r->groups, &iter)) != NULL)
+	{
+		GroupCounts *c = (GroupCounts *) entry->additional;
+
+		ExecClearTuple(out);
+		ExecStoreMinimalTuple(entry->firstTuple, group, false);
+		slot_getsomeattrs(group, r->nkeys);
+		for (int i = 0; i < r->nkeys; i++)
+		{
+			out->tts_values[i] = group->tts_values[i];
+			out->tts_isnull[i] = group->tts_isnull[i];
+		}
+		out->tts_values[r->nkeys] = Int64GetDatum(c->rows);
+		out->tts_isnull[r->nkeys] = false;
+		out->tts_values[r->nkeys + 1] = BoolGetDatum(false);
+		out->tts_isnull[r->nkeys + 1] = false;
+		for (int k = 1; k <= r->naggs; k++)
+		{
+			out->tts_values[r->nkeys + 1 + k] = Int64GetDatum(k == r->j ? c->values : c->rows);
+			out->tts_isnull[r->nkeys + 1 + k] = false;
+		}
+		ExecStoreVirtualTuple(out);
+		dest->receiveSlot(out, dest);
+	}
+	TermTupleHashIterator(&iter);
+	dest->rShutdown(dest);
+	dest->rDestroy(dest);
+	ExecDropSingleTupleTableSlot(group);
+	ExecDropSingleTupleTableSlot(out);
+	table_close(rel, AccessShareLock);
+	r->state_written = true;
+}
+
+static void
+distinct_count_destroy(DestReceiver *self)
+{
+	DistinctCountReceiver *r = (DistinctCountReceiver *) self;
+
+	r->rel->rDestroy(r->rel);
+	if (r->cxt)
+		MemoryContextDelete(r->cxt);
+	if (r->tmpcxt)
+		MemoryContextDelete(r->tmpcxt);
+	r->cxt = r->tmpcxt = NULL;
+	r->groups = NULL;
+}
+
+/* the multiplicities' writer into dist that counts the groups into state (InvalidOid: does not) */
+static DistinctCountReceiver *
+distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
+{
+	DistinctCountReceiver *r = palloc0(sizeof(DistinctCountReceiver));
+
+	r->pub.receiveSlot = distinct_count_receive;
+	r->pub.rStartup = distinct_count_startup;
+	r->pub.rShutdown = distinct_count_shutdown;
+	r->pub.rDestroy = distinct_count_destroy;
+	r->pub.mydest = DestTransientRel;
+	r->rel = CreateTransientRelDestReceiver(dist);
+	r->parent = CurrentMemoryContext;
+	r->state = state;
+	r->nkeys = nkeys;
+	r->naggs = naggs;
+	r->j = j;
+	return r;
+}
+
+/*
  * fill_distinct_once - fill the aggregate state and the multiplicity table
  * of a grouped query whose aggregates are one count(DISTINCT x) and
  * count(*)s (distinct_once_agg: TPC-H Q16) from one evaluation of its input
@@ -983,10 +1223,12 @@ distinct_once_agg(DvPlan *plan)
  * for the fill (the rows with a null x count in their group's count(*)
  * too) unless x is a NOT NULL column no outer join nulls
  * (DvAgg.arg_notnull).  They are written sorted in the order of the multiplicities'
- * index, built last.  A group's state row is then read from it: the sum of its counts
- * (dv_count, and each count(*)) and the number of its non-null x
+ * index, built last.  A group's state row follows from them: the sum of its
+ * counts (dv_count, and each count(*)) and the number of its non-null x
  * (count(DISTINCT x): the rows are distinct per group and x, by the same
- * equality as GROUP BY and DISTINCT use).  Last the rows with a null x are
+ * equality as GROUP BY and DISTINCT use), counted by the multiplicities'
+ * writer as it writes them and written after them (DistinctCountReceiver),
+ * or, when it gave up, read from the multiplicities by a second pass.  Last the rows with a null x are
  * deleted (if any were written) and v is NOT NULL again (as the table was
  * created; not altered at all when x cannot be null: an ALTER TABLE that
  * scans every multiplicity saved).  Before, the
@@ -1008,29 +1250,23 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	char	   *qdist;
 	StringInfoData buf;
 	Oid			distid;
-	Relation	rel;
-	List	   *indexes;
-	bool		fresh;
+	Oid			stateid;
+	DistinctCountReceiver *counter;
 	uint64		written;
 	int64		nonnull;
 	bool		nullable;
+	bool		state_written;
 
 	if (j == 0)
 		return false;
 	dist = dist_name(dt->relid, j);
 	qdist = qualified_state(dist);
 	distid = get_relname_relid(dist, get_namespace_oid(DV_STATE_SCHEMA, false));
-	if (!OidIsValid(distid))
+	if (!OidIsValid(distid) || !fillable(distid))
 		return false;
-	rel = table_open(distid, AccessShareLock);
-	indexes = RelationGetIndexList(rel);
-	fresh = rel->rd_createSubid == GetCurrentSubTransactionId() && indexes == NIL &&
-		!rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
-		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
-	list_free(indexes);
-	table_close(rel, AccessShareLock);
-	if (!fresh)
-		return false;
+	stateid = get_relname_relid(state_name(dt->relid), get_namespace_oid(DV_STATE_SCHEMA, false));
+	counter = distinct_count_receiver(distid, OidIsValid(stateid) && fillable(stateid) ? stateid : InvalidOid,
+									  nkeys, list_length(plan->aggs), j);
 
 	/*
 	 * The counts per (group, x), a null x included, into the multiplicities;
@@ -1066,48 +1302,51 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 
 		(void) set_config_option("enable_hashagg", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
-		written = dv_exec_fill(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i GROUP BY %s ORDER BY %s",
-										key_list(nkeys, ""), j, input, order, order),
-							   snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name), distid);
+		written = dv_exec_fill_into(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i GROUP BY %s ORDER BY %s",
+											 key_list(nkeys, ""), j, input, order, order),
+									snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name),
+									(DestReceiver *) counter, distid);
 		AtEOXact_GUC(true, level);
 	}
 	else
-		written = dv_exec_fill(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i%s",
-										key_list(nkeys, ""), j, input, group_by(nkeys, psprintf("x%d", j))),
-							   snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name), distid);
+		written = dv_exec_fill_into(psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i%s",
+											 key_list(nkeys, ""), j, input, group_by(nkeys, psprintf("x%d", j))),
+									snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name),
+									(DestReceiver *) counter, distid);
+	nonnull = counter->nonnull;
+	state_written = counter->state_written;
+	counter->pub.rDestroy((DestReceiver *) counter);
 	CommandCounterIncrement();
 
-	/* the state: counts summed, the non-null x counted */
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT %spg_catalog.sum(dv_mult)::pg_catalog.int8 AS dv_count, false AS dv_recompute",
-					 key_list(nkeys, ""));
-	for (int k = 1; k <= list_length(plan->aggs); k++)
+	/*
+	 * The state: counts summed, the non-null x counted; written by the
+	 * multiplicities' writer as it wrote them, unless it gave up (then read
+	 * from the multiplicities)
+	 */
+	if (!state_written)
 	{
-		if (k == j)
-			appendStringInfo(&buf, ", pg_catalog.count(v) AS a%d", j);
-		else
-			appendStringInfo(&buf, ", pg_catalog.sum(dv_mult)::pg_catalog.int8 AS a%d", k);
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "SELECT %spg_catalog.sum(dv_mult)::pg_catalog.int8 AS dv_count, false AS dv_recompute",
+						 key_list(nkeys, ""));
+		for (int k = 1; k <= list_length(plan->aggs); k++)
+		{
+			if (k == j)
+				appendStringInfo(&buf, ", pg_catalog.count(v) AS a%d", j);
+			else
+				appendStringInfo(&buf, ", pg_catalog.sum(dv_mult)::pg_catalog.int8 AS a%d", k);
+		}
+		appendStringInfo(&buf, " FROM %s%s", qdist, group_by(nkeys, NULL));
+		fill_state(dt, state_name(dt->relid), buf.data, NULL, snapshot);
 	}
-	appendStringInfo(&buf, " FROM %s%s", qdist, group_by(nkeys, NULL));
-	fill_state(dt, state_name(dt->relid), buf.data, NULL, snapshot);
 
 	/*
 	 * The multiplicities are of the non-null x only, as the table was made.
-	 * A group has one row per distinct x, a null x included, and counts its
-	 * non-null ones (a<j>): only if the rows written outnumber the state's
-	 * a<j> summed is there a row with a null x to delete (a scan of the
+	 * A group has one row per distinct x, a null x included: only if the
+	 * rows written outnumber those with a non-null x (counted as they were
+	 * written) is there a row with a null x to delete (a scan of the
 	 * multiplicities saved otherwise).
 	 */
 	CommandCounterIncrement();
-	if (dv_exec_at(psprintf("SELECT pg_catalog.sum(a%d)::pg_catalog.int8 FROM %s", j,
-							qualified_state(state_name(dt->relid))), snapshot, false) != 1)
-		elog(ERROR, "dynview: could not count the non-null values of a count(DISTINCT) state");
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		nonnull = isnull ? 0 : DatumGetInt64(d);
-	}
 	if ((int64) written != nonnull)
 	{
 		dv_exec_at(psprintf("DELETE FROM %s WHERE v IS NULL", qdist), snapshot, false);

@@ -1724,6 +1724,21 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 uint64
 dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *table, Oid target)
 {
+	return dv_exec_fill_into(sql, snapshot, what, table, NULL, target);
+}
+
+/*
+ * dv_exec_fill_into - dv_exec_fill with the receiver dest instead of the
+ * transient-relation receiver of target (dest NULL: that one): a receiver
+ * that passes the rows on to that writer and sees them on their way
+ * (aggstate.c's multiplicities' writer that counts the groups).  Its
+ * startup, rows and shutdown run inside the write (dynview's own writes,
+ * the guard), so what its shutdown writes is written the same way.
+ */
+uint64
+dv_exec_fill_into(const char *sql, Snapshot snapshot, const char *what, const char *table,
+				  DestReceiver *dest, Oid target)
+{
 	MemoryContext caller_context = CurrentMemoryContext;
 	Oid			save_target;
 	int			save_level;
@@ -1739,8 +1754,10 @@ dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *t
 		RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
 		Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
 		PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
-		DestReceiver *dest = CreateTransientRelDestReceiver(target);
 		QueryDesc  *qd;
+
+		if (dest == NULL)
+			dest = CreateTransientRelDestReceiver(target);
 
 		PushCopiedSnapshot(snapshot);
 		UpdateActiveSnapshotCommandId();
