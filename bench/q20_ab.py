@@ -21,11 +21,7 @@ Not a test: a tool for one branch's figures (bench/README.md, twelfth session, s
 """
 import statistics, sys, time
 import psycopg2
-
-
-def cpu_ms(pid):
-    with open('/proc/%d/schedstat' % pid) as f:
-        return int(f.read().split()[0]) / 1e6
+from schedstat import cpu_ms
 
 
 def connect(db):
