@@ -27,6 +27,7 @@ Not a test; the builds' SQL scripts must be the same (only the .so is swapped).
 """
 import os, shutil, statistics, subprocess, sys, time
 import psycopg2
+from schedstat import cpu_ms
 
 db, passes, queries = sys.argv[1], int(sys.argv[2]), [int(q) for q in sys.argv[3].split()]
 builds = [a.split('=', 1) for a in sys.argv[4:]]
@@ -38,11 +39,6 @@ pglib = subprocess.check_output([os.path.join(os.environ['DV_PGBIN'], 'pg_config
 def cluster(cmd):
     subprocess.run(['bash', os.path.join(root, 'scripts/cluster.sh'), cmd], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def cpu_ms(pid):
-    with open('/proc/%d/schedstat' % pid) as f:
-        return int(f.read().split()[0]) / 1e6
 
 
 def run(stmts):

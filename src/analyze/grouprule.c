@@ -159,8 +159,9 @@ rows_per_value(Relation rel, AttrNumber attno)
  * key are found among them: optree.c KEYS_NULLS).
  * Sets op->index_rule_index, op->index_rows and op->index_rule_keys = 2 when
  * that is within the bound; leaves them otherwise.  Only with the setting
- * dynview.index_recompute_pairs (off by default: bench/README.md, eleventh
- * session, the cost of a change of the side the keys are matched with).
+ * dynview.index_recompute_pairs (on by default since a change of the side
+ * the keys are matched with reads only the changed keys' groups, optree.c
+ * reach_group_sql: bench/README.md, twelfth session, s12-q20).
  * A subquery built without state under it and assessed without it later
  * recomputes by its first key while that index serves, else its refresh is
  * FULL (STATE_MISSING) and builds the state: exact either way.

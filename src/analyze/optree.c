@@ -1756,6 +1756,9 @@ typedef struct DvGen
 	AttrNumber	reach_attno;
 	const char *reach_op;
 	const char *reach_array;
+	Oid			reach_opno;		/* the equality, "v reach_opno x" */
+	const char *reach_keys;		/* "SELECT DISTINCT x AS k1 FROM dother o" */
+	bool		reach_done;		/* set when a scan was written so restricted */
 
 	/*
 	 * The grouped subquery operator whose new state rows are being computed
@@ -2602,6 +2605,8 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode
 	return buf.data;
 }
 
+static char *reach_group_sql(DvGen *g, DvOp *join);
+
 static char *
 rows_sql(DvGen *g, DvOp *op)
 {
@@ -2634,9 +2639,12 @@ rows_sql(DvGen *g, DvOp *op)
 					forboth(lc, op->cols, ln, src->columns)
 					{
 						if (((DvOpCol *) lfirst(lc))->attno == g->reach_attno)
+						{
 							appendStringInfo(&buf, " %s s.%s %s ANY (%s) OFFSET 0",
 											 scan_restriction(g, op, "s") ? "AND" : "WHERE",
 											 quote_identifier(strVal(lfirst(ln))), g->reach_op, g->reach_array);
+							g->reach_done = true;
+						}
 					}
 				}
 				break;
@@ -2720,11 +2728,18 @@ rows_sql(DvGen *g, DvOp *op)
 					break;
 				}
 				{
-					char	   *r = partner_rows_sql(g, op);
+					char	   *l;
+					char	   *r;
 
+					/* (the left side first: reach_group_sql needs to know its scan was restricted) */
+					g->reach_done = false;
+					l = rows_sql(g, op->left);
+					r = reach_group_sql(g, op);
+					if (r == NULL)
+						r = partner_rows_sql(g, op);
 					appendStringInfo(&buf, "SELECT %s FROM (%s) l %s JOIN %s r ON %s",
 									 chop(psprintf("%s%s", col_list(op->left, "l"), col_list(op->right, "r"))),
-									 rows_sql(g, op->left),
+									 l,
 									 op->jointype == JOIN_LEFT ? "left" : op->jointype == JOIN_RIGHT ? "right" :
 									 op->jointype == JOIN_FULL ? "full" : "inner",
 									 r ? r : right_sql(g, op->right, op->left, "l"), theta);
@@ -2749,18 +2764,18 @@ static void value_state_delta(DvGen *g, DvOp *op, StringInfo terms);
  * if it has no keys or outputs none as a plain column.
  */
 static AttrNumber
-group_key_attno(DvOp *op)
+group_key_attno_n(DvOp *op, int n)
 {
 	DvPlan	   *inner = op->inner;
 	Query	   *gq;
 	Node	   *k1;
 	ListCell   *lc;
 
-	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || inner->input_tlist == NIL ||
+	if (op->kind != DV_OP_GROUP || inner->kind != DV_PLAN_GROUPED || list_length(inner->input_tlist) <= n ||
 		inner->node_topn)
 		return 0;
 	gq = inner->grouped_level;
-	k1 = plain_var_mutator((Node *) linitial_node(TargetEntry, inner->input_tlist)->expr, NULL);
+	k1 = plain_var_mutator((Node *) list_nth_node(TargetEntry, inner->input_tlist, n)->expr, NULL);
 	foreach(lc, gq->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -2771,19 +2786,33 @@ group_key_attno(DvOp *op)
 	return 0;
 }
 
+static AttrNumber
+group_key_attno(DvOp *op)
+{
+	return group_key_attno_n(op, 0);
+}
+
+static Node *group_key_match_n(DvOp *grp, DvOp *other, List *quals, Oid *opno, int n);
+
+static Node *
+group_key_match(DvOp *grp, DvOp *other, List *quals, Oid *opno)
+{
+	return group_key_match_n(grp, other, quals, opno, 0);
+}
+
 /*
- * group_key_match - a condition of the join (quals) "e = key", key the
+ * group_key_match_n - a condition of the join (quals) "e = key", key the
  * first group key of the grouped subquery operator grp and e an expression
  * of the row of the join's other side (operator other) alone, compared by
  * the key type's own (strict) equality under a collation that agrees with
  * the group's: then only a group whose key is some e can join a row of
  * other.  Returns e (and its operator in *opno), or NULL if no condition is
- * such.
+ * such.  Of the group key numbered n from 0 (group_key_match: the first).
  */
 static Node *
-group_key_match(DvOp *grp, DvOp *other, List *quals, Oid *opno)
+group_key_match_n(DvOp *grp, DvOp *other, List *quals, Oid *opno, int n)
 {
-	AttrNumber	kattno = group_key_attno(grp);
+	AttrNumber	kattno = group_key_attno_n(grp, n);
 	int			rti;
 	ListCell   *lc;
 
@@ -2833,15 +2862,29 @@ group_key_match(DvOp *grp, DvOp *other, List *quals, Oid *opno)
  * (group_sql over the keys of the delta: the subquery's input restricted
  * by them, through an index on the key where there is one) instead of
  * every group of the subquery.  NULL if the join has no such condition.
+ * A subquery that finds its groups by its first two keys (by_pair) and
+ * whose second key the join equates with an expression e2 of other's row
+ * as well is computed for the delta's pairs (e, e2) only (KEYS_PAIR: its
+ * index looked up by both keys; TPC-H Q20's changed partsupp rows: the
+ * lineitems of each (part, supplier), not of each part, a fourth of them).
  */
 static char *
 keyed_group_sql(DvGen *g, DvOp *grp, DvOp *other, const char *dother, List *quals)
 {
 	Oid			opno;
+	Oid			opno2;
 	Node	   *e = group_key_match(grp, other, quals, &opno);
+	Node	   *e2;
 
 	if (e == NULL)
 		return NULL;
+	e2 = by_pair(grp) ? group_key_match_n(grp, other, quals, &opno2, 1) : NULL;
+	if (e2 != NULL)
+		return psprintf("(%s)", group_sql(g, grp, NULL,
+										  add_cte(g, psprintf("SELECT DISTINCT %s AS k1, %s AS k2 FROM %s o",
+															  deparse(g, e, other, "o", NULL, NULL),
+															  deparse(g, e2, other, "o", NULL, NULL), dother)),
+										  KEYS_PAIR));
 	return psprintf("(%s)", group_sql(g, grp, NULL,
 									  add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o",
 														  deparse(g, e, other, "o", NULL, NULL), dother)),
@@ -3072,6 +3115,53 @@ shared_rows(DvGen *g, DvOp *bare)
 
 	*g->new_ctes = lappend(*g->new_ctes, list_make2(bare, name));
 	return psprintf("(SELECT * FROM %s)", name);
+}
+
+/*
+ * reach_group_sql - "(rows)" now of the grouped subquery operator
+ * join->right of an inner or left join whose left side was just written
+ * restricted by reach_restrict (g->reach_done: its scan of range table
+ * entry reach_rti kept only the rows whose column reach_attno is some x of
+ * a delta) when the join equates that same column with the subquery's
+ * first group key k1 (group_key_match) by the same equality: every row of
+ * the left side then has a v among the x, so only the groups whose k1 is
+ * one of them can join it, and only those are computed (group_sql over the
+ * delta's x: its input restricted by them, through an index on the key
+ * where there is one).  Not for a subquery that keeps a state: its groups
+ * read from the state by key made TPC-H Q20's change of parts 3x dearer
+ * than the state read whole (bench/README.md, twelfth session, s12-q20; the
+ * plan not traced).  This is
+ * the term of a semi-join that matches its right side's delta with its
+ * left side now (exist_terms): TPC-H Q20's changed forest parts find their
+ * partsupp rows by part and the year's quantities of those parts only, not
+ * every (part, supplier) group of the year's lineitems.  For a left join a
+ * left row whose group was not computed has none: its k1 would be among
+ * the x.  NULL if the rule does not apply.  Only where the equality is the
+ * same operator for both (so the x of a key k1 = v = x are equal to it by
+ * its transitivity) and, for a collatable type, under a deterministic
+ * collation.
+ */
+static char *
+reach_group_sql(DvGen *g, DvOp *join)
+{
+	Oid			opno;
+	Node	   *e;
+	Oid			coll;
+
+	if (g->reach_rti == 0 || !g->reach_done || join->right->kind != DV_OP_GROUP ||
+		reads_group_state(join->right) ||
+		(join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT) ||
+		!preserved_scan(join->left, g->reach_rti))
+		return NULL;
+	e = group_key_match(join->right, join->left, join->quals, &opno);
+	if (e == NULL || !IsA(e, Var) || ((Var *) e)->varno != g->reach_rti ||
+		((Var *) e)->varattno != g->reach_attno || ((Var *) e)->varlevelsup != 0 ||
+		opno != g->reach_opno)
+		return NULL;
+	coll = exprCollation(e);
+	if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+		return NULL;
+	return psprintf("(%s)", group_sql(g, join->right, NULL, add_cte(g, g->reach_keys), false));
 }
 
 /*
@@ -3369,6 +3459,8 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 		g->reach_attno = v->varattno;
 		g->reach_op = dv_operator_sql(opno);
 		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", deparse(g, x, other, "o", NULL, NULL), dother);
+		g->reach_opno = opno;
+		g->reach_keys = psprintf("SELECT DISTINCT %s AS k1 FROM %s o", deparse(g, x, other, "o", NULL, NULL), dother);
 	}
 }
 
