@@ -13,19 +13,28 @@
  * subtransactions it had); it sees exactly what the refresh saw unless a row
  * version it needs was pruned meanwhile (a row changed after the refresh and
  * vacuumed), which can only cause a reported difference, never a missed one
- * for rows the refresh wrote.  Call it right after a refresh.
+ * for rows the refresh wrote.  So a difference is reported as such (false)
+ * only when no such row version can have been removed: the removal horizon
+ * of every source has not passed the data snapshot's xmin (any transaction
+ * the snapshot does not see is then still needed by someone), or no
+ * transaction that the data snapshot does not see wrote a source.
+ * Otherwise verify cannot tell, and returns NULL with a WARNING that says
+ * why and how to verify reliably (the refresh and verify in one REPEATABLE
+ * READ transaction, whose snapshot keeps the horizon back).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/transam.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "storage/procarray.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/typcache.h"
@@ -137,15 +146,62 @@ differ_by_equality(DvTable *dt, const char *target)
 }
 
 /*
+ * horizon_passed - has the removal horizon of a source passed the data
+ * snapshot's xmin, so that row versions the snapshot sees may have been
+ * removable?  Asked before verify reads anything at the data snapshot: the
+ * executor registers the snapshot it runs with, and this backend's xmin may
+ * then go back to the data snapshot's and hold the horizon, which says
+ * nothing of what was removed before.  (The horizon only moves forward for
+ * the row versions that matter: past it they may be gone.)
+ */
+static bool
+horizon_passed(DvTable *dt, Snapshot data_snapshot)
+{
+	ListCell   *lc;
+	bool		passed = false;
+
+	if (data_snapshot == NULL)
+		return false;
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		Relation	rel;
+
+		if (!OidIsValid(src->relid))
+			continue;
+		rel = relation_open(src->relid, AccessShareLock);
+		if (TransactionIdPrecedes(data_snapshot->xmin, GetOldestNonRemovableTransactionId(rel)))
+			passed = true;
+		relation_close(rel, AccessShareLock);
+		if (passed)
+			break;
+	}
+	return passed;
+}
+
+/* the WARNING of a verify that cannot tell (horizon passed, a source changed) */
+static void
+cannot_tell(DvTable *dt, int64 ndiff)
+{
+	ereport(WARNING,
+			(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+			 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but row versions that snapshot sees may have been removed",
+					dt->schema_name, dt->table_name, (long long) ndiff),
+			 errdetail("A source was changed after the data snapshot, and the removal horizon has passed it: pruning or VACUUM may have removed row versions the recomputation needs, so the difference may not be real."),
+			 errhint("Refresh and verify in one REPEATABLE READ transaction: BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT dynview.refresh(...); SELECT dynview.verify(...); COMMIT;")));
+}
+
+/*
  * dv_verify - true when the table equals its query at its data snapshot;
  * otherwise a WARNING lists up to 10 differing rows.  Needs SPI.  The query
  * runs as the table's owner; the rows are listed only to the owner (and
  * members of the owning role): the query and the table are read with the
  * owner's rights, and row-level security on the table may hide rows from
- * the caller.
+ * the caller.  *unknown is set when a difference may come from row versions
+ * removed since the refresh (header comment): the result is then NULL.
  */
 bool
-dv_verify(Oid relid)
+dv_verify(Oid relid, bool *unknown)
 {
 	DvTable    *dt = dv_catalog_load(relid);
 	Snapshot	data_snapshot = dv_catalog_data_snapshot(relid);
@@ -163,7 +219,10 @@ dv_verify(Oid relid)
 	Oid			save_userid;
 	int			save_sec;
 	bool		show_rows = pg_class_ownercheck(relid, GetUserId());
+	bool		passed;
 
+	*unknown = false;
+	passed = horizon_passed(dt, data_snapshot);
 	foreach(lc, dt->sources)
 	{
 		DvSource   *src = lfirst(lc);
@@ -221,6 +280,12 @@ dv_verify(Oid relid)
 			ndiff++;
 		}
 	}
+	if (ndiff > 0 && passed && dv_sources_changed_after(dt))
+	{
+		cannot_tell(dt, ndiff);
+		*unknown = true;
+		return false;
+	}
 	if (ndiff > 0)
 	{
 		if (show_rows)
@@ -239,6 +304,12 @@ dv_verify(Oid relid)
 	{
 		int64		nequal = differ_by_equality(dt, target);
 
+		if (nequal > 0 && passed && dv_sources_changed_after(dt))
+		{
+			cannot_tell(dt, nequal);
+			*unknown = true;
+			return false;
+		}
 		if (nequal > 0)
 		{
 			ereport(WARNING,
