@@ -3158,3 +3158,16 @@ dv_sources_changed_after(DvTable *dt)
 	UnregisterSnapshot(snapshot);
 	return changed;
 }
+
+/*
+ * dv_refreshed_in_this_transaction - was dt's data snapshot taken by a
+ * refresh in the current transaction (its xid among the data's own)?
+ */
+bool
+dv_refreshed_in_this_transaction(DvTable *dt)
+{
+	TransactionId xid = GetTopTransactionIdIfAny();
+
+	return TransactionIdIsValid(xid) && dt->data_own_xids != NULL &&
+		xid_in_list(dt->data_own_xids, dv_widen_xid(xid));
+}

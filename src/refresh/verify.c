@@ -14,27 +14,25 @@
  * version it needs was pruned meanwhile (a row changed after the refresh and
  * vacuumed), which can only cause a reported difference, never a missed one
  * for rows the refresh wrote.  So a difference is reported as such (false)
- * only when no such row version can have been removed: the removal horizon
- * of every source has not passed the data snapshot's xmin (any transaction
- * the snapshot does not see is then still needed by someone), or no
- * transaction that the data snapshot does not see wrote a source.
+ * only when no such row version can have been removed or hidden: in the
+ * REPEATABLE READ transaction that refreshed the table (rows_held), or when
+ * no transaction that the data snapshot does not see wrote a source.
  * Otherwise verify cannot tell, and returns NULL with a WARNING that says
  * why and how to verify reliably (the refresh and verify in one REPEATABLE
- * READ transaction, whose snapshot keeps the horizon back).
+ * READ transaction, whose snapshot holds the removal horizon back).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/relation.h"
-#include "access/transam.h"
+#include "access/xact.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "storage/procarray.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/typcache.h"
@@ -146,40 +144,24 @@ differ_by_equality(DvTable *dt, const char *target)
 }
 
 /*
- * horizon_passed - has the removal horizon of a source passed the data
- * snapshot's xmin, so that row versions the snapshot sees may have been
- * removable?  Asked before verify reads anything at the data snapshot: the
- * executor registers the snapshot it runs with, and this backend's xmin may
- * then go back to the data snapshot's and hold the horizon, which says
- * nothing of what was removed before.  (The horizon only moves forward for
- * the row versions that matter: past it they may be gone.)
+ * rows_held - are the row versions the data snapshot sees certainly still
+ * there?  Only in a REPEATABLE READ or SERIALIZABLE transaction that took
+ * the data snapshot itself (the table was refreshed in it): its snapshot
+ * has held the removal horizon back since before the refresh.  The horizon
+ * as this backend computes it now says nothing: its own statement's xmin
+ * (held back by any transaction running, also in another database, which
+ * does not hold back VACUUM here) counts in it, and VACUUM leaves its own
+ * and other VACUUMs' xmin out; a page VACUUM marked all-visible is then read
+ * by an old snapshot as if every row on it were visible to it.
  */
 static bool
-horizon_passed(DvTable *dt, Snapshot data_snapshot)
+rows_held(DvTable *dt, Snapshot data_snapshot)
 {
-	ListCell   *lc;
-	bool		passed = false;
-
-	if (data_snapshot == NULL)
-		return false;
-	foreach(lc, dt->sources)
-	{
-		DvSource   *src = lfirst(lc);
-		Relation	rel;
-
-		if (!OidIsValid(src->relid))
-			continue;
-		rel = relation_open(src->relid, AccessShareLock);
-		if (TransactionIdPrecedes(data_snapshot->xmin, GetOldestNonRemovableTransactionId(rel)))
-			passed = true;
-		relation_close(rel, AccessShareLock);
-		if (passed)
-			break;
-	}
-	return passed;
+	return data_snapshot == NULL ||
+		(IsolationUsesXactSnapshot() && dv_refreshed_in_this_transaction(dt));
 }
 
-/* the WARNING of a verify that cannot tell (horizon passed, a source changed) */
+/* the WARNING of a verify that cannot tell (rows not held, a source changed) */
 static void
 cannot_tell(DvTable *dt, int64 ndiff)
 {
@@ -187,7 +169,7 @@ cannot_tell(DvTable *dt, int64 ndiff)
 			(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
 			 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but row versions that snapshot sees may have been removed",
 					dt->schema_name, dt->table_name, (long long) ndiff),
-			 errdetail("A source was changed after the data snapshot, and the removal horizon has passed it: pruning or VACUUM may have removed row versions the recomputation needs, so the difference may not be real."),
+			 errdetail("A source was changed after the data snapshot, outside a REPEATABLE READ transaction that refreshed the table: pruning or VACUUM may have removed (or marked all-visible) row versions the recomputation needs, so the difference may not be real."),
 			 errhint("Refresh and verify in one REPEATABLE READ transaction: BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT dynview.refresh(...); SELECT dynview.verify(...); COMMIT;")));
 }
 
@@ -222,7 +204,7 @@ dv_verify(Oid relid, bool *unknown)
 	bool		passed;
 
 	*unknown = false;
-	passed = horizon_passed(dt, data_snapshot);
+	passed = !rows_held(dt, data_snapshot);
 	foreach(lc, dt->sources)
 	{
 		DvSource   *src = lfirst(lc);
