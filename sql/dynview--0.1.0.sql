@@ -419,7 +419,7 @@ AS 'MODULE_PATHNAME', 'dynview_verify';
 
 COMMENT ON FUNCTION dynview.verify(text) IS
 $$Recomputes the query of the dynamic table NAME at its data snapshot and compares the result with the table as a multiset (values compared by their text form, then by equality).
-Returns true when they are equal; otherwise raises a WARNING listing up to 10 differing rows and returns false. A table never refreshed (initialize => false) verifies as empty.
+Returns true when they are equal; otherwise raises a WARNING listing up to 10 differing rows and returns false, or NULL (WARNING 72000) when row versions its data snapshot sees may have been removed since (a source written after the refresh, the removal horizon past the snapshot): refresh and verify in one REPEATABLE READ transaction to be sure. A table never refreshed (initialize => false) verifies as empty.
 Errors: unknown name (42P01), not a dynamic table (42809).
 Example: SELECT dynview.verify('public.order_totals');$$;
 

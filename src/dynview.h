@@ -361,7 +361,9 @@ extern void dv_watch_written_in_refresh(Oid relid);
 extern bool dv_watch_active(void);
 
 /* refresh/verify.c */
-extern bool dv_verify(Oid relid);
+extern bool dv_verify(Oid relid, bool *unknown);
+extern bool dv_sources_changed_after(DvTable *dt);
+extern bool dv_refreshed_in_this_transaction(DvTable *dt);
 
 /* hooks/guard.c */
 extern void dv_guard_init(void);

@@ -943,13 +943,16 @@ dynview_verify(PG_FUNCTION_ARGS)
 	char	   *name = text_arg(fcinfo, 0, "name");
 	Oid			relid;
 	bool		ok;
+	bool		unknown;
 
 	SPI_connect();
 	relid = dv_resolve_dynamic_table(name, false, false);
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, name);
-	ok = dv_verify(relid);
+	ok = dv_verify(relid, &unknown);
 	SPI_finish();
+	if (unknown)
+		PG_RETURN_NULL();
 	PG_RETURN_BOOL(ok);
 }
 

@@ -3388,3 +3388,59 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	}
 	return true;
 }
+
+/*
+ * dv_sources_changed_after - may a transaction that dt's data snapshot does
+ * not count as seen have written one of dt's sources (or refreshed an
+ * upstream dynamic table it reads)?  For verify(): such a transaction may
+ * have deleted or updated row versions that the data snapshot sees, which
+ * pruning or VACUUM can then remove.  Waits (up to 10 s) for the decoder to
+ * have the window's changes in the buffers, then looks for a buffer row in
+ * the window from the data snapshot to now.  True also when it cannot tell
+ * (the decoder behind, a source without a buffer).
+ */
+bool
+dv_sources_changed_after(DvTable *dt)
+{
+	Snapshot	snapshot;
+	XLogRecPtr	target;
+	ListCell   *lc;
+	bool		changed = false;
+
+	if (dt->data_snapshot == NULL)
+		return false;
+	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	target = capture_target(dt, snapshot, dv_capture_position());
+	if (!XLogRecPtrIsInvalid(target))
+	{
+		if (!dv_capture_wait(target, 10 * 1000L))
+			changed = true;
+		foreach(lc, dt->sources)
+		{
+			DvSource   *src = lfirst(lc);
+			Oid			buffer;
+
+			if (changed)
+				break;
+			if (!OidIsValid(src->relid))
+				continue;
+			buffer = buffer_of(src->relid);
+			changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, false);
+		}
+	}
+	UnregisterSnapshot(snapshot);
+	return changed;
+}
+
+/*
+ * dv_refreshed_in_this_transaction - was dt's data snapshot taken by a
+ * refresh in the current transaction (its xid among the data's own)?
+ */
+bool
+dv_refreshed_in_this_transaction(DvTable *dt)
+{
+	TransactionId xid = GetTopTransactionIdIfAny();
+
+	return TransactionIdIsValid(xid) && dt->data_own_xids != NULL &&
+		xid_in_list(dt->data_own_xids, dv_widen_xid(xid));
+}

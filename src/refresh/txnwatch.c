@@ -9,10 +9,15 @@
  * the same xid and would be skipped too.  So each backend keeps, for its
  * current transaction, when (a sequence number) each dynamic table was
  * refreshed and when each relation was written (DML, TRUNCATE, or rows a
- * refresh of an upstream dynamic table wrote to its buffer); at pre-commit, a table one of whose sources
- * was written after its last refresh is marked for a FULL refresh
- * (SOURCE_CHANGED_AFTER_REFRESH).  Nothing is kept, and the cost is one list
- * test per DML statement, when the transaction refreshed nothing.
+ * refresh of an upstream dynamic table wrote to its buffer); at pre-commit,
+ * if a source of a table was written after the table's last refresh, the
+ * commit is refused (55000).  Committed, such a table would not equal its
+ * query at its data snapshot: the snapshot counts the transaction's xid as
+ * seen, with its later writes, which the table lacks (design section 5); a
+ * FULL refresh marked for later would leave it wrong until then.  Refreshing
+ * the table again after the write, before COMMIT, makes the commit pass.
+ * Nothing is kept, and the cost is one list test per DML statement, when the
+ * transaction refreshed nothing.
  *
  * Some writes pass no hook that names the source: rows routed through a
  * partitioned parent to a source partition, or written by a trigger or a
@@ -28,14 +33,12 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "catalog/pg_type.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/snapmgr.h"
 
 #include "dynview.h"
 
@@ -110,22 +113,31 @@ forget(void)
 	next_seq = 0;
 }
 
-/* mark relid for a FULL refresh if source is one of its sources */
+/*
+ * refuse the commit: table relid was refreshed in this transaction and its
+ * source was written after; the transaction is rolled back
+ */
 static void
-mark_changed_after(Oid relid, Oid source)
+refuse_commit(Oid relid, Oid source)
 {
-	Oid			types[2] = {OIDOID, OIDOID};
-	Datum		values[2];
+	char	   *table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												   get_rel_name(relid));
+	char	   *src = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)),
+												 get_rel_name(source));
 
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = ObjectIdGetDatum(source);
-	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog c SET next_refresh_full = 'SOURCE_CHANGED_AFTER_REFRESH' "
-					"WHERE c.relid = $1::regclass AND EXISTS (SELECT 1 FROM dynview.source_catalog s "
-					"  WHERE s.relid = c.relid AND s.source_relid = $2)",
-					2, types, values, NULL, -1);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot commit: dynamic table %s would not equal its query at its data snapshot", table),
+			 dv_is_dynamic_table(source) ?
+			 errdetail("This transaction refreshed %s, and then refreshed its upstream dynamic table %s, which applied changes; the data snapshot of %s counts the transaction as seen, yet the table lacks those changes.",
+					   table, src, table) :
+			 errdetail("This transaction refreshed %s, and then changed its source %s; the data snapshot of %s counts the transaction as seen, yet the table lacks the change.",
+					   table, src, table),
+			 errhint("Refresh %s again after the change and before COMMIT, refresh upstream dynamic tables before their downstreams (a refresh refreshes the table's upstreams first), or make the change in another transaction.",
+					 table)));
 }
 
-/* at pre-commit (and pre-prepare): mark the tables whose sources were written after their refresh */
+/* at pre-commit (and pre-prepare): refuse when a table's source was written after its refresh */
 static void
 watch_xact_callback(XactEvent event, void *arg)
 {
@@ -133,7 +145,6 @@ watch_xact_callback(XactEvent event, void *arg)
 	ListCell   *lw;
 	List	   *tables = NIL;
 	List	   *changed = NIL;
-	List	   *marks = NIL;	/* of (table, source) OID pairs */
 
 	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
 	{
@@ -171,23 +182,14 @@ watch_xact_callback(XactEvent event, void *arg)
 		return;
 
 	/*
-	 * Only for pairs where the written relation is a source of the table is
-	 * the statement run: for the others (dynview's own catalogs, written
-	 * after every refresh) it would update nothing.
+	 * Only pairs where the written relation is a source of the table count:
+	 * the others (dynview's own catalogs, written after every refresh) do not.
 	 */
 	forboth(lr, tables, lw, changed)
 	{
 		if (dv_catalog_reads_source(lfirst_oid(lr), lfirst_oid(lw)))
-			marks = lappend(marks, list_make2_oid(lfirst_oid(lr), lfirst_oid(lw)));
+			refuse_commit(lfirst_oid(lr), lfirst_oid(lw));
 	}
-	if (marks == NIL)
-		return;
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	foreach(lr, marks)
-		mark_changed_after(linitial_oid(lfirst(lr)), lsecond_oid(lfirst(lr)));
-	PopActiveSnapshot();
-	SPI_finish();
 }
 
 static void

@@ -13,13 +13,20 @@
  * subtransactions it had); it sees exactly what the refresh saw unless a row
  * version it needs was pruned meanwhile (a row changed after the refresh and
  * vacuumed), which can only cause a reported difference, never a missed one
- * for rows the refresh wrote.  Call it right after a refresh.
+ * for rows the refresh wrote.  So a difference is reported as such (false)
+ * only when no such row version can have been removed or hidden: in the
+ * REPEATABLE READ transaction that refreshed the table (rows_held), or when
+ * no transaction that the data snapshot does not see wrote a source.
+ * Otherwise verify cannot tell, and returns NULL with a WARNING that says
+ * why and how to verify reliably (the refresh and verify in one REPEATABLE
+ * READ transaction, whose snapshot holds the removal horizon back).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xact.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -137,15 +144,46 @@ differ_by_equality(DvTable *dt, const char *target)
 }
 
 /*
+ * rows_held - are the row versions the data snapshot sees certainly still
+ * there?  Only in a REPEATABLE READ or SERIALIZABLE transaction that took
+ * the data snapshot itself (the table was refreshed in it): its snapshot
+ * has held the removal horizon back since before the refresh.  The horizon
+ * as this backend computes it now says nothing: its own statement's xmin
+ * (held back by any transaction running, also in another database, which
+ * does not hold back VACUUM here) counts in it, and VACUUM leaves its own
+ * and other VACUUMs' xmin out; a page VACUUM marked all-visible is then read
+ * by an old snapshot as if every row on it were visible to it.
+ */
+static bool
+rows_held(DvTable *dt, Snapshot data_snapshot)
+{
+	return data_snapshot == NULL ||
+		(IsolationUsesXactSnapshot() && dv_refreshed_in_this_transaction(dt));
+}
+
+/* the WARNING of a verify that cannot tell (rows not held, a source changed) */
+static void
+cannot_tell(DvTable *dt, int64 ndiff)
+{
+	ereport(WARNING,
+			(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+			 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but row versions that snapshot sees may have been removed",
+					dt->schema_name, dt->table_name, (long long) ndiff),
+			 errdetail("A source was changed after the data snapshot, outside a REPEATABLE READ transaction that refreshed the table: pruning or VACUUM may have removed (or marked all-visible) row versions the recomputation needs, so the difference may not be real."),
+			 errhint("Refresh and verify in one REPEATABLE READ transaction: BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT dynview.refresh(...); SELECT dynview.verify(...); COMMIT;")));
+}
+
+/*
  * dv_verify - true when the table equals its query at its data snapshot;
  * otherwise a WARNING lists up to 10 differing rows.  Needs SPI.  The query
  * runs as the table's owner; the rows are listed only to the owner (and
  * members of the owning role): the query and the table are read with the
  * owner's rights, and row-level security on the table may hide rows from
- * the caller.
+ * the caller.  *unknown is set when a difference may come from row versions
+ * removed since the refresh (header comment): the result is then NULL.
  */
 bool
-dv_verify(Oid relid)
+dv_verify(Oid relid, bool *unknown)
 {
 	DvTable    *dt = dv_catalog_load(relid);
 	Snapshot	data_snapshot = dv_catalog_data_snapshot(relid);
@@ -163,7 +201,10 @@ dv_verify(Oid relid)
 	Oid			save_userid;
 	int			save_sec;
 	bool		show_rows = pg_class_ownercheck(relid, GetUserId());
+	bool		passed;
 
+	*unknown = false;
+	passed = !rows_held(dt, data_snapshot);
 	foreach(lc, dt->sources)
 	{
 		DvSource   *src = lfirst(lc);
@@ -221,6 +262,12 @@ dv_verify(Oid relid)
 			ndiff++;
 		}
 	}
+	if (ndiff > 0 && passed && dv_sources_changed_after(dt))
+	{
+		cannot_tell(dt, ndiff);
+		*unknown = true;
+		return false;
+	}
 	if (ndiff > 0)
 	{
 		if (show_rows)
@@ -239,6 +286,12 @@ dv_verify(Oid relid)
 	{
 		int64		nequal = differ_by_equality(dt, target);
 
+		if (nequal > 0 && passed && dv_sources_changed_after(dt))
+		{
+			cannot_tell(dt, nequal);
+			*unknown = true;
+			return false;
+		}
 		if (nequal > 0)
 		{
 			ereport(WARNING,

@@ -107,7 +107,8 @@ SELECT * FROM fnd_late;
 SELECT dynview.verify('fnd_late');
 
 -- writes after a refresh in the same transaction that no statement hook names: COPY, and rows
--- routed through a partitioned parent into a source partition (SOURCE_CHANGED_AFTER_REFRESH)
+-- routed through a partitioned parent into a source partition: the commit is refused, nothing
+-- changes; refreshed again after the writes, the transaction commits
 CREATE TABLE fnd_cp (id int PRIMARY KEY, v int);
 INSERT INTO fnd_cp VALUES (1, 10);
 CREATE TABLE fnd_pp (id int, v int) PARTITION BY RANGE (id);
@@ -125,10 +126,22 @@ COPY fnd_cp FROM stdin;
 \.
 INSERT INTO fnd_pp VALUES (2, 20);
 COMMIT;
+SELECT dynview.verify('fnd_cpw'), dynview.verify('fnd_cpi'), dynview.verify('fnd_ppw');
+SELECT (SELECT count(*) FROM fnd_cp) AS cp_rows, (SELECT count(*) FROM fnd_pp) AS pp_rows;
+BEGIN;
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_cpw');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_cpi');
+SELECT table_name, refresh_mode FROM dynview.refresh('fnd_ppw');
+COPY fnd_cp FROM stdin;
+2	20
+\.
+INSERT INTO fnd_pp VALUES (2, 20);
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpw');
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_cpi');
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_ppw');
+COMMIT;
 SELECT dynview.verify('fnd_cpw'), dynview.verify('fnd_cpi'), dynview.verify('fnd_ppw');
+SELECT (SELECT count(*) FROM fnd_cpi) AS cpi_rows, (SELECT count(*) FROM fnd_ppw) AS ppw_rows;
 
 -- a source made UNLOGGED after creation is no longer captured: SOURCE_NOT_CAPTURED from then on
 ALTER TABLE fnd_cp SET UNLOGGED;
@@ -183,7 +196,7 @@ SELECT n FROM fnd_tags;
 SELECT dynview.verify('fnd_tags');
 
 -- rows routed through the parent into a source partition that this transaction had written
--- before the refresh
+-- before the refresh: the commit is refused; refreshed again after them, it commits
 CREATE TABLE fnd_rp (id int PRIMARY KEY, v int) PARTITION BY RANGE (id);
 CREATE TABLE fnd_rp1 PARTITION OF fnd_rp FOR VALUES FROM (0) TO (1000);
 INSERT INTO fnd_rp1 VALUES (1, 1);
@@ -193,8 +206,15 @@ UPDATE fnd_rp1 SET v = 2 WHERE id = 1;
 SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rpd');
 INSERT INTO fnd_rp VALUES (100, 100);
 COMMIT;
-SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rpd');
 SELECT dynview.verify('fnd_rpd');
+BEGIN;
+UPDATE fnd_rp1 SET v = 2 WHERE id = 1;
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rpd');
+INSERT INTO fnd_rp VALUES (100, 100);
+SELECT table_name, refresh_mode, mode_reason_code FROM dynview.refresh('fnd_rpd');
+COMMIT;
+SELECT dynview.verify('fnd_rpd');
+SELECT * FROM fnd_rpd ORDER BY id;
 
 -- a window aggregate whose moving-aggregate functions are volatile: never skipped
 CREATE FUNCTION fnd_imm_sf(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT coalesce($1, 0) + $2';
