@@ -835,8 +835,12 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 	window_texts(dt, snapshot, &w);
 	window_bounds_of(&w, &bounds);
 
+	/*
+	 * (a snapshot taken now, not the transaction's: see
+	 * dv_catalog_exec_into, whose window reads this must agree with)
+	 */
 	CommandCounterIncrement();
-	read_snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	read_snapshot = RegisterSnapshot(GetLatestSnapshot());
 	rel = table_open(buffer, AccessShareLock);
 	xid_att = attnameAttNum(rel, "dv_xid", false);
 	weight_att = attnameAttNum(rel, "dv_weight", false);
