@@ -34,7 +34,9 @@
  * into the reader's private data, which is the decoding context.)
  *
  * When the extension is dropped, the worker drops its slot and exits; the
- * launcher then does not restart it.
+ * launcher then does not restart it.  When it was dropped and created again
+ * between two checks, the worker leaves too (it serves one installation,
+ * served_extension), and the launcher starts a decoder for the new one.
  *
  * The worker records where it is in shared memory (dv_shmem_capture_started,
  * dv_shmem_set_capture_state): STARTING until it decodes, then RUNNING.  An
@@ -124,17 +126,28 @@ dv_decoder_start(Oid dboid, BackgroundWorkerHandle **handle)
 	dv_start_database_worker(dboid, "dynview_decoder_main", "dynview decoder", handle);
 }
 
-/* does the extension exist in this database?  (own transaction) */
-static bool
-extension_present(void)
+/*
+ * The installation of the extension this worker serves (its pg_extension
+ * OID), set once at start.  A DROP EXTENSION and a CREATE EXTENSION between
+ * two checks replace it: the worker then leaves as if the extension had only
+ * been dropped, and the launcher starts a decoder for the new installation
+ * (with a slot of its own, which waits for running writers as the first slot
+ * of any installation does).
+ */
+static Oid	served_extension = InvalidOid;
+
+/* the OID of the extension installed in this database, or InvalidOid (own transaction) */
+static Oid
+installed_extension(void)
 {
-	bool		present;
+	Oid			extoid = InvalidOid;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	present = dv_extension_present();
+	if (dv_extension_present())
+		extoid = get_extension_oid("dynview", true);
 	CommitTransactionCommand();
-	return present;
+	return extoid;
 }
 
 /*
@@ -144,17 +157,16 @@ extension_present(void)
  * follows pg_depend, not creation).  A transaction that then locks the
  * extension's tables in any order cannot deadlock with DROP EXTENSION: one
  * of the two waits before holding anything the other needs.  Returns false
- * if the extension is gone (dropped while we waited): nothing to do.
+ * if the extension this worker serves is gone (dropped while we waited, or
+ * replaced by a new installation): nothing to do.
  */
 static bool
 lock_extension(void)
 {
-	Oid			extoid = get_extension_oid("dynview", true);
-
-	if (!OidIsValid(extoid))
+	if (get_extension_oid("dynview", true) != served_extension)
 		return false;
-	LockDatabaseObject(ExtensionRelationId, extoid, 0, AccessShareLock);
-	return get_extension_oid("dynview", true) == extoid;
+	LockDatabaseObject(ExtensionRelationId, served_extension, 0, AccessShareLock);
+	return get_extension_oid("dynview", true) == served_extension;
 }
 
 /*
@@ -834,12 +846,16 @@ static TransactionId started_creating_xid = InvalidTransactionId;
  * drop the slot and leave: the extension (or the database) is going away.
  * A CREATE EXTENSION that registered the database again meanwhile keeps its
  * registration: the launcher starts its decoder once this one has exited.
+ * The position this worker published is then forgotten first, before the
+ * slot goes: a dynamic table of the new installation must wait for the new
+ * decoder's slot, not find capture running on the strength of this one.
  */
 static void
 leave_database(Oid dboid, const char *slot)
 {
 	dv_shmem_set_decoder(dboid, NULL);
-	(void) dv_shmem_unregister_database_of(dboid, true, started_creating_xid);
+	if (!dv_shmem_unregister_database_of(dboid, true, started_creating_xid))
+		dv_shmem_capture_restart(dboid);
 	if (MyReplicationSlot != NULL)
 		ReplicationSlotRelease();
 	if (SearchNamedReplicationSlot(slot, true) != NULL)
@@ -939,7 +955,8 @@ decode(Oid dboid)
 	 * Started for a database that may not have the extension (a launcher
 	 * probe), or while CREATE EXTENSION has not committed yet: wait for it.
 	 */
-	if (!extension_present())
+	served_extension = installed_extension();
+	if (!OidIsValid(served_extension))
 	{
 		TransactionId creating = dv_shmem_database_creating_xid(dboid);
 
@@ -950,8 +967,9 @@ decode(Oid dboid)
 			XactLockTableWait(creating, NULL, NULL, XLTW_None);
 			CommitTransactionCommand();
 		}
+		served_extension = installed_extension();
 	}
-	if (!extension_present())
+	if (!OidIsValid(served_extension))
 	{
 		dv_shmem_unregister_database(dboid);
 		if (SearchNamedReplicationSlot(slot, true) != NULL)
@@ -992,6 +1010,17 @@ decode(Oid dboid)
 	ctx->output_plugin_private = state;
 	XLogBeginRead(ctx->reader, MyReplicationSlot->data.restart_lsn);
 
+	/*
+	 * The slot now exists (the ephemeral one was visible while it was being
+	 * made): if the installation changed since the start, the slot may date
+	 * from before the new one and must not serve it.
+	 */
+	if (installed_extension() != served_extension)
+	{
+		FreeDecodingContext(ctx);
+		leave_database(dboid, slot);
+	}
+
 	/* everything up to the slot's confirmed position is in the buffers */
 	if (MyReplicationSlot->data.confirmed_flush > decoded)
 		decoded = MyReplicationSlot->data.confirmed_flush;
@@ -1018,7 +1047,7 @@ decode(Oid dboid)
 		if (!dv_shmem_database_registered(dboid) ||
 			TimestampDifferenceExceeds(last_check, GetCurrentTimestamp(), EXTENSION_CHECK_MS))
 		{
-			if (!dv_shmem_database_registered(dboid) || !extension_present())
+			if (!dv_shmem_database_registered(dboid) || installed_extension() != served_extension)
 			{
 				FreeDecodingContext(ctx);
 				leave_database(dboid, slot);

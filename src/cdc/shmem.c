@@ -303,6 +303,33 @@ dv_shmem_unregister_database_of(Oid dboid, bool only_if, TransactionId creating_
 }
 
 /*
+ * dv_shmem_capture_restart - the decoder of dboid leaves an installation of
+ * the extension that a new CREATE EXTENSION replaced (the database stays
+ * registered for the new one): forget its decoded position and state, so
+ * that waiters wait for the next decoder and its new slot rather than find
+ * capture running.
+ */
+void
+dv_shmem_capture_restart(Oid dboid)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+	{
+		db->decoded_lsn = InvalidXLogRecPtr;
+		db->waiting_for_xid = InvalidTransactionId;
+		db->capture_state = DV_CAPTURE_NOT_STARTED;
+		if (db->decoder_pid == MyProcPid)
+			db->decoder_pid = 0;
+	}
+	LWLockRelease(dv_shared->lock);
+	if (db)
+		ConditionVariableBroadcast(&db->cv);
+}
+
+/*
  * dv_shmem_databases - the registered databases (palloc'd array).
  */
 Oid *
