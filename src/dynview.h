@@ -307,6 +307,11 @@ extern void dv_full_refresh_restricted(DvTable *dt, const char *query, const cha
 extern uint64 dv_exec_at_params(const char *sql, Snapshot snapshot, bool read_only,
 								DvParams *params);
 extern void dv_set_current_table(const char *qualified_name);
+extern void dv_dest_receiver_init(DestReceiver *self, CommandDest mydest,
+								  void (*startup) (DestReceiver *self, int operation, TupleDesc typeinfo),
+								  bool (*receive) (TupleTableSlot *slot, DestReceiver *self),
+								  void (*shutdown) (DestReceiver *self),
+								  void (*destroy) (DestReceiver *self));
 extern void dv_register_tuples(const char *name);
 extern void dv_register_store(const char *name, Tuplestorestate *ts, TupleDesc desc, uint64 ntuples);
 extern void dv_unregister_tuples(const char *name);

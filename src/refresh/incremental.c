@@ -175,6 +175,32 @@ forget_aborted_subxact(SubXactEvent event, SubTransactionId mySubid,
 	}
 }
 
+/* a DestReceiver callback with nothing to do */
+static void
+receiver_nothing(DestReceiver *self)
+{
+}
+
+/*
+ * dv_dest_receiver_init - set up self, the DestReceiver that a receiver of
+ * ours embeds as its first member: its callbacks and its CommandDest.  A
+ * NULL shutdown or destroy does nothing (a receiver whose results outlive
+ * the statement: they belong to the caller).
+ */
+void
+dv_dest_receiver_init(DestReceiver *self, CommandDest mydest,
+					  void (*startup) (DestReceiver *self, int operation, TupleDesc typeinfo),
+					  bool (*receive) (TupleTableSlot *slot, DestReceiver *self),
+					  void (*shutdown) (DestReceiver *self),
+					  void (*destroy) (DestReceiver *self))
+{
+	self->rStartup = startup;
+	self->receiveSlot = receive;
+	self->rShutdown = shutdown ? shutdown : receiver_nothing;
+	self->rDestroy = destroy ? destroy : receiver_nothing;
+	self->mydest = mydest;
+}
+
 /*
  * dv_register_tuples - the rows of SPI_tuptable as the ephemeral named relation
  * `name` of the current SPI connection.
@@ -1306,12 +1332,6 @@ window_store_receive(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
-static void
-window_store_shutdown(DestReceiver *self)
-{
-	/* (the store outlives the statement: the relation registered owns it) */
-}
-
 /*
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
@@ -1416,11 +1436,9 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	 * not through SPI_tuptable: formed once, not twice, in a new backend's
 	 * first refresh mostly new memory to fault in.
 	 */
-	receiver.pub.receiveSlot = window_store_receive;
-	receiver.pub.rStartup = window_store_startup;
-	receiver.pub.rShutdown = window_store_shutdown;
-	receiver.pub.rDestroy = window_store_shutdown;
-	receiver.pub.mydest = DestTuplestore;
+	/* (no shutdown: the store outlives the statement, the relation registered owns it) */
+	dv_dest_receiver_init(&receiver.pub, DestTuplestore, window_store_startup, window_store_receive,
+						  NULL, NULL);
 	receiver.store = tuplestore_begin_heap(false, false, work_mem);
 	receiver.cxt = CurrentMemoryContext;
 	receiver.desc = NULL;
