@@ -186,7 +186,7 @@ extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
 extern uint64 dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values,
-								   DestReceiver *dest);
+								   Snapshot snapshot, DestReceiver *dest);
 extern char *dv_snapshot_to_text(Snapshot snapshot);
 extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);

@@ -221,17 +221,13 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
  * refresh).  None of values is NULL.  dest's receiveSlot may return false
  * to stop the statement early.  Returns the number of rows sent to dest.
  *
- * The statement reads with a snapshot taken now (GetLatestSnapshot, after a
- * CommandCounterIncrement: this transaction's own writes included), not the
- * transaction's: in a REPEATABLE READ or SERIALIZABLE transaction that
- * snapshot predates the rows the decoder wrote into the change buffers for
- * the changes it sees, and a window read with it missed them (a refresh
- * said NO_DATA for a change its data snapshot counted as applied).  The
- * window's own xid conditions pick the rows, so rows committed later are
- * never taken.
+ * With snapshot, the statement reads with it (as a read-only statement);
+ * without, as dv_catalog_exec's statements do: the command counter
+ * incremented, the transaction snapshot.
  */
 uint64
-dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, DestReceiver *dest)
+dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, Snapshot snapshot,
+					 DestReceiver *dest)
 {
 	Oid			save_userid;
 	int			save_sec;
@@ -258,15 +254,18 @@ dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, Dest
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	nestlevel = dv_safe_search_path_push();
-	/* (read_only: SPI then reads with the active snapshot, the one pushed here) */
-	options.read_only = true;
-	CommandCounterIncrement();
-	PushActiveSnapshot(GetLatestSnapshot());
+	if (snapshot)
+	{
+		/* (read_only: SPI then reads with the active snapshot, this one) */
+		options.read_only = true;
+		PushActiveSnapshot(snapshot);
+	}
 	if (nargs > 0)
 		rc = SPI_execute_plan_extended(cached_plan(sql, nargs, types), &options);
 	else
 		rc = SPI_execute_extended(sql, &options);
-	PopActiveSnapshot();
+	if (snapshot)
+		PopActiveSnapshot();
 	dv_safe_search_path_pop(nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec);
 

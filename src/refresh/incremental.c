@@ -824,13 +824,32 @@ buffer_is_empty(Oid buffer)
 }
 
 /*
+ * window_read_snapshot - the snapshot every read of a window in the change
+ * buffers reads with (read_window, window_has_row): one taken now
+ * (GetLatestSnapshot, after a CommandCounterIncrement: this transaction's
+ * own writes included), not the transaction's.  In a REPEATABLE READ or
+ * SERIALIZABLE transaction that snapshot predates the rows the decoder
+ * wrote into the buffers for the changes it sees, and a window read with it
+ * missed them (a refresh said NO_DATA for a change its data snapshot
+ * counted as applied, leaving the table wrong for good: regress
+ * repeatable_read_refresh).  The window's own xid conditions pick the rows,
+ * so rows committed later are never taken.  The result is static: register
+ * or push it before taking another.
+ */
+static Snapshot
+window_read_snapshot(void)
+{
+	CommandCounterIncrement();
+	return GetLatestSnapshot();
+}
+
+/*
  * window_has_row - has the buffer a row in dt's window to snapshot
  * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, or a
  * TRUNCATE marker (weight 0, plugin.c)?  The
  * condition evaluated in C over a scan of the buffer, which sees what
  * "SELECT 1 FROM <buffer> WHERE [dv_weight <= 0 AND] WINDOW_CONDITION
- * LIMIT 1" run by dv_catalog_exec saw: the command counter incremented, the
- * transaction snapshot (a new one per statement in READ COMMITTED), the
+ * LIMIT 1" run as a window read (read_window) saw: window_read_snapshot, the
  * AccessShareLock a SELECT takes, kept to the end of the transaction, and
  * no row-level security (the statement ran as the bootstrap superuser).
  * Each such statement was parsed, analysed and planned once per backend
@@ -861,12 +880,7 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 	window_texts(dt, snapshot, &w);
 	window_bounds_of(&w, &bounds);
 
-	/*
-	 * (a snapshot taken now, not the transaction's: see
-	 * dv_catalog_exec_into, whose window reads this must agree with)
-	 */
-	CommandCounterIncrement();
-	read_snapshot = RegisterSnapshot(GetLatestSnapshot());
+	read_snapshot = RegisterSnapshot(window_read_snapshot());
 	rel = table_open(buffer, AccessShareLock);
 	xid_att = attnameAttNum(rel, "dv_xid", false);
 	weight_att = attnameAttNum(rel, "dv_weight", false);
@@ -1336,7 +1350,7 @@ window_store_receive(TupleTableSlot *slot, DestReceiver *self)
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
- * Runs as the bootstrap superuser with a fresh snapshot.
+ * Runs as the bootstrap superuser; the buffer is read with window_read_snapshot.
  *
  * With from_enr, the rows are read not from the buffer but from that
  * ephemeral relation, the window of the same source read before with (at
@@ -1447,13 +1461,14 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	if (from_enr)
 	{
 		/* (not kept as a prepared plan: the relation is this refresh's) */
-		dv_catalog_exec_into(sql.data, 0, NULL, NULL, &receiver.pub);
+		dv_catalog_exec_into(sql.data, 0, NULL, NULL, NULL, &receiver.pub);
 	}
 	else
 	{
-		/* rows read with a fresh snapshot; the window is S_new's and S_prev's text */
+		/* the window is S_new's and S_prev's text */
 		window_parameters(dt, snapshot, values, types);
-		dv_catalog_exec_into(sql.data, WINDOW_NARGS, types, values, &receiver.pub);
+		dv_catalog_exec_into(sql.data, WINDOW_NARGS, types, values, window_read_snapshot(),
+							 &receiver.pub);
 	}
 	if (receiver.has_marker)
 	{
