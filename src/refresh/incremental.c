@@ -1073,6 +1073,32 @@ capture_target(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 }
 
 /*
+ * how long a refresh waits for the decoder to have its window in the
+ * buffers (design section 5, step 3) before it gives up on reading them
+ */
+#define CAPTURE_WAIT_MS (60 * 1000L)
+
+/*
+ * wait_for_window - the refresh's wait for capture: wait (at most
+ * timeout_ms) until the decoder has committed into the buffers every change
+ * of the transactions in dt's window to snapshot, whose WAL position is lsn
+ * (capture_target).  Returns false if it has not by then, or waits for this
+ * transaction; true at once when the window holds no transaction (*empty
+ * is then set, if given).  Every reader of the window waits here, so that
+ * the refresh, the lookups beside it (a source truncated, sources
+ * unchanged) and verify() agree on what "captured" means.
+ */
+static bool
+wait_for_window(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, long timeout_ms, bool *empty)
+{
+	XLogRecPtr	target = capture_target(dt, snapshot, lsn);
+
+	if (empty)
+		*empty = XLogRecPtrIsInvalid(target);
+	return XLogRecPtrIsInvalid(target) || dv_capture_wait(target, timeout_ms);
+}
+
+/*
  * find_scan_filters - the quals of the filters directly above the scan op of
  * the source whose window is enr_name, in the operator trees of plan (its
  * levels, branches, inputs and grouped subqueries); *found counts the scans
@@ -3033,14 +3059,6 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 }
 
 /*
- * how long a refresh waits for the decoder only to tell a TRUNCATE apart:
- * as long as a window read waits (dv_refresh_incremental), so that under
- * load the reason is as dependable as an incremental refresh's result
- * (5 seconds flipped it to SOURCE_ALTERED in a loaded regress run)
- */
-#define TRUNCATE_LOOKUP_WAIT_MS (60 * 1000L)
-
-/*
  * dv_refresh_truncated_source - a source of dt that was truncated
  * (TRUNCATE) in the window from dt's data snapshot to snapshot (whose WAL
  * position is lsn), or InvalidOid when none was (*known true) or it cannot
@@ -3050,17 +3068,18 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
  * CLUSTER, which replace a table's storage as well: logical decoding
  * delivers a TRUNCATE record, and the decoder writes it into the source's
  * change buffer as a marker (plugin.c); VACUUM FULL and CLUSTER write
- * none.  Waits for the decoder as a window read does (capture_target), at
- * most TRUNCATE_LOOKUP_WAIT_MS: the refresh is FULL whatever the answer,
- * so a decoder that lags (or waits for this transaction, which truncated
- * the source itself) only leaves the reason the general SOURCE_ALTERED.
- * Needs a data snapshot.
+ * none.  Waits for the decoder with the refresh's own wait for its window
+ * (wait_for_window, as long as an incremental refresh waits: a shorter wait,
+ * 5 seconds, flipped the reason to SOURCE_ALTERED in a loaded regress run):
+ * the refresh is FULL whatever the answer, so a decoder that lags (or waits
+ * for this transaction, which truncated the source itself) only leaves the
+ * reason the general SOURCE_ALTERED.  Needs a data snapshot.
  */
 Oid
 dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool *known)
 {
-	XLogRecPtr	target;
 	ListCell   *lc;
+	bool		empty;
 
 	*known = false;
 	if (!dt->has_data_snapshot || dt->data_snapshot == NULL)
@@ -3073,15 +3092,11 @@ dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool
 		if (OidIsValid(src->relid) && (dv_holds_write_lock(src->relid) || partition_written(src->relid)))
 			return InvalidOid;
 	}
-	target = capture_target(dt, snapshot, lsn);
-	*known = true;
-	if (XLogRecPtrIsInvalid(target))
-		return InvalidOid;		/* (no transaction in the window) */
-	if (!dv_capture_wait(target, TRUNCATE_LOOKUP_WAIT_MS))
-	{
-		*known = false;
+	if (!wait_for_window(dt, snapshot, lsn, CAPTURE_WAIT_MS, &empty))
 		return InvalidOid;
-	}
+	*known = true;
+	if (empty)
+		return InvalidOid;		/* (no transaction in the window) */
 	foreach(lc, dt->sources)
 	{
 		DvSource   *src = lfirst(lc);
@@ -3116,7 +3131,6 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	XLogRecPtr	target;
 	bool		dynamic_source = false;
 	bool		no_window;
 	List	   *buffered = NIL;	/* sources whose buffer holds rows */
@@ -3177,8 +3191,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		}
 	}
 	/* (an empty window has no rows to wait for: capture_target) */
-	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
-		!dv_capture_wait(target, 60 * 1000L))
+	if (need_decoder && !wait_for_window(dt, snapshot, lsn, CAPTURE_WAIT_MS, NULL))
 	{
 		*full_code = "CAPTURE_NOT_READY";
 		*full_reason = pstrdup("The decoder had not captured every change before the refresh's snapshot (it waits for this transaction, or is lagging).");
@@ -3369,7 +3382,6 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
-	XLogRecPtr	target;
 
 	if (!dt->has_data_snapshot || dt->next_refresh_full != NULL || dt->sources == NIL)
 		return false;
@@ -3404,8 +3416,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 		if (dv_is_dynamic_table(src->relid))
 			dynamic_buffers = lappend_oid(dynamic_buffers, buffer);
 	}
-	if (need_decoder && !XLogRecPtrIsInvalid(target = capture_target(dt, snapshot, lsn)) &&
-		!dv_capture_wait(target, 60 * 1000L))
+	if (need_decoder && !wait_for_window(dt, snapshot, lsn, CAPTURE_WAIT_MS, NULL))
 		return false;
 	/* (no transaction in the window: only dynamic tables' buffers can hold rows of it) */
 	if (window_is_empty(dt, snapshot))
@@ -3440,30 +3451,26 @@ bool
 dv_sources_changed_after(DvTable *dt)
 {
 	Snapshot	snapshot;
-	XLogRecPtr	target;
 	ListCell   *lc;
 	bool		changed = false;
+	bool		empty;
 
 	if (dt->data_snapshot == NULL)
 		return false;
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
-	target = capture_target(dt, snapshot, dv_capture_position());
-	if (!XLogRecPtrIsInvalid(target))
+	if (!wait_for_window(dt, snapshot, dv_capture_position(), 10 * 1000L, &empty))
+		changed = true;
+	foreach(lc, dt->sources)
 	{
-		if (!dv_capture_wait(target, 10 * 1000L))
-			changed = true;
-		foreach(lc, dt->sources)
-		{
-			DvSource   *src = lfirst(lc);
-			Oid			buffer;
+		DvSource   *src = lfirst(lc);
+		Oid			buffer;
 
-			if (changed)
-				break;
-			if (!OidIsValid(src->relid))
-				continue;
-			buffer = buffer_of(src->relid);
-			changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, false);
-		}
+		if (changed || empty)
+			break;
+		if (!OidIsValid(src->relid))
+			continue;
+		buffer = buffer_of(src->relid);
+		changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY);
 	}
 	UnregisterSnapshot(snapshot);
 	return changed;
