@@ -620,6 +620,17 @@ dv_catalog_replace_definition(Oid relid, const char *query, DvAnalyzedQuery *aq,
 }
 
 /*
+ * text_param - a text parameter of a catalog statement into *value and
+ * *null (dv_catalog_exec's nulls): the text, or SQL NULL for a NULL pointer.
+ */
+static void
+text_param(const char *text, Datum *value, char *null)
+{
+	*value = text ? CStringGetTextDatum(text) : (Datum) 0;
+	*null = text ? ' ' : 'n';
+}
+
+/*
  * dv_catalog_set_sources - replace the source list of a dynamic table.
  */
 void
@@ -696,12 +707,8 @@ dv_catalog_set_schedule(Oid relid, const char *schedule, const char *refresh_mod
 	char		nulls[4] = "   ";
 
 	values[0] = ObjectIdGetDatum(relid);
-	values[1] = schedule ? CStringGetTextDatum(schedule) : (Datum) 0;
-	values[2] = refresh_mode ? CStringGetTextDatum(refresh_mode) : (Datum) 0;
-	if (!schedule)
-		nulls[1] = 'n';
-	if (!refresh_mode)
-		nulls[2] = 'n';
+	text_param(schedule, &values[1], &nulls[1]);
+	text_param(refresh_mode, &values[2], &nulls[2]);
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET "
 					"schedule = coalesce($2, schedule), refresh_mode = coalesce($3, refresh_mode), "
 					"as_is_failures = 0, as_is_skip = 0, as_is_error = NULL "
@@ -731,9 +738,7 @@ dv_catalog_set_as_is_failure(Oid relid, int failures, int skip, const char *erro
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = Int32GetDatum(failures);
 	values[2] = Int32GetDatum(skip);
-	values[3] = error ? CStringGetTextDatum(error) : (Datum) 0;
-	if (!error)
-		nulls[3] = 'n';
+	text_param(error, &values[3], &nulls[3]);
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET as_is_failures = $2, as_is_skip = $3, "
 					"as_is_error = $4 WHERE relid = $1::regclass",
 					4, types, values, nulls, 1);
@@ -752,12 +757,8 @@ dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(effective);
-	values[2] = code ? CStringGetTextDatum(code) : (Datum) 0;
-	values[3] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
-	if (!code)
-		nulls[2] = 'n';
-	if (!reason)
-		nulls[3] = 'n';
+	text_param(code, &values[2], &nulls[2]);
+	text_param(reason, &values[3], &nulls[3]);
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET effective_mode = $2, "
 					"mode_reason_code = $3, mode_reason = $4 WHERE relid = $1::regclass",
 					4, types, values, nulls, 1);
@@ -777,9 +778,7 @@ dv_catalog_set_state(Oid relid, const char *state, const char *reason)
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(state);
-	values[2] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
-	if (!reason)
-		nulls[2] = 'n';
+	text_param(reason, &values[2], &nulls[2]);
 	/* the table and every dynamic table downstream of it (design section 7) */
 	dv_catalog_exec("WITH RECURSIVE down(relid) AS ("
 					"  SELECT $1::regclass "
@@ -1386,16 +1385,13 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 	char		nulls[11] = "          ";
 
 	values[0] = ObjectIdGetDatum(relid);
-	values[1] = message ? CStringGetTextDatum(message) : (Datum) 0;
-	nulls[1] = message ? ' ' : 'n';
+	text_param(message, &values[1], &nulls[1]);
 	values[2] = Int32GetDatum(dv_max_consecutive_failures);
 	values[3] = CStringGetTextDatum(state);
 	values[4] = CStringGetTextDatum(trigger_names[trigger]);
 	values[5] = take_running_id(relid, &nulls[5], &values[6], &nulls[6]);
-	values[7] = reason_code ? CStringGetTextDatum(reason_code) : (Datum) 0;
-	nulls[7] = reason_code ? ' ' : 'n';
-	values[8] = reason ? CStringGetTextDatum(reason) : (Datum) 0;
-	nulls[8] = reason ? ' ' : 'n';
+	text_param(reason_code, &values[7], &nulls[7]);
+	text_param(reason, &values[8], &nulls[8]);
 	values[9] = BoolGetDatum(count_failure);
 	dv_catalog_exec("WITH l AS (SELECT relid FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
 					"  FOR NO KEY UPDATE SKIP LOCKED), "
@@ -1705,34 +1701,19 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	values[1] = CStringGetTextDatum(dt->schema_name);
 	values[2] = CStringGetTextDatum(dt->table_name);
 	values[3] = CStringGetTextDatum(res->state);
-	if (res->refresh_mode)
-		values[4] = CStringGetTextDatum(res->refresh_mode);
-	else
-		nulls[4] = 'n';
+	text_param(res->refresh_mode, &values[4], &nulls[4]);
 	values[5] = CStringGetTextDatum(trigger_names[trigger]);
 	values[6] = TimestampTzGetDatum(res->start_time);
 	values[7] = TimestampTzGetDatum(res->end_time);
 	values[8] = Int64GetDatum(res->rows_inserted);
 	values[9] = Int64GetDatum(res->rows_deleted);
-	if (res->data_snapshot)
-		values[10] = CStringGetTextDatum(res->data_snapshot);
-	else
-		nulls[10] = 'n';
+	text_param(res->data_snapshot, &values[10], &nulls[10]);
 	values[11] = LSNGetDatum(res->data_lsn);
 	if (res->data_lsn == InvalidXLogRecPtr)
 		nulls[11] = 'n';
-	if (res->mode_reason_code)
-		values[12] = CStringGetTextDatum(res->mode_reason_code);
-	else
-		nulls[12] = 'n';
-	if (res->mode_reason)
-		values[13] = CStringGetTextDatum(res->mode_reason);
-	else
-		nulls[13] = 'n';
-	if (res->error_message)
-		values[14] = CStringGetTextDatum(res->error_message);
-	else
-		nulls[14] = 'n';
+	text_param(res->mode_reason_code, &values[12], &nulls[12]);
+	text_param(res->mode_reason, &values[13], &nulls[13]);
+	text_param(res->error_message, &values[14], &nulls[14]);
 	values[15] = CStringGetTextDatum(source_tables_json(dt->relid));
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
 	values[16] = take_running_id(dt->relid, &nulls[16], NULL, NULL);
