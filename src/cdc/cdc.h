@@ -89,7 +89,6 @@ extern void dv_shmem_register_database(Oid dboid, TransactionId creating_xid);
 extern TransactionId dv_shmem_database_creating_xid(Oid dboid);
 extern void dv_shmem_unregister_database(Oid dboid);
 extern bool dv_shmem_unregister_database_of(Oid dboid, bool only_if, TransactionId creating_xid);
-extern void dv_shmem_capture_restart(Oid dboid);
 extern Oid *dv_shmem_databases(int *n);
 extern void dv_shmem_set_launcher_latch(Latch *latch);
 extern void dv_shmem_set_decoder(Oid dboid, Latch *latch);

@@ -855,7 +855,7 @@ leave_database(Oid dboid, const char *slot)
 {
 	dv_shmem_set_decoder(dboid, NULL);
 	if (!dv_shmem_unregister_database_of(dboid, true, started_creating_xid))
-		dv_shmem_capture_restart(dboid);
+		dv_shmem_set_capture_state(dboid, DV_CAPTURE_NOT_STARTED, NULL, NULL, NULL);
 	if (MyReplicationSlot != NULL)
 		ReplicationSlotRelease();
 	if (SearchNamedReplicationSlot(slot, true) != NULL)

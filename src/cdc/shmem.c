@@ -303,33 +303,6 @@ dv_shmem_unregister_database_of(Oid dboid, bool only_if, TransactionId creating_
 }
 
 /*
- * dv_shmem_capture_restart - the decoder of dboid leaves an installation of
- * the extension that a new CREATE EXTENSION replaced (the database stays
- * registered for the new one): forget its decoded position and state, so
- * that waiters wait for the next decoder and its new slot rather than find
- * capture running.
- */
-void
-dv_shmem_capture_restart(Oid dboid)
-{
-	DvDatabaseState *db;
-
-	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
-	db = find_database(dboid);
-	if (db)
-	{
-		db->decoded_lsn = InvalidXLogRecPtr;
-		db->waiting_for_xid = InvalidTransactionId;
-		db->capture_state = DV_CAPTURE_NOT_STARTED;
-		if (db->decoder_pid == MyProcPid)
-			db->decoder_pid = 0;
-	}
-	LWLockRelease(dv_shared->lock);
-	if (db)
-		ConditionVariableBroadcast(&db->cv);
-}
-
-/*
  * dv_shmem_databases - the registered databases (palloc'd array).
  */
 Oid *
@@ -416,7 +389,11 @@ dv_shmem_capture_started(Oid dboid)
  * dv_shmem_set_capture_state - record where the decoder of dboid is; with
  * an error (NULL: none), record it as the last failure.  The strings are
  * truncated to DV_CAPTURE_TEXT bytes.  Waiters on the condition variable
- * are woken: a failure ends their wait.
+ * are woken: a failure ends their wait.  NOT_STARTED (a decoder leaves an
+ * installation of the extension that a new CREATE EXTENSION replaced, the
+ * database staying registered for the new one) also forgets the published
+ * position, so that waiters wait for the next decoder and its new slot
+ * rather than find capture running.
  */
 void
 dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const char *error,
@@ -429,6 +406,11 @@ dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const char *error,
 	if (db)
 	{
 		db->capture_state = state;
+		if (state == DV_CAPTURE_NOT_STARTED)
+		{
+			db->decoded_lsn = InvalidXLogRecPtr;
+			db->waiting_for_xid = InvalidTransactionId;
+		}
 		if (state != DV_CAPTURE_STARTING && state != DV_CAPTURE_RUNNING &&
 			db->decoder_pid == MyProcPid)
 			db->decoder_pid = 0;
