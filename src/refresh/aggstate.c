@@ -1142,7 +1142,7 @@ distinct_count_shutdown(DestReceiver *self)
 	rel = table_open(r->state, AccessShareLock);
 	out = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 	group = MakeSingleTupleTableSlot(r->groups->tableslot->tts_tupleDescriptor, &TTSOpsMinimalTuple);
-	dest = CreateTransientRelDestReceiver(r->state);
+	dest = dv_bulk_receiver(r->state);
 	dest->rStartup(dest, CMD_INSERT, RelationGetDescr(rel));
 	InitTupleHashIterator(r->groups, &iter);
 	while ((entry = ScanTupleHashTable(r->groups, &iter)) != NULL)
@@ -1203,7 +1203,7 @@ distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
 	r->pub.rShutdown = distinct_count_shutdown;
 	r->pub.rDestroy = distinct_count_destroy;
 	r->pub.mydest = DestTransientRel;
-	r->rel = CreateTransientRelDestReceiver(dist);
+	r->rel = dv_bulk_receiver(dist);
 	r->parent = CurrentMemoryContext;
 	r->state = state;
 	r->nkeys = nkeys;
