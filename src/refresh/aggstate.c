@@ -997,7 +997,7 @@ distinct_once_agg(DvPlan *plan)
  * one per group and x; a group's state row is the sum of its counts
  * (dv_count and each count(*)) and its number of non-null x (the
  * count(DISTINCT x)), which its shutdown writes into the state table, in
- * bulk (a transient-relation receiver, as the fill writes), so that the
+ * bulk (dv_bulk_receiver, as the fill writes), so that the
  * state needs no second pass over the multiplicities (TPC-H Q16 at SF1:
  * 1,765,092 multiplicities, a hash aggregate of 1.6 s of CPU read them
  * again; bench/README.md).  The groups are those of GROUP BY g1..gn: the

@@ -1737,7 +1737,7 @@ typedef struct BulkReceiver
 	Relation	rel;
 	CommandId	cid;
 	BulkInsertState bistate;
-	MemoryContext cxt;			/* the batch's rows */
+	MemoryContext cxt;			/* what table_multi_insert allocates */
 	TupleTableSlot **slots;		/* BULK_MAX_ROWS slots of the relation's kind */
 	int			nused;
 	Size		bytes;
@@ -1780,15 +1780,12 @@ bulk_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	BulkReceiver *r = (BulkReceiver *) self;
 	TupleTableSlot *to;
-	MemoryContext old;
 
 	if (r->slots[r->nused] == NULL)
 		r->slots[r->nused] = table_slot_create(r->rel, NULL);
 	to = r->slots[r->nused];
-	/* (the copy's memory is the batch's: freed with it) */
-	old = MemoryContextSwitchTo(r->cxt);
+	/* (a copy in the slot's own memory, freed when the batch is cleared) */
 	ExecCopySlot(to, slot);
-	MemoryContextSwitchTo(old);
 	r->nused++;
 	if (TTS_IS_BUFFERTUPLE(to) || TTS_IS_HEAPTUPLE(to))
 		r->bytes += ((HeapTupleTableSlot *) to)->tuple->t_len;
@@ -1839,7 +1836,8 @@ dv_bulk_receiver(Oid target)
 /*
  * dv_exec_fill - run the SELECT sql at the snapshot and write its rows into
  * the relation target, as REFRESH MATERIALIZED VIEW fills its new heap: the
- * executor with PostgreSQL's transient-relation receiver, so the plan may
+ * executor with dynview's bulk writer (dv_bulk_receiver: PostgreSQL's
+ * transient-relation receiver, but the rows written in batches), so the plan may
  * use parallel workers (SPI never plans a statement that writes in
  * parallel), rows are written in bulk and frozen, and no index, trigger or
  * constraint of target sees them.  Only for a relation this transaction
@@ -1856,7 +1854,7 @@ dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *t
 
 /*
  * dv_exec_fill_into - dv_exec_fill with the receiver dest instead of the
- * transient-relation receiver of target (dest NULL: that one): a receiver
+ * bulk writer of target (dest NULL: that one): a receiver
  * that passes the rows on to that writer and sees them on their way
  * (aggstate.c's multiplicities' writer that counts the groups).  Its
  * startup, rows and shutdown run inside the write (dynview's own writes,
