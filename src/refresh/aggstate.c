@@ -1198,11 +1198,8 @@ distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
 {
 	DistinctCountReceiver *r = palloc0(sizeof(DistinctCountReceiver));
 
-	r->pub.receiveSlot = distinct_count_receive;
-	r->pub.rStartup = distinct_count_startup;
-	r->pub.rShutdown = distinct_count_shutdown;
-	r->pub.rDestroy = distinct_count_destroy;
-	r->pub.mydest = DestTransientRel;
+	dv_dest_receiver_init(&r->pub, distinct_count_receive, distinct_count_startup,
+						  distinct_count_shutdown, distinct_count_destroy, DestTransientRel);
 	r->rel = dv_bulk_receiver(dist);
 	r->parent = CurrentMemoryContext;
 	r->state = state;

@@ -1416,11 +1416,8 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	 * not through SPI_tuptable: formed once, not twice, in a new backend's
 	 * first refresh mostly new memory to fault in.
 	 */
-	receiver.pub.receiveSlot = window_store_receive;
-	receiver.pub.rStartup = window_store_startup;
-	receiver.pub.rShutdown = window_store_shutdown;
-	receiver.pub.rDestroy = window_store_shutdown;
-	receiver.pub.mydest = DestTuplestore;
+	dv_dest_receiver_init(&receiver.pub, window_store_receive, window_store_startup,
+						  window_store_shutdown, window_store_shutdown, DestTuplestore);
 	receiver.store = tuplestore_begin_heap(false, false, work_mem);
 	receiver.cxt = CurrentMemoryContext;
 	receiver.desc = NULL;
@@ -1824,13 +1821,25 @@ dv_bulk_receiver(Oid target)
 {
 	BulkReceiver *r = palloc0(sizeof(BulkReceiver));
 
-	r->pub.receiveSlot = bulk_receive;
-	r->pub.rStartup = bulk_startup;
-	r->pub.rShutdown = bulk_shutdown;
-	r->pub.rDestroy = bulk_destroy;
-	r->pub.mydest = DestTransientRel;
+	dv_dest_receiver_init(&r->pub, bulk_receive, bulk_startup, bulk_shutdown, bulk_destroy, DestTransientRel);
 	r->target = target;
 	return (DestReceiver *) r;
+}
+
+/*
+ * dv_dest_receiver_init - set up the callbacks of a DestReceiver written
+ * here (the first member of the caller's receiver struct)
+ */
+void
+dv_dest_receiver_init(DestReceiver *pub, bool (*receive) (TupleTableSlot *, DestReceiver *),
+					  void (*startup) (DestReceiver *, int, TupleDesc),
+					  void (*shutdown) (DestReceiver *), void (*destroy) (DestReceiver *), CommandDest dest)
+{
+	pub->receiveSlot = receive;
+	pub->rStartup = startup;
+	pub->rShutdown = shutdown;
+	pub->rDestroy = destroy;
+	pub->mydest = dest;
 }
 
 /*
