@@ -997,7 +997,7 @@ distinct_once_agg(DvPlan *plan)
  * one per group and x; a group's state row is the sum of its counts
  * (dv_count and each count(*)) and its number of non-null x (the
  * count(DISTINCT x)), which its shutdown writes into the state table, in
- * bulk (a transient-relation receiver, as the fill writes), so that the
+ * bulk (dv_bulk_receiver, as the fill writes), so that the
  * state needs no second pass over the multiplicities (TPC-H Q16 at SF1:
  * 1,765,092 multiplicities, a hash aggregate of 1.6 s of CPU read them
  * again; bench/README.md).  The groups are those of GROUP BY g1..gn: the
@@ -1142,7 +1142,7 @@ distinct_count_shutdown(DestReceiver *self)
 	rel = table_open(r->state, AccessShareLock);
 	out = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 	group = MakeSingleTupleTableSlot(r->groups->tableslot->tts_tupleDescriptor, &TTSOpsMinimalTuple);
-	dest = CreateTransientRelDestReceiver(r->state);
+	dest = dv_bulk_receiver(r->state);
 	dest->rStartup(dest, CMD_INSERT, RelationGetDescr(rel));
 	InitTupleHashIterator(r->groups, &iter);
 	while ((entry = ScanTupleHashTable(r->groups, &iter)) != NULL)
@@ -1200,7 +1200,7 @@ distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
 
 	dv_dest_receiver_init(&r->pub, DestTransientRel, distinct_count_startup, distinct_count_receive,
 						  distinct_count_shutdown, distinct_count_destroy);
-	r->rel = CreateTransientRelDestReceiver(dist);
+	r->rel = dv_bulk_receiver(dist);
 	r->parent = CurrentMemoryContext;
 	r->state = state;
 	r->nkeys = nkeys;

@@ -1773,9 +1773,126 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 }
 
 /*
+ * The bulk writer of dv_exec_fill: what PostgreSQL's transient-relation
+ * receiver (REFRESH MATERIALIZED VIEW's new heap) does, frozen, through a
+ * bulk-insert buffer ring and without the free-space map, but with the rows
+ * gathered and written by table_multi_insert, as COPY FROM writes them: one
+ * WAL record per page filled instead of one per row, and the page locked
+ * and dirtied once per batch (TPC-H Q16 at SF1: 1,765,092 multiplicities;
+ * bench/README.md, thirteenth session).  A batch holds at most
+ * BULK_MAX_ROWS rows or BULK_MAX_BYTES of them (COPY's bounds); the last
+ * one is written by the shutdown.  Only for a relation this transaction
+ * created (or truncated) with no index, trigger or constraint, like the
+ * transient-relation receiver: nothing else sees the rows before the
+ * statement ends.
+ */
+#define BULK_MAX_ROWS	1000
+#define BULK_MAX_BYTES	65535
+
+typedef struct BulkReceiver
+{
+	DestReceiver pub;
+	Oid			target;
+	Relation	rel;
+	CommandId	cid;
+	BulkInsertState bistate;
+	MemoryContext cxt;			/* what table_multi_insert allocates */
+	TupleTableSlot **slots;		/* BULK_MAX_ROWS slots of the relation's kind */
+	int			nused;
+	Size		bytes;
+} BulkReceiver;
+
+static void
+bulk_flush(BulkReceiver *r)
+{
+	MemoryContext old;
+
+	if (r->nused == 0)
+		return;
+	old = MemoryContextSwitchTo(r->cxt);
+	table_multi_insert(r->rel, r->slots, r->nused, r->cid, TABLE_INSERT_SKIP_FSM | TABLE_INSERT_FROZEN,
+					   r->bistate);
+	MemoryContextSwitchTo(old);
+	for (int i = 0; i < r->nused; i++)
+		ExecClearTuple(r->slots[i]);
+	MemoryContextReset(r->cxt);
+	r->nused = 0;
+	r->bytes = 0;
+}
+
+static void
+bulk_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	BulkReceiver *r = (BulkReceiver *) self;
+
+	r->rel = table_open(r->target, NoLock);
+	r->cid = GetCurrentCommandId(true);
+	r->bistate = GetBulkInsertState();
+	r->cxt = AllocSetContextCreate(CurrentMemoryContext, "dynview bulk write", ALLOCSET_DEFAULT_SIZES);
+	r->slots = palloc0(sizeof(TupleTableSlot *) * BULK_MAX_ROWS);
+	r->nused = 0;
+	r->bytes = 0;
+}
+
+static bool
+bulk_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	BulkReceiver *r = (BulkReceiver *) self;
+	TupleTableSlot *to;
+
+	if (r->slots[r->nused] == NULL)
+		r->slots[r->nused] = table_slot_create(r->rel, NULL);
+	to = r->slots[r->nused];
+	/* (a copy in the slot's own memory, freed when the batch is cleared) */
+	ExecCopySlot(to, slot);
+	r->nused++;
+	if (TTS_IS_BUFFERTUPLE(to) || TTS_IS_HEAPTUPLE(to))
+		r->bytes += ((HeapTupleTableSlot *) to)->tuple->t_len;
+	if (r->nused == BULK_MAX_ROWS || r->bytes >= BULK_MAX_BYTES)
+		bulk_flush(r);
+	return true;
+}
+
+static void
+bulk_shutdown(DestReceiver *self)
+{
+	BulkReceiver *r = (BulkReceiver *) self;
+
+	bulk_flush(r);
+	for (int i = 0; i < BULK_MAX_ROWS && r->slots[i] != NULL; i++)
+		ExecDropSingleTupleTableSlot(r->slots[i]);
+	pfree(r->slots);
+	r->slots = NULL;
+	FreeBulkInsertState(r->bistate);
+	table_finish_bulk_insert(r->rel, TABLE_INSERT_SKIP_FSM | TABLE_INSERT_FROZEN);
+	table_close(r->rel, NoLock);
+	r->rel = NULL;
+	MemoryContextDelete(r->cxt);
+	r->cxt = NULL;
+}
+
+static void
+bulk_destroy(DestReceiver *self)
+{
+	pfree(self);
+}
+
+/* the bulk writer of rows into target (see BulkReceiver) */
+DestReceiver *
+dv_bulk_receiver(Oid target)
+{
+	BulkReceiver *r = palloc0(sizeof(BulkReceiver));
+
+	dv_dest_receiver_init(&r->pub, DestTransientRel, bulk_startup, bulk_receive, bulk_shutdown, bulk_destroy);
+	r->target = target;
+	return (DestReceiver *) r;
+}
+
+/*
  * dv_exec_fill - run the SELECT sql at the snapshot and write its rows into
  * the relation target, as REFRESH MATERIALIZED VIEW fills its new heap: the
- * executor with PostgreSQL's transient-relation receiver, so the plan may
+ * executor with dynview's bulk writer (dv_bulk_receiver: PostgreSQL's
+ * transient-relation receiver, but the rows written in batches), so the plan may
  * use parallel workers (SPI never plans a statement that writes in
  * parallel), rows are written in bulk and frozen, and no index, trigger or
  * constraint of target sees them.  Only for a relation this transaction
@@ -1792,7 +1909,7 @@ dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *t
 
 /*
  * dv_exec_fill_into - dv_exec_fill with the receiver dest instead of the
- * transient-relation receiver of target (dest NULL: that one): a receiver
+ * bulk writer of target (dest NULL: that one): a receiver
  * that passes the rows on to that writer and sees them on their way
  * (aggstate.c's multiplicities' writer that counts the groups).  Its
  * startup, rows and shutdown run inside the write (dynview's own writes,
@@ -1820,7 +1937,7 @@ dv_exec_fill_into(const char *sql, Snapshot snapshot, const char *what, const ch
 		QueryDesc  *qd;
 
 		if (dest == NULL)
-			dest = CreateTransientRelDestReceiver(target);
+			dest = dv_bulk_receiver(target);
 
 		PushCopiedSnapshot(snapshot);
 		UpdateActiveSnapshotCommandId();
