@@ -30,7 +30,14 @@ there, char(4) with short values), and dynamic tables of three sorts:
   queries stay as they were); and, drawn and refreshed from a random generator of their own
   (the seed's other draws unchanged), grouped subqueries of sum / avg of numeric without a
   declared scale (scales that differ within a group) joined under an aggregate or top-N, and
-  such a correlated aggregate in a condition.  Queries are deterministic: LIMIT,
+  such a correlated aggregate in a condition; and, again from a random generator of their own
+  (composite_queries: with their own writers, DML and refreshes), tables over h, with a
+  two-column primary key, and m, referring to it by two nullable columns with a two-column
+  index: joins, outer joins, EXISTS / NOT EXISTS / [NOT] IN of rows and correlated aggregates on
+  two columns, TPC-H Q20's and Q21's shapes, comma-list joins (FROM x, y WHERE ..., as TPC-H Q2,
+  Q5, Q7, Q8, Q9 and Q21 write them) of up to four tables, and queries drawn from the grammar
+  with h and m among its bases, two-column conditions and comma lists preferred.  Queries are
+  deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
   unconstrained scale (equal values of two scales, such as avg() gives, would make the result
@@ -76,7 +83,7 @@ DB = "dv_random"
 # the chance that a step ends with a refresh (of a table drawn at random)
 REFRESH_P = 0.4
 # the same for the tables over composite keys and comma lists (composite_queries)
-C_REFRESH_P = 0.25
+C_REFRESH_P = 0.15
 
 
 def admin_exec(sql):
