@@ -1111,6 +1111,17 @@ def random_dml(rng, cur, spelling):
             cur.execute(f"DELETE FROM {t} WHERE id = %s", (rng.randint(1, 80),))
 
 
+def end_transaction(rng, conn):
+    """End a writer's transaction: roll it back (p 0.15) or commit it (rolled back if that fails)."""
+    if rng.random() < 0.15:
+        conn.rollback()
+    else:
+        try:
+            conn.commit()
+        except psycopg2.Error:
+            conn.rollback()
+
+
 def run_seed(seed, steps, nested, tally):
     """One seed; returns (refreshes asked for, refreshes verified, incremental ones among them).
     Adds (construct, mode) counts of the verified refreshes to tally."""
@@ -1259,13 +1270,7 @@ def run_seed(seed, steps, nested, tally):
             cur.execute(spelling.respell_sql())
         # end some transactions: commit (out of order across writers) or roll back
         if open_txn[w] and rng.random() < 0.35:
-            if rng.random() < 0.15:
-                conn.rollback()
-            else:
-                try:
-                    conn.commit()
-                except psycopg2.Error:
-                    conn.rollback()
+            end_transaction(rng, conn)
             open_txn[w] = 0
         if rng.random() < REFRESH_P or step == steps - 1:
             if step == steps - 1:
@@ -1281,13 +1286,7 @@ def run_seed(seed, steps, nested, tally):
             except psycopg2.Error:
                 c.rollback()
             if c_rng.random() < 0.35:
-                if c_rng.random() < 0.15:
-                    c.rollback()
-                else:
-                    try:
-                        c.commit()
-                    except psycopg2.Error:
-                        c.rollback()
+                end_transaction(c_rng, c)
         if c_rng.random() < C_REFRESH_P or step == steps - 1:
             if step == steps - 1:
                 for c in c_writers:
