@@ -83,7 +83,7 @@ DB = "dv_random"
 # the chance that a step ends with a refresh (of a table drawn at random)
 REFRESH_P = 0.4
 # the same for the tables over composite keys and comma lists (composite_queries)
-C_REFRESH_P = 0.15
+C_REFRESH_P = 0.05
 
 
 def admin_exec(sql):
