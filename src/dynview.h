@@ -383,6 +383,7 @@ extern bool dv_guard_is_dynamic_table(Oid relid);
 
 /* cdc/partitions.c */
 extern bool dv_partition_tree_capturable(Oid relid);
+extern List *dv_relation_ancestors(Oid relid);
 
 /* hooks/matview.c */
 struct PlannedStmt;

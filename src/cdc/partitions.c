@@ -145,6 +145,17 @@ ancestors_of(Oid relid)
 }
 
 /*
+ * dv_relation_ancestors - the relations a write to relid also writes as far
+ * as a query reading them sees: its partition ancestors if it is a
+ * partition, else its inheritance parents, theirs, ... (NIL if none)
+ */
+List *
+dv_relation_ancestors(Oid relid)
+{
+	return ancestors_of(relid);
+}
+
+/*
  * dv_partition_capture_targets - the tracked relations a change of relation
  * counts for, besides relation itself: its tracked partition or inheritance
  * ancestors.  NIL for a relation that has none.  Called by the output plugin,

@@ -274,13 +274,12 @@ refuse_internal_truncate(Oid relid)
 static void
 check_source_write(Oid relid)
 {
-	/* (a partition of a partitioned source is part of it) */
-	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid) &&
-		get_rel_relispartition(relid))
+	/* (a partition of a partitioned source, an inheritance child, is part of it) */
+	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid))
 	{
 		ListCell   *lc;
 
-		foreach(lc, get_partition_ancestors(relid))
+		foreach(lc, dv_relation_ancestors(relid))
 		{
 			if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
 			{
@@ -309,20 +308,28 @@ watch_write(Oid relid)
 }
 
 /*
- * a write to relid, and to the partitions or inheritance children its rows
- * may reach, and, for a partition, to the partitioned tables it is part of
+ * a write to relid and to its ancestors: the partitioned tables a partition
+ * is part of, the inheritance parents a child's rows are read through (a
+ * table reading the parent reads them)
+ */
+static void
+watch_write_up(Oid relid)
+{
+	ListCell   *lc;
+
+	watch_write(relid);
+	foreach(lc, dv_relation_ancestors(relid))
+		watch_write(lfirst_oid(lc));
+}
+
+/*
+ * a write to relid and its ancestors (watch_write_up), and to the partitions
+ * or inheritance children its rows may reach
  */
 static void
 watch_write_tree(Oid relid)
 {
-	watch_write(relid);
-	if (get_rel_relispartition(relid))
-	{
-		ListCell   *lc;
-
-		foreach(lc, get_partition_ancestors(relid))
-			watch_write(lfirst_oid(lc));
-	}
+	watch_write_up(relid);
 	if (has_subclass(relid))
 	{
 		ListCell   *lc;
@@ -743,7 +750,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 							 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
 			refuse_internal_truncate(relid);
 			check_source_write(relid);
-			watch_write(relid);
+			if (dv_watch_active() || write_level >= 0)
+				watch_write_up(relid);
 		}
 	}
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||

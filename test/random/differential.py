@@ -30,7 +30,14 @@ there, char(4) with short values), and dynamic tables of three sorts:
   queries stay as they were); and, drawn and refreshed from a random generator of their own
   (the seed's other draws unchanged), grouped subqueries of sum / avg of numeric without a
   declared scale (scales that differ within a group) joined under an aggregate or top-N, and
-  such a correlated aggregate in a condition.  Queries are deterministic: LIMIT,
+  such a correlated aggregate in a condition; and, again from a random generator of their own
+  (composite_queries: with their own writers, DML and refreshes), tables over h, with a
+  two-column primary key, and m, referring to it by two nullable columns with a two-column
+  index: joins, outer joins, EXISTS / NOT EXISTS / [NOT] IN of rows and correlated aggregates on
+  two columns, TPC-H Q20's and Q21's shapes, comma-list joins (FROM x, y WHERE ..., as TPC-H Q2,
+  Q5, Q7, Q8, Q9 and Q21 write them) of up to four tables, and queries drawn from the grammar
+  with h and m among its bases, two-column conditions and comma lists preferred.  Queries are
+  deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
   unconstrained scale (equal values of two scales, such as avg() gives, would make the result
@@ -75,6 +82,8 @@ import psycopg2
 DB = "dv_random"
 # the chance that a step ends with a refresh (of a table drawn at random)
 REFRESH_P = 0.4
+# the same for the tables over composite keys and comma lists (composite_queries)
+C_REFRESH_P = 0.05
 
 
 def admin_exec(sql):
@@ -187,12 +196,27 @@ BASES = [
 ]
 
 
+# two tables with composite keys (drawn only by the generator of composite_queries, so that the
+# seeds' other draws stay as they were): h has a two-column primary key, m refers to it by two
+# nullable columns with a two-column index of its own
+COMPOSITE_BASES = [
+    Rel(None, [Col("k1", "int", 6), Col("k2", "int", 5), Col("v", "int", 20), Col("t", "text", 4)],
+        30, 0, [], table="h"),
+    Rel(None, [Col("id", "int", 60), Col("k1", "int", 6), Col("k2", "int", 5), Col("x", "int", 6)],
+        50, 0, [], table="m"),
+]
+
+
 class QueryGen:
     """Draws nested queries: gen(depth) returns a Rel with depth operators on its longest path
     (more when a dynamic table stands for a base: its own query's depth counts)."""
 
-    def __init__(self, rng, upstreams=(), lateral=False):
+    def __init__(self, rng, upstreams=(), lateral=False, composite=False):
         self.rng = rng
+        # composite: draw h and m among the bases, joins and correlated subqueries on two
+        # columns more often, and inner joins written as comma lists (FROM l, r WHERE ...), as
+        # TPC-H Q2, Q5, Q7, Q8, Q9, Q21 write them (only composite_queries' generator does)
+        self.composite = composite
         self.upstreams = list(upstreams)  # Rels of dynamic tables made earlier in the seed
         self.n = 0
         # draw LATERAL set-returning functions among the operators too (only the generator of
@@ -207,6 +231,8 @@ class QueryGen:
         r = self.rng
         if self.upstreams and r.random() < 0.25:
             return r.choice(self.upstreams)
+        if self.composite:
+            return r.choice(BASES[:3] + COMPOSITE_BASES * 3)
         return r.choice(BASES[:3] * 3 + BASES[3:])
 
     # -- expressions ---------------------------------------------------------------------------
@@ -370,10 +396,12 @@ class QueryGen:
             side = r.choice(["l", "r"])
             on.append(self.cond(side, left if side == "l" else right))
             tags.add("join ON with a condition on one side")
-        if r.random() < 0.2:
+        if r.random() < (0.6 if self.composite else 0.2):
             p2 = self.eq_pair(left, right)
             if p2 and p2 != pair:
                 on.append(f"l.{p2[0].name} = r.{p2[1].name}")
+                if p2[0] is not lc and p2[1] is not rc:
+                    tags.add("join on two columns")
         cols, names = [], set()
         sel = []
         for alias, rel in (("l", left), ("r", right)):
@@ -388,8 +416,14 @@ class QueryGen:
         if r.random() < 0.25:
             side = r.choice(["l", "r"])
             where = f" WHERE {self.cond(side, left if side == 'l' else right)}"
-        sql = (f"SELECT {', '.join(sel)} FROM {left.src('l')} {kind} {right.src('r')} "
-               f"ON {' AND '.join(on)}{where}")
+        if self.composite and kind == "JOIN" and r.random() < 0.6:
+            # a comma list: the join's conditions in WHERE
+            conds = on + ([where[len(" WHERE "):]] if where else [])
+            sql = f"SELECT {', '.join(sel)} FROM {left.src('l')}, {right.src('r')} WHERE {' AND '.join(conds)}"
+            tags.add("comma-list join")
+        else:
+            sql = (f"SELECT {', '.join(sel)} FROM {left.src('l')} {kind} {right.src('r')} "
+                   f"ON {' AND '.join(on)}{where}")
         rows = max(left.rows, right.rows, left.rows * right.rows // max(lc.ndv, rc.ndv, 1))
         return Rel(sql, cols, min(rows, 2000), depth, tags | left.tags | right.tags)
 
@@ -418,6 +452,11 @@ class QueryGen:
         if form in ("EXISTS", "NOT EXISTS"):
             if correlated:
                 conds.insert(0, f"s.{ic.name} = o.{oc.name}")
+                if self.composite and r.random() < 0.5:
+                    p2 = self.eq_pair(outer, inner)
+                    if p2 and p2[0] is not oc and p2[1] is not ic:
+                        conds.insert(1, f"s.{p2[1].name} {r.choice(['=', '=', 'IS NOT DISTINCT FROM'])} o.{p2[0].name}")
+                        tags.add(f"{form} on two columns")
                 if r.random() < 0.3:
                     p2 = self.eq_pair(outer, inner)
                     if p2 and p2[0].kind in ("int", "num") and p2[1].kind in ("int", "num"):
@@ -431,7 +470,14 @@ class QueryGen:
                     conds.insert(0, f"s.{p2[1].name} = o.{p2[0].name}")
             w = f" WHERE {' AND '.join(conds)}" if conds else ""
             # the subquery's column is nullable: NOT IN meets NULLs
-            pred = f"o.{oc.name} {'NOT IN' if form == 'NOT IN' else 'IN'} (SELECT s.{ic.name} FROM {inner.src('s')}{w})"
+            p2 = self.eq_pair(outer, inner) if self.composite and r.random() < 0.5 else None
+            if p2 and p2[0] is not oc and p2[1] is not ic:
+                # a row of two columns: (o.x, o.y) [NOT] IN (SELECT s.x, s.y ...)
+                pred = (f"(o.{oc.name}, o.{p2[0].name}) {'NOT IN' if form == 'NOT IN' else 'IN'} "
+                        f"(SELECT s.{ic.name}, s.{p2[1].name} FROM {inner.src('s')}{w})")
+                tags.add(f"{form} of two columns")
+            else:
+                pred = f"o.{oc.name} {'NOT IN' if form == 'NOT IN' else 'IN'} (SELECT s.{ic.name} FROM {inner.src('s')}{w})"
         cols = self.pick_cols(outer, 1, 4)
         extra = f" AND {self.cond('o', outer)}" if r.random() < 0.3 else ""
         sql = f"SELECT {', '.join('o.' + c.name for c in cols)} FROM {outer.src('o')} WHERE {pred}{extra}"
@@ -457,11 +503,17 @@ class QueryGen:
             agg = r.choice([f"avg(s.{ic.name})", f"max(s.{ic.name})", "count(*)", f"sum(s.{ic.name})",
                             f"min(s.{ic.name})"])
         w = ""
+        tag_extra = set()
         if correlated:
             pair = self.eq_pair(outer, inner)
             if pair is None:
                 return None
             w = f" WHERE s.{pair[1].name} = o.{pair[0].name}"
+            if self.composite and r.random() < 0.6:
+                p2 = self.eq_pair(outer, inner)
+                if p2 and p2[0] is not pair[0] and p2[1] is not pair[1]:
+                    w += f" AND s.{p2[1].name} = o.{p2[0].name}"
+                    tag_extra.add("correlated aggregate on two columns")
         sub = f"(SELECT {agg} FROM {inner.src('s')}{w})"
         cols = self.pick_cols(outer, 1, 4)
         sel = [f"o.{c.name}" for c in cols]
@@ -480,7 +532,7 @@ class QueryGen:
         sql = f"SELECT {', '.join(sel)} FROM {outer.src('o')}{where}"
         if unconstrained:
             tag += ", of numeric without a declared scale"
-        return Rel(sql, out, outer.rows, depth, {tag} | outer.tags | inner.tags)
+        return Rel(sql, out, outer.rows, depth, {tag} | tag_extra | outer.tags | inner.tags)
 
     def aggregate(self, depth, form=None, child=None, algebraic=False, unconstrained=False):
         """GROUP BY (with HAVING), GROUPING SETS / ROLLUP / CUBE, or a global aggregate
@@ -881,6 +933,94 @@ def numeric_state_queries(rng):
     return out
 
 
+def composite_queries(rng):
+    """Queries over the composite-key tables h (primary key (k1, k2)) and m (k1, k2 referring to
+    h, nullable, with a two-column index), and comma-list joins (FROM x, y WHERE x.a = y.b, as
+    TPC-H Q2, Q5, Q7, Q8, Q9 and Q21 write them): a few from a fixed list (joins, outer joins,
+    EXISTS / NOT EXISTS / IN / NOT IN and correlated aggregates on two columns, comma lists of
+    three tables under GROUP BY, Q21's EXISTS / NOT EXISTS over the comma list's own table), and
+    three drawn from the grammar with h and m among its bases, two-column equalities and comma
+    lists preferred (each must contain a comma list or a two-column condition).  Drawn with an
+    rng of their own and refreshed by their own draws (run_seed), so that a seed's other tables,
+    DML and refreshes stay as they were."""
+    fixed = [
+        "SELECT h.k1, h.k2, h.v, m.id, m.x FROM h, m WHERE m.k1 = h.k1 AND m.k2 = h.k2",
+        "SELECT h.k1, count(*) AS n, sum(m.x) AS sx, sum(a.v) AS sv FROM h, m, a "
+        "WHERE m.k1 = h.k1 AND m.k2 = h.k2 AND a.id = m.id AND a.g IS NOT NULL GROUP BY h.k1",
+        "SELECT h.k1, h.k2, h.t, m.id, m.x FROM h LEFT JOIN m ON m.k1 = h.k1 AND m.k2 = h.k2",
+        "SELECT h.k1, h.k2, m.id FROM h FULL JOIN m ON m.k1 = h.k1 AND m.k2 = h.k2 AND m.x > 1",
+        "SELECT h.k1, h.k2, count(m.id) AS n, sum(m.x) AS sx FROM h LEFT JOIN m "
+        "ON m.k1 = h.k1 AND m.k2 = h.k2 GROUP BY h.k1, h.k2",
+        "SELECT k1, k2, v FROM h WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.k1 = h.k1 AND m.k2 = h.k2)",
+        "SELECT k1, k2, v FROM h WHERE EXISTS (SELECT 1 FROM m WHERE m.k1 = h.k1 AND m.k2 = h.k2 AND m.x > 2)",
+        "SELECT k1, k2, t FROM h WHERE (k1, k2) IN (SELECT k1, k2 FROM m WHERE x <> 3)",
+        "SELECT k1, k2, t FROM h WHERE (k1, k2) NOT IN (SELECT k1, k2 FROM m)",
+        "SELECT id, k1, k2 FROM m WHERE (k1, k2) NOT IN (SELECT k1, k2 FROM h WHERE v > 5)",
+        "SELECT m.id, m.k1, m.k2 FROM m WHERE NOT EXISTS "
+        "(SELECT 1 FROM h WHERE h.k1 IS NOT DISTINCT FROM m.k1 AND h.k2 IS NOT DISTINCT FROM m.k2)",
+        # TPC-H Q20: a correlated aggregate on two columns
+        "SELECT h.k1, h.k2, h.v FROM h WHERE h.v > (SELECT 0.5 * sum(m.x) FROM m WHERE m.k1 = h.k1 AND m.k2 = h.k2)",
+        "SELECT h.k1, count(*) AS n FROM h WHERE h.k1 IN (SELECT b.x FROM b) AND h.v > "
+        "(SELECT avg(m.x) FROM m WHERE m.k1 = h.k1 AND m.k2 = h.k2) GROUP BY h.k1",
+        # TPC-H Q21: EXISTS / NOT EXISTS over the comma list's own table
+        "SELECT a.g, count(*) AS n FROM a, b WHERE b.a_id = a.id AND "
+        "EXISTS (SELECT 1 FROM b b2 WHERE b2.a_id = b.a_id AND b2.id <> b.id) AND "
+        "NOT EXISTS (SELECT 1 FROM b b3 WHERE b3.a_id = b.a_id AND b3.id <> b.id AND b3.x > b.x) GROUP BY a.g",
+        # TPC-H Q5 / Q9: a comma list of four tables under GROUP BY, a cycle of conditions
+        "SELECT a.w, h.k2, sum(b.x) AS sx, count(*) AS n FROM a, b, m, h "
+        "WHERE b.a_id = a.id AND m.id = b.id AND h.k1 = m.k1 AND h.k2 = m.k2 AND h.k1 = a.g GROUP BY a.w, h.k2",
+        "SELECT m.k1, m.k2, count(*) AS n FROM m, c WHERE c.a_id = m.id AND c.y = m.x GROUP BY m.k1, m.k2",
+        "SELECT DISTINCT h.t, m.k2 FROM h, m WHERE m.k1 = h.k1 AND m.k2 = h.k2 AND h.v > m.x",
+    ]
+    rng.shuffle(fixed)
+    out = [(f"cf{i}", q, {"composite keys / comma lists (fixed)"}) for i, q in enumerate(fixed[: rng.randint(3, 5)])]
+    gen = QueryGen(rng, composite=True)
+    wanted = ("comma-list join", "on two columns", "of two columns")
+    for i in range(3):
+        for _ in range(200):
+            rel = gen.gen(rng.choice([3, 3, 4]))
+            if any(w in t for t in rel.tags for w in wanted):
+                break
+        else:
+            raise RuntimeError("the query generator found no query of this shape")
+        assert rel.depth >= 3, rel.sql
+        out.append((f"cg{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}", "composite generator"}))
+    return out
+
+
+def composite_dml(rng, cur):
+    """One change of h or m (composite keys): inserts with NULLs in m's key columns, updates of
+    keys (one column of two) and of values, deletes."""
+    op = rng.random()
+    if rng.random() < 0.45:
+        if op < 0.4:
+            cur.execute("INSERT INTO h VALUES (%s, %s, %s, %s) ON CONFLICT (k1, k2) DO NOTHING",
+                        (rng.randint(1, 6), rng.randint(1, 5), rand_val(rng, 0, 20),
+                         rng.choice([None, "X", "y", "Z"])))
+        elif op < 0.65:
+            cur.execute("UPDATE h SET v = %s, t = %s WHERE k1 = %s AND k2 = %s",
+                        (rand_val(rng, 0, 20), rng.choice([None, "X", "y", "Z"]), rng.randint(1, 6),
+                         rng.randint(1, 5)))
+        elif op < 0.75:
+            col, other = rng.choice([("k1", "k2"), ("k2", "k1")])
+            cur.execute(f"UPDATE h SET {col} = %s WHERE k1 = %s AND k2 = %s AND NOT EXISTS "
+                        f"(SELECT 1 FROM h h2 WHERE h2.{col} = %s AND h2.{other} = h.{other})",
+                        (rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 5), rng.randint(1, 6)))
+        else:
+            cur.execute("DELETE FROM h WHERE k1 = %s AND k2 = %s", (rng.randint(1, 6), rng.randint(1, 5)))
+    else:
+        if op < 0.45:
+            cur.execute("INSERT INTO m VALUES (%s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+                        (rng.randint(1, 60), rand_val(rng, 1, 6, 0.1), rand_val(rng, 1, 5, 0.1),
+                         rand_val(rng, 0, 5)))
+        elif op < 0.7:
+            col = rng.choice(["k1", "k2", "x"])
+            cur.execute(f"UPDATE m SET {col} = %s WHERE id = %s",
+                        (rand_val(rng, 1, 6 if col == "k1" else 5, 0.1), rng.randint(1, 60)))
+        else:
+            cur.execute("DELETE FROM m WHERE id = %s", (rng.randint(1, 60),))
+
+
 def rand_val(rng, lo, hi, null_p=0.15):
     return None if rng.random() < null_p else rng.randint(lo, hi)
 
@@ -971,6 +1111,17 @@ def random_dml(rng, cur, spelling):
             cur.execute(f"DELETE FROM {t} WHERE id = %s", (rng.randint(1, 80),))
 
 
+def end_transaction(rng, conn):
+    """End a writer's transaction: roll it back (p 0.15) or commit it (rolled back if that fails)."""
+    if rng.random() < 0.15:
+        conn.rollback()
+    else:
+        try:
+            conn.commit()
+        except psycopg2.Error:
+            conn.rollback()
+
+
 def run_seed(seed, steps, nested, tally):
     """One seed; returns (refreshes asked for, refreshes verified, incremental ones among them).
     Adds (construct, mode) counts of the verified refreshes to tally."""
@@ -995,6 +1146,19 @@ def run_seed(seed, steps, nested, tally):
         ci_type = "text"
     cur.execute("CREATE TABLE d (id int PRIMARY KEY, k numeric, f float8, ch char(4), iv interval, "
                 f"j jsonb, arr numeric[], ci {ci_type}, v int)")
+    # composite keys (their own rng: the seed's other draws as they were without them)
+    c_rng = random.Random(f"composite-{seed}")
+    cur.execute("CREATE TABLE h (k1 int, k2 int, v int, t text, PRIMARY KEY (k1, k2))")
+    cur.execute("CREATE TABLE m (id int PRIMARY KEY, k1 int, k2 int, x int)")
+    cur.execute("CREATE INDEX ON m (k1, k2)")
+    for k1 in range(1, 7):
+        for k2 in range(1, 6):
+            if c_rng.random() < 0.7:
+                cur.execute("INSERT INTO h VALUES (%s, %s, %s, %s)",
+                            (k1, k2, rand_val(c_rng, 0, 20), c_rng.choice([None, "X", "y"])))
+    for i in range(1, 41):
+        cur.execute("INSERT INTO m VALUES (%s, %s, %s, %s)",
+                    (i, rand_val(c_rng, 1, 6, 0.1), rand_val(c_rng, 1, 5, 0.1), rand_val(c_rng, 0, 5)))
     spelling = Spelling()
     for i in range(1, 31):
         cur.execute("INSERT INTO d VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -1014,6 +1178,8 @@ def run_seed(seed, steps, nested, tally):
     ns_rng = random.Random(f"numeric-{seed}")
     ns_defs = numeric_state_queries(ns_rng)
     defs += ns_defs
+    c_defs = composite_queries(c_rng)
+    defs += c_defs
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -1036,7 +1202,14 @@ def run_seed(seed, steps, nested, tally):
         raise AssertionError(f"{msg}\n  {n}: {queries.get(n, '?')}\n{notices}")
 
     ns_names = [n for n, _, _ in ns_defs]
-    main_names = [n for n in names if n not in ns_names]
+    c_names = [n for n, _, _ in c_defs]
+    main_names = [n for n in names if n not in ns_names and n not in c_names]
+    # the composite tables' writers, driven by c_rng (their lock timeouts and rollbacks leave
+    # the main writers' transactions as they were)
+    c_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
+    for c in c_writers:
+        c.cursor().execute("SET lock_timeout = '50ms'")
+        c.commit()
     writers = [psycopg2.connect(dbname=DB) for _ in range(3)]
     for c in writers:
         # one thread drives all writers: a row lock held by an open transaction of
@@ -1097,13 +1270,7 @@ def run_seed(seed, steps, nested, tally):
             cur.execute(spelling.respell_sql())
         # end some transactions: commit (out of order across writers) or roll back
         if open_txn[w] and rng.random() < 0.35:
-            if rng.random() < 0.15:
-                conn.rollback()
-            else:
-                try:
-                    conn.commit()
-                except psycopg2.Error:
-                    conn.rollback()
+            end_transaction(rng, conn)
             open_txn[w] = 0
         if rng.random() < REFRESH_P or step == steps - 1:
             if step == steps - 1:
@@ -1112,6 +1279,19 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(rng.choice(main_names), f"at step {step}")
         if ns_rng.random() < REFRESH_P or step == steps - 1:
             refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
+        if c_rng.random() < 0.7:
+            c = c_rng.choice(c_writers)
+            try:
+                composite_dml(c_rng, c.cursor())
+            except psycopg2.Error:
+                c.rollback()
+            if c_rng.random() < 0.35:
+                end_transaction(c_rng, c)
+        if c_rng.random() < C_REFRESH_P or step == steps - 1:
+            if step == steps - 1:
+                for c in c_writers:
+                    c.commit()
+            refresh_and_verify(c_rng.choice(c_names), f"at step {step}")
     for n in names:
         refresh_and_verify(n, "at the end")
     # nothing writes any more: each table must equal its query now, row by row as text
@@ -1130,7 +1310,7 @@ def run_seed(seed, steps, nested, tally):
                     f"UNION ALL (({query}) EXCEPT ALL TABLE {n})) dv_x")
         if cur.fetchone()[0] != 0:
             fail(f"{n} differs from its query by =", n)
-    for c in writers:
+    for c in writers + c_writers:
         c.close()
     setup.close()
     admin_exec(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
