@@ -1489,6 +1489,25 @@ static char *filter_fallback_error = NULL;
 static int	filter_fallbacks = 0;
 
 /*
+ * row_may_raise - is edata an error that a row's value can raise, so that
+ * reading or applying the changes otherwise may succeed?  Every class but a
+ * cancel or shutdown (57), a transaction-rollback error (40), a system
+ * error (58) and data or index corruption (XX001, XX002): see
+ * refresh_as_is.
+ */
+static bool
+row_may_raise(ErrorData *edata)
+{
+	int			class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
+
+	return !(class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
+			 class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
+			 class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+			 edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
+			 edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED);
+}
+
+/*
  * guarded_window_read - exec_window_read of sql in a subtransaction: false,
  * nothing of it kept and the error recorded (filter_fallback_error), when
  * it raised an error that a row's value can raise (the classes
@@ -1514,13 +1533,8 @@ guarded_window_read(DvTable *dt, DvPlanSource *src, const char *sql, Snapshot sn
 	PG_CATCH();
 	{
 		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
-		int			class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
 
-		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
-			edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
-			edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED)
+		if (!row_may_raise(edata))
 			ReThrowError(edata);
 		ereport(DEBUG1,
 				(errmsg("dynamic table \"%s.%s\": the changes of \"%s\" read again without the conditions of its filter that may fail",
@@ -3134,19 +3148,13 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	PG_CATCH();
 	{
 		ErrorData  *edata;
-		int			class;
 
 		edata = dv_subxact_caught(oldcontext, oldowner);
 		/* (what the aborted statements left: registered relations, the statement scope) */
 		dv_forget_aborted_tuples();
 		dv_statements_end();
 		dv_optree_use_state(false);
-		class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
-		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
-			edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
-			edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED)
+		if (!row_may_raise(edata))
 			ReThrowError(edata);
 		*retry = psprintf("an error on a row read as it is: %s", edata->message);
 		FreeErrorData(edata);
