@@ -1314,13 +1314,22 @@ not_built_in(Oid func, void *context)
  * COALESCE, a relabelling), and GREATEST/LEAST of a built-in type (its
  * default btree comparison, which check_functions_in_node does not see).
  * Anything else (a domain's CHECK, a subscript, XML, a parameter, a
- * sublink) may run other code: true.
+ * sublink) may run other code: true; and so does a value of a type that is
+ * not built in (an array or row of one compared by a built-in function).
  */
 static bool
 built_in_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
+
+	/*
+	 * Every value of a built-in type: built-in functions that compare or
+	 * hash arrays and rows (array_eq, record_eq) call their elements'
+	 * functions, a user type's own.
+	 */
+	if (!IsA(node, List) && !IsA(node, CaseWhen) && exprType(node) >= FirstNormalObjectId)
+		return true;
 	switch (nodeTag(node))
 	{
 		case T_Var:

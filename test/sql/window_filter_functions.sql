@@ -93,6 +93,17 @@ SELECT * FROM dv_refresh_round('wff_defs');
 SELECT * FROM wff_reasons();
 RESET dynview.window_filter_functions;
 
+-- a value of a type that is not built in: a row type's <> (record_ne, built in) calls its
+-- fields' functions, which may be a user's; so only id > 0 is applied by the read
+CREATE TYPE wff_pair AS (p int, q int);
+CREATE TABLE wff_t (id int PRIMARY KEY, pr wff_pair);
+SELECT btrim(line) AS filter
+  FROM dynview.explain('SELECT id FROM wff_t WHERE pr <> ROW(1, 2)::wff_pair AND id > 0') e,
+       regexp_split_to_table(e.value, E'\n') AS line
+ WHERE e.property = 'operator tree' AND line LIKE '%filter%';
+DROP TABLE wff_t;
+DROP TYPE wff_pair;
+
 SELECT count(dynview.drop_dynamic_table(name))
   FROM (VALUES ('wff_sum'), ('wff_lin'), ('wff_grp'), ('wff_rows'), ('wff_guard')) v(name);
 DROP FUNCTION dv_refresh_round(regclass);
