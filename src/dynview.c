@@ -39,6 +39,7 @@ int			dv_lock_timeout = 1000;
 int			dv_max_refresh_workers = 1;
 bool		dv_keep_freed_memory = true;
 bool		dv_linear_windows_as_is = true;
+bool		dv_window_filter_functions = true;
 bool		dv_index_recompute_pairs = true;
 
 static void
@@ -130,6 +131,13 @@ define_gucs(void)
 							 "rows added and removed within one window cancel in the sums, so the window's rows are not grouped first. "
 							 "If that raises an error (an expression evaluated on a row a later change undid), the refresh is done again over the consolidated windows.",
 							 &dv_linear_windows_as_is, true, PGC_USERSET,
+							 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dynview.window_filter_functions",
+							 "The read of a source's changes also applies the query's conditions on that source that call built-in immutable functions that are not leakproof.",
+							 "Such as comparisons of numeric, or of a date with a timestamp: change rows the query's filter rejects are then not consolidated nor joined. "
+							 "If such a condition raises an error on a change row (one a later change undid, say), the changes are read again without it. "
+							 "Never for a source whose row-level security applies to the table's owner. Read at each refresh.",
+							 &dv_window_filter_functions, true, PGC_USERSET,
 							 0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)

@@ -45,6 +45,7 @@ extern int	dv_change_retention;
 extern bool dv_log_refreshes;
 extern double dv_full_refresh_change_ratio;
 extern bool dv_linear_windows_as_is;
+extern bool dv_window_filter_functions;
 extern bool dv_index_recompute_pairs;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;

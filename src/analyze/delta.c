@@ -48,6 +48,7 @@
 #include "catalog/pg_inherits.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
+#include "access/transam.h"
 #include "catalog/pg_type.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
@@ -1291,6 +1292,124 @@ set_op_leaves(Query *q, Node *node, List **leaves, bool *union_all)
 		*union_all = false;
 	set_op_leaves(q, ((SetOperationStmt *) node)->larg, leaves, union_all);
 	set_op_leaves(q, ((SetOperationStmt *) node)->rarg, leaves, union_all);
+}
+
+/*
+ * Conditions a window read may apply to change rows (dv_window_conjunct_kind).
+ */
+
+/* check_functions_in_node's checker: is the function not built in? */
+static bool
+not_built_in(Oid func, void *context)
+{
+	return func >= FirstNormalObjectId;
+}
+
+/*
+ * built_in_walker - does node hold anything but plain expressions calling
+ * built-in functions only?  A whitelist of node types: those whose every
+ * function call check_functions_in_node reports (OpExpr and its kin,
+ * FuncExpr, CoerceViaIO's output and input functions, RowCompareExpr's
+ * operators), those that call none (Var, Const, BoolExpr, NullTest, CASE,
+ * COALESCE, a relabelling), and GREATEST/LEAST of a built-in type (its
+ * default btree comparison, which check_functions_in_node does not see).
+ * Anything else (a domain's CHECK, a subscript, XML, a parameter, a
+ * sublink) may run other code: true; and so does a value of a type that is
+ * not built in (an array or row of one compared by a built-in function).
+ */
+static bool
+built_in_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+
+	/*
+	 * Every value of a built-in type: built-in functions that compare or
+	 * hash arrays and rows (array_eq, record_eq) call their elements'
+	 * functions, a user type's own.
+	 */
+	if (!IsA(node, List) && !IsA(node, CaseWhen) && exprType(node) >= FirstNormalObjectId)
+		return true;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_List:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_RelabelType:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CaseTestExpr:
+		case T_CoalesceExpr:
+		case T_ArrayExpr:
+		case T_ArrayCoerceExpr:
+		case T_RowExpr:
+		case T_FuncExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_CoerceViaIO:
+		case T_RowCompareExpr:
+			break;
+		case T_MinMaxExpr:
+			if (((MinMaxExpr *) node)->minmaxtype >= FirstNormalObjectId)
+				return true;
+			break;
+		default:
+			return true;
+	}
+	if (check_functions_in_node(node, not_built_in, NULL))
+		return true;
+	return expression_tree_walker(node, built_in_walker, context);
+}
+
+/* check_functions_in_node's checker: may the role in *context not execute func? */
+static bool
+not_executable(Oid func, void *context)
+{
+	return pg_proc_aclcheck(func, *(Oid *) context, ACL_EXECUTE) != ACLCHECK_OK;
+}
+
+/*
+ * dv_window_conjunct_kind - may a window read (the change rows of a
+ * source, read as the bootstrap superuser before the rows of changes that
+ * later changes undid cancel out) apply qual, a conjunct of the query's
+ * filter on source relid read by owner, and how?
+ *
+ * Only an expression of the row alone may be: no subquery, no function
+ * that is not immutable (its answer on a change row is then its answer on
+ * the source row the change row stands for, whose values it holds), none
+ * the owner may not execute (the delta statements, which run as the owner,
+ * would fail on it).  Then:
+ * - LEAKPROOF: every function that sees a column is leakproof (the
+ *   built-in comparisons of most types): it raises no error for any input,
+ *   so it may see every change row, undone ones and rows a policy hides.
+ * - BUILT_IN: it calls built-in functions only (OIDs below
+ *   FirstNormalObjectId, with dynview.window_filter_functions on): they run
+ *   no code of any role as the superuser, but may raise an error on a row
+ *   the query would never evaluate them on (a/b of a row with b = 0 that a
+ *   later change deleted), so the window read that applies them falls back
+ *   to one without them when it fails (refresh/incremental.c).  Not for a
+ *   source whose row-level security applies to the owner: an error (or its
+ *   absence) would tell of rows the policy hides.
+ * - NONE: left to the delta statements.
+ * The Vars' match with the change buffer's columns is the caller's to check.
+ */
+DvWindowConjunct
+dv_window_conjunct_kind(Node *qual, Oid relid, Oid owner)
+{
+	if (contain_subplans(qual) || checkExprHasSubLink(qual) || contain_mutable_functions(qual) ||
+		dv_find_function(qual, not_executable, &owner))
+		return DV_WINDOW_CONJUNCT_NONE;
+	if (!contain_leaked_vars(qual))
+		return DV_WINDOW_CONJUNCT_LEAKPROOF;
+	if (!dv_window_filter_functions || built_in_walker(qual, NULL) ||
+		check_enable_rls(relid, owner, true) != RLS_NONE)
+		return DV_WINDOW_CONJUNCT_NONE;
+	return DV_WINDOW_CONJUNCT_BUILT_IN;
 }
 
 /*

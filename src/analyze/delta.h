@@ -99,12 +99,15 @@ typedef struct DvPlanSource
 	/*
 	 * The conjuncts of its filter that its window read may apply
 	 * (refresh/incremental.c, window_filter_conjuncts), computed at the first
-	 * refresh that asks, for this buffer and owner, and kept with the plan.
+	 * refresh that asks, for this buffer, owner and setting, and kept with
+	 * the plan.
 	 */
 	bool		filter_known;
 	Oid			filter_buffer;
 	Oid			filter_owner;
-	List	   *filter_conjuncts;
+	bool		filter_functions;	/* dynview.window_filter_functions then */
+	List	   *filter_conjuncts;	/* SQL of each, in the query's order */
+	List	   *filter_leakproof;	/* those that cannot fail (DV_WINDOW_CONJUNCT_LEAKPROOF) */
 } DvPlanSource;
 
 /* the largest LIMIT of a top-N that keeps a state of its next rows */
@@ -222,5 +225,15 @@ extern char *dv_operator_sql(Oid opno);
 
 /* does node call a function checker accepts? (delta.c) */
 extern bool dv_find_function(Node *node, check_function_callback checker, void *context);
+
+/* how a window read may apply a conjunct of the filter on a source (delta.c) */
+typedef enum DvWindowConjunct
+{
+	DV_WINDOW_CONJUNCT_NONE,	/* left to the delta statements */
+	DV_WINDOW_CONJUNCT_LEAKPROOF,	/* cannot fail: applied always */
+	DV_WINDOW_CONJUNCT_BUILT_IN /* built-in, immutable, may fail: the read falls back without it */
+} DvWindowConjunct;
+
+extern DvWindowConjunct dv_window_conjunct_kind(Node *qual, Oid relid, Oid owner);
 
 #endif							/* DYNVIEW_DELTA_H */

@@ -5511,6 +5511,58 @@ explain_quals(DvGen *g, List *quals)
 	return deparse_expression(plain_var_mutator((Node *) make_ands_explicit(quals), NULL), ctx, true, false);
 }
 
+/*
+ * explain_window_filter - for a filter over a scan (through filters only),
+ * which of its conjuncts the window read of the source applies before the
+ * changes reach the delta (refresh/incremental.c window_filter_conjuncts,
+ * for the caller as the owner), as "; ..." text; "" when none.  The
+ * refresh also needs the change buffer's columns of the query's types, and
+ * the source read once by the query (or the conjunct in every reading).
+ */
+static char *
+explain_window_filter(DvGen *g, DvOp *op)
+{
+	DvOp	   *scan = op->left;
+	List	   *leakproof = NIL;
+	List	   *built_in = NIL;
+	ListCell   *lc;
+	StringInfoData buf;
+
+	while (scan->kind == DV_OP_FILTER)
+		scan = scan->left;
+	if (scan->kind != DV_OP_SCAN)
+		return "";
+	foreach(lc, op->quals)
+	{
+		switch (dv_window_conjunct_kind(lfirst(lc), scan->source->relid, GetUserId()))
+		{
+			case DV_WINDOW_CONJUNCT_LEAKPROOF:
+				leakproof = lappend(leakproof, lfirst(lc));
+				break;
+			case DV_WINDOW_CONJUNCT_BUILT_IN:
+				built_in = lappend(built_in, lfirst(lc));
+				break;
+			case DV_WINDOW_CONJUNCT_NONE:
+				break;
+		}
+	}
+	if (leakproof == NIL && built_in == NIL)
+		return "";
+	/* (the whole filter, of one kind: not spelled again) */
+	if (list_length(leakproof) == list_length(op->quals))
+		return "; applied first by the read of its changes (leakproof)";
+	if (list_length(built_in) == list_length(op->quals))
+		return "; applied first by the read of its changes (built-in functions: read again without it if they fail)";
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "; the read of its changes applies first");
+	if (leakproof != NIL)
+		appendStringInfo(&buf, " %s (leakproof)", explain_quals(g, leakproof));
+	if (built_in != NIL)
+		appendStringInfo(&buf, "%s %s (built-in functions: read again without them if they fail)",
+						 leakproof != NIL ? " and" : "", explain_quals(g, built_in));
+	return buf.data;
+}
+
 static void
 explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 {
@@ -5624,7 +5676,8 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 							 op->lateral ? "applied to each changed row of the left side" : "no changes of its own");
 			return;
 		case DV_OP_FILTER:
-			appendStringInfo(buf, "filter %s: applied to the delta\n", explain_quals(g, op->quals));
+			appendStringInfo(buf, "filter %s: applied to the delta%s\n", explain_quals(g, op->quals),
+							 explain_window_filter(g, op));
 			explain_op(g, buf, op->left, depth + 1);
 			return;
 		case DV_OP_JOIN:

@@ -1174,33 +1174,31 @@ find_plan_scan_filters(DvPlan *plan, const char *enr_name, List **quals, int *fo
 }
 
 /*
- * window_filter - the conjuncts of the query's filter on one source that the
- * window read may apply before consolidating (SQL over the change buffer's
- * columns, NULL if none; window_filter_conjuncts: each conjunct's SQL, a
- * list).  Filtering first is exact: the filter is a
- * condition on each row, every consumer of the source's delta reads it
- * through that filter (the filter op is the scan op's only parent), and
- * rows consolidated together are identical, so they pass or fail it alike.
- * It keeps the consolidation (a hash of every column read, the largest
- * per-row cost of a refresh of a single-source aggregate: TPC-H Q6, Q14,
- * Q19) to the rows the query can use.  But a row that a later change undid
- * must not be evaluated by anything that may fail (read_window): only
- * conjuncts whose every function is leakproof (comparisons of built-in
- * types; such functions raise no error for any input) over plain columns of
- * the source, of the same type and collation in the buffer, are taken.
- * The window read runs as the bootstrap superuser: a conjunct calling a
- * function the table's owner may not execute stays with the delta
- * statements, which run as the owner.
+ * window_filter_conjuncts - the conjuncts of the query's filter on one
+ * source that the window read may apply before consolidating (each
+ * conjunct's SQL over the change buffer's columns, in the query's order;
+ * *leakproof gets those that cannot fail).  Filtering first is exact: the
+ * filter is a condition on each row, every consumer of the source's delta
+ * reads it through that filter (the filter op is the scan op's only
+ * parent), and rows consolidated together are identical, so they pass or
+ * fail it alike.  It keeps the consolidation (a hash of every column read,
+ * the largest per-row cost of a refresh of a single-source aggregate:
+ * TPC-H Q6, Q14, Q19) and the joins to the rows the query can use.
+ *
+ * Which conjuncts: those dv_window_conjunct_kind allows (immutable
+ * expressions of the row that the owner may execute: leakproof ones, and
+ * with dynview.window_filter_functions those calling built-in functions
+ * only, such as numeric comparisons or a date compared with a timestamp)
+ * over plain columns of the source, of the same type and collation in the
+ * buffer.  A built-in one may raise an error on a row that a later change
+ * undid, or that another conjunct the read does not apply would have
+ * rejected first: the read then falls back to the leakproof ones
+ * (read_window).  The window read runs as the bootstrap superuser; the
+ * functions it may call are built in or leakproof (which only a superuser
+ * can declare), and the owner may execute each.
  */
-/* check_functions_in_node's checker: may the role in *context not execute func? */
-static bool
-not_executable(Oid func, void *context)
-{
-	return pg_proc_aclcheck(func, *(Oid *) context, ACL_EXECUTE) != ACLCHECK_OK;
-}
-
 static List *
-window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
+window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, List **leakproof)
 {
 	List	   *quals = NIL;
 	int			found = 0;
@@ -1210,6 +1208,7 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 	List	   *seen = NIL;
 	int			nestlevel;
 
+	*leakproof = NIL;
 	find_plan_scan_filters(plan, src->enr_name, &quals, &found, &seen);
 	if (found != 1 || quals == NIL)
 		return NIL;
@@ -1229,11 +1228,10 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 		Node	   *qual = copyObject(lfirst(lc));
 		List	   *vars = NIL;
 		ListCell   *lv;
-		bool		fits;
+		DvWindowConjunct kind = dv_window_conjunct_kind(qual, src->relid, owner);
+		bool		fits = kind != DV_WINDOW_CONJUNCT_NONE;
+		char	   *sql;
 
-		/* (sublinks first: the walkers below do not enter a subquery) */
-		fits = !contain_subplans(qual) && !contain_leaked_vars(qual) && !contain_mutable_functions(qual) &&
-			!check_functions_in_node(qual, not_executable, &owner);
 		if (fits)
 			vars = pull_var_clause(qual, PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
 								   PVC_INCLUDE_PLACEHOLDERS);
@@ -1274,7 +1272,10 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 			((Var *) lfirst(lv))->varattnosyn = 0;
 		}
 		ChangeVarNodes(qual, src->rtindex, 1, 0);
-		conjuncts = lappend(conjuncts, psprintf("(%s)", deparse_expression(qual, context, false, false)));
+		sql = psprintf("(%s)", deparse_expression(qual, context, false, false));
+		conjuncts = lappend(conjuncts, sql);
+		if (kind == DV_WINDOW_CONJUNCT_LEAKPROOF)
+			*leakproof = lappend(*leakproof, sql);
 	}
 	dv_safe_search_path_pop(nestlevel);
 	return conjuncts;
@@ -1282,29 +1283,41 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 
 /*
  * source_filter_conjuncts - window_filter_conjuncts of src, computed once per
- * cached plan (its memory context), buffer and owner: each refresh, and
- * each occurrence of a source read more than once (shared_window), reads
- * them from there.  A change of what they depend on (the plan, a function's
- * rights, a source's or its buffer's columns, the owner) drops the plan
- * (refresh/plancache.c).
+ * cached plan (its memory context), buffer, owner and setting of
+ * dynview.window_filter_functions: each refresh, and each occurrence of a
+ * source read more than once (shared_window), reads them from there
+ * (*leakproof: those that cannot fail).  A change of what they depend on
+ * (the plan, a function's rights, a source's or its buffer's columns, the
+ * owner, a policy) drops the plan (refresh/plancache.c).
  */
 static List *
-source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
+source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, List **leakproof)
 {
-	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner)
+	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner ||
+		src->filter_functions != dv_window_filter_functions)
 	{
-		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner);
+		List	   *safe = NIL;
+		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner, &safe);
 		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(src));
 		ListCell   *lc;
 
 		src->filter_conjuncts = NIL;
+		src->filter_leakproof = NIL;
 		foreach(lc, conjuncts)
-			src->filter_conjuncts = lappend(src->filter_conjuncts, pstrdup(lfirst(lc)));
+		{
+			char	   *sql = pstrdup(lfirst(lc));
+
+			src->filter_conjuncts = lappend(src->filter_conjuncts, sql);
+			if (list_member_ptr(safe, lfirst(lc)))
+				src->filter_leakproof = lappend(src->filter_leakproof, sql);
+		}
 		src->filter_buffer = buffer;
 		src->filter_owner = owner;
+		src->filter_functions = dv_window_filter_functions;
 		src->filter_known = true;
 		MemoryContextSwitchTo(old);
 	}
+	*leakproof = src->filter_leakproof;
 	return src->filter_conjuncts;
 }
 
@@ -1323,10 +1336,40 @@ conjuncts_sql(List *conjuncts)
 	return buf.data;
 }
 
-static char *
+/*
+ * WindowFilter - what a window read applies of the query's filter on its
+ * source: all it may (sql, NULL for nothing), and, when some of those may
+ * fail (may_fail), the leakproof ones alone (fallback, read instead when
+ * sql failed; NULL when there are none).
+ */
+typedef struct WindowFilter
+{
+	char	   *sql;
+	bool		may_fail;
+	char	   *fallback;
+} WindowFilter;
+
+static const WindowFilter no_filter = {NULL, false, NULL};
+
+/* (conjuncts and leakproof: lists of conjuncts' SQL, the second within the first) */
+static WindowFilter
+make_window_filter(List *conjuncts, List *leakproof)
+{
+	WindowFilter filter;
+
+	filter.sql = conjuncts_sql(conjuncts);
+	filter.may_fail = list_length(leakproof) < list_length(conjuncts);
+	filter.fallback = filter.may_fail ? conjuncts_sql(leakproof) : NULL;
+	return filter;
+}
+
+static WindowFilter
 window_filter(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
-	return conjuncts_sql(source_filter_conjuncts(plan, src, buffer, owner));
+	List	   *leakproof;
+	List	   *conjuncts = source_filter_conjuncts(plan, src, buffer, owner, &leakproof);
+
+	return make_window_filter(conjuncts, leakproof);
 }
 
 /*
@@ -1373,32 +1416,15 @@ window_store_receive(TupleTableSlot *slot, DestReceiver *self)
 }
 
 /*
- * read_window - the window's buffer rows of one source occurrence into
- * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
- * a marker (TRUNCATE, or a change without its old row): FULL needed.
- * Runs as the bootstrap superuser; the buffer is read with window_read_snapshot.
- *
- * With from_enr, the rows are read not from the buffer but from that
- * ephemeral relation, the window of the same source read before with (at
- * least) these columns (see shared_window): consolidating those again by
- * these columns gives exactly what the buffer would (weights are summed,
- * groups of weight 0 dropped either way; markers are kept apart).  With
- * as_is, that relation was read with exactly these columns, consolidated
- * and without a marker: its rows are copied as they are, not consolidated
- * again (TPC-H Q15's three occurrences of lineitem read the same columns).
- * With raw, the buffer's rows are read as they are, not consolidated: only
- * for consumers linear in the weights (linear_in_windows), whose refresh is
- * done again over the consolidated window if that raises an error.
+ * window_read_sql - the SELECT of a window read (read_window, whose
+ * arguments these are; filter: the SQL of the conjuncts applied, or NULL),
+ * palloc'd.
  */
-static int64
-read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is,
-			const char *filter, bool raw)
+static char *
+window_read_sql(DvPlanSource *src, Oid buffer, const char *from_enr, bool as_is, const char *filter, bool raw)
 {
 	StringInfoData sql;
 	ListCell   *lc;
-	Oid			types[WINDOW_NARGS];
-	Datum		values[WINDOW_NARGS];
-	WindowStore receiver;
 	bool		consolidate = true;
 	StringInfoData spelled;
 
@@ -1470,31 +1496,159 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		appendStringInfoString(&sql, spelled.data);
 		appendStringInfoString(&sql, "dv_weight = 0 HAVING pg_catalog.sum(dv_weight) <> 0 OR bool_or(dv_weight = 0)");
 	}
+	return sql.data;
+}
+
+/* a WindowStore receiver of new, empty tuplestore, in the current memory context */
+static void
+window_store_init(WindowStore *receiver)
+{
+	/* (no shutdown: the store outlives the statement, the relation registered owns it) */
+	dv_dest_receiver_init(&receiver->pub, DestTuplestore, window_store_startup, window_store_receive,
+						  NULL, NULL);
+	receiver->store = tuplestore_begin_heap(false, false, work_mem);
+	receiver->cxt = CurrentMemoryContext;
+	receiver->desc = NULL;
+	receiver->rows = 0;
+	receiver->has_marker = false;
+}
+
+/* run a window read's SQL (window_read_sql) into receiver, as the bootstrap superuser */
+static void
+exec_window_read(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr, WindowStore *receiver)
+{
+	Oid			types[WINDOW_NARGS];
+	Datum		values[WINDOW_NARGS];
 
 	/*
 	 * The rows go straight into the tuplestore of the relation (WindowStore),
 	 * not through SPI_tuptable: formed once, not twice, in a new backend's
 	 * first refresh mostly new memory to fault in.
 	 */
-	/* (no shutdown: the store outlives the statement, the relation registered owns it) */
-	dv_dest_receiver_init(&receiver.pub, DestTuplestore, window_store_startup, window_store_receive,
-						  NULL, NULL);
-	receiver.store = tuplestore_begin_heap(false, false, work_mem);
-	receiver.cxt = CurrentMemoryContext;
-	receiver.desc = NULL;
-	receiver.rows = 0;
-	receiver.has_marker = false;
 	if (from_enr)
 	{
 		/* (not kept as a prepared plan: the relation is this refresh's) */
-		dv_catalog_exec_into(sql.data, 0, NULL, NULL, NULL, &receiver.pub);
+		dv_catalog_exec_into(sql, 0, NULL, NULL, NULL, &receiver->pub);
 	}
 	else
 	{
 		/* the window is S_new's and S_prev's text */
 		window_parameters(dt, snapshot, values, types);
-		dv_catalog_exec_into(sql.data, WINDOW_NARGS, types, values, window_read_snapshot(),
-							 &receiver.pub);
+		dv_catalog_exec_into(sql, WINDOW_NARGS, types, values, window_read_snapshot(),
+							 &receiver->pub);
+	}
+}
+
+/*
+ * The window reads of this refresh that fell back to the leakproof part of
+ * their filter (read_window), for its history's mode_reason: the error of
+ * the first, and how many; reset by read_and_apply.
+ */
+static char *filter_fallback_error = NULL;
+static int	filter_fallbacks = 0;
+
+/*
+ * row_may_raise - is edata an error that a row's value can raise, so that
+ * reading or applying the changes otherwise may succeed?  Every class but a
+ * cancel or shutdown (57), a transaction-rollback error (40), a system
+ * error (58) and data or index corruption (XX001, XX002): see
+ * refresh_as_is.
+ */
+static bool
+row_may_raise(ErrorData *edata)
+{
+	int			class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
+
+	return !(class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
+			 class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
+			 class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+			 edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
+			 edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED);
+}
+
+/*
+ * guarded_window_read - exec_window_read of sql in a subtransaction: false,
+ * nothing of it kept and the error recorded (filter_fallback_error), when
+ * it raised an error that a row's value can raise (the classes
+ * refresh_as_is retries; the others are raised again).
+ */
+static bool
+guarded_window_read(DvTable *dt, DvPlanSource *src, const char *sql, Snapshot snapshot, WindowStore *receiver)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	volatile bool ok = false;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		exec_window_read(dt, sql, snapshot, false, receiver);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+		ok = true;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
+
+		if (!row_may_raise(edata))
+			ReThrowError(edata);
+		ereport(DEBUG1,
+				(errmsg("dynamic table \"%s.%s\": the changes of \"%s\" read again without the conditions of its filter that may fail",
+						dt->schema_name, dt->table_name, get_rel_name(src->relid)),
+				 errdetail("Applying them to the changes failed: %s.", edata->message)));
+		if (filter_fallbacks++ == 0)
+			filter_fallback_error = pstrdup(edata->message);
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
+ * read_window - the window's buffer rows of one source occurrence into
+ * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
+ * a marker (TRUNCATE, or a change without its old row): FULL needed.
+ * Runs as the bootstrap superuser; the buffer is read with window_read_snapshot.
+ *
+ * With from_enr, the rows are read not from the buffer but from that
+ * ephemeral relation, the window of the same source read before with (at
+ * least) these columns (see shared_window): consolidating those again by
+ * these columns gives exactly what the buffer would (weights are summed,
+ * groups of weight 0 dropped either way; markers are kept apart).  With
+ * as_is, that relation was read with exactly these columns, consolidated
+ * and without a marker: its rows are copied as they are, not consolidated
+ * again (TPC-H Q15's three occurrences of lineitem read the same columns).
+ * With raw, the buffer's rows are read as they are, not consolidated: only
+ * for consumers linear in the weights (linear_in_windows), whose refresh is
+ * done again over the consolidated window if that raises an error.
+ *
+ * filter: the conjuncts of the query's filter applied to the buffer's rows
+ * (window_filter; not with from_enr).  When some may fail (a built-in
+ * function's error on a row the query would never evaluate it on: one a
+ * later change undid, or one another conjunct rejects first), the read is
+ * made in a subtransaction, and if it fails it is made again with the
+ * leakproof conjuncts only, which cannot fail: the same rows reach the
+ * query's own filter either way.
+ */
+static int64
+read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is,
+			WindowFilter filter, bool raw)
+{
+	WindowStore receiver;
+	char	   *sql = window_read_sql(src, buffer, from_enr, as_is, from_enr ? NULL : filter.sql, raw);
+
+	window_store_init(&receiver);
+	if (from_enr || !filter.may_fail)
+		exec_window_read(dt, sql, snapshot, from_enr != NULL, &receiver);
+	else if (!guarded_window_read(dt, src, sql, snapshot, &receiver))
+	{
+		tuplestore_end(receiver.store);
+		window_store_init(&receiver);
+		exec_window_read(dt, window_read_sql(src, buffer, NULL, as_is, filter.fallback, raw), snapshot,
+						 false, &receiver);
 	}
 	if (receiver.has_marker)
 	{
@@ -1526,6 +1680,9 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 	ListCell   *lc;
 	List	   *columns = NIL;
 	List	   *common = NIL;
+	List	   *common_leakproof = NIL;
+	List	   *leakproof;
+	List	   *kept_leakproof = NIL;
 	bool		first = true;
 	int			occurrences = 0;
 	char	   *name = psprintf("dv_window_%u%s", src->relid, src->only ? "_only" : "");
@@ -1575,10 +1732,11 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 
 		if (other->relid != src->relid || other->only != src->only)
 			continue;
-		conjuncts = source_filter_conjuncts(plan, other, buffer, owner);
+		conjuncts = source_filter_conjuncts(plan, other, buffer, owner, &leakproof);
 		if (first)
 		{
 			common = conjuncts;
+			common_leakproof = leakproof;
 			first = false;
 			continue;
 		}
@@ -1600,7 +1758,13 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 	shared = *src;
 	shared.columns = columns;
 	shared.enr_name = name;
-	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, conjuncts_sql(common), false);
+	/* (the same text is the same condition on the same columns: leakproof in each or in none) */
+	foreach(lc, common)
+	{
+		if (list_member_ptr(common_leakproof, lfirst(lc)))
+			kept_leakproof = lappend(kept_leakproof, lfirst(lc));
+	}
+	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, make_window_filter(common, kept_leakproof), false);
 	if (*n >= 0)
 		*registered = lappend(*registered, name);
 	return name;
@@ -2905,7 +3069,7 @@ windows_cancel_out(DvTable *dt, List *sources, Snapshot snapshot)
 		int64		n;
 
 		check.enr_name = psprintf("%s_net", src->enr_name);
-		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, NULL, false);
+		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, no_filter, false);
 		if (n >= 0)
 			dv_unregister_tuples(check.enr_name);
 		if (n != 0)
@@ -2936,6 +3100,9 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	List	   *states = NIL;
 	List	   *read_as_is = NIL;	/* sources whose window was read as it is */
 	bool		consolidated_rows = false;	/* a consolidated window had rows */
+
+	filter_fallbacks = 0;
+	filter_fallback_error = NULL;
 
 	foreach(lc, plan->sources)
 	{
@@ -2998,7 +3165,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			if (n >= 0)
 				n = read_window(dt, src, buffer, snapshot, from,
 								from != NULL && list_length(src->columns) == ncolumns,
-								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL,
+								from == NULL ? window_filter(plan, src, buffer, dt->owner) : no_filter,
 								raw && from == NULL);
 			if (raw && from == NULL && n > 0)
 				read_as_is = lappend(read_as_is, src);
@@ -3090,6 +3257,9 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	}
 	foreach(lc, registered)
 		dv_unregister_tuples((const char *) lfirst(lc));
+	if (ok && filter_fallbacks > 0 && res->mode_reason == NULL)
+		res->mode_reason = psprintf("The changes of %d source%s were read again without the conditions of the query's filter that may fail (dynview.window_filter_functions): applying them to the change rows failed with %s.",
+									filter_fallbacks, filter_fallbacks > 1 ? "s" : "", filter_fallback_error);
 	return ok;
 }
 
@@ -3154,19 +3324,13 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	PG_CATCH();
 	{
 		ErrorData  *edata;
-		int			class;
 
 		edata = dv_subxact_caught(oldcontext, oldowner);
 		/* (what the aborted statements left: registered relations, the statement scope) */
 		dv_forget_aborted_tuples();
 		dv_statements_end();
 		dv_optree_use_state(false);
-		class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
-		if (class == ERRCODE_TO_CATEGORY(ERRCODE_QUERY_CANCELED) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_SYSTEM_ERROR) ||
-			class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
-			edata->sqlerrcode == ERRCODE_DATA_CORRUPTED ||
-			edata->sqlerrcode == ERRCODE_INDEX_CORRUPTED)
+		if (!row_may_raise(edata))
 			ReThrowError(edata);
 		*retry = psprintf("an error on a row read as it is: %s", edata->message);
 		FreeErrorData(edata);

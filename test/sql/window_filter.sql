@@ -1,8 +1,9 @@
 -- A window is read with the query's filter on its source applied before it is consolidated
--- (read_window, window_filter), where the filter cannot fail on any row: conjuncts whose every
--- function is leakproof (comparisons), directly above the source's only scan.  A filter that
--- may fail (a division) is not applied there: a row that a later change undid is never
--- evaluated.  Rows move in and out of the filter, are deleted and inserted again in one
+-- (read_window, window_filter): conjuncts whose every function is leakproof (comparisons),
+-- or built in (dynview.window_filter_functions), directly above the source's only scan.  A
+-- conjunct that may fail (10 / x) fails on a row that a later change undid (x = 0): the window
+-- is then read again with the leakproof conjuncts only (more in window_filter_functions.sql).
+-- Rows move in and out of the filter, are deleted and inserted again in one
 -- window, a TRUNCATE behind a filter that no row passes still means FULL, a source read twice
 -- (self-join) keeps its shared window.  Every refresh is compared with its query.
 SET client_min_messages = warning;
