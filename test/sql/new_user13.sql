@@ -1,0 +1,58 @@
+-- What the thirteenth session's new user ran into: needless FULL refreshes and lost error text
+-- (no wrong row).  Every refresh checked with dynview.verify() and the rows compared with the
+-- query's by text and by = (dv_refresh_round).
+SET client_min_messages = warning;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
+\i :refresh_round
+CREATE TABLE nu13_t (id int PRIMARY KEY, g int, v int);
+INSERT INTO nu13_t SELECT i, i % 3, i FROM generate_series(1, 12) i;
+CREATE TABLE nu13_defs (name text, query text);
+INSERT INTO nu13_defs VALUES
+  ('nu13_tg', 'SELECT g, sum(v) AS s FROM nu13_t GROUP BY g'),
+  ('nu13_tg2', 'SELECT s FROM nu13_tg'),
+  ('nu13_tg3', 'SELECT sum(s) AS total FROM nu13_tg2');
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') FROM nu13_defs ORDER BY name;
+-- a refreshing round with one table of defs (name given)
+CREATE FUNCTION nu13_round(t text) RETURNS TABLE (name text, refresh_mode text, verified boolean, same_text boolean, same_rows boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+  CREATE TEMP TABLE IF NOT EXISTS nu13_one (name text, query text);
+  DELETE FROM nu13_one;
+  INSERT INTO nu13_one SELECT d.name, d.query FROM nu13_defs d WHERE d.name = t;
+  RETURN QUERY SELECT * FROM dv_refresh_round('nu13_one');
+END $$;
+
+-- D4: a table refreshed twice in one transaction, nothing changed in between: the second
+-- refresh is NO_DATA, not FULL REFRESHED_IN_TRANSACTION (its upstream nu13_tg wrote rows to its
+-- buffer in the first, which the table then consumed)
+INSERT INTO nu13_t VALUES (13, 1, 13);
+BEGIN;
+SELECT * FROM nu13_round('nu13_tg2');
+SELECT * FROM nu13_round('nu13_tg3');
+SELECT * FROM nu13_round('nu13_tg2');
+COMMIT;
+-- (nu13_tg2 refreshed three times: by hand, as nu13_tg3's upstream, by hand)
+SELECT refresh_trigger, refresh_mode, mode_reason_code FROM dynview.refresh_history('nu13_tg2', 3) ORDER BY refresh_id;
+-- a change between the two refreshes still counts (the upstream applied it in between)
+INSERT INTO nu13_t VALUES (14, 2, 14);
+BEGIN;
+SELECT * FROM nu13_round('nu13_tg2');
+INSERT INTO nu13_t VALUES (15, 0, 15);
+SELECT * FROM nu13_round('nu13_tg');
+SELECT * FROM nu13_round('nu13_tg2');
+SELECT * FROM nu13_round('nu13_tg3');
+COMMIT;
+-- a refresh rolled back to a savepoint: the upstream's rows written after the earlier refresh
+-- are still there; the table does not take them as consumed
+INSERT INTO nu13_t VALUES (16, 1, 16);
+BEGIN;
+SELECT * FROM nu13_round('nu13_tg2');
+UPDATE nu13_t SET v = v + 100 WHERE id = 16;
+SELECT * FROM nu13_round('nu13_tg');
+SAVEPOINT s;
+SELECT * FROM nu13_round('nu13_tg2');
+ROLLBACK TO SAVEPOINT s;
+SELECT * FROM nu13_round('nu13_tg2');
+COMMIT;
+SELECT * FROM dv_refresh_round('nu13_defs');
