@@ -1140,15 +1140,36 @@ definition_signature(DvTable *dt)
 	return hex;
 }
 
+/* do the two DvSource lists name the same relations, in the same order? */
+static bool
+same_sources(List *a, List *b)
+{
+	ListCell   *la;
+	ListCell   *lb;
+
+	if (list_length(a) != list_length(b))
+		return false;
+	forboth(la, a, lb, b)
+	{
+		if (((DvSource *) lfirst(la))->relid != ((DvSource *) lfirst(lb))->relid)
+			return false;
+	}
+	return true;
+}
+
 /*
  * definition_changed - has the definition, analysed now (views inlined),
  * changed since the table's last check (a view was redefined)?  Then the
- * table's sources are analysed again, new ones tracked, and its next
- * refresh is FULL (DEFINITION_CHANGED): all before the pipeline's snapshot.
- * The first call for a table records the signature.
+ * table's sources are analysed again, new ones tracked, and, when mark_full,
+ * its next refresh is FULL (DEFINITION_CHANGED): all before the pipeline's
+ * snapshot.  The first call for a table records the signature.  After a
+ * FULL recompute it is called with mark_full false: the table now holds
+ * what the definition gives as analysed now (an upstream dynamic table
+ * this pipeline refreshed first may have changed its column types, which
+ * changes the analysed tree), so the next refresh need not be FULL again.
  */
 static bool
-definition_changed(DvTable *dt)
+definition_changed(DvTable *dt, bool mark_full)
 {
 	char	   *stored = dv_catalog_get_signature(dt->relid);
 	char	   *signature;
@@ -1179,10 +1200,22 @@ definition_changed(DvTable *dt)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	aq = dv_analyze_query(dt->definition, dt->relid);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+
+	/*
+	 * The same sources, one of them altered (ADD COLUMN changes the analysed
+	 * tree too): their recorded signatures stay, so that the refresh finds
+	 * the source altered and names it (SOURCE_ALTERED); they are recorded
+	 * anew when it succeeds.
+	 */
+	if (altered != NULL && same_sources(dt->sources, aq->sources))
+	{
+		dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
+		return true;
+	}
 	dv_catalog_set_sources(dt->relid, aq->sources);
 	dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
 	dv_tracking_release_unused();
-	if (dt->next_refresh_full == NULL)
+	if (mark_full && dt->next_refresh_full == NULL)
 		dv_catalog_set_next_full(dt->relid, altered ? "SOURCE_ALTERED" : "DEFINITION_CHANGED");
 	return true;
 }
@@ -1323,6 +1356,7 @@ static const struct
 	const char *text;
 }			pending_full_reasons[] = {
 	{"UPSTREAM_RECREATED", "A source was dropped and created again; the table was recomputed in full."},
+	{"SOURCE_ALTERED", "The columns or storage of a source changed since the last refresh (ALTER TABLE, VACUUM FULL or CLUSTER); the table was recomputed in full."},
 	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or a row-level security policy of a source changed); the table was recomputed in full."},
 	{"CHANGED_OUTSIDE_REFRESH", "The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full."},
 	{"CHANGE_RETENTION_EXCEEDED", "The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full."},
@@ -1465,7 +1499,13 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	if (dt->next_refresh_full)
 	{
 		res.mode_reason_code = dt->next_refresh_full;
-		res.mode_reason = pending_full_reason(dt->next_refresh_full);
+		/* (marked when the definition's analysed tree changed with a source's columns: name it) */
+		if (strcmp(dt->next_refresh_full, "SOURCE_ALTERED") == 0 &&
+			(altered = dv_catalog_source_altered(relid)) != NULL)
+			res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (ALTER TABLE: a column added, dropped or retyped; or VACUUM FULL or CLUSTER); it was recomputed in full.",
+									   altered);
+		else
+			res.mode_reason = pending_full_reason(dt->next_refresh_full);
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 && !dt->has_data_snapshot)
 	{
@@ -1644,6 +1684,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		build_state_and_index(dt, snapshot, apply_index_pending, state_built);
+		/* (the definition as recomputed is the one the next refresh compares with) */
+		(void) definition_changed(dt, false);
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
@@ -1904,7 +1946,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			 * analyse).  FULL-mode tables too: they skip the recompute when
 			 * no source changed, which a redefined view must prevent.
 			 */
-			if (missing == NULL && definition_changed(dt))
+			if (missing == NULL && definition_changed(dt, true))
 				changed = true;
 			/* written by a subscription since, for all dynview knows */
 			if (dt->next_refresh_full == NULL && subscription_target(dt->relid))

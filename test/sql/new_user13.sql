@@ -56,3 +56,28 @@ ROLLBACK TO SAVEPOINT s;
 SELECT * FROM nu13_round('nu13_tg2');
 COMMIT;
 SELECT * FROM dv_refresh_round('nu13_defs');
+
+-- D2: an upstream's column type changed: one FULL refresh (SOURCE_ALTERED), then the table is
+-- refreshed as usual, not FULL again with DEFINITION_CHANGED
+ALTER TABLE nu13_t ALTER v TYPE bigint;
+SELECT * FROM nu13_round('nu13_tg2');
+SELECT refresh_trigger, refresh_mode, mode_reason_code FROM dynview.refresh_history('nu13_tg', 1);
+SELECT * FROM nu13_round('nu13_tg2');
+INSERT INTO nu13_t VALUES (17, 2, 17);
+SELECT * FROM nu13_round('nu13_tg2');
+SELECT * FROM nu13_round('nu13_tg3');
+SELECT * FROM nu13_round('nu13_tg3');
+
+-- D1: a column added to a source
+ALTER TABLE nu13_t ADD COLUMN note text;
+INSERT INTO nu13_t VALUES (18, 0, 18, 'x');
+SELECT * FROM nu13_round('nu13_tg');
+SELECT mode_reason FROM dynview.refresh_history('nu13_tg', 1);
+SELECT * FROM nu13_round('nu13_tg');
+ALTER TABLE nu13_t ADD COLUMN note2 text DEFAULT 'd';
+INSERT INTO nu13_t VALUES (19, 1, 19);
+SELECT * FROM dv_refresh_round('nu13_defs');
+SELECT dynview.drop_dynamic_table(name) FROM nu13_defs ORDER BY name DESC;
+DROP TABLE nu13_t, nu13_defs;
+DROP FUNCTION nu13_round(text);
+DROP FUNCTION dv_refresh_round(regclass);
