@@ -1128,12 +1128,37 @@ follow_renames(DvTable *dt)
  * rewritten now: the views it reads are inlined, so replacing one of them
  * changes it (the stored text does not change).
  */
+static bool
+clear_row_security_flag(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		((Query *) node)->hasRowSecurity = false;
+		return query_tree_walker((Query *) node, clear_row_security_flag, context, 0);
+	}
+	return expression_tree_walker(node, clear_row_security_flag, context);
+}
+
 static char *
 definition_signature(DvTable *dt)
 {
-	char	   *tree = nodeToString(dv_plan_cache_query(dt));
+	Query	   *query = copyObject(dv_plan_cache_query(dt));
+	char	   *tree;
 	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
 	const char *errstr = NULL;
+
+	/*
+	 * (hasRowSecurity says only that row-level security is enabled on a
+	 * relation read, also when no policy applies to the owner, who then
+	 * reads every row: a superuser or BYPASSRLS owner, or the policies name
+	 * other roles.  The policies that do apply are in the tree as security
+	 * quals, and so is the qual that lets an ordinary owner read no row
+	 * when no policy applies to it.)
+	 */
+	(void) clear_row_security_flag((Node *) query, NULL);
+	tree = nodeToString(query);
 
 	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
 		elog(ERROR, "could not compute the definition's signature: %s", errstr);
@@ -1357,7 +1382,7 @@ static const struct
 }			pending_full_reasons[] = {
 	{"UPSTREAM_RECREATED", "A source was dropped and created again; the table was recomputed in full."},
 	{"SOURCE_ALTERED", "The columns or storage of a source changed since the last refresh (ALTER TABLE, VACUUM FULL or CLUSTER); the table was recomputed in full."},
-	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or a row-level security policy of a source changed); the table was recomputed in full."},
+	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or the row-level security of a source changed for the table's owner); the table was recomputed in full."},
 	{"CHANGED_OUTSIDE_REFRESH", "The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full."},
 	{"CHANGE_RETENTION_EXCEEDED", "The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full."},
 	{"SOURCE_PARTITIONS_CHANGED", "A partition holding rows was attached to, detached from or dropped from a partitioned source, which logs no row changes; the table was recomputed in full."},

@@ -77,6 +77,44 @@ SELECT * FROM nu13_round('nu13_tg');
 ALTER TABLE nu13_t ADD COLUMN note2 text DEFAULT 'd';
 INSERT INTO nu13_t VALUES (19, 1, 19);
 SELECT * FROM dv_refresh_round('nu13_defs');
+
+-- D3: row-level security enabled or disabled on a source, with a policy only for another role:
+-- the owner (a superuser, who bypasses it) reads the same rows, so no FULL refresh
+CREATE ROLE nu13_nobody;
+ALTER TABLE nu13_t ENABLE ROW LEVEL SECURITY;
+CREATE POLICY nu13_p ON nu13_t FOR SELECT TO nu13_nobody USING (g = 1);
+INSERT INTO nu13_t VALUES (20, 1, 20);
+SELECT * FROM dv_refresh_round('nu13_defs');
+DROP POLICY nu13_p ON nu13_t;
+INSERT INTO nu13_t VALUES (21, 2, 21);
+SELECT * FROM dv_refresh_round('nu13_defs');
+ALTER TABLE nu13_t DISABLE ROW LEVEL SECURITY;
+INSERT INTO nu13_t VALUES (22, 0, 22);
+SELECT * FROM dv_refresh_round('nu13_defs');
+-- an ordinary owner with row-level security on and no policy for it reads no row: FULL, exact
+CREATE ROLE nu13_owner;
+GRANT SELECT ON nu13_t TO nu13_owner;
+GRANT CREATE ON SCHEMA public TO nu13_owner;
+SET ROLE nu13_owner;
+SELECT dynview.create_dynamic_table('nu13_own', 'SELECT g, count(*) AS n FROM nu13_t GROUP BY g', schedule => 'manual');
+CREATE TABLE nu13_own_defs (name text, query text);
+INSERT INTO nu13_own_defs VALUES ('nu13_own', 'SELECT g, count(*) AS n FROM nu13_t GROUP BY g');
+RESET ROLE;
+ALTER TABLE nu13_t ENABLE ROW LEVEL SECURITY;
+INSERT INTO nu13_t VALUES (23, 1, 23);
+SET ROLE nu13_owner;
+SELECT * FROM dv_refresh_round('nu13_own_defs');
+SELECT count(*) FROM nu13_own;
+RESET ROLE;
+ALTER TABLE nu13_t DISABLE ROW LEVEL SECURITY;
+SET ROLE nu13_owner;
+SELECT * FROM dv_refresh_round('nu13_own_defs');
+SELECT dynview.drop_dynamic_table('nu13_own');
+DROP TABLE nu13_own_defs;
+RESET ROLE;
+REVOKE CREATE ON SCHEMA public FROM nu13_owner;
+REVOKE SELECT ON nu13_t FROM nu13_owner;
+DROP ROLE nu13_owner, nu13_nobody;
 SELECT dynview.drop_dynamic_table(name) FROM nu13_defs ORDER BY name DESC;
 DROP TABLE nu13_t, nu13_defs;
 DROP FUNCTION nu13_round(text);
