@@ -172,6 +172,7 @@ extern void dv_catalog_forget_relations(List *relids);
 extern List *dv_catalog_upstream_closure(Oid relid);
 extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name);
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
+extern char *dv_error_text(const ErrorData *edata);
 extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,
 							   const char *message);
 extern void dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,

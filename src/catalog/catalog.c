@@ -1418,6 +1418,25 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 }
 
 /*
+ * dv_error_text - an error's message with its detail and hint, as psql
+ * prints them: what a FAILED history row and the server log keep of a
+ * refresh's error (the detail often holds the cause, the hint the remedy)
+ */
+char *
+dv_error_text(const ErrorData *edata)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, edata->message ? edata->message : "(no message)");
+	if (edata->detail)
+		appendStringInfo(&buf, "\nDETAIL:  %s", edata->detail);
+	if (edata->hint)
+		appendStringInfo(&buf, "\nHINT:  %s", edata->hint);
+	return buf.data;
+}
+
+/*
  * dv_history_failure - a scheduled refresh of relid failed (state FAILED,
  * with the error) or was skipped because an upstream failed (state
  * UPSTREAM_FAILED): write its history row and count the failure; after

@@ -2110,7 +2110,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				}
 				else
 				{
-					dv_history_failure(oid, t, "FAILED", edata->message);
+					dv_history_failure(oid, t, "FAILED", dv_error_text(edata));
 					failed = lappend_oid(failed, oid);
 				}
 				refreshed = false;

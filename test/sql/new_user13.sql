@@ -115,6 +115,37 @@ RESET ROLE;
 REVOKE CREATE ON SCHEMA public FROM nu13_owner;
 REVOKE SELECT ON nu13_t FROM nu13_owner;
 DROP ROLE nu13_owner, nu13_nobody;
+
+-- D5: a scheduled refresh that fails keeps the error's detail (the cause) and hint in its
+-- FAILED history row: a view reads a dynamic table whose column type must follow its source's
+CREATE TABLE nu13_reading (reading_id int PRIMARY KEY, value numeric(8,2));
+INSERT INTO nu13_reading VALUES (1, 1.5), (2, 2.25);
+SELECT dynview.create_dynamic_table('nu13_l1', 'SELECT reading_id, value FROM nu13_reading', schedule => 'manual');
+CREATE VIEW nu13_v_l1 AS SELECT reading_id, value FROM nu13_l1;
+ALTER TABLE nu13_reading ALTER value TYPE numeric(12,3);
+CREATE FUNCTION nu13_wait(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE ok boolean;
+BEGIN
+  FOR i IN 1..600 LOOP
+    EXECUTE cond INTO ok;
+    IF ok THEN RETURN true; END IF;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+  RETURN false;
+END $$;
+SELECT dynview.alter_dynamic_table('nu13_l1', schedule => '1 second');
+SELECT nu13_wait($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history('nu13_l1') WHERE state = 'FAILED')$$) AS failed;
+SELECT dynview.alter_dynamic_table('nu13_l1', schedule => 'manual');
+SELECT DISTINCT error_message FROM dynview.refresh_history('nu13_l1') WHERE state = 'FAILED';
+-- the view dropped, the next refresh takes the new type; the table kept its data meanwhile
+SELECT * FROM nu13_l1 ORDER BY reading_id;
+DROP VIEW nu13_v_l1;
+CREATE TEMP TABLE nu13_l1_defs AS SELECT 'nu13_l1'::text AS name, 'SELECT reading_id, value FROM nu13_reading'::text AS query;
+SELECT * FROM dv_refresh_round('nu13_l1_defs');
+SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'nu13_l1'::regclass AND attname = 'value';
+SELECT dynview.drop_dynamic_table('nu13_l1');
+DROP TABLE nu13_reading, nu13_l1_defs;
+DROP FUNCTION nu13_wait(text);
 SELECT dynview.drop_dynamic_table(name) FROM nu13_defs ORDER BY name DESC;
 DROP TABLE nu13_t, nu13_defs;
 DROP FUNCTION nu13_round(text);
