@@ -197,10 +197,35 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	nestlevel = dv_safe_search_path_push();
-	if (nargs > 0)
-		rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
-	else
-		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	PG_TRY();
+	{
+		if (nargs > 0)
+			rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
+		else
+			rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * In a REPEATABLE READ or SERIALIZABLE transaction, a catalog row
+		 * that another transaction (a refresh, dynview's scheduler,
+		 * suspend()) changed after this transaction's snapshot cannot be
+		 * updated: say so in dynview's words, not with the internal
+		 * statement (consistency.md).
+		 */
+		if (geterrcode() == ERRCODE_T_R_SERIALIZATION_FAILURE)
+		{
+			FlushErrorState();
+			SetUserIdAndSecContext(save_userid, save_sec);
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent change of a dynamic table's catalog row"),
+					 errdetail("This transaction's snapshot was taken before another transaction (a refresh, dynview's scheduler, or suspend(), resume() or alter_dynamic_table()) changed dynview's catalog row of a table this refresh writes."),
+					 errhint("Retry the transaction, or refresh outside a REPEATABLE READ or SERIALIZABLE transaction.")));
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	dv_safe_search_path_pop(nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec);
 
