@@ -149,4 +149,25 @@ DROP FUNCTION nu13_wait(text);
 SELECT dynview.drop_dynamic_table(name) FROM nu13_defs ORDER BY name DESC;
 DROP TABLE nu13_t, nu13_defs;
 DROP FUNCTION nu13_round(text);
+
+-- minor: refresh_history() of an unknown name says so as the other functions do (42P01, a
+-- hint, not its internal SQL); verify() after a source was dropped and created again says the
+-- source is not linked yet and to refresh first; a failed create's REPLICA IDENTITY notice says
+-- the setting is rolled back with it
+SELECT * FROM dynview.refresh_history('nu13_nope');
+CREATE TABLE nu13_src (id int PRIMARY KEY, v int);
+SELECT dynview.create_dynamic_table('nu13_dt', 'SELECT id, v FROM nu13_src', schedule => 'manual');
+DROP TABLE nu13_src;
+CREATE TABLE nu13_src (id int PRIMARY KEY, v int);
+INSERT INTO nu13_src VALUES (1, 10);
+SELECT dynview.verify('nu13_dt');
+CREATE TEMP TABLE nu13_dt_defs AS SELECT 'nu13_dt'::text AS name, 'SELECT id, v FROM nu13_src'::text AS query;
+SELECT * FROM dv_refresh_round('nu13_dt_defs');
+SELECT dynview.drop_dynamic_table('nu13_dt');
+INSERT INTO nu13_src VALUES (2, 0);
+SET client_min_messages = notice;
+SELECT dynview.create_dynamic_table('nu13_bad', 'SELECT id, 1 / v AS r FROM nu13_src', schedule => 'manual');
+SET client_min_messages = warning;
+SELECT relreplident FROM pg_class WHERE oid = 'nu13_src'::regclass;
+DROP TABLE nu13_src, nu13_dt_defs;
 DROP FUNCTION dv_refresh_round(regclass);
