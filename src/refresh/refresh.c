@@ -1124,27 +1124,35 @@ follow_renames(DvTable *dt)
 }
 
 /*
- * definition_signature - md5 of the definition parsed, analysed and
- * rewritten now: the views it reads are inlined, so replacing one of them
- * changes it (the stored text does not change).
+ * row_security_flag - does a Query of the tree say hasRowSecurity?  With
+ * *clear, clears the flag in each (of a copy) and looks on.
  */
 static bool
-clear_row_security_flag(Node *node, void *context)
+row_security_flag(Node *node, bool *clear)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
 	{
-		((Query *) node)->hasRowSecurity = false;
-		return query_tree_walker((Query *) node, clear_row_security_flag, context, 0);
+		if (!*clear && ((Query *) node)->hasRowSecurity)
+			return true;
+		if (*clear)
+			((Query *) node)->hasRowSecurity = false;
+		return query_tree_walker((Query *) node, row_security_flag, clear, 0);
 	}
-	return expression_tree_walker(node, clear_row_security_flag, context);
+	return expression_tree_walker(node, row_security_flag, clear);
 }
 
+/*
+ * definition_signature - md5 of the definition parsed, analysed and
+ * rewritten now: the views it reads are inlined, so replacing one of them
+ * changes it (the stored text does not change).
+ */
 static char *
 definition_signature(DvTable *dt)
 {
-	Query	   *query = copyObject(dv_plan_cache_query(dt));
+	Query	   *query = dv_plan_cache_query(dt);
+	bool		clear = false;
 	char	   *tree;
 	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
 	const char *errstr = NULL;
@@ -1155,11 +1163,16 @@ definition_signature(DvTable *dt)
 	 * reads every row: a superuser or BYPASSRLS owner, or the policies name
 	 * other roles.  The policies that do apply are in the tree as security
 	 * quals, and so is the qual that lets an ordinary owner read no row
-	 * when no policy applies to it.)
+	 * when no policy applies to it.  The cached tree is shared: the flags
+	 * are cleared in a copy.)
 	 */
-	(void) clear_row_security_flag((Node *) query, NULL);
+	if (row_security_flag((Node *) query, &clear))
+	{
+		query = copyObject(query);
+		clear = true;
+		(void) row_security_flag((Node *) query, &clear);
+	}
 	tree = nodeToString(query);
-
 	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
 		elog(ERROR, "could not compute the definition's signature: %s", errstr);
 	return hex;

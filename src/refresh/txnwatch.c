@@ -19,6 +19,12 @@
  * Nothing is kept, and the cost is one list test per DML statement, when the
  * transaction refreshed nothing.
  *
+ * The same lists tell a second refresh of a table in the transaction whether
+ * its upstream's buffer rows of the transaction came after the first (then
+ * FULL, REFRESHED_IN_TRANSACTION) or were consumed by it
+ * (dv_watch_written_since); after a subtransaction rolled back they are not
+ * trusted for that.
+ *
  * Some writes pass no hook that names the source: rows routed through a
  * partitioned parent to a source partition, or written by a trigger or a
  * rule.  So a refresh also notes which of its source tables the transaction
