@@ -437,7 +437,7 @@ BEGIN
                     HINT = 'Pass how many of the newest rows to return, or NULL for all of them.';
     END IF;
     -- (worded as the other functions word an unknown name, without this function's SQL as context)
-    IF pg_catalog.to_regclass(refresh_history.name) IS NULL THEN
+    IF refresh_history.name IS NOT NULL AND pg_catalog.to_regclass(refresh_history.name) IS NULL THEN
         RAISE EXCEPTION 'dynamic table "%" does not exist', refresh_history.name
               USING ERRCODE = 'undefined_table',
                     HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
