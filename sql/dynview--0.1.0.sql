@@ -436,10 +436,16 @@ BEGIN
               USING ERRCODE = 'invalid_parameter_value',
                     HINT = 'Pass how many of the newest rows to return, or NULL for all of them.';
     END IF;
+    -- (worded as the other functions word an unknown name, without this function's SQL as context)
+    IF refresh_history.name IS NOT NULL AND pg_catalog.to_regclass(refresh_history.name) IS NULL THEN
+        RAISE EXCEPTION 'dynamic table "%" does not exist', refresh_history.name
+              USING ERRCODE = 'undefined_table',
+                    HINT = 'The view dynview.dynamic_tables lists the dynamic tables.';
+    END IF;
     RETURN QUERY
     SELECT h.*
       FROM dynview.refresh_history h
-     WHERE h.name::pg_catalog.oid OPERATOR(pg_catalog.=) refresh_history.name::pg_catalog.regclass::pg_catalog.oid
+     WHERE h.name::pg_catalog.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(refresh_history.name)::pg_catalog.oid
      ORDER BY h.refresh_id DESC
      LIMIT refresh_history.max_rows;
 END

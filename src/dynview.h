@@ -173,6 +173,7 @@ extern void dv_catalog_forget_relations(List *relids);
 extern List *dv_catalog_upstream_closure(Oid relid);
 extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name);
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
+extern char *dv_error_text(const ErrorData *edata);
 extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,
 							   const char *message);
 extern void dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
@@ -364,6 +365,7 @@ extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapsh
 extern void dv_watch_refreshed(Oid relid, List *sources);
 extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
+extern bool dv_watch_written_since(Oid table, Oid relid);
 extern void dv_watch_written_in_refresh(Oid relid);
 extern bool dv_watch_active(void);
 

@@ -197,10 +197,35 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	nestlevel = dv_safe_search_path_push();
-	if (nargs > 0)
-		rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
-	else
-		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	PG_TRY();
+	{
+		if (nargs > 0)
+			rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
+		else
+			rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * In a REPEATABLE READ or SERIALIZABLE transaction, a catalog row
+		 * that another transaction (a refresh, dynview's scheduler,
+		 * suspend()) changed after this transaction's snapshot cannot be
+		 * updated: say so in dynview's words, not with the internal
+		 * statement (consistency.md).
+		 */
+		if (geterrcode() == ERRCODE_T_R_SERIALIZATION_FAILURE)
+		{
+			FlushErrorState();
+			SetUserIdAndSecContext(save_userid, save_sec);
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent change of a dynamic table's catalog row"),
+					 errdetail("This transaction's snapshot was taken before another transaction (a refresh, dynview's scheduler, or suspend(), resume() or alter_dynamic_table()) changed dynview's catalog row of a table this refresh writes."),
+					 errhint("Retry the transaction, or refresh outside a REPEATABLE READ or SERIALIZABLE transaction.")));
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	dv_safe_search_path_pop(nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec);
 
@@ -1410,6 +1435,25 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($7, clock_timestamp())) * 1000, "
 					"  0, 0, $8, $9, $2 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
 					10, types, values, nulls, -1);
+}
+
+/*
+ * dv_error_text - an error's message with its detail and hint, as psql
+ * prints them: what a FAILED history row and the server log keep of a
+ * refresh's error (the detail often holds the cause, the hint the remedy)
+ */
+char *
+dv_error_text(const ErrorData *edata)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, edata->message ? edata->message : "(no message)");
+	if (edata->detail)
+		appendStringInfo(&buf, "\nDETAIL:  %s", edata->detail);
+	if (edata->hint)
+		appendStringInfo(&buf, "\nHINT:  %s", edata->hint);
+	return buf.data;
 }
 
 /*

@@ -331,7 +331,7 @@ set_replica_identity_full(Oid relid, char *previous, bool required)
 		elog(ERROR, "could not set replica identity of %s", qualified);
 	ereport(NOTICE,
 			(errmsg("dynview set REPLICA IDENTITY FULL on source \"%s\"", get_rel_name(relid)),
-			 errdetail("Change capture needs whole old rows; the previous setting is restored when no dynamic table reads the table.")));
+			 errdetail("Change capture needs whole old rows. The setting is part of this transaction: if the statement fails or the transaction rolls back, it is undone; otherwise the previous setting is restored when no dynamic table reads the table.")));
 }
 
 /* is name one of a change buffer's own columns (dv_xid .. dv_weight)? */

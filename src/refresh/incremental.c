@@ -3138,9 +3138,11 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		/*
 		 * Refreshed before in this very transaction: rows this transaction
-		 * buffered since then carry the same xid as those it consumed then.
+		 * buffered since then carry the same xid as those it consumed then
+		 * (rows buffered before were consumed then: no reason to recompute).
 		 */
-		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
+		if (xid_in_list(dt->data_own_xids, own_xid8()) &&
+			dv_watch_written_since(dt->relid, src->relid) && buffer_has_own_rows(buffer))
 		{
 			*full_code = "REFRESHED_IN_TRANSACTION";
 			*full_reason = psprintf("The table was refreshed before in this transaction, which has since changed \"%s\"; it was recomputed in full.",
@@ -3691,7 +3693,8 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 			if (dv_holds_write_lock(src->relid))
 				return false;
 		}
-		if (xid_in_list(dt->data_own_xids, own_xid8()) && buffer_has_own_rows(buffer))
+		if (xid_in_list(dt->data_own_xids, own_xid8()) &&
+			dv_watch_written_since(dt->relid, src->relid) && buffer_has_own_rows(buffer))
 			return false;
 		buffers = lappend_oid(buffers, buffer);
 		if (dv_is_dynamic_table(src->relid))

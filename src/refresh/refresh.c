@@ -1157,6 +1157,26 @@ follow_renames(DvTable *dt)
 }
 
 /*
+ * row_security_flag - does a Query of the tree say hasRowSecurity?  With
+ * *clear, clears the flag in each (of a copy) and looks on.
+ */
+static bool
+row_security_flag(Node *node, bool *clear)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		if (!*clear && ((Query *) node)->hasRowSecurity)
+			return true;
+		if (*clear)
+			((Query *) node)->hasRowSecurity = false;
+		return query_tree_walker((Query *) node, row_security_flag, clear, 0);
+	}
+	return expression_tree_walker(node, row_security_flag, clear);
+}
+
+/*
  * definition_signature - md5 of the definition parsed, analysed and
  * rewritten now: the views it reads are inlined, so replacing one of them
  * changes it (the stored text does not change).
@@ -1164,24 +1184,63 @@ follow_renames(DvTable *dt)
 static char *
 definition_signature(DvTable *dt)
 {
-	char	   *tree = nodeToString(dv_plan_cache_query(dt));
+	Query	   *query = dv_plan_cache_query(dt);
+	bool		clear = false;
+	char	   *tree;
 	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
 	const char *errstr = NULL;
 
+	/*
+	 * (hasRowSecurity says only that row-level security is enabled on a
+	 * relation read, also when no policy applies to the owner, who then
+	 * reads every row: a superuser or BYPASSRLS owner, or the policies name
+	 * other roles.  The policies that do apply are in the tree as security
+	 * quals, and so is the qual that lets an ordinary owner read no row
+	 * when no policy applies to it.  The cached tree is shared: the flags
+	 * are cleared in a copy.)
+	 */
+	if (row_security_flag((Node *) query, &clear))
+	{
+		query = copyObject(query);
+		clear = true;
+		(void) row_security_flag((Node *) query, &clear);
+	}
+	tree = nodeToString(query);
 	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
 		elog(ERROR, "could not compute the definition's signature: %s", errstr);
 	return hex;
 }
 
+/* do the two DvSource lists name the same relations, in the same order? */
+static bool
+same_sources(List *a, List *b)
+{
+	ListCell   *la;
+	ListCell   *lb;
+
+	if (list_length(a) != list_length(b))
+		return false;
+	forboth(la, a, lb, b)
+	{
+		if (((DvSource *) lfirst(la))->relid != ((DvSource *) lfirst(lb))->relid)
+			return false;
+	}
+	return true;
+}
+
 /*
  * definition_changed - has the definition, analysed now (views inlined),
  * changed since the table's last check (a view was redefined)?  Then the
- * table's sources are analysed again, new ones tracked, and its next
- * refresh is FULL (DEFINITION_CHANGED): all before the pipeline's snapshot.
- * The first call for a table records the signature.
+ * table's sources are analysed again, new ones tracked, and, when mark_full,
+ * its next refresh is FULL (DEFINITION_CHANGED): all before the pipeline's
+ * snapshot.  The first call for a table records the signature.  After a
+ * FULL recompute it is called with mark_full false: the table now holds
+ * what the definition gives as analysed now (an upstream dynamic table
+ * this pipeline refreshed first may have changed its column types, which
+ * changes the analysed tree), so the next refresh need not be FULL again.
  */
 static bool
-definition_changed(DvTable *dt)
+definition_changed(DvTable *dt, bool mark_full)
 {
 	char	   *stored = dv_catalog_get_signature(dt->relid);
 	char	   *signature;
@@ -1212,10 +1271,22 @@ definition_changed(DvTable *dt)
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	aq = dv_analyze_query(dt->definition, dt->relid);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+
+	/*
+	 * The same sources, one of them altered (ADD COLUMN changes the analysed
+	 * tree too): their recorded signatures stay, so that the refresh finds
+	 * the source altered and names it (SOURCE_ALTERED); they are recorded
+	 * anew when it succeeds.
+	 */
+	if (altered != NULL && same_sources(dt->sources, aq->sources))
+	{
+		dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
+		return true;
+	}
 	dv_catalog_set_sources(dt->relid, aq->sources);
 	dv_tracking_start(aq->sources, strcmp(dt->refresh_mode, "incremental") == 0);
 	dv_tracking_release_unused();
-	if (dt->next_refresh_full == NULL)
+	if (mark_full && dt->next_refresh_full == NULL)
 		dv_catalog_set_next_full(dt->relid, altered ? "SOURCE_ALTERED" : "DEFINITION_CHANGED");
 	return true;
 }
@@ -1356,7 +1427,8 @@ static const struct
 	const char *text;
 }			pending_full_reasons[] = {
 	{"UPSTREAM_RECREATED", "A source was dropped and created again; the table was recomputed in full."},
-	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or a row-level security policy of a source changed); the table was recomputed in full."},
+	{"SOURCE_ALTERED", "The columns or storage of a source changed since the last refresh (ALTER TABLE, VACUUM FULL or CLUSTER); the table was recomputed in full."},
+	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or the row-level security of a source changed for the table's owner); the table was recomputed in full."},
 	{"CHANGED_OUTSIDE_REFRESH", "The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full."},
 	{"CHANGE_RETENTION_EXCEEDED", "The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full."},
 	{"SOURCE_PARTITIONS_CHANGED", "A partition holding rows was attached to, detached from or dropped from a partitioned source, which logs no row changes; the table was recomputed in full."},
@@ -1498,7 +1570,13 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	if (dt->next_refresh_full)
 	{
 		res.mode_reason_code = dt->next_refresh_full;
-		res.mode_reason = pending_full_reason(dt->next_refresh_full);
+		/* (marked when the definition's analysed tree changed with a source's columns: name it) */
+		if (strcmp(dt->next_refresh_full, "SOURCE_ALTERED") == 0 &&
+			(altered = dv_catalog_source_altered(relid)) != NULL)
+			res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (ALTER TABLE: a column added, dropped or retyped; or VACUUM FULL or CLUSTER); it was recomputed in full.",
+									   altered);
+		else
+			res.mode_reason = pending_full_reason(dt->next_refresh_full);
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0 && !dt->has_data_snapshot)
 	{
@@ -1677,6 +1755,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			dv_catalog_set_definition_tree(relid, dv_definition_tree(dt->definition));
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		build_state_and_index(dt, snapshot, apply_index_pending, state_built);
+		/* (the definition as recomputed is the one the next refresh compares with) */
+		(void) definition_changed(dt, false);
 	}
 
 	dv_guard_set_refreshing(InvalidOid, NIL);
@@ -1937,7 +2017,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			 * analyse).  FULL-mode tables too: they skip the recompute when
 			 * no source changed, which a redefined view must prevent.
 			 */
-			if (missing == NULL && definition_changed(dt))
+			if (missing == NULL && definition_changed(dt, true))
 				changed = true;
 			/* written by a subscription since, for all dynview knows */
 			if (dt->next_refresh_full == NULL && subscription_target(dt->relid))
@@ -2076,7 +2156,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 				}
 				else
 				{
-					dv_history_failure(oid, t, "FAILED", edata->message);
+					dv_history_failure(oid, t, "FAILED", dv_error_text(edata));
 					failed = lappend_oid(failed, oid);
 				}
 				refreshed = false;

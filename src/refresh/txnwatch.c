@@ -19,6 +19,12 @@
  * Nothing is kept, and the cost is one list test per DML statement, when the
  * transaction refreshed nothing.
  *
+ * The same lists tell a second refresh of a table in the transaction whether
+ * its upstream's buffer rows of the transaction came after the first (then
+ * FULL, REFRESHED_IN_TRANSACTION) or were consumed by it
+ * (dv_watch_written_since); after a subtransaction rolled back they are not
+ * trusted for that.
+ *
  * Some writes pass no hook that names the source: rows routed through a
  * partitioned parent to a source partition, or written by a trigger or a
  * rule.  So a refresh also notes which of its source tables the transaction
@@ -55,6 +61,7 @@ static List *written = NIL;		/* of WatchEvent *: last write of each relation */
 static List *written_in_refresh = NIL;	/* relations written by a trigger or function
 										 * during the refresh running now */
 static int	next_seq = 0;
+static int	subxact_abort_seq = 0;	/* seq when a subtransaction last rolled back */
 static bool callback_registered = false;
 
 /*
@@ -110,7 +117,7 @@ forget(void)
 	list_free_deep(written);
 	list_free(written_in_refresh);
 	refreshed = written = written_in_refresh = NIL;
-	next_seq = 0;
+	next_seq = subxact_abort_seq = 0;
 }
 
 /*
@@ -192,12 +199,26 @@ watch_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/*
+ * a subtransaction rolled back: what it refreshed or wrote is undone, but
+ * the events stay noted; dv_watch_written_since does not trust the events
+ * noted before
+ */
+static void
+watch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && (refreshed != NIL || written != NIL))
+		subxact_abort_seq = ++next_seq;
+}
+
 static void
 ensure_callback(void)
 {
 	if (!callback_registered)
 	{
 		RegisterXactCallback(watch_xact_callback, NULL);
+		RegisterSubXactCallback(watch_subxact_callback, NULL);
 		callback_registered = true;
 	}
 }
@@ -242,6 +263,40 @@ dv_watch_refreshed(Oid relid, List *sources)
 		(void) note(&written, lfirst_oid(lc));
 	list_free(written_in_refresh);
 	written_in_refresh = NIL;
+}
+
+/*
+ * dv_watch_written_since - may relid have been written (dv_watch_written)
+ * since the last refresh of table in the current transaction?  True when
+ * it cannot tell: no refresh of table noted, or a subtransaction rolled
+ * back since (the table's data may be that of an earlier refresh).  For a
+ * refresh of a table refreshed before in this transaction: rows of the
+ * transaction in its upstream's buffer were consumed then, unless written
+ * since (REFRESHED_IN_TRANSACTION).
+ */
+bool
+dv_watch_written_since(Oid table, Oid relid)
+{
+	ListCell   *lc;
+	int			refreshed_seq = -1;
+
+	foreach(lc, refreshed)
+	{
+		WatchEvent *e = lfirst(lc);
+
+		if (e->relid == table)
+			refreshed_seq = e->seq;
+	}
+	if (refreshed_seq < 0 || refreshed_seq < subxact_abort_seq)
+		return true;
+	foreach(lc, written)
+	{
+		WatchEvent *e = lfirst(lc);
+
+		if (e->relid == relid && e->seq > refreshed_seq)
+			return true;
+	}
+	return false;
 }
 
 /* has the current transaction refreshed a dynamic table (so that writes are watched)? */

@@ -27,6 +27,7 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -213,12 +214,25 @@ dv_verify(Oid relid, bool *unknown)
 
 		if (!OidIsValid(src->relid) || get_rel_name(src->relid) == NULL ||
 			dv_source_renamed_away(dt, src, &renamed))
+		{
+			Oid			nsp = get_namespace_oid(src->schema_name, true);
+
+			/* (one of that name exists: after a restore, or dropped and created again) */
+			if (renamed == NULL && OidIsValid(nsp) && OidIsValid(get_relname_relid(src->table_name, nsp)))
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("cannot verify dynamic table \"%s.%s\": its source %s is not linked to it yet",
+								dt->schema_name, dt->table_name,
+								quote_qualified_identifier(src->schema_name, src->table_name)),
+						 errdetail("The table's catalog names another relation of that name: the database was restored from a dump, or the source was dropped and created again."),
+						 errhint("Refresh the table first: the refresh links the source of that name (a FULL refresh), then verify it.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot verify dynamic table \"%s.%s\": its source %s does not exist",
 							dt->schema_name, dt->table_name,
 							quote_qualified_identifier(src->schema_name, src->table_name)),
 					 errhint("The table keeps the data of its last refresh; verify it again once the source exists and the table was refreshed.")));
+		}
 	}
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);

@@ -306,8 +306,10 @@ refresh_due(Oid relid)
 		else
 		{
 			ereport(LOG,
-					(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message)));
-			record_failure(relid, edata->message);
+					(errmsg("dynview: scheduled refresh of relation %u failed: %s", relid, edata->message),
+					 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
+					 edata->hint ? errhint("%s", edata->hint) : 0));
+			record_failure(relid, dv_error_text(edata));
 		}
 		FreeErrorData(edata);
 	}
