@@ -1276,6 +1276,7 @@ typedef struct WindowStore
 	MemoryContext cxt;
 	TupleDesc	desc;			/* the rows' shape, in cxt */
 	uint64		rows;
+	int64		weight_sum;		/* the weights of the rows stored, summed */
 	bool		has_marker;
 } WindowStore;
 
@@ -1303,6 +1304,8 @@ window_store_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 	tuplestore_puttupleslot(ws->store, slot);
 	ws->rows++;
+	if (!isnull)
+		ws->weight_sum += DatumGetInt64(weight);
 	return true;
 }
 
@@ -1316,6 +1319,8 @@ window_store_shutdown(DestReceiver *self)
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
+ * *weight_sum (when not NULL) gets the sum of the rows' weights: read raw, a
+ * sum other than 0 says the window does not consolidate to no row.
  * Runs as the bootstrap superuser with a fresh snapshot.
  *
  * With from_enr, the rows are read not from the buffer but from that
@@ -1332,7 +1337,7 @@ window_store_shutdown(DestReceiver *self)
  */
 static int64
 read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is,
-			const char *filter, bool raw)
+			const char *filter, bool raw, int64 *weight_sum)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -1425,6 +1430,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	receiver.cxt = CurrentMemoryContext;
 	receiver.desc = NULL;
 	receiver.rows = 0;
+	receiver.weight_sum = 0;
 	receiver.has_marker = false;
 	if (from_enr)
 	{
@@ -1443,6 +1449,8 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		return -1;
 	}
 	dv_register_store(src->enr_name, receiver.store, receiver.desc, receiver.rows);
+	if (weight_sum)
+		*weight_sum = receiver.weight_sum;
 	return (int64) receiver.rows;
 }
 
@@ -1541,7 +1549,7 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 	shared = *src;
 	shared.columns = columns;
 	shared.enr_name = name;
-	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, conjuncts_sql(common), false);
+	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, conjuncts_sql(common), false, NULL);
 	if (*n >= 0)
 		*registered = lappend(*registered, name);
 	return name;
@@ -2729,7 +2737,7 @@ windows_cancel_out(DvTable *dt, List *sources, Snapshot snapshot)
 		int64		n;
 
 		check.enr_name = psprintf("%s_net", src->enr_name);
-		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, NULL, false);
+		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, NULL, false, NULL);
 		if (n >= 0)
 			dv_unregister_tuples(check.enr_name);
 		if (n != 0)
@@ -2758,8 +2766,9 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	List	   *registered = NIL;
 	bool		topn_full = false;
 	List	   *states = NIL;
-	List	   *read_as_is = NIL;	/* sources whose window was read as it is */
-	bool		consolidated_rows = false;	/* a consolidated window had rows */
+	List	   *read_as_is = NIL;	/* sources whose window, read as it is, may
+									 * consolidate to no row */
+	bool		consolidated_rows = false;	/* a window has rows once consolidated */
 
 	foreach(lc, plan->sources)
 	{
@@ -2815,6 +2824,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		{
 			int			ncolumns = 0;
+			int64		weight_sum = 0;
 			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns,
 											 dt->owner);
 
@@ -2823,8 +2833,13 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 				n = read_window(dt, src, buffer, snapshot, from,
 								from != NULL && list_length(src->columns) == ncolumns,
 								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL,
-								raw && from == NULL);
-			if (raw && from == NULL && n > 0)
+								raw && from == NULL, &weight_sum);
+
+			/*
+			 * (a window read as it is whose weights do not sum to 0 has a row
+			 * left once consolidated: known not to cancel out, unconsolidated)
+			 */
+			if (raw && from == NULL && n > 0 && weight_sum == 0)
 				read_as_is = lappend(read_as_is, src);
 			else if (n > 0)
 				consolidated_rows = true;
@@ -2893,7 +2908,8 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			/*
 			 * (windows read as they are that changed no group: NO_DATA if
 			 * consolidated they are empty, as the refresh would have said;
-			 * the consolidation paid only when nothing else was)
+			 * the consolidation paid only when nothing else told, neither
+			 * the group delta nor a window's weights)
 			 */
 			if (raw && no_group && !consolidated_rows &&
 				windows_cancel_out(dt, read_as_is, snapshot))
