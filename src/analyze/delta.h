@@ -105,16 +105,6 @@ typedef struct DvPlanSource
 	Oid			filter_buffer;
 	Oid			filter_owner;
 	List	   *filter_conjuncts;
-	bool		filter_complete;	/* filter_conjuncts are all of that filter */
-	/*
-	 * Set by each refresh's window read: the window was read with every
-	 * conjunct of the filters above its scan applied (filter_complete, read
-	 * from the buffer, not from a shared window), so its rows all pass them
-	 * and the filters' delta need not test them again (optree.c
-	 * delta_cte: the planner's guess of such a test's selectivity without
-	 * statistics would make the window look far smaller than it is).
-	 */
-	bool		window_filtered;
 } DvPlanSource;
 
 /* the largest LIMIT of a top-N that keeps a state of its next rows */

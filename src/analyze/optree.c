@@ -5162,26 +5162,9 @@ delta_cte(DvGen *g, DvOp *op)
 				break;
 			}
 		case DV_OP_FILTER:
-			{
-				DvOp	   *below = op->left;
-
-				/*
-				 * (a chain of filters over a scan whose window read applied
-				 * every conjunct of the chain, window_filtered: its rows all
-				 * pass them; tested again, they would only make the planner
-				 * guess the delta some hundred times smaller than it is:
-				 * TPC-H Q21's changed orders, 930 rows guessed as 5, were
-				 * joined with their lineitems by a nested loop)
-				 */
-				while (below->kind == DV_OP_FILTER)
-					below = below->left;
-				if (below->kind == DV_OP_SCAN && below->source->window_filtered)
-					appendStringInfo(&terms, "SELECT * FROM %s f", delta_cte(g, op->left));
-				else
-					appendStringInfo(&terms, "SELECT * FROM %s f WHERE %s", delta_cte(g, op->left),
-									 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
-				break;
-			}
+			appendStringInfo(&terms, "SELECT * FROM %s f WHERE %s", delta_cte(g, op->left),
+							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
+			break;
 		case DV_OP_GROUP:
 			group_delta(g, op, &terms);
 			break;

@@ -1134,7 +1134,7 @@ not_executable(Oid func, void *context)
 }
 
 static List *
-window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, bool *complete)
+window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
 	List	   *quals = NIL;
 	int			found = 0;
@@ -1144,7 +1144,6 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 	List	   *seen = NIL;
 	int			nestlevel;
 
-	*complete = false;
 	find_plan_scan_filters(plan, src->enr_name, &quals, &found, &seen);
 	if (found != 1 || quals == NIL)
 		return NIL;
@@ -1212,7 +1211,6 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 		conjuncts = lappend(conjuncts, psprintf("(%s)", deparse_expression(qual, context, false, false)));
 	}
 	dv_safe_search_path_pop(nestlevel);
-	*complete = list_length(conjuncts) == list_length(quals);
 	return conjuncts;
 }
 
@@ -1229,12 +1227,10 @@ source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner)
 {
 	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner)
 	{
-		bool		complete;
-		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner, &complete);
+		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner);
 		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(src));
 		ListCell   *lc;
 
-		src->filter_complete = complete;
 		src->filter_conjuncts = NIL;
 		foreach(lc, conjuncts)
 			src->filter_conjuncts = lappend(src->filter_conjuncts, pstrdup(lfirst(lc)));
@@ -2800,7 +2796,6 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		if (!ok)
 			break;
-		src->window_filtered = false;
 		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
 		if (no_window)
 		{
@@ -2839,9 +2834,6 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 								from != NULL && list_length(src->columns) == ncolumns,
 								from == NULL ? window_filter(plan, src, buffer, dt->owner) : NULL,
 								raw && from == NULL, &weight_sum);
-			/* (window_filter's conjuncts, when they are all of its filters') */
-			src->window_filtered = from == NULL && n >= 0 && src->filter_known &&
-				src->filter_complete && src->filter_conjuncts != NIL;
 
 			/*
 			 * (a window read as it is whose weights do not sum to 0 has a row
