@@ -1385,6 +1385,7 @@ typedef struct WindowStore
 	MemoryContext cxt;
 	TupleDesc	desc;			/* the rows' shape, in cxt */
 	uint64		rows;
+	int64		weight_sum;		/* the weights of the rows stored, summed */
 	bool		has_marker;
 } WindowStore;
 
@@ -1412,6 +1413,8 @@ window_store_receive(TupleTableSlot *slot, DestReceiver *self)
 	}
 	tuplestore_puttupleslot(ws->store, slot);
 	ws->rows++;
+	if (!isnull)
+		ws->weight_sum += DatumGetInt64(weight);
 	return true;
 }
 
@@ -1510,6 +1513,7 @@ window_store_init(WindowStore *receiver)
 	receiver->cxt = CurrentMemoryContext;
 	receiver->desc = NULL;
 	receiver->rows = 0;
+	receiver->weight_sum = 0;
 	receiver->has_marker = false;
 }
 
@@ -1611,6 +1615,8 @@ guarded_window_read(DvTable *dt, DvPlanSource *src, const char *sql, Snapshot sn
  * read_window - the window's buffer rows of one source occurrence into
  * dv_delta_<rtindex>.  Returns the number of rows, or -1 if the window holds
  * a marker (TRUNCATE, or a change without its old row): FULL needed.
+ * *weight_sum (when not NULL) gets the sum of the rows' weights: read raw, a
+ * sum other than 0 says the window does not consolidate to no row.
  * Runs as the bootstrap superuser; the buffer is read with window_read_snapshot.
  *
  * With from_enr, the rows are read not from the buffer but from that
@@ -1635,7 +1641,7 @@ guarded_window_read(DvTable *dt, DvPlanSource *src, const char *sql, Snapshot sn
  */
 static int64
 read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const char *from_enr, bool as_is,
-			WindowFilter filter, bool raw)
+			WindowFilter filter, bool raw, int64 *weight_sum)
 {
 	WindowStore receiver;
 	char	   *sql = window_read_sql(src, buffer, from_enr, as_is, from_enr ? NULL : filter.sql, raw);
@@ -1656,6 +1662,8 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		return -1;
 	}
 	dv_register_store(src->enr_name, receiver.store, receiver.desc, receiver.rows);
+	if (weight_sum)
+		*weight_sum = receiver.weight_sum;
 	return (int64) receiver.rows;
 }
 
@@ -1764,7 +1772,8 @@ shared_window(DvTable *dt, DvPlan *plan, DvPlanSource *src, Oid buffer, Snapshot
 		if (list_member_ptr(common_leakproof, lfirst(lc)))
 			kept_leakproof = lappend(kept_leakproof, lfirst(lc));
 	}
-	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, make_window_filter(common, kept_leakproof), false);
+	*n = read_window(dt, &shared, buffer, snapshot, NULL, false, make_window_filter(common, kept_leakproof), false,
+					  NULL);
 	if (*n >= 0)
 		*registered = lappend(*registered, name);
 	return name;
@@ -3069,7 +3078,7 @@ windows_cancel_out(DvTable *dt, List *sources, Snapshot snapshot)
 		int64		n;
 
 		check.enr_name = psprintf("%s_net", src->enr_name);
-		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, no_filter, false);
+		n = read_window(dt, &check, buffer_of(src->relid), snapshot, src->enr_name, false, no_filter, false, NULL);
 		if (n >= 0)
 			dv_unregister_tuples(check.enr_name);
 		if (n != 0)
@@ -3098,8 +3107,9 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	List	   *registered = NIL;
 	bool		topn_full = false;
 	List	   *states = NIL;
-	List	   *read_as_is = NIL;	/* sources whose window was read as it is */
-	bool		consolidated_rows = false;	/* a consolidated window had rows */
+	List	   *read_as_is = NIL;	/* sources whose window, read as it is, may
+									 * consolidate to no row */
+	bool		consolidated_rows = false;	/* a window has rows once consolidated */
 
 	filter_fallbacks = 0;
 	filter_fallback_error = NULL;
@@ -3160,6 +3170,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		{
 			int			ncolumns = 0;
+			int64		weight_sum = 0;
 			char	   *from = shared_window(dt, plan, src, buffer, snapshot, &registered, &n, &ncolumns,
 											 dt->owner);
 
@@ -3168,8 +3179,13 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 				n = read_window(dt, src, buffer, snapshot, from,
 								from != NULL && list_length(src->columns) == ncolumns,
 								from == NULL ? window_filter(plan, src, buffer, dt->owner) : no_filter,
-								raw && from == NULL);
-			if (raw && from == NULL && n > 0)
+								raw && from == NULL, &weight_sum);
+
+			/*
+			 * (a window read as it is whose weights do not sum to 0 has a row
+			 * left once consolidated: known not to cancel out, unconsolidated)
+			 */
+			if (raw && from == NULL && n > 0 && weight_sum == 0)
 				read_as_is = lappend(read_as_is, src);
 			else if (n > 0)
 				consolidated_rows = true;
@@ -3238,7 +3254,8 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			/*
 			 * (windows read as they are that changed no group: NO_DATA if
 			 * consolidated they are empty, as the refresh would have said;
-			 * the consolidation paid only when nothing else was)
+			 * the consolidation paid only when nothing else told, neither
+			 * the group delta nor a window's weights)
 			 */
 			if (raw && no_group && !consolidated_rows &&
 				windows_cancel_out(dt, read_as_is, snapshot))
