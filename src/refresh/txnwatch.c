@@ -19,6 +19,11 @@
  * Nothing is kept, and the cost is one list test per DML statement, when the
  * transaction refreshed nothing.
  *
+ * Events are undone with the subtransaction they happened in: a refresh
+ * rolled back to a savepoint leaves the table as its earlier refresh made
+ * it, so a write between the two still refuses the commit (regress
+ * savepoint_watch).
+ *
  * The same lists tell a second refresh of a table in the transaction whether
  * its upstream's buffer rows of the transaction came after the first (then
  * FULL, REFRESHED_IN_TRANSACTION) or were consumed by it
@@ -52,12 +57,22 @@ typedef struct WatchEvent
 {
 	Oid			relid;
 	int			seq;
+	SubTransactionId subid;		/* the subtransaction it happened in */
 	List	   *sources;		/* refreshed: its source tables (not dynamic) */
 	List	   *locked;			/* refreshed: those write-locked at its refresh */
 } WatchEvent;
 
-static List *refreshed = NIL;	/* of WatchEvent *: last refresh of each table */
-static List *written = NIL;		/* of WatchEvent *: last write of each relation */
+/*
+ * Events are kept per relation and subtransaction (the last of each): when
+ * a subtransaction rolls back, its events go and the ones before it count
+ * again (a refresh rolled back to a savepoint leaves the table as its
+ * earlier refresh made it); when it commits, they become its parent's.
+ * Subtransaction ids only grow within a transaction, so the events of a
+ * subtransaction and of those nested in it are those with an id at least
+ * its own.
+ */
+static List *refreshed = NIL;	/* of WatchEvent *: refreshes of tables */
+static List *written = NIL;		/* of WatchEvent *: writes of relations */
 static List *written_in_refresh = NIL;	/* relations written by a trigger or function
 										 * during the refresh running now */
 static int	next_seq = 0;
@@ -85,10 +100,12 @@ note(List **list, Oid relid)
 	MemoryContext old;
 	WatchEvent *e;
 
+	SubTransactionId subid = GetCurrentSubTransactionId();
+
 	foreach(lc, *list)
 	{
 		e = lfirst(lc);
-		if (e->relid == relid)
+		if (e->relid == relid && e->subid == subid)
 		{
 			e->seq = ++next_seq;
 			return e;
@@ -98,9 +115,84 @@ note(List **list, Oid relid)
 	e = palloc0(sizeof(WatchEvent));
 	e->relid = relid;
 	e->seq = ++next_seq;
+	e->subid = subid;
 	*list = lappend(*list, e);
 	MemoryContextSwitchTo(old);
 	return e;
+}
+
+static void
+free_event(WatchEvent *e)
+{
+	list_free(e->sources);
+	list_free(e->locked);
+	pfree(e);
+}
+
+/* the last refresh of table relid still in effect, or NULL */
+static WatchEvent *
+last_refresh(Oid relid)
+{
+	ListCell   *lc;
+	WatchEvent *last = NULL;
+
+	foreach(lc, refreshed)
+	{
+		WatchEvent *e = lfirst(lc);
+
+		if (e->relid == relid && (last == NULL || e->seq > last->seq))
+			last = e;
+	}
+	return last;
+}
+
+/*
+ * the events of subtransaction subid (and those nested in it) at its end:
+ * dropped when it rolled back, else made its parent's (one per relation,
+ * the last)
+ */
+static List *
+end_subxact_events(List *list, SubTransactionId subid, SubTransactionId parent, bool rolled_back)
+{
+	List	   *kept = NIL;
+	ListCell   *lc;
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	foreach(lc, list)
+	{
+		WatchEvent *e = lfirst(lc);
+		ListCell   *lk;
+		ListCell   *same = NULL;
+
+		if (e->subid >= subid)
+		{
+			if (rolled_back)
+			{
+				free_event(e);
+				continue;
+			}
+			e->subid = parent;
+		}
+		foreach(lk, kept)
+		{
+			WatchEvent *k = lfirst(lk);
+
+			if (k->relid == e->relid && k->subid == e->subid)
+				same = lk;
+		}
+		if (same == NULL)
+			kept = lappend(kept, e);
+		else if (e->seq > ((WatchEvent *) lfirst(same))->seq)
+		{
+			free_event(lfirst(same));
+			lfirst(same) = e;
+		}
+		else
+			free_event(e);
+	}
+	list_free(list);
+	MemoryContextSwitchTo(old);
+	return kept;
 }
 
 static void
@@ -166,6 +258,9 @@ watch_xact_callback(XactEvent event, void *arg)
 	{
 		WatchEvent *r = lfirst(lr);
 
+		/* (an earlier refresh of the table is not what it holds) */
+		if (last_refresh(r->relid) != r)
+			continue;
 		foreach(lw, written)
 		{
 			WatchEvent *w = lfirst(lw);
@@ -200,16 +295,25 @@ watch_xact_callback(XactEvent event, void *arg)
 }
 
 /*
- * a subtransaction rolled back: what it refreshed or wrote is undone, but
- * the events stay noted; dv_watch_written_since does not trust the events
- * noted before
+ * a subtransaction ended: what it refreshed or wrote is undone when it
+ * rolled back (its events go), its parent's when it committed; after a
+ * rollback dv_watch_written_since does not trust the events noted before
  */
 static void
 watch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && (refreshed != NIL || written != NIL))
-		subxact_abort_seq = ++next_seq;
+	if (refreshed == NIL && written == NIL)
+		return;
+	if (event == SUBXACT_EVENT_ABORT_SUB || event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		bool		rolled_back = (event == SUBXACT_EVENT_ABORT_SUB);
+
+		refreshed = end_subxact_events(refreshed, mySubid, parentSubid, rolled_back);
+		written = end_subxact_events(written, mySubid, parentSubid, rolled_back);
+		if (rolled_back)
+			subxact_abort_seq = ++next_seq;
+	}
 }
 
 static void
@@ -278,15 +382,9 @@ bool
 dv_watch_written_since(Oid table, Oid relid)
 {
 	ListCell   *lc;
-	int			refreshed_seq = -1;
+	WatchEvent *last = last_refresh(table);
+	int			refreshed_seq = last ? last->seq : -1;
 
-	foreach(lc, refreshed)
-	{
-		WatchEvent *e = lfirst(lc);
-
-		if (e->relid == table)
-			refreshed_seq = e->seq;
-	}
 	if (refreshed_seq < 0 || refreshed_seq < subxact_abort_seq)
 		return true;
 	foreach(lc, written)
