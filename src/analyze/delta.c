@@ -2635,6 +2635,12 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 			return full_plan("SOURCE_NOT_CAPTURED",
 							 "\"%s\" is not WAL-logged (unlogged or temporary): its changes are not captured.",
 							 get_rel_name(rte->relid));
+		/* (a partition created or attached unlogged or foreign later: planned again then) */
+		if (rte->inh && rte->relkind == RELKIND_PARTITIONED_TABLE &&
+			!dv_partition_tree_capturable(rte->relid))
+			return full_plan("SOURCE_NOT_CAPTURED",
+							 "\"%s\" has a partition whose changes are not captured (an unlogged, temporary or foreign table, or a partitioned dynamic table's).",
+							 get_rel_name(rte->relid));
 		if (!rte->inh && rte->relkind == RELKIND_PARTITIONED_TABLE)
 			return full_plan("PARTITIONED_ONLY",
 							 "\"%s\" is partitioned and read with ONLY, which reads none of its partitions' rows; its captured changes are its partitions'.",

@@ -26,6 +26,12 @@
  *	  changes: the dynamic tables reading it (or an ancestor) refresh FULL
  *	  next (SOURCE_PARTITIONS_CHANGED).  Creating or attaching an empty
  *	  partition changes nothing.
+ *	- a partition that cannot be captured (unlogged, temporary, foreign)
+ *	  makes the readers of its partitioned table FULL while it is one
+ *	  (SOURCE_NOT_CAPTURED, the delta planner), and switching a partition
+ *	  between logged and unlogged (ALTER TABLE ... SET [UN]LOGGED) makes
+ *	  them refresh FULL next (SOURCE_PARTITIONS_CHANGED): its writes while
+ *	  unlogged were never logged.
  *
  * Traditional inheritance is captured the same way: a change of an
  * inheritance child (at any depth, found in pg_inherits: a child may have
@@ -390,7 +396,7 @@ identity_full(Oid relid)
  * dv_partition_utility_relevant - is parsetree a statement that may change
  * the partitions or inheritance children of a source: DROP TABLE, CREATE
  * TABLE ... PARTITION OF or INHERITS, ALTER TABLE ... ATTACH/DETACH
- * PARTITION or [NO] INHERIT?
+ * PARTITION, [NO] INHERIT or SET [UN]LOGGED?
  */
 bool
 dv_partition_utility_relevant(Node *parsetree)
@@ -409,7 +415,8 @@ dv_partition_utility_relevant(Node *parsetree)
 			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
 			if (cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition ||
-				cmd->subtype == AT_AddInherit || cmd->subtype == AT_DropInherit)
+				cmd->subtype == AT_AddInherit || cmd->subtype == AT_DropInherit ||
+				cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
 				return true;
 		}
 	}
@@ -494,7 +501,8 @@ dv_partition_utility_before(Node *parsetree)
  * INHERITS, ALTER TABLE ... ATTACH/DETACH PARTITION or [NO] INHERIT: a new
  * partition or child of a tree that a dynamic table reads gets REPLICA
  * IDENTITY FULL; one attached (joined) with rows, or detached (left) with
- * rows, makes the readers refresh FULL next.
+ * rows, or switched between logged and unlogged (SET [UN]LOGGED), makes
+ * the readers refresh FULL next.
  * detached: what dv_partition_utility_before returned.
  */
 void
@@ -527,6 +535,23 @@ dv_partition_utility_after(Node *parsetree, List *detached)
 			Oid			relid;
 			List	   *read;
 
+			if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
+			{
+				/*
+				 * A partition or child switched between logged and unlogged:
+				 * whatever was written to it while unlogged never reached the
+				 * WAL (its readers were FULL meanwhile, but a switch back
+				 * before their next refresh would hide those writes), and
+				 * SET LOGGED copies the rows without logging them as
+				 * changes.  Its readers refresh FULL next, rows or not (rows
+				 * deleted while unlogged are changes too).
+				 */
+				relid = partition_relation(((AlterTableStmt *) parsetree)->relation);
+				if (OidIsValid(relid) && ancestors_of(relid) != NIL &&
+					(read = list_delete_oid(read_tree(relid), relid)) != NIL)
+					mark_readers_full(read);
+				continue;
+			}
 			if (cmd->subtype == AT_AddInherit)
 				relid = partition_relation(((AlterTableStmt *) parsetree)->relation);
 			else if (cmd->subtype == AT_AttachPartition)
