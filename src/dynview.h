@@ -174,6 +174,8 @@ extern List *dv_catalog_upstream_closure(Oid relid);
 extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name);
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
 extern char *dv_error_text(const ErrorData *edata);
+/* relid's schema-qualified, quoted name (palloc'd), or "?" for a dropped relation */
+extern char *dv_relation_qualified_name(Oid relid);
 extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,
 							   const char *message);
 extern void dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,

@@ -1463,6 +1463,15 @@ dv_error_text(const ErrorData *edata)
  * dynview.max_consecutive_failures failures in a row the table is
  * SUSPENDED (SUSPENDED_DUE_TO_ERRORS).
  */
+char *
+dv_relation_qualified_name(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+	char	   *schema = name ? get_namespace_name(get_rel_namespace(relid)) : NULL;
+
+	return schema ? quote_qualified_identifier(schema, name) : pstrdup("?");
+}
+
 void
 dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const char *message)
 {
@@ -1470,7 +1479,7 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 	/* failures always reach the server log (successes only with dynview.log_refreshes) */
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" %s",
-					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?",
+					trigger_names[trigger], dv_relation_qualified_name(relid),
 					strcmp(state, "FAILED") == 0 ? "failed" : "skipped: an upstream failed"),
 			 errdetail_internal("%s", message),
 			 errhint("dynview.refresh_history has the row; dynview.dynamic_tables shows consecutive_failures and whether the table is suspended.")));
@@ -1661,7 +1670,7 @@ dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *reason_code,
 	history_outcome(relid, trigger, "SKIPPED", false, reason_code, reason, NULL);
 	ereport(LOG,
 			(errmsg("dynview: %s refresh of dynamic table \"%s\" skipped (%s)",
-					trigger_names[trigger], get_rel_name(relid) ? get_rel_name(relid) : "?", reason_code),
+					trigger_names[trigger], dv_relation_qualified_name(relid), reason_code),
 			 errdetail_internal("%s", reason)));
 }
 

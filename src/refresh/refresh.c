@@ -1848,20 +1848,23 @@ check_no_concurrent_refresh(List *order, Snapshot snapshot)
 	SetUserIdAndSecContext(save_userid, save_sec);
 }
 
-/* does the dynamic table read (directly or not) one of the tables in list? */
-static bool
+/*
+ * reads_any - the first of the tables in list that the dynamic table reads
+ * (directly or not), or InvalidOid if it reads none of them.
+ */
+static Oid
 reads_any(Oid relid, List *list)
 {
 	ListCell   *lc;
 
 	if (list == NIL)
-		return false;
+		return InvalidOid;
 	foreach(lc, dv_catalog_upstream_closure(relid))
 	{
 		if (lfirst_oid(lc) != relid && list_member_oid(list, lfirst_oid(lc)))
-			return true;
+			return lfirst_oid(lc);
 	}
-	return false;
+	return InvalidOid;
 }
 
 static int
@@ -2061,6 +2064,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	foreach(lc, order)
 	{
 		Oid			oid = lfirst_oid(lc);
+		Oid			upstream;
 		bool		refreshed = false;
 		DvRefreshTrigger t = oid == relid ? trigger : DV_TRIGGER_UPSTREAM;
 
@@ -2109,18 +2113,22 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			}
 			PG_END_TRY();
 		}
-		else if (reads_any(oid, skipped))
+		else if (OidIsValid(upstream = reads_any(oid, skipped)))
 		{
 			dv_history_skipped(oid, t, skip_code,
 							   strcmp(skip_code, "LOCK_TIMEOUT") == 0 ?
-							   "An upstream dynamic table of this pipeline could not take a lock within dynview.lock_timeout; retried at the next cycle." :
-							   "An upstream dynamic table of this pipeline was skipped: change capture cannot run now; retried at the next cycle.");
+							   psprintf("Upstream dynamic table %s of this pipeline could not take a lock within dynview.lock_timeout; retried at the next cycle.",
+										dv_relation_qualified_name(upstream)) :
+							   psprintf("Upstream dynamic table %s of this pipeline was skipped: change capture cannot run now; retried at the next cycle.",
+										dv_relation_qualified_name(upstream)));
 			skipped = lappend_oid(skipped, oid);
 		}
-		else if (reads_any(oid, failed))
+		else if (OidIsValid(upstream = reads_any(oid, failed)))
 		{
-			/* scheduled: an upstream failed, this table waits for the next cycle */
-			dv_history_failure(oid, t, "UPSTREAM_FAILED", "An upstream dynamic table of this pipeline failed to refresh.");
+			/* scheduled: an upstream failed, this table waits for the next cycle (its error is not shown: this table's readers may not read it) */
+			dv_history_failure(oid, t, "UPSTREAM_FAILED",
+							   psprintf("Upstream dynamic table %s of this pipeline failed to refresh; its own history row has the error.",
+										dv_relation_qualified_name(upstream)));
 			failed = lappend_oid(failed, oid);
 		}
 		else

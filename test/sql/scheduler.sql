@@ -31,7 +31,7 @@ SELECT scheduling_state, suspend_reason, consecutive_failures, last_refresh_stat
   FROM dynview.dynamic_tables WHERE name = 's_bad'::regclass;
 SELECT count(*) AS failed_rows, min(error_message) AS error
   FROM dynview.refresh_history WHERE name = 's_bad'::regclass AND state = 'FAILED';
-SELECT count(*) > 0 AS downstream_upstream_failed
+SELECT count(*) > 0 AS downstream_upstream_failed, min(error_message) AS error
   FROM dynview.refresh_history WHERE name = 's_bad_down'::regclass AND state = 'UPSTREAM_FAILED';
 -- the table kept its last good data
 SELECT * FROM s_bad ORDER BY id;

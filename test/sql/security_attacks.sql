@@ -88,7 +88,7 @@ RESET ROLE;
 --    may read only a count through a view, gets the victim's source value in the error text
 --    (ERROR:  invalid input syntax for type integer: "password=Hunter2", CONTEXT: incremental
 --    refresh of dynamic table "dva_victim.parsed").  The history is careful (UPSTREAM_FAILED,
---    "An upstream dynamic table of this pipeline failed to refresh."), the manual path is not.
+--    "Upstream dynamic table S.T of this pipeline failed to refresh; ..."), the manual path is not.
 --    Should: the caller gets an error naming the upstream that failed, without its message,
 --    detail and context unless it may SELECT that upstream (as refresh_history shows it).
 --    (dv_rethrow_refresh_error / the pipeline loop in src/refresh/refresh.c.)
