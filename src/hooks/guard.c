@@ -48,7 +48,6 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/heap.h"
-#include "catalog/pg_authid.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -692,8 +691,9 @@ check_structure(Node *parsetree)
 /*
  * refuse_internal_ddl - ALTER TABLE (or ALTER INDEX), CREATE INDEX and ALTER
  * ... SET SCHEMA of a change buffer or state table (or one of its indexes)
- * fail unless dynview runs them (its catalog statements run as the
- * bootstrap superuser).  A state table is owned by its dynamic table's
+ * fail unless a superuser runs them (dynview's catalog statements run as
+ * the bootstrap superuser; a DBA may tune them).  A state table is owned by
+ * its dynamic table's
  * owner, who could otherwise give it a CHECK constraint, a default or an
  * index expression: code that runs inside the refreshes' writes, which
  * dynview marks as its own and the decoder never reads, so that what such
@@ -714,7 +714,7 @@ refuse_internal_ddl(Node *parsetree)
 		rv = ((IndexStmt *) parsetree)->relation;
 	else if (IsA(parsetree, AlterObjectSchemaStmt))
 		rv = ((AlterObjectSchemaStmt *) parsetree)->relation;
-	if (rv == NULL || GetUserId() == BOOTSTRAP_SUPERUSERID)
+	if (rv == NULL || superuser())
 		return;
 	relid = RangeVarGetRelid(rv, NoLock, true);
 	if ((schema = internal_schema(relid)) != NULL)
