@@ -44,32 +44,30 @@ BEGIN
   RETURN QUERY SELECT t, (SELECT h.refresh_mode || COALESCE('/' || h.mode_reason_code, '') FROM dynview.refresh_history(t, 1) h),
     dynview.verify(t), nt = 0, ne = 0;
 END $$;
--- one round: the writing tables refreshed, then the readers, each in its own transaction
+-- a round: the writing tables refreshed, then the readers, each in a transaction of its own
+-- (\gexec); then the readers compared with their queries
+CREATE VIEW bow_round AS
+  SELECT format('SELECT refresh_mode, mode_reason_code FROM dynview.refresh(%L)', n) AS stmt
+    FROM unnest(ARRAY['bow_full', 'bow_fn', 'bow_ix', 'bow_dm', 'bow_rows', 'bow_sum']) WITH ORDINALITY AS r(n, i)
+   ORDER BY i;
+CREATE VIEW bow_readers AS
+  SELECT c.* FROM (VALUES ('bow_rows', 'SELECT id, v FROM bow_log'),
+                          ('bow_sum', 'SELECT count(*) AS n, sum(v) AS s FROM bow_log')) r(t, q),
+                  bow_check(r.t, r.q) c;
 INSERT INTO bow_src VALUES (2, 2), (3, 3);
-SELECT refresh_mode FROM dynview.refresh('bow_fn');
-SELECT refresh_mode FROM dynview.refresh('bow_ix');
-SELECT refresh_mode FROM dynview.refresh('bow_dm');
-SELECT refresh_mode FROM dynview.refresh('bow_rows');
-SELECT refresh_mode FROM dynview.refresh('bow_sum');
-SELECT * FROM bow_check('bow_rows', 'SELECT id, v FROM bow_log');
-SELECT * FROM bow_check('bow_sum', 'SELECT count(*) AS n, sum(v) AS s FROM bow_log');
+SELECT stmt FROM bow_round \gexec
+SELECT * FROM bow_readers;
 SELECT id, v FROM bow_rows WHERE id > 1000 ORDER BY id;
--- and a FULL refresh (bow_full) with the others
 UPDATE bow_src SET v = 4 WHERE id = 1;
-SELECT refresh_mode, mode_reason_code FROM dynview.refresh('bow_full');
-SELECT refresh_mode FROM dynview.refresh('bow_fn');
-SELECT refresh_mode FROM dynview.refresh('bow_ix');
-SELECT refresh_mode FROM dynview.refresh('bow_dm');
-SELECT refresh_mode FROM dynview.refresh('bow_rows');
-SELECT refresh_mode FROM dynview.refresh('bow_sum');
-SELECT * FROM bow_check('bow_rows', 'SELECT id, v FROM bow_log');
-SELECT * FROM bow_check('bow_sum', 'SELECT count(*) AS n, sum(v) AS s FROM bow_log');
+SELECT stmt FROM bow_round \gexec
+SELECT * FROM bow_readers;
 -- the writing tables themselves (their queries write nothing new now: ON CONFLICT DO NOTHING)
 SELECT * FROM bow_check('bow_fn', 'SELECT id, bow_f(v) AS w FROM bow_src');
 SELECT * FROM bow_check('bow_ix', 'SELECT id, v FROM bow_src');
 SELECT * FROM bow_check('bow_dm', 'SELECT id, v::bow_dom::int AS v FROM bow_src');
 SELECT * FROM bow_check('bow_full', 'SELECT id, bow_f(v) AS w FROM bow_src');
 SELECT dynview.drop_dynamic_table(n) FROM unnest(ARRAY['bow_fn', 'bow_ix', 'bow_dm', 'bow_full', 'bow_rows', 'bow_sum']) n;
+DROP VIEW bow_round, bow_readers;
 DROP FUNCTION bow_check(text, text);
 DROP TABLE bow_src, bow_log;
 DROP DOMAIN bow_dom;
