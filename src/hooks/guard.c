@@ -693,13 +693,13 @@ check_structure(Node *parsetree)
  * ... SET SCHEMA of a change buffer or state table (or one of its indexes)
  * fail unless a superuser runs them (dynview's catalog statements run as
  * the bootstrap superuser; a DBA may tune them).  A state table is owned by
- * its dynamic table's
- * owner, who could otherwise give it a CHECK constraint, a default or an
- * index expression: code that runs inside the refreshes' writes, which
- * dynview marks as its own and the decoder never reads, so that what such
- * code wrote to any table went uncaptured and the dynamic tables over that
- * table missed it for good (regress brk14_internal_ddl); or change its
- * columns, or move it out of dynview_state.
+ * its dynamic table's owner, who could otherwise give it a CHECK
+ * constraint, a default or an index expression: code that runs inside the
+ * refreshes' writes, which dynview marks as its own and the decoder never
+ * reads, so that what such code wrote to any table went uncaptured and the
+ * dynamic tables over that table missed it for good (regress
+ * brk14_internal_ddl); or change its columns, or move it out of
+ * dynview_state.
  */
 static void
 refuse_internal_ddl(Node *parsetree)
