@@ -1366,6 +1366,34 @@ built_in_walker(Node *node, void *context)
 	return expression_tree_walker(node, built_in_walker, context);
 }
 
+/* dv_calls_user_code's walker: a domain coercion, at any level */
+static bool
+domain_coercion_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, CoerceToDomain))
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, domain_coercion_walker, context, 0);
+	return expression_tree_walker(node, domain_coercion_walker, context);
+}
+
+/*
+ * dv_calls_user_code - may evaluating node (an expression or a Query, its
+ * subqueries and sublinks included) run code that is not built in: a
+ * function, operator, cast or aggregate whose function is not below
+ * FirstNormalObjectId, or a coercion to a domain (whose CHECK constraints
+ * may call any function)?  Whatever its declared volatility, such code may
+ * write: a PL/pgSQL function declared IMMUTABLE may call a volatile one,
+ * whose statements then write.
+ */
+bool
+dv_calls_user_code(Node *node)
+{
+	return dv_find_function(node, not_built_in, NULL) || domain_coercion_walker(node, NULL);
+}
+
 /* check_functions_in_node's checker: may the role in *context not execute func? */
 static bool
 not_executable(Oid func, void *context)

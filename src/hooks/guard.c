@@ -689,6 +689,43 @@ check_structure(Node *parsetree)
 }
 
 /*
+ * refuse_internal_ddl - ALTER TABLE (or ALTER INDEX), CREATE INDEX and ALTER
+ * ... SET SCHEMA of a change buffer or state table (or one of its indexes)
+ * fail unless a superuser runs them (dynview's catalog statements run as
+ * the bootstrap superuser; a DBA may tune them).  A state table is owned by
+ * its dynamic table's owner, who could otherwise give it a CHECK
+ * constraint, a default or an index expression: code that runs inside the
+ * refreshes' writes, which dynview marks as its own and the decoder never
+ * reads, so that what such code wrote to any table went uncaptured and the
+ * dynamic tables over that table missed it for good (regress
+ * brk14_internal_ddl); or change its columns, or move it out of
+ * dynview_state.
+ */
+static void
+refuse_internal_ddl(Node *parsetree)
+{
+	RangeVar   *rv = NULL;
+	Oid			relid;
+	const char *schema;
+
+	if (IsA(parsetree, AlterTableStmt))
+		rv = ((AlterTableStmt *) parsetree)->relation;
+	else if (IsA(parsetree, IndexStmt))
+		rv = ((IndexStmt *) parsetree)->relation;
+	else if (IsA(parsetree, AlterObjectSchemaStmt))
+		rv = ((AlterObjectSchemaStmt *) parsetree)->relation;
+	if (rv == NULL || superuser())
+		return;
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	if ((schema = internal_schema(relid)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot alter or index \"%s.%s\"", schema, rv->relname),
+				 errdetail("It is a change buffer or state table of dynview, shaped and written only by change capture and refreshes."),
+				 errhint("Index or alter the dynamic table itself.")));
+}
+
+/*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
  * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
  * for a partitioned dynamic table, that of each of its partitions (COPY
@@ -759,6 +796,9 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
+	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
+		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt)) && IsTransactionState())
+		refuse_internal_ddl(pstmt->utilityStmt);
 	/*
 	 * COPY FROM into a source is a write to watch.  (Into a dynamic table it
 	 * is allowed: pg_restore loads their rows so; see doc/upgrading.md.  The

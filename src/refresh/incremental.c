@@ -1571,6 +1571,27 @@ row_may_raise(ErrorData *edata)
 }
 
 /*
+ * message_without_values - what a history row may keep of edata, an error
+ * raised by a change row: its message when its text has no values in it
+ * ("division by zero"), else the message's form with the values left out
+ * (invalid input syntax for type %s: "%s") and the SQLSTATE.  The row may
+ * be one the query's result never held (written and deleted again in the
+ * window, or rejected by another condition first), of a source that roles
+ * who may read the dynamic table, and so its history, may not read: its
+ * values must not reach them (regress brk14_reason_values).
+ */
+static char *
+message_without_values(const ErrorData *edata)
+{
+	if (edata->message_id != NULL && strchr(edata->message_id, '%') == NULL && edata->message != NULL)
+		return pstrdup(edata->message);
+	/* (a message made elsewhere and passed on whole has the form "%s": no form to show) */
+	return psprintf("%s (SQLSTATE %s; the values of the row are not shown)",
+					edata->message_id && strcmp(edata->message_id, "%s") != 0 ? edata->message_id : "an error",
+					unpack_sql_state(edata->sqlerrcode));
+}
+
+/*
  * guarded_window_read - exec_window_read of sql in a subtransaction: false,
  * nothing of it kept and the error recorded (filter_fallback_error), when
  * it raised an error that a row's value can raise (the classes
@@ -1604,7 +1625,7 @@ guarded_window_read(DvTable *dt, DvPlanSource *src, const char *sql, Snapshot sn
 						dt->schema_name, dt->table_name, get_rel_name(src->relid)),
 				 errdetail("Applying them to the changes failed: %s.", edata->message)));
 		if (filter_fallbacks++ == 0)
-			filter_fallback_error = pstrdup(edata->message);
+			filter_fallback_error = message_without_values(edata);
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
@@ -3351,7 +3372,10 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		dv_optree_use_state(false);
 		if (!row_may_raise(edata))
 			ReThrowError(edata);
-		*retry = psprintf("an error on a row read as it is: %s", edata->message);
+		ereport(DEBUG1,
+				(errmsg("dynamic table \"%s.%s\": the changes read as they are failed: %s",
+						dt->schema_name, dt->table_name, edata->message)));
+		*retry = psprintf("an error on a row read as it is: %s", message_without_values(edata));
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();

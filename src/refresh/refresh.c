@@ -491,9 +491,14 @@ full_refresh_in_parallel(DvTable *dt)
  * writes_are_own - can the refresh's write statements run no user code that
  * writes: the dynamic table has no trigger (foreign keys included), rule,
  * CHECK constraint, row-level security (a policy's expressions run for
- * each row written where they apply, and may call a volatile function) or
- * column of a domain type, and its query calls no volatile function.  Then what they write is dynview's own and is not
- * decoded (dv_refresh_mark_own_writes).  Call as the table's owner.
+ * each row written where they apply, and may call a volatile function),
+ * column of a domain type or index whose expressions or predicate call code
+ * that is not built in, and its query calls none either (dv_calls_user_code:
+ * a function declared IMMUTABLE may still write, through a volatile one it
+ * calls).  Then what they write is dynview's own and is not decoded
+ * (dv_refresh_mark_own_writes); a write of user code under that mark would
+ * never be captured, and the dynamic tables over the table it wrote would
+ * miss it for good (regress brk14_own_writes).  Call as the table's owner.
  */
 static bool
 writes_are_own(DvTable *dt)
@@ -502,12 +507,23 @@ writes_are_own(DvTable *dt)
 	TupleDesc	desc = RelationGetDescr(rel);
 	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
 		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
+	ListCell   *lc;
 
 	for (int i = 0; own && i < desc->natts; i++)
 		own = TupleDescAttr(desc, i)->attisdropped ||
 			get_typtype(TupleDescAttr(desc, i)->atttypid) != TYPTYPE_DOMAIN;
+	/* (an index's expressions and predicate are evaluated for every row written) */
+	foreach(lc, own ? RelationGetIndexList(rel) : NIL)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		own = own && !dv_calls_user_code((Node *) RelationGetIndexExpressions(index)) &&
+			!dv_calls_user_code((Node *) RelationGetIndexPredicate(index));
+		index_close(index, AccessShareLock);
+	}
 	table_close(rel, AccessShareLock);
-	return own && !contain_volatile_functions((Node *) dv_plan_cache_query(dt));
+	return own && !contain_volatile_functions((Node *) dv_plan_cache_query(dt)) &&
+		!dv_calls_user_code((Node *) dv_plan_cache_query(dt));
 }
 
 /*
