@@ -52,14 +52,12 @@ INSERT INTO hf_defs VALUES
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
   FROM hf_defs;
--- the join order each table's operator tree shows, innermost join first
-SELECT j.name, string_agg(m[1], ' | ' ORDER BY ord DESC) AS joins
-  FROM hf_defs j, dynview.explain_dynamic_table(j.name) e,
-       regexp_matches(e.value, 'inner join: [^\n]* ON \(([^\n]*)\)\n', 'g') WITH ORDINALITY AS r(m, ord)
- WHERE e.property = 'operator tree'
- GROUP BY j.name ORDER BY j.name;
-
 \getenv abs_srcdir PG_ABS_SRCDIR
+\set join_order :abs_srcdir '/sql/include/join_order.sql'
+\i :join_order
+-- the join order each table's operator tree shows, innermost join first
+SELECT * FROM dv_join_order('hf_defs');
+
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 
@@ -108,4 +106,4 @@ SELECT * FROM dv_refresh_round('hf_defs');
 
 SELECT dynview.drop_dynamic_table(name) IS NOT NULL FROM hf_defs ORDER BY name;
 DROP TABLE hf_defs, hf_item, hf_item2, hf_ord, hf_part, hf_supp, hf_nation;
-DROP FUNCTION dv_refresh_round(regclass);
+DROP FUNCTION dv_refresh_round(regclass), dv_join_order(regclass);
