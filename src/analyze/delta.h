@@ -97,6 +97,14 @@ typedef struct DvPlanSource
 	List	   *columns;		/* String names of the columns read */
 	int64		delta_rows;		/* rows in its window (-1: not read yet) */
 	/*
+	 * Its window's rows while the refresh that read them generates its SQL
+	 * (the ephemeral relation's tuplestore and row shape, owned by it;
+	 * NULL but then), for counts of distinct keys (optree.c,
+	 * window_distinct).
+	 */
+	struct Tuplestorestate *delta_store;
+	struct TupleDescData *delta_desc;
+	/*
 	 * The conjuncts of its filter that its window read may apply
 	 * (refresh/incremental.c, window_filter_conjuncts), computed at the first
 	 * refresh that asks, for this buffer, owner and setting, and kept with

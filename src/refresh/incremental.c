@@ -1683,6 +1683,9 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		return -1;
 	}
 	dv_register_store(src->enr_name, receiver.store, receiver.desc, receiver.rows);
+	/* (the SQL generated next may count its distinct keys: optree.c, window_distinct) */
+	src->delta_store = receiver.store;
+	src->delta_desc = receiver.desc;
 	if (weight_sum)
 		*weight_sum = receiver.weight_sum;
 	return (int64) receiver.rows;
@@ -3161,6 +3164,8 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		if (!ok)
 			break;
+		src->delta_store = NULL;
+		src->delta_desc = NULL;
 		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
 		if (no_window)
 		{

@@ -193,7 +193,11 @@ dv_plan_cache_set_delta_rows(DvPlan *plan, int64 rows)
 	ListCell   *lc;
 
 	foreach(lc, plan->sources)
+	{
 		((DvPlanSource *) lfirst(lc))->delta_rows = rows;
+		((DvPlanSource *) lfirst(lc))->delta_store = NULL;
+		((DvPlanSource *) lfirst(lc))->delta_desc = NULL;
+	}
 	if (plan->topn_input)
 		dv_plan_cache_set_delta_rows(plan->topn_input, rows);
 	foreach(lc, plan->branches)

@@ -48,14 +48,12 @@ INSERT INTO jn_defs VALUES
 
 SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental'))
   FROM jn_defs;
--- the join order each table's operator tree shows, innermost join first
-SELECT j.name, string_agg(m[1], ' | ' ORDER BY ord DESC) AS joins
-  FROM jn_defs j, dynview.explain_dynamic_table(j.name) e,
-       regexp_matches(e.value, 'inner join: [^\n]* ON \(([^\n]*)\)\n', 'g') WITH ORDINALITY AS r(m, ord)
- WHERE e.property = 'operator tree'
- GROUP BY j.name ORDER BY j.name;
-
 \getenv abs_srcdir PG_ABS_SRCDIR
+\set join_order :abs_srcdir '/sql/include/join_order.sql'
+\i :join_order
+-- the join order each table's operator tree shows, innermost join first
+SELECT * FROM dv_join_order('jn_defs');
+
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 
@@ -101,4 +99,4 @@ SELECT * FROM dv_refresh_round('jn_defs');
 
 SELECT dynview.drop_dynamic_table(name) IS NOT NULL FROM jn_defs ORDER BY name;
 DROP TABLE jn_defs, jn_item, jn_ord, jn_supp, jn_nation, jn_tag;
-DROP FUNCTION dv_refresh_round(regclass);
+DROP FUNCTION dv_refresh_round(regclass), dv_join_order(regclass);
