@@ -51,6 +51,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
@@ -1198,7 +1199,8 @@ find_plan_scan_filters(DvPlan *plan, const char *enr_name, List **quals, int *fo
  * can declare), and the owner may execute each.
  */
 static List *
-window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, List **leakproof)
+window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, List **leakproof,
+						bool *complete)
 {
 	List	   *quals = NIL;
 	int			found = 0;
@@ -1209,6 +1211,7 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 	int			nestlevel;
 
 	*leakproof = NIL;
+	*complete = false;
 	find_plan_scan_filters(plan, src->enr_name, &quals, &found, &seen);
 	if (found != 1 || quals == NIL)
 		return NIL;
@@ -1278,6 +1281,7 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 			*leakproof = lappend(*leakproof, sql);
 	}
 	dv_safe_search_path_pop(nestlevel);
+	*complete = list_length(conjuncts) == list_length(quals);
 	return conjuncts;
 }
 
@@ -1297,7 +1301,8 @@ source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 		src->filter_functions != dv_window_filter_functions)
 	{
 		List	   *safe = NIL;
-		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner, &safe);
+		bool		complete;
+		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner, &safe, &complete);
 		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(src));
 		ListCell   *lc;
 
@@ -1314,6 +1319,7 @@ source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 		src->filter_buffer = buffer;
 		src->filter_owner = owner;
 		src->filter_functions = dv_window_filter_functions;
+		src->filter_complete = complete;
 		src->filter_known = true;
 		MemoryContextSwitchTo(old);
 	}
@@ -1334,6 +1340,43 @@ conjuncts_sql(List *conjuncts)
 	foreach(lc, conjuncts)
 		appendStringInfo(&buf, "%s%s", buf.len > 0 ? " AND " : "", (char *) lfirst(lc));
 	return buf.data;
+}
+
+PG_FUNCTION_INFO_V1(dynview_window_filtered);
+PG_FUNCTION_INFO_V1(dynview_window_filtered_support);
+
+/*
+ * dynview._window_filtered(passes) - passes (strict: NULL for NULL, which a
+ * WHERE rejects as it rejects the bare test).  The delta's filter over a
+ * window whose read applied every conjunct of that filter
+ * (DvPlanSource.window_filtered, optree.c delta_cte) is written through it.
+ */
+Datum
+dynview_window_filtered(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(PG_GETARG_BOOL(0));
+}
+
+/*
+ * dynview._window_filtered_support - its planner support: the selectivity
+ * of the test is 1 (the window's rows passed it when read), where the
+ * planner, with no statistics of a window, would use its defaults (an
+ * equality with a constant keeps 1 row in 200).  Estimates only: the test
+ * itself runs on every row.
+ */
+Datum
+dynview_window_filtered_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestSelectivity))
+	{
+		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
+
+		req->selectivity = 1.0;
+		PG_RETURN_POINTER(req);
+	}
+	PG_RETURN_POINTER(NULL);
 }
 
 /*
@@ -1645,7 +1688,9 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 {
 	WindowStore receiver;
 	char	   *sql = window_read_sql(src, buffer, from_enr, as_is, from_enr ? NULL : filter.sql, raw);
+	bool		whole_filter = from_enr == NULL && filter.sql != NULL;
 
+	src->window_filtered = false;
 	window_store_init(&receiver);
 	if (from_enr || !filter.may_fail)
 		exec_window_read(dt, sql, snapshot, from_enr != NULL, &receiver);
@@ -1655,12 +1700,15 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 		window_store_init(&receiver);
 		exec_window_read(dt, window_read_sql(src, buffer, NULL, as_is, filter.fallback, raw), snapshot,
 						 false, &receiver);
+		whole_filter = false;
 	}
 	if (receiver.has_marker)
 	{
 		tuplestore_end(receiver.store);
 		return -1;
 	}
+	/* (every conjunct of its filters, when they are all there: see DvPlanSource) */
+	src->window_filtered = whole_filter && src->filter_known && src->filter_complete;
 	dv_register_store(src->enr_name, receiver.store, receiver.desc, receiver.rows);
 	if (weight_sum)
 		*weight_sum = receiver.weight_sum;
