@@ -117,11 +117,12 @@ typedef struct DvPlanSource
 	 * leakproof fallback), so nearly all its rows pass them.  The filters'
 	 * delta still tests them (the read's text, deparsed under its own
 	 * settings, need not mean what the query's parsed filter means), but
-	 * through dynview._window_filtered(), whose planner support says the
-	 * test keeps every row (optree.c delta_cte): without statistics the
-	 * planner would guess it keeps 1 row in 200 (TPC-H Q21's 1,031 changed
-	 * 'F' orders estimated at 5, joined with their lineitems by a nested
-	 * loop).
+	 * through dynview._window_filtered(), whose planner support guesses the
+	 * test to keep at least a third of the rows (optree.c delta_cte,
+	 * incremental.c dynview_window_filtered_support): without statistics
+	 * the planner would guess an equality to keep 1 row in 200 (TPC-H Q21's
+	 * 1,031 changed 'F' orders estimated at 5, joined with their lineitems
+	 * by a nested loop).
 	 */
 	bool		window_filtered;
 } DvPlanSource;

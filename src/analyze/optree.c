@@ -5170,8 +5170,9 @@ delta_cte(DvGen *g, DvOp *op)
 				 * (a chain of filters over a scan whose window read applied
 				 * every conjunct of the chain, window_filtered: tested again,
 				 * through dynview._window_filtered(), whose planner support
-				 * says it keeps every row; as it is, the planner without
-				 * statistics would guess it keeps 1 row in 200)
+				 * guesses it to keep at least a third of the rows; as it is,
+				 * the planner without statistics would guess an equality to
+				 * keep 1 row in 200)
 				 */
 				while (below->kind == DV_OP_FILTER)
 					below = below->left;

@@ -1,7 +1,8 @@
 -- A filter over a scan whose window read applied every conjunct of that filter (incremental.c
 -- window_filter; DvPlanSource.window_filtered) is tested again on the delta's rows through
--- dynview._window_filtered() (optree.c delta_cte), whose planner support says the test keeps every
--- row: the planner, which has no statistics for a window, guessed it to keep one row in two
+-- dynview._window_filtered() (optree.c delta_cte), whose planner support guesses the test to keep
+-- at least a third of the rows (the planner's guess for a condition it knows nothing of): the
+-- planner, which has no statistics for a window, guessed an equality to keep one row in two
 -- hundred, so that a window of 1,031 changed orders looked like 5 and was joined with their
 -- lineitems by a nested loop (TPC-H Q21).  The test itself stays (the read's text is deparsed under
 -- its own settings: regress brk10_deparse_settings).  A filter is tested as it is where the window
@@ -28,7 +29,8 @@ INSERT INTO wf_l SELECT o, l, 1 + (o + l) % 9, date '2026-02-01' + l, date '2026
 -- immutable, not leakproof: never applied by the window read
 CREATE FUNCTION wf_big(x numeric) RETURNS boolean IMMUTABLE LANGUAGE sql AS $$ SELECT x > 2 $$;
 
--- the planner's estimate through the function: every row (the bare test: 1 in 200); its value
+-- the planner's estimate through the function: a third of the rows (the bare equality: 1 in 200);
+-- its value
 CREATE FUNCTION wf_estimate(q text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   p json;
