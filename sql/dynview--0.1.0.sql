@@ -94,6 +94,25 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'dynview_full_refresh_count'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
+-- The filter test of a refresh's delta over a window its read already filtered (internal: the
+-- refresh writes dynview._window_filtered(<the filter>) where the read applied every conjunct of
+-- the filter, so that the planner, which has no statistics for a window, estimates the test to keep
+-- at least a third of the rows rather than 1 in 200; the value is its argument's).
+CREATE FUNCTION dynview._window_filtered_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'dynview_window_filtered_support'
+LANGUAGE C STRICT;
+CREATE FUNCTION dynview._window_filtered(passes boolean)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'dynview_window_filtered'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+SUPPORT dynview._window_filtered_support;
+COMMENT ON FUNCTION dynview._window_filtered(boolean) IS
+$$Internal: returns its argument.  A refresh tests a filter again on the rows of a window whose read applied that filter already through this function; its planner support function (dynview._window_filtered_support) estimates that the test keeps at least a third of the rows (the planner's own guess where higher), so that a window's size is not guessed some hundred times too small.
+Example: SELECT dynview._window_filtered(1 < 2);$$;
+COMMENT ON FUNCTION dynview._window_filtered_support(internal) IS
+$$Internal: the planner support function of dynview._window_filtered() (its selectivity: the planner's guess for the argument, at least 1/3).$$;
+
 -- The window of design section 5 (buffer rows whose transaction cur sees and prev did not, each
 -- with the xids it counts as its own) decided for each of xids by both of its spellings: the SQL
 -- condition that window reads run (by_sql) and its C twin that scans asking only whether a buffer

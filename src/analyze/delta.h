@@ -116,6 +116,23 @@ typedef struct DvPlanSource
 	bool		filter_functions;	/* dynview.window_filter_functions then */
 	List	   *filter_conjuncts;	/* SQL of each, in the query's order */
 	List	   *filter_leakproof;	/* those that cannot fail (DV_WINDOW_CONJUNCT_LEAKPROOF) */
+	bool		filter_complete;	/* filter_conjuncts are every conjunct of its filters */
+
+	/*
+	 * Set by each refresh's window read: the window was read from the buffer
+	 * (not from a window shared by several occurrences) with every conjunct
+	 * of the filters above its scan applied (filter_complete, and not the
+	 * leakproof fallback), so nearly all its rows pass them.  The filters'
+	 * delta still tests them (the read's text, deparsed under its own
+	 * settings, need not mean what the query's parsed filter means), but
+	 * through dynview._window_filtered(), whose planner support guesses the
+	 * test to keep at least a third of the rows (optree.c delta_cte,
+	 * incremental.c dynview_window_filtered_support): without statistics
+	 * the planner would guess an equality to keep 1 row in 200 (TPC-H Q21's
+	 * 1,031 changed 'F' orders estimated at 5, joined with their lineitems
+	 * by a nested loop).
+	 */
+	bool		window_filtered;
 } DvPlanSource;
 
 /* the largest LIMIT of a top-N that keeps a state of its next rows */

@@ -182,7 +182,8 @@ drop_invalid(void)
 
 /*
  * dv_plan_cache_set_delta_rows - set every source's delta_rows of plan (a
- * plan of the cache) to rows: -1 (not read yet) before a refresh reads the
+ * plan of the cache) to rows, and forget whether its window was read
+ * filtered (window_filtered): -1 (not read yet) before a refresh reads the
  * windows; 0 while the initial build generates SQL that reads the states
  * it has just filled (refresh/aggstate.c: an operator whose sources have
  * no change reads its state as the rows it has now).
@@ -197,6 +198,7 @@ dv_plan_cache_set_delta_rows(DvPlan *plan, int64 rows)
 		((DvPlanSource *) lfirst(lc))->delta_rows = rows;
 		((DvPlanSource *) lfirst(lc))->delta_store = NULL;
 		((DvPlanSource *) lfirst(lc))->delta_desc = NULL;
+		((DvPlanSource *) lfirst(lc))->window_filtered = false;
 	}
 	if (plan->topn_input)
 		dv_plan_cache_set_delta_rows(plan->topn_input, rows);
