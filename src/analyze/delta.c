@@ -2667,7 +2667,9 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 		if (rte->inh && rte->relkind == RELKIND_PARTITIONED_TABLE &&
 			!dv_partition_tree_capturable(rte->relid))
 			return full_plan("SOURCE_NOT_CAPTURED",
-							 "\"%s\" has a partition whose changes are not captured (an unlogged, temporary or foreign table, or a partitioned dynamic table's).",
+							 dv_is_partitioned_dynamic_table(rte->relid) ?
+							 "\"%s\" is a partitioned dynamic table: its partitions' changes are not captured for the tables that read it." :
+							 "\"%s\" has a partition whose changes are not captured (an unlogged, temporary or foreign table).",
 							 get_rel_name(rte->relid));
 		if (!rte->inh && rte->relkind == RELKIND_PARTITIONED_TABLE)
 			return full_plan("PARTITIONED_ONLY",
