@@ -74,6 +74,7 @@
 #include "utils/pg_lsn.h"
 #include "utils/queryenvironment.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
@@ -1283,18 +1284,26 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 
 /*
  * source_filter_conjuncts - window_filter_conjuncts of src, computed once per
- * cached plan (its memory context), buffer, owner and setting of
- * dynview.window_filter_functions: each refresh, and each occurrence of a
- * source read more than once (shared_window), reads them from there
- * (*leakproof: those that cannot fail).  A change of what they depend on
- * (the plan, a function's rights, a source's or its buffer's columns, the
- * owner, a policy) drops the plan (refresh/plancache.c).
+ * cached plan (its memory context), buffer, owner, setting of
+ * dynview.window_filter_functions and row-level security state of the
+ * source for the owner: each refresh, and each occurrence of a source read
+ * more than once (shared_window), reads them from there (*leakproof: those
+ * that cannot fail).  A change of what they depend on (the plan, a
+ * function's rights, a source's or its buffer's columns, the owner, a
+ * policy, the owner's role attributes) drops the plan
+ * (refresh/plancache.c); the row-level security state, which decides
+ * whether conjuncts that may fail are applied at all
+ * (dv_window_conjunct_kind), is asked again at every refresh as well (a
+ * few syscache lookups), so that the read never applies them to a source
+ * whose security was enabled since, whatever invalidations arrived.
  */
 static List *
 source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, List **leakproof)
 {
+	int			rls = check_enable_rls(src->relid, owner, true);
+
 	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner ||
-		src->filter_functions != dv_window_filter_functions)
+		src->filter_functions != dv_window_filter_functions || src->filter_rls != rls)
 	{
 		List	   *safe = NIL;
 		List	   *conjuncts = window_filter_conjuncts(plan, src, buffer, owner, &safe);
@@ -1314,6 +1323,7 @@ source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 		src->filter_buffer = buffer;
 		src->filter_owner = owner;
 		src->filter_functions = dv_window_filter_functions;
+		src->filter_rls = rls;
 		src->filter_known = true;
 		MemoryContextSwitchTo(old);
 	}
