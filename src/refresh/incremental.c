@@ -433,6 +433,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	/* downstreams refreshed earlier in this transaction must not skip these rows */
 	dv_watch_written(dt->relid);
 	rel = table_open(buffer, RowExclusiveLock);
+	dv_buffer_check_layout(rel);
 	bdesc = RelationGetDescr(rel);
 	map = palloc(sizeof(int) * bdesc->natts);
 	for (int i = 0; i < bdesc->natts; i++)
@@ -485,6 +486,9 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 				slot->tts_values[5] = ObjectIdGetDatum(dt->relid);
 				for (int c = 0; c < DV_BUFFER_META_COLS; c++)
 					slot->tts_isnull[c] = false;
+				/* (dv_marker: a change row) */
+				slot->tts_values[6] = (Datum) 0;
+				slot->tts_isnull[6] = true;
 				for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
 				{
 					slot->tts_isnull[c] = map[c] < 0 || snulls[map[c]];
@@ -846,8 +850,10 @@ window_read_snapshot(void)
 
 /*
  * window_has_row - has the buffer a row in dt's window to snapshot
- * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, or a
- * TRUNCATE marker (weight 0, plugin.c)?  The
+ * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, a marker
+ * (weight 0, plugin.c), or a marker of one cause (its dv_marker, cdc.h)?
+ * logged_relid valid: only rows logged under that relation (dv_relid, as
+ * a FROM ONLY reader reads).  The
  * condition evaluated in C over a scan of the buffer, which sees what
  * "SELECT 1 FROM <buffer> WHERE [dv_weight <= 0 AND] WINDOW_CONDITION
  * LIMIT 1" run as a window read (read_window) saw: window_read_snapshot, the
@@ -862,11 +868,13 @@ typedef enum WindowRowKind
 {
 	WINDOW_ROW_ANY,
 	WINDOW_ROW_NONPOSITIVE,		/* dv_weight <= 0 */
-	WINDOW_ROW_MARKER			/* dv_weight = 0 */
+	WINDOW_ROW_MARKER,			/* dv_weight = 0 */
+	WINDOW_ROW_TRUNCATE,		/* dv_weight = 0 AND dv_marker = DV_MARKER_TRUNCATE */
+	WINDOW_ROW_NO_OLD_ROW		/* dv_weight = 0 AND dv_marker = DV_MARKER_NO_OLD_ROW */
 } WindowRowKind;
 
 static bool
-window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
+window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind, Oid logged_relid)
 {
 	WindowTexts w;
 	WindowBounds bounds;
@@ -876,6 +884,8 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 	Snapshot	read_snapshot;
 	AttrNumber	xid_att;
 	AttrNumber	weight_att;
+	AttrNumber	relid_att;
+	AttrNumber	marker_att;
 	bool		found = false;
 
 	window_texts(dt, snapshot, &w);
@@ -889,6 +899,9 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 		TupleDescAttr(RelationGetDescr(rel), xid_att - 1)->atttypid != XID8OID ||
 		TupleDescAttr(RelationGetDescr(rel), weight_att - 1)->atttypid != INT2OID)
 		elog(ERROR, "change buffer \"%s\" lacks its dv_xid or dv_weight column", RelationGetRelationName(rel));
+	dv_buffer_check_layout(rel);
+	relid_att = attnameAttNum(rel, "dv_relid", false);
+	marker_att = attnameAttNum(rel, "dv_marker", false);
 	slot = table_slot_create(rel, NULL);
 	scan = table_beginscan(rel, read_snapshot, 0, NULL);
 	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
@@ -907,7 +920,20 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 		{
 			d = slot_getattr(slot, weight_att, &isnull);
 			if (isnull || DatumGetInt16(d) > 0 ||
-				(kind == WINDOW_ROW_MARKER && DatumGetInt16(d) != 0))
+				(kind != WINDOW_ROW_NONPOSITIVE && DatumGetInt16(d) != 0))
+				continue;
+		}
+		if (kind == WINDOW_ROW_TRUNCATE || kind == WINDOW_ROW_NO_OLD_ROW)
+		{
+			d = slot_getattr(slot, marker_att, &isnull);
+			if (isnull || DatumGetChar(d) != (kind == WINDOW_ROW_TRUNCATE ? DV_MARKER_TRUNCATE :
+											  DV_MARKER_NO_OLD_ROW))
+				continue;
+		}
+		if (OidIsValid(logged_relid))
+		{
+			d = slot_getattr(slot, relid_att, &isnull);
+			if (isnull || DatumGetObjectId(d) != logged_relid)
 				continue;
 		}
 		found = true;
@@ -1813,7 +1839,40 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	ReleaseSysCache(tuple);
 	if (identity == REPLICA_IDENTITY_FULL)
 		return true;
-	return !window_has_row(dt, buffer, snapshot, WINDOW_ROW_NONPOSITIVE);
+	return !window_has_row(dt, buffer, snapshot, WINDOW_ROW_NONPOSITIVE, InvalidOid);
+}
+
+/*
+ * marker_reason - why a window of src (in buffer) holds a marker: the
+ * refresh's FULL code and reason, by the markers' cause (dv_marker): a
+ * TRUNCATE; an update or delete logged while the source's replica identity
+ * was not FULL (it may be FULL again by now: identity_full_or_unchanged
+ * found nothing then); else a value of a column whose type changed.
+ */
+static void
+marker_reason(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
+			  const char **full_code, char **full_reason)
+{
+	Oid			logged = src->only ? src->relid : InvalidOid;
+	char	   *name = get_rel_name(src->relid);
+
+	if (window_has_row(dt, buffer, snapshot, WINDOW_ROW_TRUNCATE, logged))
+	{
+		*full_code = "SOURCE_TRUNCATED";
+		*full_reason = psprintf("\"%s\" was truncated since the last refresh.", name);
+	}
+	else if (window_has_row(dt, buffer, snapshot, WINDOW_ROW_NO_OLD_ROW, logged))
+	{
+		*full_code = "REPLICA_IDENTITY_NOT_FULL";
+		*full_reason = psprintf("\"%s\" was updated or deleted from since the last refresh while its replica identity was not FULL, so its old rows were not logged whole; it was recomputed in full.",
+								name);
+	}
+	else
+	{
+		*full_code = "SOURCE_ALTERED";
+		*full_reason = psprintf("A column of \"%s\" changed its type since the last refresh, and changes made before held values of the old type; it was recomputed in full.",
+								name);
+	}
 }
 
 /*
@@ -3064,7 +3123,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY) && ++changed > 1)
+		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid) && ++changed > 1)
 			return false;
 	}
 	return true;
@@ -3202,9 +3261,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		if (n < 0)
 		{
-			*full_code = "SOURCE_TRUNCATED";
-			*full_reason = psprintf("\"%s\" was truncated (or changed without its old rows logged) since the last refresh.",
-									get_rel_name(src->relid));
+			marker_reason(dt, src, buffer, snapshot, full_code, full_reason);
 			ok = false;
 			break;
 		}
@@ -3416,7 +3473,7 @@ dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool
 			continue;
 		buffer = buffer_of(src->relid);
 		if (OidIsValid(buffer) && !buffer_is_empty(buffer) &&
-			window_has_row(dt, buffer, snapshot, WINDOW_ROW_MARKER))
+			window_has_row(dt, buffer, snapshot, WINDOW_ROW_TRUNCATE, InvalidOid))
 			return src->relid;
 	}
 	return InvalidOid;
@@ -3742,7 +3799,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 
 	foreach(lc, buffers)
 	{
-		if (window_has_row(dt, lfirst_oid(lc), snapshot, WINDOW_ROW_ANY))
+		if (window_has_row(dt, lfirst_oid(lc), snapshot, WINDOW_ROW_ANY, InvalidOid))
 			return false;
 	}
 	return true;
@@ -3781,7 +3838,7 @@ dv_sources_changed_after(DvTable *dt)
 		if (!OidIsValid(src->relid))
 			continue;
 		buffer = buffer_of(src->relid);
-		changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY);
+		changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid);
 	}
 	UnregisterSnapshot(snapshot);
 	return changed;
