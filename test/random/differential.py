@@ -1173,14 +1173,19 @@ def inheritance_dml(rng, cur):
                     (rand_val(rng, 1, 4 if col == "g" else 40 if col == "id" else 9), rng.randint(1, 40)))
     elif op < 0.97:
         cur.execute(f"DELETE FROM {only}{rel} WHERE id = %s", (rng.randint(1, 40),))
-    elif op < 0.98:
-        cur.execute(f"TRUNCATE {rng.choice(['ic2', 'ig'])}")
-    elif op < 0.99:
-        cur.execute("ALTER TABLE ic2 NO INHERIT ip")
     else:
-        cur.execute("SELECT 1 FROM pg_inherits WHERE inhrelid = 'ic2'::regclass")
-        if cur.fetchone() is None:
-            cur.execute("ALTER TABLE ic2 INHERIT ip")
+        # (committed at once: a refresh, which runs in the same thread and waits for locks
+        # without a timeout, would wait for the open transaction of the TRUNCATE or ALTER
+        # TABLE, or for the catalog rows of its readers it marked FULL, for ever)
+        if op < 0.98:
+            cur.execute(f"TRUNCATE {rng.choice(['ic2', 'ig'])}")
+        elif op < 0.99:
+            cur.execute("ALTER TABLE ic2 NO INHERIT ip")
+        else:
+            cur.execute("SELECT 1 FROM pg_inherits WHERE inhrelid = 'ic2'::regclass")
+            if cur.fetchone() is None:
+                cur.execute("ALTER TABLE ic2 INHERIT ip")
+        cur.connection.commit()
 
 
 # session settings a refresh may run under (settings_for_refresh): a refresh must not depend on them
@@ -1391,6 +1396,25 @@ def run_seed(seed, steps, nested, tally):
             if settings:
                 tally["session settings drawn"][key] += 1
 
+    def side_step(srng, swriters, dml, dml_p, snames, refresh_p, step):
+        """A step of a set of tables with writers and draws of their own (composite keys,
+        inheritance): a change with probability dml_p, its transaction ended now and then, and a
+        refresh of one of them with probability refresh_p (at the last step, after every one of
+        their writers committed)."""
+        if srng.random() < dml_p:
+            c = srng.choice(swriters)
+            try:
+                dml(srng, c.cursor())
+            except psycopg2.Error:
+                c.rollback()
+            if srng.random() < 0.35:
+                end_transaction(srng, c)
+        if srng.random() < refresh_p or step == steps - 1:
+            if step == steps - 1:
+                for c in swriters:
+                    c.commit()
+            refresh_and_verify(srng.choice(snames), f"at step {step}")
+
     for step in range(steps):
         w = rng.randrange(len(writers))
         conn = writers[w]
@@ -1421,32 +1445,8 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(rng.choice(main_names), f"at step {step}")
         if ns_rng.random() < REFRESH_P or step == steps - 1:
             refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
-        if c_rng.random() < 0.7:
-            c = c_rng.choice(c_writers)
-            try:
-                composite_dml(c_rng, c.cursor())
-            except psycopg2.Error:
-                c.rollback()
-            if c_rng.random() < 0.35:
-                end_transaction(c_rng, c)
-        if c_rng.random() < C_REFRESH_P or step == steps - 1:
-            if step == steps - 1:
-                for c in c_writers:
-                    c.commit()
-            refresh_and_verify(c_rng.choice(c_names), f"at step {step}")
-        if i_rng.random() < 0.6:
-            c = i_rng.choice(i_writers)
-            try:
-                inheritance_dml(i_rng, c.cursor())
-            except psycopg2.Error:
-                c.rollback()
-            if i_rng.random() < 0.35:
-                end_transaction(i_rng, c)
-        if i_rng.random() < I_REFRESH_P or step == steps - 1:
-            if step == steps - 1:
-                for c in i_writers:
-                    c.commit()
-            refresh_and_verify(i_rng.choice(i_names), f"at step {step}")
+        side_step(c_rng, c_writers, composite_dml, 0.7, c_names, C_REFRESH_P, step)
+        side_step(i_rng, i_writers, inheritance_dml, 0.6, i_names, I_REFRESH_P, step)
     for n in names:
         refresh_and_verify(n, "at the end")
     # nothing writes any more: each table must equal its query now, row by row as text
