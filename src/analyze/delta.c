@@ -1421,8 +1421,9 @@ not_executable(Oid func, void *context)
  *   the query would never evaluate them on (a/b of a row with b = 0 that a
  *   later change deleted), so the window read that applies them falls back
  *   to one without them when it fails (refresh/incremental.c).  Not for a
- *   source whose row-level security applies to the owner: an error (or its
- *   absence) would tell of rows the policy hides.
+ *   source with row-level security enabled, whether or not it applies to
+ *   the owner (check_enable_rls other than RLS_NONE): where it does, an
+ *   error (or its absence) would tell of rows the policy hides.
  * - NONE: left to the delta statements.
  * The Vars' match with the change buffer's columns is the caller's to check.
  */

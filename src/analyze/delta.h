@@ -107,13 +107,14 @@ typedef struct DvPlanSource
 	/*
 	 * The conjuncts of its filter that its window read may apply
 	 * (refresh/incremental.c, window_filter_conjuncts), computed at the first
-	 * refresh that asks, for this buffer, owner and setting, and kept with
-	 * the plan.
+	 * refresh that asks, for this buffer, owner, setting and row-level
+	 * security state of the source, and kept with the plan.
 	 */
 	bool		filter_known;
 	Oid			filter_buffer;
 	Oid			filter_owner;
 	bool		filter_functions;	/* dynview.window_filter_functions then */
+	int			filter_rls;		/* check_enable_rls(relid, owner) then */
 	List	   *filter_conjuncts;	/* SQL of each, in the query's order */
 	List	   *filter_leakproof;	/* those that cannot fail (DV_WINDOW_CONJUNCT_LEAKPROOF) */
 	bool		filter_complete;	/* filter_conjuncts are every conjunct of its filters */

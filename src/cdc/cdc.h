@@ -10,10 +10,14 @@
  *	  dv_commit_lsn pg_lsn	start of that transaction's commit record
  *	  dv_commit_time timestamptz
  *	  dv_seq int			ordinal of the row within the transaction
- *	  dv_weight smallint	+1 new image, -1 old image, 0 TRUNCATE marker
+ *	  dv_weight smallint	+1 new image, -1 old image, 0 marker
  *	  dv_relid oid			the relation the change was logged under: the
  *							source, or a partition or inheritance child of it
  *							(a reader of FROM ONLY source keeps the source's own)
+ *	  dv_marker "char"		NULL for a change row; for a marker (weight 0, its
+ *							source columns NULL), why its readers must recompute:
+ *							DV_MARKER_TRUNCATE, DV_MARKER_NO_OLD_ROW,
+ *							DV_MARKER_RETYPED
  * followed by the source's columns (as they were when tracking began,
  * plus any added later for a new dynamic table), typed as in the source.
  * Rows are written only by the decoder and deleted only by pruning.
@@ -32,10 +36,17 @@
 #include "utils/rel.h"
 
 #define DV_BUFFER_SCHEMA	"dynview_buffer"
-#define DV_BUFFER_META_COLS	6	/* dv_xid .. dv_relid */
+#define DV_BUFFER_META_COLS	7	/* dv_xid .. dv_marker */
+
+/* what a marker (a buffer row of weight 0) stands for: its dv_marker */
+#define DV_MARKER_TRUNCATE	't'	/* TRUNCATE of the source (or of a partition or child) */
+#define DV_MARKER_NO_OLD_ROW 'i'	/* an UPDATE or DELETE logged without its whole old
+									 * row: the replica identity was not FULL */
+#define DV_MARKER_RETYPED	'a'	/* a value of a column whose type changed since */
 
 extern int	dv_max_sources;
 extern bool dv_buffer_meta_column(const char *name);
+extern void dv_buffer_check_layout(Relation buffer);
 
 /* plugin.c: dynview's own writes, which the output plugin never decodes */
 extern uint16 dv_cdc_own_writes_begin(void);
@@ -133,8 +144,9 @@ typedef struct DvChange
 	TimestampTz commit_time;	/* unused when streamed (NULL in the buffer) */
 	int32		seq;
 	int16		weight;
+	char		marker;			/* weight 0: a DV_MARKER_* (else '\0') */
 	TupleDesc	desc;			/* shared by the changes of one relation version */
-	HeapTuple	tuple;			/* flat copy; NULL for a TRUNCATE marker */
+	HeapTuple	tuple;			/* flat copy; NULL for a marker */
 } DvChange;
 
 /*

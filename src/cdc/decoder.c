@@ -391,7 +391,7 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 					 FullTransactionId next)
 {
 	TupleDesc	bdesc = RelationGetDescr(rel);
-	BulkInsertState bistate = GetBulkInsertState();
+	BulkInsertState bistate;
 	TupleDesc	cur_desc = NULL;
 	int		   *map = NULL;
 	Datum	   *svalues = NULL;
@@ -400,6 +400,9 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 	bool	   *nulls = palloc(sizeof(bool) * bdesc->natts);
 	ListCell   *lc;
 
+	/* (values are written by position) */
+	dv_buffer_check_layout(rel);
+	bistate = GetBulkInsertState();
 	foreach(lc, state->changes)
 	{
 		DvChange   *c = lfirst(lc);
@@ -422,13 +425,19 @@ write_source_changes(DvPluginState *state, Relation rel, Oid source, CommandId c
 		values[3] = Int32GetDatum(c->seq);
 		values[4] = Int16GetDatum(c->weight);
 		values[5] = ObjectIdGetDatum(c->logged_relid);
+		values[6] = CharGetDatum(c->marker);
+		nulls[6] = c->marker == '\0';
 		if (c->tuple)
 			heap_deform_tuple(c->tuple, c->desc, svalues, snulls);
 		for (int i = DV_BUFFER_META_COLS; i < bdesc->natts && c->tuple; i++)
 		{
 			/* a value of a retyped column cannot be buffered: a marker forces FULL */
 			if (map[i] == -2)
+			{
 				values[4] = Int16GetDatum(0);
+				values[6] = CharGetDatum(DV_MARKER_RETYPED);
+				nulls[6] = false;
+			}
 		}
 		for (int i = DV_BUFFER_META_COLS; i < bdesc->natts; i++)
 		{

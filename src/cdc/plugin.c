@@ -203,8 +203,13 @@ keep_change(DvPluginState *state, ReorderBufferTXN *txn, DvStream *stream, Relat
 	c->weight = weight;
 	c->desc = batch_desc(state, relation);
 	c->tuple = tuple ? flat_copy(c->desc, tuple, fallback) : NULL;
+	c->marker = '\0';
 	if (c->tuple == NULL)
+	{
+		/* (a row change without its row: its old row was not logged whole) */
+		c->marker = weight == 0 ? DV_MARKER_TRUNCATE : DV_MARKER_NO_OLD_ROW;
 		c->weight = 0;
+	}
 	if (c->tuple)
 		state->bytes += c->tuple->t_len + sizeof(DvChange);
 	state->changes = lappend(state->changes, c);

@@ -334,12 +334,33 @@ set_replica_identity_full(Oid relid, char *previous, bool required)
 			 errdetail("Change capture needs whole old rows. The setting is part of this transaction: if the statement fails or the transaction rolls back, it is undone; otherwise the previous setting is restored when no dynamic table reads the table.")));
 }
 
-/* is name one of a change buffer's own columns (dv_xid .. dv_weight)? */
+/*
+ * dv_buffer_check_layout - raise an error unless the change buffer (open)
+ * has the own columns this build writes by position (dv_xid .. dv_marker):
+ * a buffer made by an older build (before dv_marker) would get a marker's
+ * cause in its first source column.
+ */
+void
+dv_buffer_check_layout(Relation buffer)
+{
+	TupleDesc	desc = RelationGetDescr(buffer);
+
+	if (desc->natts < DV_BUFFER_META_COLS ||
+		strcmp(NameStr(TupleDescAttr(desc, DV_BUFFER_META_COLS - 1)->attname), "dv_marker") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("change buffer \"%s\" was made by an older version of dynview",
+						RelationGetRelationName(buffer)),
+				 errdetail("It lacks the column dv_marker."),
+				 errhint("Drop the dynamic tables that read its source and create them again, or drop and create the extension again.")));
+}
+
+/* is name one of a change buffer's own columns (dv_xid .. dv_marker)? */
 bool
 dv_buffer_meta_column(const char *name)
 {
 	static const char *const meta[DV_BUFFER_META_COLS] = {
-		"dv_xid", "dv_commit_lsn", "dv_commit_time", "dv_seq", "dv_weight", "dv_relid"
+		"dv_xid", "dv_commit_lsn", "dv_commit_time", "dv_seq", "dv_weight", "dv_relid", "dv_marker"
 	};
 
 	for (int i = 0; i < DV_BUFFER_META_COLS; i++)
@@ -450,7 +471,8 @@ create_buffer(Oid relid, List *columns)
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s.%s (dv_xid pg_catalog.xid8 NOT NULL, "
 					 "dv_commit_lsn pg_catalog.pg_lsn NOT NULL, dv_commit_time pg_catalog.timestamptz, "
-					 "dv_seq pg_catalog.int4 NOT NULL, dv_weight pg_catalog.int2 NOT NULL, dv_relid pg_catalog.oid NOT NULL",
+					 "dv_seq pg_catalog.int4 NOT NULL, dv_weight pg_catalog.int2 NOT NULL, dv_relid pg_catalog.oid NOT NULL, "
+					 "dv_marker pg_catalog.\"char\"",
 					 DV_BUFFER_SCHEMA, name);
 	append_columns(&sql, relid, columns, ", ");
 	appendStringInfoString(&sql, ") WITH (autovacuum_vacuum_scale_factor = 0.01)");

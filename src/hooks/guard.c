@@ -274,6 +274,8 @@ refuse_internal_truncate(Oid relid)
 static void
 check_source_write(Oid relid)
 {
+	Oid			source = relid;
+
 	/* (a partition of a partitioned source, an inheritance child, is part of it) */
 	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid))
 	{
@@ -283,17 +285,22 @@ check_source_write(Oid relid)
 		{
 			if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
 			{
-				relid = lfirst_oid(lc);
+				source = lfirst_oid(lc);
 				break;
 			}
 		}
 	}
-	if (write_level >= 0 && list_member_oid(refreshing_sources, relid))
+	if (write_level >= 0 && list_member_oid(refreshing_sources, source))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot modify \"%s\" during a refresh of dynamic table \"%s\"",
 						get_rel_name(relid), get_rel_name(write_target)),
-				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed."),
+				 source == relid ?
+				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed.") :
+				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed; \"%s\" is %s of its source \"%s\".",
+						   get_rel_name(relid),
+						   get_rel_relispartition(relid) ? "a partition" : "an inheritance child",
+						   get_rel_name(source)),
 				 errhint("Write the source before or after the refresh.")));
 }
 
@@ -319,7 +326,13 @@ watch_write_up(Oid relid)
 
 	watch_write(relid);
 	foreach(lc, dv_relation_ancestors(relid))
-		watch_write(lfirst_oid(lc));
+	{
+		/* (a refused commit names the relation written and the source it is part of) */
+		if (write_level >= 0)
+			dv_watch_written_in_refresh(lfirst_oid(lc));
+		else
+			dv_watch_written_through(lfirst_oid(lc), relid);
+	}
 }
 
 /*

@@ -75,6 +75,7 @@
 #include "utils/pg_lsn.h"
 #include "utils/queryenvironment.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/selfuncs.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -434,6 +435,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	/* downstreams refreshed earlier in this transaction must not skip these rows */
 	dv_watch_written(dt->relid);
 	rel = table_open(buffer, RowExclusiveLock);
+	dv_buffer_check_layout(rel);
 	bdesc = RelationGetDescr(rel);
 	map = palloc(sizeof(int) * bdesc->natts);
 	for (int i = 0; i < bdesc->natts; i++)
@@ -486,6 +488,9 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 				slot->tts_values[5] = ObjectIdGetDatum(dt->relid);
 				for (int c = 0; c < DV_BUFFER_META_COLS; c++)
 					slot->tts_isnull[c] = false;
+				/* (dv_marker: a change row) */
+				slot->tts_values[6] = (Datum) 0;
+				slot->tts_isnull[6] = true;
 				for (int c = DV_BUFFER_META_COLS; c < bdesc->natts; c++)
 				{
 					slot->tts_isnull[c] = map[c] < 0 || snulls[map[c]];
@@ -847,8 +852,10 @@ window_read_snapshot(void)
 
 /*
  * window_has_row - has the buffer a row in dt's window to snapshot
- * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, or a
- * TRUNCATE marker (weight 0, plugin.c)?  The
+ * (WINDOW_CONDITION) of the kind asked for: any, of weight <= 0, a marker
+ * (weight 0, plugin.c), or a marker of one cause (its dv_marker, cdc.h)?
+ * logged_relid valid: only rows logged under that relation (dv_relid, as
+ * a FROM ONLY reader reads).  The
  * condition evaluated in C over a scan of the buffer, which sees what
  * "SELECT 1 FROM <buffer> WHERE [dv_weight <= 0 AND] WINDOW_CONDITION
  * LIMIT 1" run as a window read (read_window) saw: window_read_snapshot, the
@@ -863,11 +870,13 @@ typedef enum WindowRowKind
 {
 	WINDOW_ROW_ANY,
 	WINDOW_ROW_NONPOSITIVE,		/* dv_weight <= 0 */
-	WINDOW_ROW_MARKER			/* dv_weight = 0 */
+	WINDOW_ROW_MARKER,			/* dv_weight = 0 */
+	WINDOW_ROW_TRUNCATE,		/* dv_weight = 0 AND dv_marker = DV_MARKER_TRUNCATE */
+	WINDOW_ROW_NO_OLD_ROW		/* dv_weight = 0 AND dv_marker = DV_MARKER_NO_OLD_ROW */
 } WindowRowKind;
 
 static bool
-window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
+window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind, Oid logged_relid)
 {
 	WindowTexts w;
 	WindowBounds bounds;
@@ -877,6 +886,8 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 	Snapshot	read_snapshot;
 	AttrNumber	xid_att;
 	AttrNumber	weight_att;
+	AttrNumber	relid_att;
+	AttrNumber	marker_att;
 	bool		found = false;
 
 	window_texts(dt, snapshot, &w);
@@ -890,6 +901,9 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 		TupleDescAttr(RelationGetDescr(rel), xid_att - 1)->atttypid != XID8OID ||
 		TupleDescAttr(RelationGetDescr(rel), weight_att - 1)->atttypid != INT2OID)
 		elog(ERROR, "change buffer \"%s\" lacks its dv_xid or dv_weight column", RelationGetRelationName(rel));
+	dv_buffer_check_layout(rel);
+	relid_att = attnameAttNum(rel, "dv_relid", false);
+	marker_att = attnameAttNum(rel, "dv_marker", false);
 	slot = table_slot_create(rel, NULL);
 	scan = table_beginscan(rel, read_snapshot, 0, NULL);
 	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
@@ -908,7 +922,20 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind)
 		{
 			d = slot_getattr(slot, weight_att, &isnull);
 			if (isnull || DatumGetInt16(d) > 0 ||
-				(kind == WINDOW_ROW_MARKER && DatumGetInt16(d) != 0))
+				(kind != WINDOW_ROW_NONPOSITIVE && DatumGetInt16(d) != 0))
+				continue;
+		}
+		if (kind == WINDOW_ROW_TRUNCATE || kind == WINDOW_ROW_NO_OLD_ROW)
+		{
+			d = slot_getattr(slot, marker_att, &isnull);
+			if (isnull || DatumGetChar(d) != (kind == WINDOW_ROW_TRUNCATE ? DV_MARKER_TRUNCATE :
+											  DV_MARKER_NO_OLD_ROW))
+				continue;
+		}
+		if (OidIsValid(logged_relid))
+		{
+			d = slot_getattr(slot, relid_att, &isnull);
+			if (isnull || DatumGetObjectId(d) != logged_relid)
 				continue;
 		}
 		found = true;
@@ -1288,18 +1315,26 @@ window_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 
 /*
  * source_filter_conjuncts - window_filter_conjuncts of src, computed once per
- * cached plan (its memory context), buffer, owner and setting of
- * dynview.window_filter_functions: each refresh, and each occurrence of a
- * source read more than once (shared_window), reads them from there
- * (*leakproof: those that cannot fail).  A change of what they depend on
- * (the plan, a function's rights, a source's or its buffer's columns, the
- * owner, a policy) drops the plan (refresh/plancache.c).
+ * cached plan (its memory context), buffer, owner, setting of
+ * dynview.window_filter_functions and row-level security state of the
+ * source for the owner: each refresh, and each occurrence of a source read
+ * more than once (shared_window), reads them from there (*leakproof: those
+ * that cannot fail).  A change of what they depend on (the plan, a
+ * function's rights, a source's or its buffer's columns, the owner, a
+ * policy, the owner's role attributes) drops the plan
+ * (refresh/plancache.c); the row-level security state, which decides
+ * whether conjuncts that may fail are applied at all
+ * (dv_window_conjunct_kind), is asked again at every refresh as well (a
+ * few syscache lookups), so that the read never applies them to a source
+ * whose security was enabled since, whatever invalidations arrived.
  */
 static List *
 source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, List **leakproof)
 {
+	int			rls = check_enable_rls(src->relid, owner, true);
+
 	if (!src->filter_known || src->filter_buffer != buffer || src->filter_owner != owner ||
-		src->filter_functions != dv_window_filter_functions)
+		src->filter_functions != dv_window_filter_functions || src->filter_rls != rls)
 	{
 		List	   *safe = NIL;
 		bool		complete;
@@ -1321,6 +1356,7 @@ source_filter_conjuncts(DvPlan *plan, DvPlanSource *src, Oid buffer, Oid owner, 
 		src->filter_owner = owner;
 		src->filter_functions = dv_window_filter_functions;
 		src->filter_complete = complete;
+		src->filter_rls = rls;
 		src->filter_known = true;
 		MemoryContextSwitchTo(old);
 	}
@@ -1890,7 +1926,40 @@ identity_full_or_unchanged(DvTable *dt, Oid relid, Oid buffer, Snapshot snapshot
 	ReleaseSysCache(tuple);
 	if (identity == REPLICA_IDENTITY_FULL)
 		return true;
-	return !window_has_row(dt, buffer, snapshot, WINDOW_ROW_NONPOSITIVE);
+	return !window_has_row(dt, buffer, snapshot, WINDOW_ROW_NONPOSITIVE, InvalidOid);
+}
+
+/*
+ * marker_reason - why a window of src (in buffer) holds a marker: the
+ * refresh's FULL code and reason, by the markers' cause (dv_marker): a
+ * TRUNCATE; an update or delete logged while the source's replica identity
+ * was not FULL (it may be FULL again by now: identity_full_or_unchanged
+ * found nothing then); else a value of a column whose type changed.
+ */
+static void
+marker_reason(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot,
+			  const char **full_code, char **full_reason)
+{
+	Oid			logged = src->only ? src->relid : InvalidOid;
+	char	   *name = get_rel_name(src->relid);
+
+	if (window_has_row(dt, buffer, snapshot, WINDOW_ROW_TRUNCATE, logged))
+	{
+		*full_code = "SOURCE_TRUNCATED";
+		*full_reason = psprintf("\"%s\" was truncated since the last refresh.", name);
+	}
+	else if (window_has_row(dt, buffer, snapshot, WINDOW_ROW_NO_OLD_ROW, logged))
+	{
+		*full_code = "REPLICA_IDENTITY_NOT_FULL";
+		*full_reason = psprintf("\"%s\" was updated or deleted from since the last refresh while its replica identity was not FULL, so its old rows were not logged whole; it was recomputed in full.",
+								name);
+	}
+	else
+	{
+		*full_code = "SOURCE_ALTERED";
+		*full_reason = psprintf("A column of \"%s\" changed its type since the last refresh, and changes made before held values of the old type; it was recomputed in full.",
+								name);
+	}
 }
 
 /*
@@ -3141,7 +3210,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	{
 		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY) && ++changed > 1)
+		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid) && ++changed > 1)
 			return false;
 	}
 	return true;
@@ -3281,9 +3350,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		}
 		if (n < 0)
 		{
-			*full_code = "SOURCE_TRUNCATED";
-			*full_reason = psprintf("\"%s\" was truncated (or changed without its old rows logged) since the last refresh.",
-									get_rel_name(src->relid));
+			marker_reason(dt, src, buffer, snapshot, full_code, full_reason);
 			ok = false;
 			break;
 		}
@@ -3498,7 +3565,7 @@ dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool
 			continue;
 		buffer = buffer_of(src->relid);
 		if (OidIsValid(buffer) && !buffer_is_empty(buffer) &&
-			window_has_row(dt, buffer, snapshot, WINDOW_ROW_MARKER))
+			window_has_row(dt, buffer, snapshot, WINDOW_ROW_TRUNCATE, InvalidOid))
 			return src->relid;
 	}
 	return InvalidOid;
@@ -3824,7 +3891,7 @@ dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn)
 
 	foreach(lc, buffers)
 	{
-		if (window_has_row(dt, lfirst_oid(lc), snapshot, WINDOW_ROW_ANY))
+		if (window_has_row(dt, lfirst_oid(lc), snapshot, WINDOW_ROW_ANY, InvalidOid))
 			return false;
 	}
 	return true;
@@ -3863,7 +3930,7 @@ dv_sources_changed_after(DvTable *dt)
 		if (!OidIsValid(src->relid))
 			continue;
 		buffer = buffer_of(src->relid);
-		changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY);
+		changed = !OidIsValid(buffer) || window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid);
 	}
 	UnregisterSnapshot(snapshot);
 	return changed;

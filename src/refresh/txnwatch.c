@@ -60,6 +60,9 @@ typedef struct WatchEvent
 	SubTransactionId subid;		/* the subtransaction it happened in */
 	List	   *sources;		/* refreshed: its source tables (not dynamic) */
 	List	   *locked;			/* refreshed: those write-locked at its refresh */
+	Oid			through;		/* written: the partition or inheritance child of
+								 * relid the write was made to (InvalidOid: relid
+								 * itself), for the refusal's message */
 } WatchEvent;
 
 /*
@@ -212,17 +215,22 @@ forget(void)
 	next_seq = subxact_abort_seq = 0;
 }
 
+static char *
+qualified_name(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
 /*
  * refuse the commit: table relid was refreshed in this transaction and its
- * source was written after; the transaction is rolled back
+ * source was written after (through: the partition or inheritance child of
+ * it that was written, else InvalidOid); the transaction is rolled back
  */
 static void
-refuse_commit(Oid relid, Oid source)
+refuse_commit(Oid relid, Oid source, Oid through)
 {
-	char	   *table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-												   get_rel_name(relid));
-	char	   *src = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)),
-												 get_rel_name(source));
+	char	   *table = qualified_name(relid);
+	char	   *src = qualified_name(source);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -230,6 +238,11 @@ refuse_commit(Oid relid, Oid source)
 			 dv_is_dynamic_table(source) ?
 			 errdetail("This transaction refreshed %s, and then refreshed its upstream dynamic table %s, which applied changes; the data snapshot of %s counts the transaction as seen, yet the table lacks those changes.",
 					   table, src, table) :
+			 OidIsValid(through) ?
+			 errdetail("This transaction refreshed %s, and then changed %s, %s of its source %s; the data snapshot of %s counts the transaction as seen, yet the table lacks the change.",
+					   table, qualified_name(through),
+					   get_rel_relispartition(through) ? "a partition" : "an inheritance child",
+					   src, table) :
 			 errdetail("This transaction refreshed %s, and then changed its source %s; the data snapshot of %s counts the transaction as seen, yet the table lacks the change.",
 					   table, src, table),
 			 errhint("Refresh %s again after the change and before COMMIT, refresh upstream dynamic tables before their downstreams (a refresh refreshes the table's upstreams first), or make the change in another transaction.",
@@ -244,6 +257,8 @@ watch_xact_callback(XactEvent event, void *arg)
 	ListCell   *lw;
 	List	   *tables = NIL;
 	List	   *changed = NIL;
+	List	   *throughs = NIL;
+	ListCell   *lt;
 
 	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
 	{
@@ -269,6 +284,7 @@ watch_xact_callback(XactEvent event, void *arg)
 			{
 				tables = lappend_oid(tables, r->relid);
 				changed = lappend_oid(changed, w->relid);
+				throughs = lappend_oid(throughs, w->through);
 			}
 		}
 		foreach(lw, r->sources)
@@ -277,6 +293,7 @@ watch_xact_callback(XactEvent event, void *arg)
 			{
 				tables = lappend_oid(tables, r->relid);
 				changed = lappend_oid(changed, lfirst_oid(lw));
+				throughs = lappend_oid(throughs, InvalidOid);
 			}
 		}
 	}
@@ -287,10 +304,10 @@ watch_xact_callback(XactEvent event, void *arg)
 	 * Only pairs where the written relation is a source of the table count:
 	 * the others (dynview's own catalogs, written after every refresh) do not.
 	 */
-	forboth(lr, tables, lw, changed)
+	forthree(lr, tables, lw, changed, lt, throughs)
 	{
 		if (dv_catalog_reads_source(lfirst_oid(lr), lfirst_oid(lw)))
-			refuse_commit(lfirst_oid(lr), lfirst_oid(lw));
+			refuse_commit(lfirst_oid(lr), lfirst_oid(lw), lfirst_oid(lt));
 	}
 }
 
@@ -425,5 +442,18 @@ dv_watch_written(Oid relid)
 {
 	if (refreshed == NIL)
 		return;
-	note(&written, relid);
+	note(&written, relid)->through = InvalidOid;
+}
+
+/*
+ * a write by the user to through, a partition or inheritance child of relid
+ * (an ancestor whose readers read its rows): a write to relid, whose
+ * refusal names through
+ */
+void
+dv_watch_written_through(Oid relid, Oid through)
+{
+	if (refreshed == NIL)
+		return;
+	note(&written, relid)->through = through;
 }

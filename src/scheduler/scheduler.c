@@ -53,7 +53,10 @@
  * so another session sees RUNNING exactly while the refresh is under way.
  * Rows no outcome replaced are deleted afterwards; RUNNING rows found at
  * the worker's start (a crash) become FAILED.  A scheduler that exits
- * terminates its refresh workers.  pg_stat_activity.query of
+ * terminates its refresh workers.  When the extension is dropped, the
+ * scheduler and its workers leave without an error, also when DROP
+ * EXTENSION removed the catalogs under one of their statements
+ * (leave_if_extension_dropped).  pg_stat_activity.query of
  * the worker names the pipeline and the table being refreshed.
  *
  *-------------------------------------------------------------------------
@@ -61,7 +64,9 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -69,6 +74,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
@@ -566,6 +572,48 @@ start_refresh_worker(Oid dboid, Oid root, List *tables)
 }
 
 /*
+ * leave_if_extension_dropped - in PG_CATCH around the work of the scheduler
+ * or a refresh worker (context: the memory context to copy the error into):
+ * an error raised because DROP EXTENSION dropped dynview's catalogs while
+ * the worker was between its check of the extension and its use of them
+ * (relation "dynview.dynamic_table_catalog" does not exist: the statement
+ * waited for the lock DROP EXTENSION held, then found the relation gone)
+ * ends the worker quietly, as the loop's own check would have at its next
+ * turn; so does one raised while DROP EXTENSION was under way (a deadlock
+ * with its locks).  Any other error is raised again.  The extension is
+ * looked for in a new transaction, after waiting for a DROP EXTENSION under
+ * way to end (it holds its extension's lock; a share lock waits for it).
+ */
+static void
+leave_if_extension_dropped(Oid dboid, MemoryContext context)
+{
+	ErrorData  *edata;
+	bool		present;
+	Oid			extension;
+
+	MemoryContextSwitchTo(context);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	extension = get_extension_oid("dynview", true);
+	if (OidIsValid(extension))
+		LockDatabaseObject(ExtensionRelationId, extension, 0, AccessShareLock);
+	present = dv_extension_present();
+	CommitTransactionCommand();
+	if (!present || !dv_shmem_database_registered(dboid))
+	{
+		ereport(DEBUG1,
+				(errmsg("dynview: %s of database %u leaves: the extension was dropped under it (%s)",
+						MyBgworkerEntry->bgw_type, dboid, edata->message)));
+		proc_exit(0);
+	}
+	MemoryContextSwitchTo(context);
+	ReThrowError(edata);
+}
+
+/*
  * dynview_refresh_worker_main - a refresh worker: refresh one pipeline
  * (the root's OID in bgw_extra) as the scheduler would, then exit.
  */
@@ -582,7 +630,15 @@ dynview_refresh_worker_main(Datum main_arg)
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("dynview refresh worker");
 	SetConfigOption("search_path", DV_SAFE_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
-	refresh_due(root);
+	PG_TRY();
+	{
+		refresh_due(root);
+	}
+	PG_CATCH();
+	{
+		leave_if_extension_dropped(dboid, TopMemoryContext);
+	}
+	PG_END_TRY();
 	proc_exit(0);
 }
 
@@ -600,6 +656,8 @@ scheduler_shutdown(int code, Datum arg)
 			TerminateBackgroundWorker(refresh_workers[i].handle);
 	dv_shmem_set_scheduler(DatumGetObjectId(arg), NULL);
 }
+
+static void scheduler_turn(Oid dboid, MemoryContext loop_context);
 
 void
 dynview_scheduler_main(Datum main_arg)
@@ -619,102 +677,134 @@ dynview_scheduler_main(Datum main_arg)
 	loop_context = AllocSetContextCreate(TopMemoryContext, "dynview scheduler loop",
 										 ALLOCSET_DEFAULT_SIZES);
 
-	/* RUNNING rows of a previous scheduler of this database did not finish */
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	if (dv_extension_present())
-		dv_history_interrupted();
-	PopActiveSnapshot();
-	SPI_finish();
-	CommitTransactionCommand();
+	/*
+	 * RUNNING rows of a previous scheduler of this database did not finish.
+	 * (Here and in each turn of the loop: an error because DROP EXTENSION
+	 * dropped the catalogs under a statement ends the worker quietly.)
+	 */
+	PG_TRY();
+	{
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (dv_extension_present())
+			dv_history_interrupted();
+		PopActiveSnapshot();
+		SPI_finish();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		leave_if_extension_dropped(dboid, TopMemoryContext);
+	}
+	PG_END_TRY();
 
 	for (;;)
 	{
-		List	   *due = NIL;
-		List	   *pipelines = NIL;	/* per due root: its tables */
-		ListCell   *lc;
-		ListCell   *lc2;
-		bool		present;
-		bool		parallel = dv_max_refresh_workers > 1;
-		bool		workers_running;
-
-		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
+		PG_TRY();
 		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
+			scheduler_turn(dboid, loop_context);
 		}
-		if (!dv_shmem_database_registered(dboid))
-			proc_exit(0);		/* extension dropped or database going away */
-
-		MemoryContextReset(loop_context);
-		MemoryContextSwitchTo(loop_context);
-
-		/*
-		 * Workers started before dynview.max_refresh_workers was lowered to 1
-		 * may still run: their pipelines are skipped below either way.
-		 */
-		workers_running = reap_refresh_workers() > 0;
-		finish_stopped_workers();
-		SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-		present = dv_extension_present();
-		if (present && dv_enabled)
+		PG_CATCH();
 		{
-			List	   *found;
-
-			SPI_connect();
-			PushActiveSnapshot(GetTransactionSnapshot());
-			found = due_tables();
-			MemoryContextSwitchTo(loop_context);
-			due = list_copy(found);		/* SPI's memory goes with SPI_finish */
-			foreach(lc, due)
-			{
-				List	   *closure = (parallel || workers_running) ?
-				dv_catalog_upstream_closure(lfirst_oid(lc)) : NIL;
-
-				MemoryContextSwitchTo(loop_context);
-				pipelines = lappend(pipelines, list_copy(closure));
-			}
-			PopActiveSnapshot();
-			SPI_finish();
+			leave_if_extension_dropped(dboid, TopMemoryContext);
 		}
-		CommitTransactionCommand();
-		MemoryContextSwitchTo(loop_context);
-		if (!present)
-			proc_exit(0);
-
-		if (parallel)
-			(void) reap_refresh_workers();
-		forboth(lc, due, lc2, pipelines)
-		{
-			Oid			root = lfirst_oid(lc);
-			List	   *tables = lfirst(lc2);
-
-			/* a pipeline sharing a table with a running one waits for the next look */
-			if (tables != NIL && pipeline_busy(tables))
-				continue;
-			if (!parallel)
-			{
-				refresh_due(root);
-				continue;
-			}
-			if (reap_refresh_workers() >= Min(dv_max_refresh_workers, MAX_REFRESH_WORKERS))
-				break;
-			if (!start_refresh_worker(dboid, root, tables))
-				refresh_due(root);	/* no worker slot: refresh it here */
-		}
-		MemoryContextSwitchTo(loop_context);
-		if (present && dv_enabled)
-			expire_partitions();
-		if (present)
-			prune_history();
-
-		/* sleep until the next table is due (a schedule change sets the latch) */
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 present && dv_enabled ? next_due_ms() : 60 * 1000L, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		PG_END_TRY();
 	}
+}
+
+/*
+ * scheduler_turn - one look of the scheduler: refresh the due pipelines
+ * (or start workers for them), drop expired partitions, prune the history,
+ * and sleep until the next table is due.  Exits the process when the
+ * extension or the database is gone.
+ */
+static void
+scheduler_turn(Oid dboid, MemoryContext loop_context)
+{
+	List	   *due = NIL;
+	List	   *pipelines = NIL;	/* per due root: its tables */
+	ListCell   *lc;
+	ListCell   *lc2;
+	bool		present;
+	bool		parallel = dv_max_refresh_workers > 1;
+	bool		workers_running;
+
+	CHECK_FOR_INTERRUPTS();
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+	if (!dv_shmem_database_registered(dboid))
+		proc_exit(0);		/* extension dropped or database going away */
+
+	MemoryContextReset(loop_context);
+	MemoryContextSwitchTo(loop_context);
+
+	/*
+	 * Workers started before dynview.max_refresh_workers was lowered to 1
+	 * may still run: their pipelines are skipped below either way.
+	 */
+	workers_running = reap_refresh_workers() > 0;
+	finish_stopped_workers();
+	SetCurrentStatementStartTimestamp();
+StartTransactionCommand();
+	present = dv_extension_present();
+	if (present && dv_enabled)
+	{
+		List	   *found;
+
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		found = due_tables();
+		MemoryContextSwitchTo(loop_context);
+		due = list_copy(found);		/* SPI's memory goes with SPI_finish */
+		foreach(lc, due)
+		{
+			List	   *closure = (parallel || workers_running) ?
+			dv_catalog_upstream_closure(lfirst_oid(lc)) : NIL;
+
+			MemoryContextSwitchTo(loop_context);
+			pipelines = lappend(pipelines, list_copy(closure));
+		}
+		PopActiveSnapshot();
+		SPI_finish();
+	}
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(loop_context);
+	if (!present)
+		proc_exit(0);
+
+	if (parallel)
+		(void) reap_refresh_workers();
+	forboth(lc, due, lc2, pipelines)
+	{
+		Oid			root = lfirst_oid(lc);
+		List	   *tables = lfirst(lc2);
+
+		/* a pipeline sharing a table with a running one waits for the next look */
+		if (tables != NIL && pipeline_busy(tables))
+			continue;
+		if (!parallel)
+		{
+			refresh_due(root);
+			continue;
+		}
+		if (reap_refresh_workers() >= Min(dv_max_refresh_workers, MAX_REFRESH_WORKERS))
+			break;
+		if (!start_refresh_worker(dboid, root, tables))
+			refresh_due(root);	/* no worker slot: refresh it here */
+	}
+	MemoryContextSwitchTo(loop_context);
+	if (present && dv_enabled)
+		expire_partitions();
+	if (present)
+		prune_history();
+
+	/* sleep until the next table is due (a schedule change sets the latch) */
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 present && dv_enabled ? next_due_ms() : 60 * 1000L, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
 }

@@ -36,7 +36,13 @@ there, char(4) with short values), and dynamic tables of three sorts:
   index: joins, outer joins, EXISTS / NOT EXISTS / [NOT] IN of rows and correlated aggregates on
   two columns, TPC-H Q20's and Q21's shapes, comma-list joins (FROM x, y WHERE ..., as TPC-H Q2,
   Q5, Q7, Q8, Q9 and Q21 write them) of up to four tables, and queries drawn from the grammar
-  with h and m among its bases, two-column conditions and comma lists preferred.  Queries are
+  with h and m among its bases, two-column conditions and comma lists preferred; and, from a
+  random generator of their own again (inheritance_queries: with their own writers, DML and
+  refreshes), tables over an inheritance tree (ip, its children ic1 and ic2, ic1's child ig; no
+  partitions): the parent read with and without ONLY, a child read directly, joins, NOT EXISTS
+  over a child, a UNION ALL of a child's own rows and its child's; their writers write every
+  level, with and without ONLY, truncate a child and detach one (NO INHERIT) and attach it
+  again.  Queries are
   deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
@@ -54,6 +60,12 @@ be true for every table that the refresh wrote (the table and the upstreams its 
 refreshed), and the refresh must have succeeded.  At the end of a seed every table is refreshed
 and verified once more, and compared with its query by the text of its rows and by "=" (EXCEPT
 ALL), independently of verify().  A failure names the seed, the table and its query.
+
+Refreshes run, about half of them, under session settings drawn
+from a random generator of their own (settings_for_refresh: output styles, standard_conforming_strings,
+array_nulls, TimeZone, search_path, planner switches, work_mem, the isolation level, and
+dynview's own window settings), reset before the verify() after them: a refresh must give the
+same rows whatever the session says.
 
 At the end: the number of verified refreshes, and per construct of the grammar how many
 verified refreshes of tables containing it were INCREMENTAL, NO_DATA or FULL (with the reason
@@ -84,6 +96,8 @@ DB = "dv_random"
 REFRESH_P = 0.4
 # the same for the tables over composite keys and comma lists (composite_queries)
 C_REFRESH_P = 0.05
+# the same for the tables over the inheritance tree (inheritance_queries)
+I_REFRESH_P = 0.08
 
 
 def admin_exec(sql):
@@ -1111,6 +1125,99 @@ def random_dml(rng, cur, spelling):
             cur.execute(f"DELETE FROM {t} WHERE id = %s", (rng.randint(1, 80),))
 
 
+def inheritance_queries(rng):
+    """Queries over the inheritance tree ip (id, g, v; primary key on the parent only), its
+    children ic1 () and ic2 (note text), and ic1's child ig (): the parent with and without
+    ONLY, children read directly (as sources of their own besides the parent), joins with a and
+    b, NOT EXISTS over a child, DISTINCT, min / max, a UNION ALL of a child's own rows and its
+    child's.  Drawn with an rng of their own (run_seed)."""
+    fixed = [
+        "SELECT id, g, v FROM ip",
+        "SELECT g, count(*) AS n, sum(v) AS s FROM ip GROUP BY g",
+        "SELECT id, g, v FROM ONLY ip WHERE v > 2",
+        "SELECT ip.g, count(*) AS n, sum(a.v) AS sv FROM ip JOIN a ON a.id = ip.id GROUP BY ip.g",
+        "SELECT g, sum(v) AS s, count(*) AS n FROM ic1 GROUP BY g",
+        "SELECT id, v, note FROM ic2 WHERE v IS NOT NULL",
+        "SELECT ip.id, ip.g FROM ip WHERE NOT EXISTS (SELECT 1 FROM ic2 WHERE ic2.id = ip.id)",
+        "SELECT DISTINCT g FROM ip WHERE v > 5",
+        "SELECT g, max(v) AS mx, min(v) AS mn FROM ip GROUP BY g",
+        "SELECT ip.id, ip.v, b.x FROM ip LEFT JOIN b ON b.id = ip.id",
+        "SELECT g, count(*) AS n FROM (SELECT g FROM ONLY ic1 UNION ALL SELECT g FROM ig) u GROUP BY g",
+        "SELECT ic1.g, count(*) AS n FROM ic1, ONLY ip WHERE ip.id = ic1.id GROUP BY ic1.g",
+    ]
+    rng.shuffle(fixed)
+    return [(f"if{i}", q, {"inheritance children"}) for i, q in enumerate(fixed[: rng.randint(4, 6)])]
+
+
+INHERIT_RELS = ["ip", "ic1", "ic2", "ig"]
+
+
+def inheritance_dml(rng, cur):
+    """One change of the inheritance tree: inserts into any level, updates and deletes with and
+    without ONLY (a parent's without ONLY reach its children), now and then a TRUNCATE of a child
+    or a child detached (NO INHERIT) or attached again (INHERIT)."""
+    op = rng.random()
+    rel = rng.choice(INHERIT_RELS)
+    only = "ONLY " if rel in ("ip", "ic1") and rng.random() < 0.4 else ""
+    if op < 0.4:
+        row = (rng.randint(1, 40), rand_val(rng, 1, 4), rand_val(rng, 0, 9))
+        if rel == "ic2":
+            cur.execute("INSERT INTO ic2 VALUES (%s, %s, %s, %s)", row + (rng.choice([None, "n1", "n2"]),))
+        elif rel == "ip":
+            cur.execute("INSERT INTO ip VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING", row)
+        else:
+            cur.execute(f"INSERT INTO {rel} VALUES (%s, %s, %s)", row)
+    elif op < 0.7:
+        col = rng.choice(["g", "v", "id"])
+        cur.execute(f"UPDATE {only}{rel} SET {col} = %s WHERE id = %s",
+                    (rand_val(rng, 1, 4 if col == "g" else 40 if col == "id" else 9), rng.randint(1, 40)))
+    elif op < 0.97:
+        cur.execute(f"DELETE FROM {only}{rel} WHERE id = %s", (rng.randint(1, 40),))
+    else:
+        # (committed at once: a refresh, which runs in the same thread and waits for locks
+        # without a timeout, would wait for the open transaction of the TRUNCATE or ALTER
+        # TABLE, or for the catalog rows of its readers it marked FULL, for ever)
+        if op < 0.98:
+            cur.execute(f"TRUNCATE {rng.choice(['ic2', 'ig'])}")
+        elif op < 0.99:
+            cur.execute("ALTER TABLE ic2 NO INHERIT ip")
+        else:
+            cur.execute("SELECT 1 FROM pg_inherits WHERE inhrelid = 'ic2'::regclass")
+            if cur.fetchone() is None:
+                cur.execute("ALTER TABLE ic2 INHERIT ip")
+        cur.connection.commit()
+
+
+# session settings a refresh may run under (settings_for_refresh): a refresh must not depend on them
+SESSION_SETTINGS = [
+    ("DateStyle", ["'SQL, DMY'", "'German'", "'Postgres, YMD'", "'ISO, MDY'"]),
+    ("IntervalStyle", ["sql_standard", "iso_8601", "postgres_verbose"]),
+    ("extra_float_digits", ["0", "-5", "1"]),
+    ("standard_conforming_strings", ["off"]),
+    ("array_nulls", ["off"]),
+    ("bytea_output", ["escape"]),
+    ("TimeZone", ["'America/St_Johns'", "'Asia/Kathmandu'", "'UTC'"]),
+    ("search_path", ["pg_catalog, public", "public, pg_temp", "\"$user\", public, pg_catalog"]),
+    ("enable_hashjoin", ["off"]),
+    ("enable_mergejoin", ["off"]),
+    ("enable_nestloop", ["off"]),
+    ("enable_hashagg", ["off"]),
+    ("enable_seqscan", ["off"]),
+    ("work_mem", ["'64kB'"]),
+    ("default_transaction_isolation", ["'repeatable read'", "'serializable'"]),
+    ("dynview.window_filter_functions", ["off"]),
+    ("dynview.linear_windows_as_is", ["off"]),
+]
+
+
+def settings_for_refresh(rng):
+    """Session settings for one refresh (drawn by the settings' own rng): none about half the
+    time, else one to four of SESSION_SETTINGS with a value other than the default."""
+    if rng.random() < 0.5:
+        return []
+    return [(name, rng.choice(values)) for name, values in rng.sample(SESSION_SETTINGS, rng.randint(1, 4))]
+
+
 def end_transaction(rng, conn):
     """End a writer's transaction: roll it back (p 0.15) or commit it (rolled back if that fails)."""
     if rng.random() < 0.15:
@@ -1159,6 +1266,22 @@ def run_seed(seed, steps, nested, tally):
     for i in range(1, 41):
         cur.execute("INSERT INTO m VALUES (%s, %s, %s, %s)",
                     (i, rand_val(c_rng, 1, 6, 0.1), rand_val(c_rng, 1, 5, 0.1), rand_val(c_rng, 0, 5)))
+    # an inheritance tree (its own rng: the seed's other draws as they were without it)
+    i_rng = random.Random(f"inherit-{seed}")
+    cur.execute("CREATE TABLE ip (id int PRIMARY KEY, g int, v int)")
+    cur.execute("CREATE TABLE ic1 () INHERITS (ip)")
+    cur.execute("CREATE TABLE ic2 (note text) INHERITS (ip)")
+    cur.execute("CREATE TABLE ig () INHERITS (ic1)")
+    for i in range(1, 41):
+        rel = i_rng.choice(INHERIT_RELS)
+        row = (i_rng.randint(1, 40), rand_val(i_rng, 1, 4), rand_val(i_rng, 0, 9))
+        if rel == "ic2":
+            cur.execute("INSERT INTO ic2 VALUES (%s, %s, %s, %s)", row + (i_rng.choice([None, "n1"]),))
+        else:
+            cur.execute(f"INSERT INTO {rel} VALUES (%s, %s, %s)" +
+                        (" ON CONFLICT (id) DO NOTHING" if rel == "ip" else ""), row)
+    # session settings of refreshes (their own rng too)
+    s_rng = random.Random(f"settings-{seed}")
     spelling = Spelling()
     for i in range(1, 31):
         cur.execute("INSERT INTO d VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -1180,6 +1303,8 @@ def run_seed(seed, steps, nested, tally):
     defs += ns_defs
     c_defs = composite_queries(c_rng)
     defs += c_defs
+    i_defs = inheritance_queries(i_rng)
+    defs += i_defs
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -1203,11 +1328,17 @@ def run_seed(seed, steps, nested, tally):
 
     ns_names = [n for n, _, _ in ns_defs]
     c_names = [n for n, _, _ in c_defs]
-    main_names = [n for n in names if n not in ns_names and n not in c_names]
+    i_names = [n for n, _, _ in i_defs]
+    main_names = [n for n in names if n not in ns_names and n not in c_names and n not in i_names]
     # the composite tables' writers, driven by c_rng (their lock timeouts and rollbacks leave
     # the main writers' transactions as they were)
     c_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
     for c in c_writers:
+        c.cursor().execute("SET lock_timeout = '50ms'")
+        c.commit()
+    # the inheritance tree's writers, driven by i_rng (likewise)
+    i_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
+    for c in i_writers:
         c.cursor().execute("SET lock_timeout = '50ms'")
         c.commit()
     writers = [psycopg2.connect(dbname=DB) for _ in range(3)]
@@ -1223,11 +1354,30 @@ def run_seed(seed, steps, nested, tally):
         nonlocal refreshes, verified, incremental
         cur.execute("SELECT max(refresh_id) FROM dynview.refresh_history")
         before = cur.fetchone()[0] or 0
+        settings = settings_for_refresh(s_rng)
+        for name, value in settings:
+            cur.execute(f"SET {name} = {value}")
+        if settings:
+            when += " under " + ", ".join(f"{n} = {v}" for n, v in settings)
+        try:
+            refresh_and_verify_under(target, when, before, bool(settings))
+        finally:
+            if settings:
+                cur.execute("RESET ALL")
+                cur.execute("SET client_min_messages = warning")
+
+    def refresh_and_verify_under(target, when, before, settings):
+        nonlocal refreshes, verified, incremental
         try:
             cur.execute("SELECT dynview.refresh(%s)", (target,))
         except psycopg2.Error as e:
             fail(f"refresh of {target} {when} failed: {str(e).strip()}", target)
         refreshes += 1
+        if settings:
+            # (the oracle runs under the defaults: verify() under enable_nestloop = off and
+            # work_mem = 64kB took seconds)
+            cur.execute("RESET ALL")
+            cur.execute("SET client_min_messages = warning")
         # verify what the refresh wrote (the table and its upstreams), right after it:
         # verify() recomputes at the data snapshot, which pruning makes unreliable
         # for tables whose snapshot is long past
@@ -1248,6 +1398,27 @@ def run_seed(seed, steps, nested, tally):
             key = mode if mode != "FULL" else f"FULL {reason}"
             for t in tags.get(n, ()):
                 tally[t][key] += 1
+            if settings:
+                tally["session settings drawn"][key] += 1
+
+    def side_step(srng, swriters, dml, dml_p, snames, refresh_p, step):
+        """A step of a set of tables with writers and draws of their own (composite keys,
+        inheritance): a change with probability dml_p, its transaction ended now and then, and a
+        refresh of one of them with probability refresh_p (at the last step, after every one of
+        their writers committed)."""
+        if srng.random() < dml_p:
+            c = srng.choice(swriters)
+            try:
+                dml(srng, c.cursor())
+            except psycopg2.Error:
+                c.rollback()
+            if srng.random() < 0.35:
+                end_transaction(srng, c)
+        if srng.random() < refresh_p or step == steps - 1:
+            if step == steps - 1:
+                for c in swriters:
+                    c.commit()
+            refresh_and_verify(srng.choice(snames), f"at step {step}")
 
     for step in range(steps):
         w = rng.randrange(len(writers))
@@ -1279,19 +1450,8 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(rng.choice(main_names), f"at step {step}")
         if ns_rng.random() < REFRESH_P or step == steps - 1:
             refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
-        if c_rng.random() < 0.7:
-            c = c_rng.choice(c_writers)
-            try:
-                composite_dml(c_rng, c.cursor())
-            except psycopg2.Error:
-                c.rollback()
-            if c_rng.random() < 0.35:
-                end_transaction(c_rng, c)
-        if c_rng.random() < C_REFRESH_P or step == steps - 1:
-            if step == steps - 1:
-                for c in c_writers:
-                    c.commit()
-            refresh_and_verify(c_rng.choice(c_names), f"at step {step}")
+        side_step(c_rng, c_writers, composite_dml, 0.7, c_names, C_REFRESH_P, step)
+        side_step(i_rng, i_writers, inheritance_dml, 0.6, i_names, I_REFRESH_P, step)
     for n in names:
         refresh_and_verify(n, "at the end")
     # nothing writes any more: each table must equal its query now, row by row as text
@@ -1310,7 +1470,7 @@ def run_seed(seed, steps, nested, tally):
                     f"UNION ALL (({query}) EXCEPT ALL TABLE {n})) dv_x")
         if cur.fetchone()[0] != 0:
             fail(f"{n} differs from its query by =", n)
-    for c in writers + c_writers:
+    for c in writers + c_writers + i_writers:
         c.close()
     setup.close()
     admin_exec(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")

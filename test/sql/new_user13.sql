@@ -123,18 +123,10 @@ INSERT INTO nu13_reading VALUES (1, 1.5), (2, 2.25);
 SELECT dynview.create_dynamic_table('nu13_l1', 'SELECT reading_id, value FROM nu13_reading', schedule => 'manual');
 CREATE VIEW nu13_v_l1 AS SELECT reading_id, value FROM nu13_l1;
 ALTER TABLE nu13_reading ALTER value TYPE numeric(12,3);
-CREATE FUNCTION nu13_wait(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE ok boolean;
-BEGIN
-  FOR i IN 1..600 LOOP
-    EXECUTE cond INTO ok;
-    IF ok THEN RETURN true; END IF;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RETURN false;
-END $$;
+\set poll_until :abs_srcdir '/sql/include/poll_until.sql'
+\i :poll_until
 SELECT dynview.alter_dynamic_table('nu13_l1', schedule => '1 second');
-SELECT nu13_wait($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history('nu13_l1') WHERE state = 'FAILED')$$) AS failed;
+SELECT dv_poll_until($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history('nu13_l1') WHERE state = 'FAILED')$$) AS failed;
 SELECT dynview.alter_dynamic_table('nu13_l1', schedule => 'manual');
 SELECT DISTINCT error_message FROM dynview.refresh_history('nu13_l1') WHERE state = 'FAILED';
 -- the view dropped, the next refresh takes the new type; the table kept its data meanwhile
@@ -145,7 +137,7 @@ SELECT * FROM dv_refresh_round('nu13_l1_defs');
 SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'nu13_l1'::regclass AND attname = 'value';
 SELECT dynview.drop_dynamic_table('nu13_l1');
 DROP TABLE nu13_reading, nu13_l1_defs;
-DROP FUNCTION nu13_wait(text);
+DROP FUNCTION dv_poll_until(text);
 SELECT dynview.drop_dynamic_table(name) FROM nu13_defs ORDER BY name DESC;
 DROP TABLE nu13_t, nu13_defs;
 DROP FUNCTION nu13_round(text);

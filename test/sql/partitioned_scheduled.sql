@@ -6,16 +6,9 @@
 SET client_min_messages = warning;
 CREATE TABLE ps_orders (order_id int PRIMARY KEY, day text, amount int);
 INSERT INTO ps_orders VALUES (1, '20260526', 10), (2, '20260527', 20);
-CREATE FUNCTION ps_wait(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE ok boolean;
-BEGIN
-  FOR i IN 1..600 LOOP
-    EXECUTE cond INTO ok;
-    IF ok THEN RETURN true; END IF;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RETURN false;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set poll_until :abs_srcdir '/sql/include/poll_until.sql'
+\i :poll_until
 
 -- one partition per day, the day's orders; LIFECYCLE 10 is dynview.retention = 10 (days)
 CREATE MATERIALIZED VIEW ps_daily
@@ -34,7 +27,7 @@ SELECT name, schedule, effective_mode FROM dynview.dynamic_tables
 
 -- orders of both days: the scheduler refreshes 20260527 (INCREMENTAL); 20260526 keeps its rows
 INSERT INTO ps_orders VALUES (3, '20260526', 100), (4, '20260527', 200);
-SELECT ps_wait($$SELECT total = 220 FROM ps_daily WHERE day = '20260527'$$) AS scheduled_refresh;
+SELECT dv_poll_until($$SELECT total = 220 FROM ps_daily WHERE day = '20260527'$$) AS scheduled_refresh;
 SELECT day, n, total FROM ps_daily ORDER BY day;
 SELECT count(*) > 0 AS scheduled_incremental FROM dynview.refresh_history
  WHERE name = 'ps_daily_20260527'::regclass AND refresh_trigger = 'SYSTEM_SCHEDULED'
@@ -54,13 +47,13 @@ SELECT table_name, refresh_mode FROM dynview.refresh('ps_daily', partition => '2
 SELECT name, schedule FROM dynview.dynamic_tables WHERE name::text LIKE 'ps_daily%' ORDER BY 1;
 SELECT dynview.verify('ps_daily_20260527');
 INSERT INTO ps_orders VALUES (6, '20260528', 3);
-SELECT ps_wait($$SELECT total = 10 FROM ps_daily WHERE day = '20260528'$$) AS scheduled_refresh;
+SELECT dv_poll_until($$SELECT total = 10 FROM ps_daily WHERE day = '20260528'$$) AS scheduled_refresh;
 
 -- retention from the scheduler: 20260527 not refreshed for eleven days (its data_timestamp
 -- moved back, as time would) is dropped without any refresh of ps_daily
 UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - interval '11 days'
  WHERE relid = 'ps_daily_20260527'::regclass;
-SELECT ps_wait($$SELECT NOT EXISTS (SELECT FROM pg_class WHERE relname = 'ps_daily_20260527')$$) AS dropped_by_scheduler;
+SELECT dv_poll_until($$SELECT NOT EXISTS (SELECT FROM pg_class WHERE relname = 'ps_daily_20260527')$$) AS dropped_by_scheduler;
 SELECT day, n, total FROM ps_daily ORDER BY day;
 SELECT name FROM dynview.dynamic_tables WHERE name::text LIKE 'ps_daily%' ORDER BY 1;
 
@@ -74,5 +67,5 @@ SELECT dynview.verify('ps_daily_20260526'), dynview.verify('ps_daily_20260528');
 
 DROP MATERIALIZED VIEW ps_daily;
 SELECT count(*) FROM dynview.dynamic_tables WHERE name::text LIKE 'ps_daily%';
-DROP FUNCTION ps_wait(text);
+DROP FUNCTION dv_poll_until(text);
 DROP TABLE ps_orders;

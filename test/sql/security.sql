@@ -55,17 +55,10 @@ SELECT dynview.alter_dynamic_table('sec_totals', schedule => '1 second');
 RESET search_path;
 -- the scheduler worker refreshes sec_totals by itself: wait (bounded) for a scheduled refresh
 INSERT INTO sec_src VALUES (5, 1, 50);
-CREATE FUNCTION sec_wait(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE ok boolean;
-BEGIN
-  FOR i IN 1..600 LOOP
-    EXECUTE cond INTO ok;
-    IF ok THEN RETURN true; END IF;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RETURN false;
-END $$;
-SELECT sec_wait($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history h
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set poll_until :abs_srcdir '/sql/include/poll_until.sql'
+\i :poll_until
+SELECT dv_poll_until($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history h
                                   WHERE h.name OPERATOR(pg_catalog.=) 'sec_totals'::regclass
                                     AND h.refresh_trigger = 'SYSTEM_SCHEDULED' AND h.state = 'SUCCEED')$$) AS scheduled;
 SELECT dynview.verify('sec_totals');
@@ -202,7 +195,7 @@ SELECT * FROM public.granted_dt ORDER BY id;
 -- (a manual refresh raises the error in the caller's transaction; a scheduled one records it)
 SELECT dynview.alter_dynamic_table('public.granted_dt', schedule => '1 second');
 RESET ROLE;
-SELECT sec_wait($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history h
+SELECT dv_poll_until($$SELECT EXISTS (SELECT 1 FROM dynview.refresh_history h
                                   WHERE h.name OPERATOR(pg_catalog.=) 'public.granted_dt'::regclass AND h.state = 'FAILED')$$) AS failed;
 SELECT dynview.alter_dynamic_table('public.granted_dt', schedule => 'manual');
 SELECT DISTINCT state, error_message FROM dynview.refresh_history('public.granted_dt') WHERE state = 'FAILED';
@@ -278,7 +271,7 @@ SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['public.dom_a', 'public.d
   'public.forced_dt', 'public.granted_dt', 'public.secret_numbers']) t;
 DROP TABLE public.dom_src, public.rls_src, public.forced, public.granted, public.secrets, public.dv_calls;
 DROP DOMAIN public.checked_int;
-DROP FUNCTION public.spy(int), public.dv_log(text), sec_wait(text);
+DROP FUNCTION public.spy(int), public.dv_log(text), dv_poll_until(text);
 DROP OPERATOR public.= (regclass, regclass);
 DROP FUNCTION public.planted_eq(regclass, regclass);
 DROP SCHEMA dv_attacker CASCADE;

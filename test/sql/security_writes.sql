@@ -213,16 +213,9 @@ RESET dynview.max_sources_per_role;
 -- (ALTER SYSTEM: for a few seconds the setting is 1s in every database of the cluster, so dynamic
 -- tables of other databases holding older changes are marked too: run benchmarks on another
 -- cluster than the regression tests)
-CREATE FUNCTION sw_wait(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE ok boolean;
-BEGIN
-  FOR i IN 1..600 LOOP
-    EXECUTE cond INTO ok;
-    IF ok THEN RETURN true; END IF;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RETURN false;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set poll_until :abs_srcdir '/sql/include/poll_until.sql'
+\i :poll_until
 CREATE TABLE sw_ret_src (id int PRIMARY KEY, v int);
 INSERT INTO sw_ret_src VALUES (1, 1);
 SELECT dynview.create_dynamic_table('sw_ret', 'SELECT id, v FROM sw_ret_src', schedule => 'manual');
@@ -234,9 +227,9 @@ SELECT dynview.wait_for_capture();
 SELECT buffered_changes BETWEEN 99 AND 100 AS buffered FROM dynview.cdc_status WHERE source = 'sw_ret_src'::regclass;
 ALTER SYSTEM SET dynview.change_retention = '1s';
 SELECT pg_reload_conf();
-SELECT sw_wait($$SELECT next_refresh_full = 'CHANGE_RETENTION_EXCEEDED'
+SELECT dv_poll_until($$SELECT next_refresh_full = 'CHANGE_RETENTION_EXCEEDED'
                  FROM dynview.dynamic_table_catalog WHERE relid = 'sw_ret'::regclass$$) AS marked;
-SELECT sw_wait($$SELECT buffered_changes = 0 FROM dynview.cdc_status
+SELECT dv_poll_until($$SELECT buffered_changes = 0 FROM dynview.cdc_status
                  WHERE source = 'sw_ret_src'::regclass$$) AS pruned;
 ALTER SYSTEM RESET dynview.change_retention;
 SELECT pg_reload_conf();
@@ -252,6 +245,6 @@ SELECT dynview.drop_dynamic_table('sw_b');
 SELECT dynview.drop_dynamic_table('sw_a');
 SELECT dynview.drop_dynamic_table('sw_d');
 DROP TABLE sw_src, sw_src2, sw_parent, sw_mid, sw_audit, sw_inh_parent, sw_part, sw_ret_src, sw_r1, sw_r2, sw_r3;
-DROP FUNCTION sw_write_b(), sw_write_a(), sw_feed(), sw_refresh_b(), sw_audit(), sw_zero(), sw_sneak(int), sw_wait(text);
+DROP FUNCTION sw_write_b(), sw_write_a(), sw_feed(), sw_refresh_b(), sw_audit(), sw_zero(), sw_sneak(int), dv_poll_until(text);
 REVOKE CREATE ON SCHEMA public FROM sw_role;
 DROP ROLE sw_role;

@@ -83,10 +83,29 @@ DELETE FROM sc_ri WHERE id = 2;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_ri_sums');
 SELECT dynview.verify('sc_ri_sums');
 -- DEFAULT while rows were deleted, FULL again before the refresh: the decoder logged those deletes
--- as markers (the identity of the moment of the change counts), so the refresh is FULL
+-- as markers of a change without its old row (the identity of the moment of the change counts),
+-- so the refresh is FULL, and says why (REPLICA_IDENTITY_NOT_FULL, not SOURCE_TRUNCATED)
 ALTER TABLE sc_ri REPLICA IDENTITY DEFAULT;
 DELETE FROM sc_ri WHERE id = 3;
 ALTER TABLE sc_ri REPLICA IDENTITY FULL;
+SELECT refresh_mode, mode_reason_code, mode_reason FROM dynview.refresh('sc_ri_sums');
+SELECT dynview.verify('sc_ri_sums');
+-- an update alike, read by the table of rows
+ALTER TABLE sc_ri REPLICA IDENTITY DEFAULT;
+UPDATE sc_ri SET v = v + 1 WHERE id = 6;
+ALTER TABLE sc_ri REPLICA IDENTITY FULL;
+SELECT refresh_mode, mode_reason_code, mode_reason FROM dynview.refresh('sc_ri_rows');
+SELECT dynview.verify('sc_ri_rows');
+-- such a change and a TRUNCATE in one window: the TRUNCATE is named
+ALTER TABLE sc_ri REPLICA IDENTITY DEFAULT;
+DELETE FROM sc_ri WHERE id = 7;
+ALTER TABLE sc_ri REPLICA IDENTITY FULL;
+BEGIN;
+CREATE TEMP TABLE sc_ri_keep AS SELECT * FROM sc_ri;
+TRUNCATE sc_ri;
+INSERT INTO sc_ri SELECT * FROM sc_ri_keep;
+DROP TABLE sc_ri_keep;
+COMMIT;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('sc_ri_sums');
 SELECT dynview.verify('sc_ri_sums');
 SELECT * FROM sc_ri_sums ORDER BY grp;
