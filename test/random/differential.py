@@ -1002,6 +1002,68 @@ def composite_queries(rng):
     return out
 
 
+def or_queries(rng):
+    """Conditions that are an OR of conjunct groups (TPC-H Q19): arms that share a join key and
+    conditions on one table's rows (made conditions of their own, optree.c push_quals), and arms
+    whose conditions on one table imply one on its rows (pushed down beside the OR), over comma
+    lists, inner joins' ON, a left join's WHERE (arms that keep the padded rows), one table, and
+    the composite-key tables; plain rows, groups and global aggregates.  Drawn with an rng of their
+    own and refreshed by their own draws (run_seed), so that a seed's other tables, DML and
+    refreshes stay as they were."""
+    cols = {"a": [("v", "int"), ("g", "int"), ("w", "text")], "b": [("x", "int")], "c": [("y", "int")],
+            "h": [("v", "int"), ("t", "text"), ("k2", "int")], "m": [("x", "int"), ("k2", "int")]}
+
+    def cond(t):
+        c, kind = rng.choice(cols[t])
+        n = rng.randint(0, 20 if c in ("v",) else 5)
+        if kind == "text":
+            return rng.choice([f"{t}.{c} = 'X'", f"{t}.{c} IS NULL", f"{t}.{c} <> 'y'", f"{t}.{c} IN ('X', 'y')"])
+        return rng.choice([f"{t}.{c} > {n}", f"{t}.{c} < {n}", f"{t}.{c} = {n}", f"{t}.{c} BETWEEN {n} AND {n + 3}",
+                           f"{t}.{c} IS NULL", f"{t}.{c} IS NOT NULL", f"coalesce({t}.{c}, 0) = {n}",
+                           f"({t}.{c} >= {n} OR {t}.{c} IS NULL)"])
+
+    def ors(tables, key):
+        shared = ([key] if key and rng.random() < 0.85 else []) + [cond(rng.choice(tables)) for _ in range(rng.randint(0, 2))]
+        arms = []
+        for _ in range(rng.randint(2, 3)):
+            own = [cond(rng.choice(tables)) for _ in range(rng.randint(1, 3))]
+            if key and not shared and rng.random() < 0.8:
+                own.append(key)
+            arm = shared + own
+            rng.shuffle(arm)
+            arms.append("(" + " AND ".join(arm) + ")")
+        if rng.random() < 0.1:
+            arms.append(f"({cond(tables[0])} AND NULL::boolean)")
+        return " OR ".join(arms)
+
+    shapes = [
+        (("a", "b"), "FROM a, b WHERE {o}", "b.a_id = a.id"),
+        (("a", "b"), "FROM a JOIN b ON {o}", "b.a_id = a.id"),
+        (("a", "b"), "FROM a LEFT JOIN b ON b.a_id = a.id WHERE {o}", None),
+        (("a", "b", "c"), "FROM a, b, c WHERE b.a_id = a.id AND ({o})", "c.a_id = a.id"),
+        (("a",), "FROM a WHERE {o}", None),
+        (("h", "m"), "FROM h, m WHERE {o}", "m.k1 = h.k1 AND m.k2 = h.k2"),
+    ]
+    outs = {"a": ("a.id", "a.g", "a.v", "count(a.v)"), "h": ("h.k1", "h.k2", "h.v", "count(h.v)")}
+    out = []
+    for i in range(4):
+        tables, frm, key = rng.choice(shapes)
+        first = "h" if tables[0] == "h" else "a"
+        other = tables[-1]
+        oc = cols[other][0][0]
+        idc, gc, vc, cnt = outs[first]
+        sel = rng.choice([
+            f"SELECT {idc}, {gc}, {other}.{oc} ",
+            f"SELECT {gc}, count(*) AS n, sum({other}.{oc}) AS s, {cnt} AS nv ",
+            f"SELECT count(*) AS n, sum({vc}) AS s, max({other}.{oc}) AS mx ",
+        ])
+        q = sel + frm.format(o=ors(list(tables), key))
+        if sel.startswith(f"SELECT {gc}, count"):
+            q += f" GROUP BY {gc}"
+        out.append((f"oq{i}", q, {"OR of conjunct groups"}))
+    return out
+
+
 def composite_dml(rng, cur):
     """One change of h or m (composite keys): inserts with NULLs in m's key columns, updates of
     keys (one column of two) and of values, deletes."""
@@ -1305,6 +1367,9 @@ def run_seed(seed, steps, nested, tally):
     defs += c_defs
     i_defs = inheritance_queries(i_rng)
     defs += i_defs
+    o_rng = random.Random(f"or-{seed}")
+    o_defs = or_queries(o_rng)
+    defs += o_defs
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -1329,7 +1394,9 @@ def run_seed(seed, steps, nested, tally):
     ns_names = [n for n, _, _ in ns_defs]
     c_names = [n for n, _, _ in c_defs]
     i_names = [n for n, _, _ in i_defs]
-    main_names = [n for n in names if n not in ns_names and n not in c_names and n not in i_names]
+    o_names = [n for n, _, _ in o_defs]
+    main_names = [n for n in names
+                  if n not in ns_names and n not in c_names and n not in i_names and n not in o_names]
     # the composite tables' writers, driven by c_rng (their lock timeouts and rollbacks leave
     # the main writers' transactions as they were)
     c_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
@@ -1452,6 +1519,8 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
         side_step(c_rng, c_writers, composite_dml, 0.7, c_names, C_REFRESH_P, step)
         side_step(i_rng, i_writers, inheritance_dml, 0.6, i_names, I_REFRESH_P, step)
+        if o_rng.random() < REFRESH_P / 2 or step == steps - 1:
+            refresh_and_verify(o_rng.choice(o_names), f"at step {step}")
     for n in names:
         refresh_and_verify(n, "at the end")
     # nothing writes any more: each table must equal its query now, row by row as text
