@@ -2435,17 +2435,49 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
 
 /*
  * register_net - the groups of consolidate_delta as the ephemeral named
- * relation dv_net (dv_row, dv_key, dv_weight: tt's shape).
+ * relation dv_net: dv_row, dv_key, dv_weight (tt's shape), then the row's
+ * columns apart as dv_c1, dv_c2, ... (its type's columns that are not
+ * dropped, in order), which the INSERT reads: "(n.dv_row).*" took each
+ * column out of the composite apart, walking it from its start each time
+ * past the first column of variable width.  Returns the number of those
+ * columns.
  */
-static void
+static int
 register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
 {
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+	TupleDesc	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(tt->tupdesc, 1), -1);
+	TupleDesc	desc;
+	int			ncols = 0;
+	Datum	   *values;
+	bool	   *nulls;
+	Datum	   *rv;
+	bool	   *rn;
 
+	for (int k = 0; k < rowdesc->natts; k++)
+		if (!TupleDescAttr(rowdesc, k)->attisdropped)
+			ncols++;
+	desc = CreateTemplateTupleDesc(3 + ncols);
+	for (int k = 0; k < 3; k++)
+		TupleDescCopyEntry(desc, k + 1, tt->tupdesc, k + 1);
+	ncols = 0;
+	for (int k = 0; k < rowdesc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(rowdesc, k);
+
+		if (att->attisdropped)
+			continue;
+		ncols++;
+		TupleDescInitEntry(desc, 3 + ncols, psprintf("dv_c%d", ncols), att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntryCollation(desc, 3 + ncols, att->attcollation);
+	}
+	values = palloc(sizeof(Datum) * (3 + ncols));
+	nulls = palloc(sizeof(bool) * (3 + ncols));
+	rv = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
+	rn = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
 	for (uint64 g = 0; g < ngroups; g++)
 	{
-		Datum		values[3];
-		bool		nulls[3];
+		int			c = 3;
 
 		values[0] = SPI_getbinval(tt->vals[groups[g].first], tt->tupdesc, 1, &nulls[0]);
 		if (groups[g].key_row >= 0)
@@ -2457,9 +2489,23 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
 		}
 		values[2] = Int64GetDatum(groups[g].weight);
 		nulls[2] = false;
-		tuplestore_putvalues(ts, tt->tupdesc, values, nulls);
+		if (nulls[0])
+			memset(rn, true, sizeof(bool) * rowdesc->natts);
+		else
+			deform_row(values[0], rowdesc, rv, rn);
+		for (int k = 0; k < rowdesc->natts; k++)
+		{
+			if (TupleDescAttr(rowdesc, k)->attisdropped)
+				continue;
+			values[c] = rv[k];
+			nulls[c] = rn[k];
+			c++;
+		}
+		tuplestore_putvalues(ts, desc, values, nulls);
 	}
-	dv_register_store("dv_net", ts, tt->tupdesc, ngroups);
+	dv_register_store("dv_net", ts, desc, ngroups);
+	FreeTupleDesc(rowdesc);
+	return ncols;
 }
 
 /*
@@ -2489,6 +2535,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	char	   *key_delete = NULL;
 	DeltaGroup *net;
 	uint64		net_rows;
+	int			net_cols;
 	StringInfoData del;
 	Relation	rel;
 	TypeCacheEntry *tc;
@@ -2517,7 +2564,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 			max_weight = Max(max_weight, w);
 		}
 	}
-	register_net(SPI_tuptable, net, net_rows);
+	net_cols = register_net(SPI_tuptable, net, net_rows);
 	if (expected > 0 && plan->spj_key != NIL)
 		key_delete = key_delete_sql(dt, plan->spj_key, target);
 	if (key_delete != NULL)
@@ -2605,8 +2652,13 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	/* (copies of a row only where a weight is above 1: no function scan per row) */
 	if (positive > 0)
 	{
-		res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n%s "
-													  "WHERE n.dv_weight > 0 RETURNING *", target,
+		StringInfoData flat;
+
+		initStringInfo(&flat);
+		for (int k = 1; k <= net_cols; k++)
+			appendStringInfo(&flat, "%sn.dv_c%d", k > 1 ? ", " : "", k);
+		res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_net n%s "
+													  "WHERE n.dv_weight > 0 RETURNING *", target, flat.data,
 													  max_weight > 1 ? ", pg_catalog.generate_series(1, n.dv_weight)" : ""),
 											 snapshot, false);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
