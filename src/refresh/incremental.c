@@ -2327,8 +2327,9 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
 	if (n == 0)
 		return NULL;
 	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(desc, 1), -1);
-	order = palloc(sizeof(DeltaRowHash) * n);
-	groups = palloc(sizeof(DeltaGroup) * n);
+	/* (as SPI's own array of the rows, past 1 GB for a delta of tens of millions of rows) */
+	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaRowHash) * n);
+	groups = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaGroup) * n);
 	va = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
 	vb = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
 	na = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
