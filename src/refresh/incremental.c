@@ -2510,7 +2510,8 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
 }
 
 /*
- * apply_spj - consolidate the delta, delete the rows with negative net
+ * apply_spj - consolidate the delta (consolidate_delta, in C: no text form
+ * of the rows that are inserted), delete the rows with negative net
  * weight (that many copies each), insert those with positive.  Returns false
  * if the table did not hold a row the delta removes (it was not what its
  * data snapshot says): the caller then refreshes in full.
