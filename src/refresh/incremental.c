@@ -41,6 +41,8 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "common/hashfn.h"
+#include "common/int.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_inherits.h"
@@ -2403,7 +2405,269 @@ key_delete_sql(DvTable *dt, List *key, const char *target)
 }
 
 /*
- * apply_spj - consolidate the delta, delete the rows with negative net
+ * A distinct row of an SPJ table's delta (consolidate_delta): the delta row
+ * it was first seen in, the one that carries its text form (a row with
+ * negative weight), and its net weight.
+ */
+typedef struct DeltaGroup
+{
+	uint64		first;
+	int64		key_row;		/* -1: none of its rows had negative weight */
+	int64		weight;
+} DeltaGroup;
+
+typedef struct DeltaRowHash
+{
+	uint32		hash;
+	uint64		row;
+} DeltaRowHash;
+
+static int
+delta_row_hash_cmp(const void *a, const void *b)
+{
+	const DeltaRowHash *x = a;
+	const DeltaRowHash *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row ? 1 : 0;
+}
+
+/* deform the composite datum d (a row of rowdesc) into values and nulls */
+static void
+deform_row(Datum d, TupleDesc rowdesc, Datum *values, bool *nulls)
+{
+	HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+	HeapTupleData tmp;
+
+	tmp.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tmp.t_self);
+	tmp.t_tableOid = InvalidOid;
+	tmp.t_data = th;
+	heap_deform_tuple(&tmp, rowdesc, values, nulls);
+}
+
+/*
+ * consolidate_delta - the n rows of tt (dv_row, a row of the table's type;
+ * dv_key, its text form where dv_weight is negative, else NULL; dv_weight,
+ * int8) summed per distinct row; returns the groups whose weight is not 0
+ * (*ngroups of them), in no particular order.
+ *
+ * Rows are the same when every column is NULL in both or has the same
+ * binary image in both (datum_image_eq: a compressed or out-of-line value
+ * compared by its contents), which implies the same text form.  This is
+ * what a GROUP BY of the rows' text forms (sorted) did, without the text
+ * form of every row: only the rows that leave the table have theirs, the
+ * DELETEs find them by it.  Two rows of the same text form but different
+ * images (a float NaN of another bit pattern) stay apart: the DELETEs take
+ * each's table row by the text form, and where two negative rows name the
+ * same table rows the count of deleted rows tells, and the caller
+ * refreshes in full.  Rows are ordered by a hash of their images and only
+ * rows of equal hash compared, so the cost grows with the delta.
+ */
+static DeltaGroup *
+consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
+{
+	TupleDesc	desc = tt->tupdesc;
+	TupleDesc	rowdesc;
+	DeltaRowHash *order;
+	DeltaGroup *groups;
+	Datum	   *va,
+			   *vb;
+	bool	   *na,
+			   *nb;
+	uint64		count = 0;
+	uint64		out = 0;
+
+	*ngroups = 0;
+	if (n == 0)
+		return NULL;
+	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(desc, 1), -1);
+	/* (as SPI's own array of the rows, past 1 GB for a delta of tens of millions of rows) */
+	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaRowHash) * n);
+	groups = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaGroup) * n);
+	va = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
+	vb = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
+	na = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
+	nb = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(tt->vals[i], desc, 1, &isnull);
+		uint32		h = 0;
+
+		if (!isnull)
+		{
+			deform_row(d, rowdesc, va, na);
+			for (int k = 0; k < rowdesc->natts; k++)
+			{
+				Form_pg_attribute att = TupleDescAttr(rowdesc, k);
+
+				h = hash_combine(h, na[k] ? 0x9e3779b9 :
+								 datum_image_hash(va[k], att->attbyval, att->attlen));
+			}
+		}
+		order[i].hash = h;
+		order[i].row = i;
+		CHECK_FOR_INTERRUPTS();
+	}
+	qsort(order, n, sizeof(DeltaRowHash), delta_row_hash_cmp);
+	for (uint64 s = 0; s < n;)
+	{
+		uint64		e = s + 1;
+		uint64		run_first = count;
+
+		while (e < n && order[e].hash == order[s].hash)
+			e++;
+		for (uint64 j = s; j < e; j++)
+		{
+			uint64		r = order[j].row;
+			bool		rnull;
+			Datum		rd = SPI_getbinval(tt->vals[r], desc, 1, &rnull);
+			bool		wnull;
+			Datum		wd = SPI_getbinval(tt->vals[r], desc, 3, &wnull);
+			int64		w = wnull ? 0 : DatumGetInt64(wd);	/* (as sum() skips a NULL) */
+			bool		knull;
+			uint64		g;
+
+			(void) SPI_getbinval(tt->vals[r], desc, 2, &knull);
+			if (!rnull && e - s > 1)
+				deform_row(rd, rowdesc, va, na);
+			/* the groups of this run of equal hashes: is r the same row as one of them? */
+			for (g = run_first; g < count; g++)
+			{
+				bool		gnull;
+				Datum		gd = SPI_getbinval(tt->vals[groups[g].first], desc, 1, &gnull);
+				bool		same = (gnull == rnull);
+
+				if (same && !rnull)
+				{
+					deform_row(gd, rowdesc, vb, nb);
+					for (int k = 0; k < rowdesc->natts && same; k++)
+					{
+						Form_pg_attribute att = TupleDescAttr(rowdesc, k);
+
+						same = na[k] == nb[k] &&
+							(na[k] || datum_image_eq(va[k], vb[k], att->attbyval, att->attlen));
+					}
+				}
+				if (same)
+					break;
+			}
+			if (g == count)
+			{
+				groups[count].first = r;
+				groups[count].key_row = -1;
+				groups[count].weight = 0;
+				count++;
+			}
+			if (pg_add_s64_overflow(groups[g].weight, w, &groups[g].weight))
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("bigint out of range")));
+			if (!knull && groups[g].key_row < 0)
+				groups[g].key_row = (int64) r;
+		}
+		s = e;
+		CHECK_FOR_INTERRUPTS();
+	}
+	for (uint64 g = 0; g < count; g++)
+	{
+		if (groups[g].weight == 0)
+			continue;
+		/* (a negative sum has a negative term, whose row has its text form) */
+		if (groups[g].weight < 0 && groups[g].key_row < 0)
+			elog(ERROR, "dynview: delta row of negative weight without its text form");
+		groups[out++] = groups[g];
+	}
+	pfree(order);
+	pfree(va);
+	pfree(vb);
+	pfree(na);
+	pfree(nb);
+	FreeTupleDesc(rowdesc);
+	*ngroups = out;
+	return groups;
+}
+
+/*
+ * register_net - the groups of consolidate_delta as the ephemeral named
+ * relation dv_net: dv_row, dv_key, dv_weight (tt's shape), then the row's
+ * columns apart as dv_c1, dv_c2, ... (its type's columns that are not
+ * dropped, in order), which the INSERT reads: "(n.dv_row).*" took each
+ * column out of the composite apart, walking it from its start each time
+ * past the first column of variable width.  Returns the number of those
+ * columns.
+ */
+static int
+register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
+{
+	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+	TupleDesc	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(tt->tupdesc, 1), -1);
+	TupleDesc	desc;
+	int			ncols = 0;
+	Datum	   *values;
+	bool	   *nulls;
+	Datum	   *rv;
+	bool	   *rn;
+
+	for (int k = 0; k < rowdesc->natts; k++)
+		if (!TupleDescAttr(rowdesc, k)->attisdropped)
+			ncols++;
+	desc = CreateTemplateTupleDesc(3 + ncols);
+	for (int k = 0; k < 3; k++)
+		TupleDescCopyEntry(desc, k + 1, tt->tupdesc, k + 1);
+	ncols = 0;
+	for (int k = 0; k < rowdesc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(rowdesc, k);
+
+		if (att->attisdropped)
+			continue;
+		ncols++;
+		TupleDescInitEntry(desc, 3 + ncols, psprintf("dv_c%d", ncols), att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntryCollation(desc, 3 + ncols, att->attcollation);
+	}
+	values = palloc(sizeof(Datum) * (3 + ncols));
+	nulls = palloc(sizeof(bool) * (3 + ncols));
+	rv = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
+	rn = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
+	for (uint64 g = 0; g < ngroups; g++)
+	{
+		int			c = 3;
+
+		values[0] = SPI_getbinval(tt->vals[groups[g].first], tt->tupdesc, 1, &nulls[0]);
+		if (groups[g].key_row >= 0)
+			values[1] = SPI_getbinval(tt->vals[groups[g].key_row], tt->tupdesc, 2, &nulls[1]);
+		else
+		{
+			values[1] = (Datum) 0;
+			nulls[1] = true;
+		}
+		values[2] = Int64GetDatum(groups[g].weight);
+		nulls[2] = false;
+		if (nulls[0])
+			memset(rn, true, sizeof(bool) * rowdesc->natts);
+		else
+			deform_row(values[0], rowdesc, rv, rn);
+		for (int k = 0; k < rowdesc->natts; k++)
+		{
+			if (TupleDescAttr(rowdesc, k)->attisdropped)
+				continue;
+			values[c] = rv[k];
+			nulls[c] = rn[k];
+			c++;
+		}
+		tuplestore_putvalues(ts, desc, values, nulls);
+	}
+	dv_register_store("dv_net", ts, desc, ngroups);
+	FreeTupleDesc(rowdesc);
+	return ncols;
+}
+
+/*
+ * apply_spj - consolidate the delta (consolidate_delta, in C: no text form
+ * of the rows that are inserted), delete the rows with negative net
  * weight (that many copies each), insert those with positive.  Returns false
  * if the table did not hold a row the delta removes (it was not what its
  * data snapshot says): the caller then refreshes in full.
@@ -2427,22 +2691,28 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	uint64		positive = 0;
 	int64		max_weight = 0;
 	char	   *key_delete = NULL;
+	DeltaGroup *net;
+	uint64		net_rows;
+	int			net_cols;
 	StringInfoData del;
 	Relation	rel;
 	TypeCacheEntry *tc;
 
-	/* the consolidated delta of the result: one row per distinct row, net weight */
+	/*
+	 * The delta of the result, each row with its text form where its weight
+	 * is negative (the DELETEs below find the table's rows by it), then
+	 * consolidated here: one row per distinct row, net weight.
+	 */
 	dv_exec_at(psprintf("WITH dv_d AS (%s), "
-					 "dv_x AS (SELECT ROW(%s)::%s AS dv_row, d.dv_weight FROM dv_d d) "
-					 "SELECT (pg_catalog.array_agg(dv_row))[1] AS dv_row, dv_row::text AS dv_key, "
-					 "       pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_weight "
-					 "FROM dv_x GROUP BY dv_row::text HAVING pg_catalog.sum(dv_weight) <> 0",
+					 "dv_x AS (SELECT ROW(%s)::%s AS dv_row, d.dv_weight::pg_catalog.int8 AS dv_weight FROM dv_d d) "
+					 "SELECT dv_row, CASE WHEN dv_weight < 0 THEN dv_row::pg_catalog.text END AS dv_key, dv_weight "
+					 "FROM dv_x",
 					 dv_delta_sql(plan), cols, target),
 			snapshot, true);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	net = consolidate_delta(SPI_tuptable, SPI_processed, &net_rows);
+	for (uint64 i = 0; i < net_rows; i++)
 	{
-		bool		isnull;
-		int64		w = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+		int64		w = net[i].weight;
 
 		if (w < 0)
 			expected += (uint64) -w;
@@ -2452,7 +2722,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 			max_weight = Max(max_weight, w);
 		}
 	}
-	dv_register_tuples("dv_net");
+	net_cols = register_net(SPI_tuptable, net, net_rows);
 	if (expected > 0 && plan->spj_key != NIL)
 		key_delete = key_delete_sql(dt, plan->spj_key, target);
 	if (key_delete != NULL)
@@ -2540,8 +2810,13 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	/* (copies of a row only where a weight is above 1: no function scan per row) */
 	if (positive > 0)
 	{
-		res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT (n.dv_row).* FROM dv_net n%s "
-													  "WHERE n.dv_weight > 0 RETURNING *", target,
+		StringInfoData flat;
+
+		initStringInfo(&flat);
+		for (int k = 1; k <= net_cols; k++)
+			appendStringInfo(&flat, "%sn.dv_c%d", k > 1 ? ", " : "", k);
+		res->rows_inserted = (int64) dv_exec_at(psprintf("INSERT INTO %s SELECT %s FROM dv_net n%s "
+													  "WHERE n.dv_weight > 0 RETURNING *", target, flat.data,
 													  max_weight > 1 ? ", pg_catalog.generate_series(1, n.dv_weight)" : ""),
 											 snapshot, false);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
