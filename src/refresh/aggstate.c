@@ -2411,33 +2411,54 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			{
 				/*
 				 * One row per group (choose_arrays): the changed groups'
-				 * multiplicities, unnested, and the delta, summed per (group,
+				 * rows (dv_mo<j>, found by their index: plain equality for
+				 * keys without a null, the null-matching form only for keys
+				 * with one, which uses the index's first column alone), their
+				 * multiplicities unnested and the delta summed per (group,
 				 * value): om the old multiplicity, dw its change (dv_mg<j>);
-				 * 0 -> n and n -> 0 as below.  The groups' arrays are then
-				 * written anew from it, a group left without values deleted.
+				 * 0 -> n and n -> 0 as below.  Those rows are then deleted by
+				 * their ctids and each group's arrays written anew, a group
+				 * left without values not.
 				 */
+				char	   *mo = psprintf("dv_mo%d", j);
 				char	   *mg = psprintf("dv_mg%d", j);
+				StringInfoData eq;
+				StringInfoData anynull;
 
+				initStringInfo(&eq);
+				initStringInfo(&anynull);
+				for (int k = 1; k <= nkeys; k++)
+				{
+					appendStringInfo(&eq, "%ss.g%d = k.g%d", k > 1 ? " AND " : "", k, k);
+					appendStringInfo(&anynull, "%sg%d IS NULL", k > 1 ? " OR " : "", k);
+				}
+				n = dv_exec_at(psprintf("SELECT s.ctid AS dv_ctid, %ss.vs, s.ms "
+										"FROM (SELECT DISTINCT %s FROM %s) k JOIN %s s ON %s "
+										"UNION ALL SELECT s.ctid, %ss.vs, s.ms "
+										"FROM (SELECT DISTINCT %s FROM %s WHERE %s) k JOIN %s s ON %s",
+										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, dist, eq.data,
+										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, anynull.data, dist,
+										key_match(nkeys, "s", "k")),
+							   snapshot, false);
+				dv_register_tuples(mo);
+				enrs = lappend(enrs, mo);
 				dv_exec_at(psprintf("SELECT %sv, pg_catalog.sum(om)::pg_catalog.int8 AS om, "
 									"pg_catalog.sum(dw)::pg_catalog.int8 AS dw FROM ("
-									"SELECT %su.v, u.m AS om, 0::pg_catalog.int8 AS dw "
-									"FROM (SELECT DISTINCT %s FROM %s) k JOIN %s s ON %s "
-									"CROSS JOIN LATERAL ROWS FROM (pg_catalog.unnest(s.vs), pg_catalog.unnest(s.ms)) u(v, m) "
+									"SELECT %su.v, u.m AS om, 0::pg_catalog.int8 AS dw FROM %s o "
+									"CROSS JOIN LATERAL ROWS FROM (pg_catalog.unnest(o.vs), pg_catalog.unnest(o.ms)) u(v, m) "
 									"UNION ALL SELECT %sv, 0::pg_catalog.int8, dv_w FROM %s) dv_m%s",
-									keys, key_list(nkeys, "s."), key_cols(nkeys, ""), dd, dist,
-									key_match(nkeys, "s", "k"), keys, dd, group_by(nkeys, "v")),
+									keys, key_list(nkeys, "o."), mo, keys, dd, group_by(nkeys, "v")),
 						   snapshot, false);
 				dv_register_tuples(mg);
 				enrs = lappend(enrs, mg);
-				dv_exec_at(psprintf("MERGE INTO %s s USING (SELECT %s"
-									"pg_catalog.array_agg(v) FILTER (WHERE om + dw <> 0) AS vs, "
-									"pg_catalog.array_agg(om + dw) FILTER (WHERE om + dw <> 0) AS ms "
-									"FROM %s%s) d ON %s "
-									"WHEN MATCHED AND d.vs IS NULL THEN DELETE "
-									"WHEN MATCHED THEN UPDATE SET vs = d.vs, ms = d.ms "
-									"WHEN NOT MATCHED AND d.vs IS NOT NULL THEN INSERT VALUES (%sd.vs, d.ms)",
-									dist, keys, mg, group_by(nkeys, NULL), key_match(nkeys, "s", "d"),
-									key_list(nkeys, "d.")),
+				if (n > 0)
+					dv_exec_at(psprintf("DELETE FROM %s WHERE ctid = ANY (ARRAY(SELECT dv_ctid FROM %s))", dist, mo),
+							   snapshot, false);
+				dv_exec_at(psprintf("INSERT INTO %s SELECT %s"
+									"pg_catalog.array_agg(v) FILTER (WHERE om + dw <> 0), "
+									"pg_catalog.array_agg(om + dw) FILTER (WHERE om + dw <> 0) "
+									"FROM %s%s HAVING pg_catalog.bool_or(om + dw <> 0)",
+									dist, keys, mg, group_by(nkeys, NULL)),
 						   snapshot, false);
 				dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN om = 0 AND om + dw > 0 THEN 1 "
 									"  WHEN om > 0 AND om + dw = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
