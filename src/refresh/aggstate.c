@@ -1111,13 +1111,19 @@ typedef struct DistinctCountReceiver
 	bool		state_written;
 } DistinctCountReceiver;
 
-/* does the state table have the columns g1..gn (the fill's types), dv_count, dv_recompute, a1..ak, int8? */
+/*
+ * state_fits_counts - does the state table state have the columns g1..gn
+ * of the types of keys' first nkeys columns (and their typmods, or none),
+ * then dv_count, dv_recompute and naggs counts a1..ak (int8)?  (The
+ * writers of the state rows that count, DistinctCountReceiver and
+ * ArrayFillReceiver, store them as they are.)
+ */
 static bool
-state_fits_counts(DistinctCountReceiver *r, TupleDesc fill)
+state_fits_counts(Oid state, TupleDesc keys, int nkeys, int naggs)
 {
-	Relation	rel = table_open(r->state, AccessShareLock);
+	Relation	rel = table_open(state, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
-	bool		ok = desc->natts == r->nkeys + 2 + r->naggs;
+	bool		ok = desc->natts == nkeys + 2 + naggs;
 
 	for (int i = 0; ok && i < desc->natts; i++)
 	{
@@ -1125,11 +1131,11 @@ state_fits_counts(DistinctCountReceiver *r, TupleDesc fill)
 
 		if (a->attisdropped)
 			ok = false;
-		else if (i < r->nkeys)
-			ok = a->atttypid == TupleDescAttr(fill, i)->atttypid &&
-				(a->atttypmod < 0 || a->atttypmod == TupleDescAttr(fill, i)->atttypmod);
+		else if (i < nkeys)
+			ok = a->atttypid == TupleDescAttr(keys, i)->atttypid &&
+				(a->atttypmod < 0 || a->atttypmod == TupleDescAttr(keys, i)->atttypmod);
 		else
-			ok = a->atttypid == (i == r->nkeys + 1 ? BOOLOID : INT8OID);
+			ok = a->atttypid == (i == nkeys + 1 ? BOOLOID : INT8OID);
 	}
 	table_close(rel, AccessShareLock);
 	return ok;
@@ -1148,7 +1154,8 @@ distinct_count_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	MemoryContext old;
 
 	r->rel->rStartup(r->rel, operation, typeinfo);
-	if (!OidIsValid(r->state) || typeinfo->natts != r->nkeys + 2 || !state_fits_counts(r, typeinfo))
+	if (!OidIsValid(r->state) || typeinfo->natts != r->nkeys + 2 ||
+		!state_fits_counts(r->state, typeinfo, r->nkeys, r->naggs))
 		return;
 	for (int i = 0; i < r->nkeys; i++)
 	{
@@ -1414,35 +1421,6 @@ columns_fit(Oid relid, const char *sql, int ncols)
 }
 
 /*
- * does the state table stateid have the columns g1..gn of the multiplicity
- * table distid's types, then dv_count, dv_recompute and naggs counts (int8)?
- */
-static bool
-state_fits_arrays(Oid stateid, Oid distid, int nkeys, int naggs)
-{
-	Relation	srel = table_open(stateid, AccessShareLock);
-	Relation	drel = table_open(distid, AccessShareLock);
-	TupleDesc	sd = RelationGetDescr(srel);
-	bool		ok = sd->natts == nkeys + 2 + naggs;
-
-	for (int i = 0; ok && i < sd->natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(sd, i);
-
-		if (a->attisdropped)
-			ok = false;
-		else if (i < nkeys)
-			ok = a->atttypid == TupleDescAttr(RelationGetDescr(drel), i)->atttypid &&
-				a->atttypmod == TupleDescAttr(RelationGetDescr(drel), i)->atttypmod;
-		else
-			ok = a->atttypid == (i == nkeys + 1 ? BOOLOID : INT8OID);
-	}
-	table_close(drel, AccessShareLock);
-	table_close(srel, AccessShareLock);
-	return ok;
-}
-
-/*
  * fill_distinct_arrays - fill_distinct_once for multiplicities kept one row
  * per group (choose_arrays): one evaluation of the input, counted per
  * (group, x) and aggregated per group (dist_arrays_fill_sql), each group
@@ -1460,9 +1438,15 @@ fill_distinct_arrays(DvTable *dt, DvPlan *plan, const char *input, Snapshot snap
 	int			naggs = list_length(plan->aggs);
 	char	   *sql = dist_arrays_fill_sql(nkeys, j, input, true);
 	ArrayFillReceiver *r;
+	Relation	dist;
+	bool		fits;
 
-	if (!OidIsValid(stateid) || !fillable(stateid) || !columns_fit(distid, sql, nkeys + 2) ||
-		!state_fits_arrays(stateid, distid, nkeys, naggs))
+	if (!OidIsValid(stateid) || !fillable(stateid) || !columns_fit(distid, sql, nkeys + 2))
+		return false;
+	dist = table_open(distid, AccessShareLock);
+	fits = state_fits_counts(stateid, RelationGetDescr(dist), nkeys, naggs);
+	table_close(dist, AccessShareLock);
+	if (!fits)
 		return false;
 	r = palloc0(sizeof(ArrayFillReceiver));
 	dv_dest_receiver_init(&r->pub, DestTransientRel, array_fill_startup, array_fill_receive,
