@@ -1489,10 +1489,12 @@ fill_distinct_arrays(DvTable *dt, DvPlan *plan, const char *input, Snapshot snap
  * multiplicities (TPC-H Q16 at scale 1000: 175,727 rows, 0.4 s of a 2.5 s
  * build; bench/README.md); before that, the state's fill evaluated the input
  * with a count(DISTINCT), which sorts each group and is never parallel, and
- * the multiplicities' fill evaluated it again.  Returns false, nothing
- * done, when the query has another shape, or the multiplicity table was
- * not created in this subtransaction or has an index (it could not be
- * written in bulk).  Call as the table's owner (dv_run_as_owner).
+ * the multiplicities' fill evaluated it again.  Multiplicities kept one
+ * row per group (choose_arrays) are filled by fill_distinct_arrays instead.
+ * Returns false, nothing done, when the query has another shape, or the
+ * multiplicity table was not created in this subtransaction or has an
+ * index (it could not be written in bulk).  Call as the table's owner
+ * (dv_run_as_owner).
  */
 static bool
 fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapshot)
