@@ -26,7 +26,8 @@
  * planner estimates few values per group (dynview.distinct_values_per_row,
  * choose_arrays), one row per group (g1..gn, vs, ms): its non-null values
  * and their multiplicities as two arrays of one order; a value counts when
- * its multiplicity goes 0 -> n and stops at n -> 0.  min/max take least/greatest of inserted values; a
+ * its multiplicity goes 0 -> n and stops at n -> 0.  min/max take
+ * least/greatest of inserted values; a
  * change that removes the current extreme flags the group for recompute,
  * which reads only that group's input at the refresh's snapshot.  (The
  * comparisons use the state column's collation, which is the aggregate's
@@ -638,15 +639,21 @@ dist_arrays(Oid distid)
 	return OidIsValid(distid) && get_attnum(distid, "vs") != InvalidAttrNumber;
 }
 
-/* the planner's estimate of the rows of the SELECT sql (as plans_parallel plans it) */
-static double
-planned_rows(const char *sql)
+/* the SELECT sql planned as dv_exec_fill plans it (CURSOR_OPT_PARALLEL_OK); not kept */
+static PlannedStmt *
+plan_fill(const char *sql)
 {
 	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
 	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
-	PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
 
-	return plan->planTree->plan_rows;
+	return pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+}
+
+/* the planner's estimate of the rows of the SELECT sql */
+static double
+planned_rows(const char *sql)
+{
+	return plan_fill(sql)->planTree->plan_rows;
 }
 
 /*
@@ -832,11 +839,7 @@ fill_state(DvTable *dt, const char *name, const char *sql, const char *alt, Snap
 static bool
 plans_parallel(const char *sql)
 {
-	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
-	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
-	PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
-
-	return plan->parallelModeNeeded;
+	return plan_fill(sql)->parallelModeNeeded;
 }
 
 /*
