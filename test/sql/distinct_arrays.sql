@@ -145,6 +145,25 @@ SELECT (SELECT count(*) FROM ((TABLE arrays EXCEPT ALL TABLE rows0) UNION ALL (T
 -- a global count(DISTINCT) (one group: no arrays) and the setting's bounds
 SELECT dynview.create_dynamic_table('da.global', 'SELECT count(DISTINCT x) AS dx FROM da.src', schedule => 'manual');
 SELECT shape('da.global'), dynview.verify('da.global');
+-- a count(DISTINCT) argument longer than a btree entry takes (3 kB that do not compress): the
+-- arrays are not indexed, so the table builds and refreshes (one row per value fails with 54000,
+-- brk12_long_key_build)
+CREATE TABLE long_src (id int PRIMARY KEY, g int, k text);
+INSERT INTO long_src SELECT i, i % 2, (SELECT string_agg(md5((i * 1000 + j)::text), '') FROM generate_series(1, 94) j)
+  FROM generate_series(1, 3) i;
+ANALYZE long_src;
+SELECT dynview.create_dynamic_table('da.long_values', 'SELECT g, count(DISTINCT k) AS nk, count(*) AS n FROM da.long_src GROUP BY g',
+  schedule => 'manual');
+CREATE TABLE long_defs (name text);
+INSERT INTO long_defs VALUES ('long_values');
+SELECT shape('da.long_values'), dynview.verify('da.long_values');
+INSERT INTO long_src SELECT 10 + i, i % 2, (SELECT string_agg(md5((i * 7 + j)::text), '') FROM generate_series(1, 94) j)
+  FROM generate_series(1, 2) i;
+INSERT INTO long_src SELECT 20, 0, k FROM long_src WHERE id = 1;
+DELETE FROM long_src WHERE id = 3;
+SELECT * FROM dv_refresh_rows('da.long_defs');
+SELECT g, nk, n FROM long_values ORDER BY g;
+SELECT dynview.drop_dynamic_table('da.long_values');
 -- the setting's bounds
 SET dynview.distinct_values_per_row = -1;
 RESET dynview.distinct_values_per_row;
