@@ -41,6 +41,7 @@ bool		dv_keep_freed_memory = true;
 bool		dv_linear_windows_as_is = true;
 bool		dv_window_filter_functions = true;
 bool		dv_index_recompute_pairs = true;
+int			dv_distinct_values_per_row = 256;
 
 static void
 define_gucs(void)
@@ -125,6 +126,12 @@ define_gucs(void)
 							 "the table is then built about as fast as CREATE MATERIALIZED VIEW builds a view (TPC-H Q20); off, such a subquery keeps its state.",
 							 &dv_index_recompute_pairs, true, PGC_USERSET,
 							 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dynview.distinct_values_per_row",
+							"Most distinct values per group, as the planner estimates them, for which the multiplicities of a count(DISTINCT) kept in place are stored one row per group (arrays of its values and their counts) instead of one row per group and value.",
+							"Read when the state is built (the table's creation, a FULL refresh). One row per group writes and indexes as many rows as the table has groups, "
+							"and a refresh rewrites each changed group's arrays; one row per value writes and indexes a row per group and value, and a refresh probes the changed values. 0: always one row per value.",
+							&dv_distinct_values_per_row, 256, 0, 100000, PGC_USERSET,
+							0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dynview.linear_windows_as_is",
 							 "An incremental refresh whose every consumer of the changes is linear in their weights reads the windows without consolidating them.",
 							 "Aggregates kept in place whose aggregates are all sums of weighted rows (count, sum, avg, the variance family, bool_and/or), over scans, filters and inner joins: "

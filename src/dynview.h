@@ -47,6 +47,7 @@ extern double dv_full_refresh_change_ratio;
 extern bool dv_linear_windows_as_is;
 extern bool dv_window_filter_functions;
 extern bool dv_index_recompute_pairs;
+extern int	dv_distinct_values_per_row;
 extern int	dv_history_retention;
 extern int	dv_max_sources_per_role;
 extern int	dv_lock_timeout;

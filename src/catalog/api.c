@@ -1053,7 +1053,7 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 				[DV_AGG_AVG] = "sum and non-null count added in place, divided",
 				[DV_AGG_MIN] = "least of inserted values; group recomputed when its minimum is removed",
 				[DV_AGG_MAX] = "greatest of inserted values; group recomputed when its maximum is removed",
-				[DV_AGG_COUNT_DISTINCT] = "multiplicity per value in a state table; counted at 0 -> n, uncounted at n -> 0",
+				[DV_AGG_COUNT_DISTINCT] = "multiplicity per value in a state table, a row per group or per group and value (dynview.distinct_values_per_row); counted at 0 -> n, uncounted at n -> 0",
 				[DV_AGG_BOOL_AND] = "counts of non-null and true inputs added in place; true when they are equal",
 				[DV_AGG_BOOL_OR] = "counts of non-null and true inputs added in place; true when some input is true",
 				[DV_AGG_VAR_SAMP] = "non-null count, sum and sum of squares added in place; computed from them as numeric does",

@@ -21,9 +21,13 @@
  *	nt<j>		  bool_and/bool_or: the true inputs (false ones are n - nt)
  * (An aggregate without GROUP BY inside the query, a subquery operator,
  * keeps dynview_state.ext_<relid>_<n>: analyze/optree.h; built here too.)
- * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>
- * (g1..gn, v, dv_mult): a value counts when its multiplicity goes 0 -> n and
- * stops at n -> 0.  min/max take least/greatest of inserted values; a
+ * count(DISTINCT x) keeps multiplicities in dynview_state.dist_<relid>_<j>,
+ * either one row per group and value (g1..gn, v, dv_mult) or, when the
+ * planner estimates few values per group (dynview.distinct_values_per_row,
+ * choose_arrays), one row per group (g1..gn, vs, ms): its non-null values
+ * and their multiplicities as two arrays of one order; a value counts when
+ * its multiplicity goes 0 -> n and stops at n -> 0.  min/max take
+ * least/greatest of inserted values; a
  * change that removes the current extreme flags the group for recompute,
  * which reads only that group's input at the refresh's snapshot.  (The
  * comparisons use the state column's collation, which is the aggregate's
@@ -625,6 +629,89 @@ state_indexed(DvPlan *plan)
 }
 
 /*
+ * dist_arrays - does the multiplicity table distid keep one row per group
+ * (columns vs, ms: choose_arrays) rather than one per group and value?
+ * The shape is the table's, chosen when it was built.
+ */
+static bool
+dist_arrays(Oid distid)
+{
+	return OidIsValid(distid) && get_attnum(distid, "vs") != InvalidAttrNumber;
+}
+
+/* the SELECT sql planned as dv_exec_fill plans it (CURSOR_OPT_PARALLEL_OK); not kept */
+static PlannedStmt *
+plan_fill(const char *sql)
+{
+	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+
+	return pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+}
+
+/* the planner's estimate of the rows of the SELECT sql */
+static double
+planned_rows(const char *sql)
+{
+	return plan_fill(sql)->planTree->plan_rows;
+}
+
+/*
+ * choose_arrays - keep the multiplicities of count(DISTINCT x<j>) one row
+ * per group, its values and their counts in two arrays (g1..gn, vs, ms),
+ * rather than one row per group and value?  When the planner estimates
+ * at most dynview.distinct_values_per_row distinct non-null x per group of
+ * the input (the SELECT input: g1..gn, x<j>), for a grouped query whose
+ * keys all have a btree (the state's unique indexes) and an x whose type
+ * has an array type.  The build then writes and indexes a row per group,
+ * as the query's own result, instead of a row per group and value (TPC-H
+ * Q16 at SF1: 27,840 rows against 1,765,092, whose writing and index were
+ * most of its creation's cost over CREATE MATERIALIZED VIEW; bench/README.md),
+ * and a refresh rewrites the arrays of each changed group (dv_agg_state_apply),
+ * a cost in the group's values.  Plans two statements; call as the table's
+ * owner.
+ */
+static bool
+choose_arrays(DvPlan *plan, DvAgg *agg, int j, const char *input)
+{
+	int			nkeys = list_length(plan->key_columns);
+	Aggref	   *a = (Aggref *) agg->aggref;
+	double		pairs;
+	double		groups;
+
+	if (dv_distinct_values_per_row <= 0 || nkeys == 0 || !state_indexed(plan) || a == NULL ||
+		!IsA(a, Aggref) || list_length(a->args) != 1 ||
+		!OidIsValid(get_array_type(exprType((Node *) linitial_node(TargetEntry, a->args)->expr))))
+		return false;
+	pairs = planned_rows(psprintf("SELECT %sx%d FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
+								  key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))));
+	groups = planned_rows(psprintf("SELECT %s FROM (%s) dv_i%s", key_cols(nkeys, ""), input,
+								   group_by(nkeys, NULL)));
+	return pairs <= groups * dv_distinct_values_per_row;
+}
+
+/*
+ * dist_arrays_fill_sql - the multiplicities of count(DISTINCT x<j>) one row
+ * per group (choose_arrays) from the input: g1..gn, vs, ms, and then, when
+ * with_counts, the group's rows and its distinct non-null x (the state's
+ * dv_count and count(DISTINCT), ArrayFillReceiver).  A group whose x are
+ * all null has null arrays (the caller keeps no multiplicity row for it).
+ * The two arrays are aggregated from the same rows in the same order.
+ */
+static char *
+dist_arrays_fill_sql(int nkeys, int j, const char *input, bool with_counts)
+{
+	return psprintf("SELECT %spg_catalog.array_agg(x) FILTER (WHERE x IS NOT NULL) AS vs, "
+					"pg_catalog.array_agg(c) FILTER (WHERE x IS NOT NULL) AS ms%s "
+					"FROM (SELECT %sx%d AS x, pg_catalog.count(*) AS c FROM (%s) dv_i%s%s) dv_c%s",
+					key_list(nkeys, ""),
+					with_counts ? ", pg_catalog.sum(c)::pg_catalog.int8, pg_catalog.count(x)" : "",
+					key_list(nkeys, ""), j, input,
+					with_counts ? "" : psprintf(" WHERE x%d IS NOT NULL", j),
+					group_by(nkeys, psprintf("x%d", j)), group_by(nkeys, NULL));
+}
+
+/*
  * read_states_now - while on, the SQL generated for plan reads the states
  * of its operators that have one as their rows now (analyze/optree.c: an
  * operator whose sources have no change reads its state as it is).  The
@@ -752,11 +839,7 @@ fill_state(DvTable *dt, const char *name, const char *sql, const char *alt, Snap
 static bool
 plans_parallel(const char *sql)
 {
-	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
-	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
-	PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
-
-	return plan->parallelModeNeeded;
+	return plan_fill(sql)->parallelModeNeeded;
 }
 
 /*
@@ -1031,13 +1114,19 @@ typedef struct DistinctCountReceiver
 	bool		state_written;
 } DistinctCountReceiver;
 
-/* does the state table have the columns g1..gn (the fill's types), dv_count, dv_recompute, a1..ak, int8? */
+/*
+ * state_fits_counts - does the state table state have the columns g1..gn
+ * of the types of keys' first nkeys columns (and their typmods, or none),
+ * then dv_count, dv_recompute and naggs counts a1..ak (int8)?  (The
+ * writers of the state rows that count, DistinctCountReceiver and
+ * ArrayFillReceiver, store them as they are.)
+ */
 static bool
-state_fits_counts(DistinctCountReceiver *r, TupleDesc fill)
+state_fits_counts(Oid state, TupleDesc keys, int nkeys, int naggs)
 {
-	Relation	rel = table_open(r->state, AccessShareLock);
+	Relation	rel = table_open(state, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
-	bool		ok = desc->natts == r->nkeys + 2 + r->naggs;
+	bool		ok = desc->natts == nkeys + 2 + naggs;
 
 	for (int i = 0; ok && i < desc->natts; i++)
 	{
@@ -1045,11 +1134,11 @@ state_fits_counts(DistinctCountReceiver *r, TupleDesc fill)
 
 		if (a->attisdropped)
 			ok = false;
-		else if (i < r->nkeys)
-			ok = a->atttypid == TupleDescAttr(fill, i)->atttypid &&
-				(a->atttypmod < 0 || a->atttypmod == TupleDescAttr(fill, i)->atttypmod);
+		else if (i < nkeys)
+			ok = a->atttypid == TupleDescAttr(keys, i)->atttypid &&
+				(a->atttypmod < 0 || a->atttypmod == TupleDescAttr(keys, i)->atttypmod);
 		else
-			ok = a->atttypid == (i == r->nkeys + 1 ? BOOLOID : INT8OID);
+			ok = a->atttypid == (i == nkeys + 1 ? BOOLOID : INT8OID);
 	}
 	table_close(rel, AccessShareLock);
 	return ok;
@@ -1068,7 +1157,8 @@ distinct_count_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	MemoryContext old;
 
 	r->rel->rStartup(r->rel, operation, typeinfo);
-	if (!OidIsValid(r->state) || typeinfo->natts != r->nkeys + 2 || !state_fits_counts(r, typeinfo))
+	if (!OidIsValid(r->state) || typeinfo->natts != r->nkeys + 2 ||
+		!state_fits_counts(r->state, typeinfo, r->nkeys, r->naggs))
 		return;
 	for (int i = 0; i < r->nkeys; i++)
 	{
@@ -1210,6 +1300,175 @@ distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
 }
 
 /*
+ * ArrayFillReceiver - the writer of fill_distinct_arrays: each row of the
+ * fill (g1..gn, vs, ms, rows, values: dist_arrays_fill_sql with counts) is
+ * a group; its multiplicity row (g1..gn, vs, ms) goes to the multiplicity
+ * table unless its x are all null, its state row (g1..gn, dv_count = rows,
+ * dv_recompute = false, a<j> = values, every other a<k> = rows: they are
+ * count(*)) to the state table, both in bulk (dv_bulk_receiver).
+ */
+typedef struct ArrayFillReceiver
+{
+	DestReceiver pub;
+	DestReceiver *dist;
+	DestReceiver *state;
+	Oid			distid;
+	Oid			stateid;
+	int			nkeys;
+	int			naggs;
+	int			j;
+	TupleTableSlot *dslot;
+	TupleTableSlot *sslot;
+} ArrayFillReceiver;
+
+static void
+array_fill_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	ArrayFillReceiver *r = (ArrayFillReceiver *) self;
+	Relation	rel;
+
+	rel = table_open(r->distid, AccessShareLock);
+	r->dslot = MakeSingleTupleTableSlot(CreateTupleDescCopy(RelationGetDescr(rel)), &TTSOpsVirtual);
+	table_close(rel, AccessShareLock);
+	rel = table_open(r->stateid, AccessShareLock);
+	r->sslot = MakeSingleTupleTableSlot(CreateTupleDescCopy(RelationGetDescr(rel)), &TTSOpsVirtual);
+	table_close(rel, AccessShareLock);
+	r->dist->rStartup(r->dist, operation, r->dslot->tts_tupleDescriptor);
+	r->state->rStartup(r->state, operation, r->sslot->tts_tupleDescriptor);
+}
+
+static bool
+array_fill_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	ArrayFillReceiver *r = (ArrayFillReceiver *) self;
+	int			nk = r->nkeys;
+
+	slot_getallattrs(slot);
+	if (!slot->tts_isnull[nk])
+	{
+		ExecClearTuple(r->dslot);
+		for (int i = 0; i < nk + 2; i++)
+		{
+			r->dslot->tts_values[i] = slot->tts_values[i];
+			r->dslot->tts_isnull[i] = slot->tts_isnull[i];
+		}
+		ExecStoreVirtualTuple(r->dslot);
+		if (!r->dist->receiveSlot(r->dslot, r->dist))
+			return false;
+	}
+	ExecClearTuple(r->sslot);
+	for (int i = 0; i < nk; i++)
+	{
+		r->sslot->tts_values[i] = slot->tts_values[i];
+		r->sslot->tts_isnull[i] = slot->tts_isnull[i];
+	}
+	r->sslot->tts_values[nk] = slot->tts_values[nk + 2];
+	r->sslot->tts_isnull[nk] = false;
+	r->sslot->tts_values[nk + 1] = BoolGetDatum(false);
+	r->sslot->tts_isnull[nk + 1] = false;
+	for (int k = 1; k <= r->naggs; k++)
+	{
+		r->sslot->tts_values[nk + 1 + k] = slot->tts_values[k == r->j ? nk + 3 : nk + 2];
+		r->sslot->tts_isnull[nk + 1 + k] = false;
+	}
+	ExecStoreVirtualTuple(r->sslot);
+	return r->state->receiveSlot(r->sslot, r->state);
+}
+
+static void
+array_fill_shutdown(DestReceiver *self)
+{
+	ArrayFillReceiver *r = (ArrayFillReceiver *) self;
+
+	r->dist->rShutdown(r->dist);
+	r->state->rShutdown(r->state);
+	ExecDropSingleTupleTableSlot(r->dslot);
+	ExecDropSingleTupleTableSlot(r->sslot);
+	r->dslot = r->sslot = NULL;
+}
+
+static void
+array_fill_destroy(DestReceiver *self)
+{
+	ArrayFillReceiver *r = (ArrayFillReceiver *) self;
+
+	r->dist->rDestroy(r->dist);
+	r->state->rDestroy(r->state);
+	pfree(r);
+}
+
+/*
+ * do the columns of table relid, from the first, have the types of the
+ * SELECT sql's first ncols columns (and their typmods, or none), and have
+ * the table no other column than ncols?  (The rows are stored as they are.)
+ */
+static bool
+columns_fit(Oid relid, const char *sql, int ncols)
+{
+	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		ok = desc->natts == ncols;
+
+	for (int i = 0; ok && i < ncols; i++)
+	{
+		TargetEntry *te = list_nth_node(TargetEntry, query->targetList, i);
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		ok = !a->attisdropped && exprType((Node *) te->expr) == a->atttypid &&
+			(a->atttypmod < 0 || exprTypmod((Node *) te->expr) == a->atttypmod);
+	}
+	table_close(rel, AccessShareLock);
+	return ok;
+}
+
+/*
+ * fill_distinct_arrays - fill_distinct_once for multiplicities kept one row
+ * per group (choose_arrays): one evaluation of the input, counted per
+ * (group, x) and aggregated per group (dist_arrays_fill_sql), each group
+ * written as its multiplicity row and its state row (ArrayFillReceiver).
+ * No ALTER TABLE, no row with a null x to delete: the arrays hold the
+ * non-null x only, a group's rows count its null x too.  Returns false,
+ * nothing done, when either table cannot be filled in bulk or its columns
+ * are not the fill's (the caller fills each from the input).
+ */
+static bool
+fill_distinct_arrays(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapshot, int j,
+					 Oid distid, Oid stateid)
+{
+	int			nkeys = list_length(plan->key_columns);
+	int			naggs = list_length(plan->aggs);
+	char	   *sql = dist_arrays_fill_sql(nkeys, j, input, true);
+	ArrayFillReceiver *r;
+	Relation	dist;
+	bool		fits;
+
+	if (!OidIsValid(stateid) || !fillable(stateid) || !columns_fit(distid, sql, nkeys + 2))
+		return false;
+	dist = table_open(distid, AccessShareLock);
+	fits = state_fits_counts(stateid, RelationGetDescr(dist), nkeys, naggs);
+	table_close(dist, AccessShareLock);
+	if (!fits)
+		return false;
+	r = palloc0(sizeof(ArrayFillReceiver));
+	dv_dest_receiver_init(&r->pub, DestTransientRel, array_fill_startup, array_fill_receive,
+						  array_fill_shutdown, array_fill_destroy);
+	r->dist = dv_bulk_receiver(distid);
+	r->state = dv_bulk_receiver(stateid);
+	r->distid = distid;
+	r->stateid = stateid;
+	r->nkeys = nkeys;
+	r->naggs = naggs;
+	r->j = j;
+	(void) dv_exec_fill_into(sql, snapshot, "refresh", psprintf("%s.%s", dt->schema_name, dt->table_name),
+							 (DestReceiver *) r, distid);
+	r->pub.rDestroy((DestReceiver *) r);
+	CommandCounterIncrement();
+	return true;
+}
+
+/*
  * fill_distinct_once - fill the aggregate state and the multiplicity table
  * of a grouped query whose aggregates are one count(DISTINCT x) and
  * count(*)s (distinct_once_agg: TPC-H Q16) from one evaluation of its input
@@ -1233,10 +1492,12 @@ distinct_count_receiver(Oid dist, Oid state, int nkeys, int naggs, int j)
  * multiplicities (TPC-H Q16 at scale 1000: 175,727 rows, 0.4 s of a 2.5 s
  * build; bench/README.md); before that, the state's fill evaluated the input
  * with a count(DISTINCT), which sorts each group and is never parallel, and
- * the multiplicities' fill evaluated it again.  Returns false, nothing
- * done, when the query has another shape, or the multiplicity table was
- * not created in this subtransaction or has an index (it could not be
- * written in bulk).  Call as the table's owner (dv_run_as_owner).
+ * the multiplicities' fill evaluated it again.  Multiplicities kept one
+ * row per group (choose_arrays) are filled by fill_distinct_arrays instead.
+ * Returns false, nothing done, when the query has another shape, or the
+ * multiplicity table was not created in this subtransaction or has an
+ * index (it could not be written in bulk).  Call as the table's owner
+ * (dv_run_as_owner).
  */
 static bool
 fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapshot)
@@ -1262,6 +1523,8 @@ fill_distinct_once(DvTable *dt, DvPlan *plan, const char *input, Snapshot snapsh
 	if (!OidIsValid(distid) || !fillable(distid))
 		return false;
 	stateid = get_relname_relid(state_name(dt->relid), get_namespace_oid(DV_STATE_SCHEMA, false));
+	if (dist_arrays(distid))
+		return fill_distinct_arrays(dt, plan, input, snapshot, j, distid, stateid);
 	counter = distinct_count_receiver(distid, OidIsValid(stateid) && fillable(stateid) ? stateid : InvalidOid,
 									  nkeys, list_length(plan->aggs), j);
 
@@ -1430,23 +1693,6 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	appendStringInfoString(&cols, ") WITH (autovacuum_vacuum_scale_factor = 0.01");
 	create_state_table(dt, state_name(dt->relid), cols.data);
 
-	/* the multiplicity tables of count(DISTINCT) */
-	foreach(lc, plan->aggs)
-	{
-		DvAgg	   *agg = lfirst(lc);
-		ListCell   *lk;
-
-		if (agg->kind != DV_AGG_COUNT_DISTINCT)
-			continue;
-		resetStringInfo(&cols);
-		foreach(lk, plan->key_types)
-			appendStringInfo(&cols, "g%d %s, ", foreach_current_index(lk) + 1, (char *) lfirst(lk));
-		appendStringInfo(&cols, "v %s%s NOT NULL, dv_mult pg_catalog.int8 NOT NULL"
-						 ") WITH (autovacuum_vacuum_scale_factor = 0.01",
-						 agg->arg_type, agg->arg_collate);
-		create_state_table(dt, dist_name(dt->relid, foreach_current_index(lc) + 1), cols.data);
-	}
-
 	/*
 	 * filled as the owner (it reads the sources) at the refresh's snapshot;
 	 * an input over operators that keep a state reads their states, just
@@ -1456,6 +1702,35 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	read_states_now(plan, true);
 	input = dv_input_sql(plan);
 	read_states_now(plan, false);
+
+	/*
+	 * the multiplicity tables of count(DISTINCT): one row per group and
+	 * value, or one per group (choose_arrays, which plans the input as its
+	 * owner)
+	 */
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		ListCell   *lk;
+
+		if (agg->kind != DV_AGG_COUNT_DISTINCT)
+			continue;
+		resetStringInfo(&cols);
+		foreach(lk, plan->key_types)
+			appendStringInfo(&cols, "g%d %s, ", foreach_current_index(lk) + 1, (char *) lfirst(lk));
+		if (choose_arrays(plan, agg, j, input))
+			appendStringInfo(&cols, "vs %s[]%s NOT NULL, ms pg_catalog.int8[] NOT NULL"
+							 ") WITH (autovacuum_vacuum_scale_factor = 0.01",
+							 agg->arg_type, agg->arg_collate);
+		else
+			appendStringInfo(&cols, "v %s%s NOT NULL, dv_mult pg_catalog.int8 NOT NULL"
+							 ") WITH (autovacuum_vacuum_scale_factor = 0.01",
+							 agg->arg_type, agg->arg_collate);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		create_state_table(dt, dist_name(dt->relid, j), cols.data);
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -1478,10 +1753,13 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 
 			if (((DvAgg *) lfirst(lc))->kind != DV_AGG_COUNT_DISTINCT)
 				continue;
-			fill_state(dt, dist_name(dt->relid, j),
-					   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
-								key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
-					   NULL, snapshot);
+			if (dist_arrays(get_relname_relid(dist_name(dt->relid, j), get_namespace_oid(DV_STATE_SCHEMA, false))))
+				fill_state(dt, dist_name(dt->relid, j), dist_arrays_fill_sql(nkeys, j, input, false), NULL, snapshot);
+			else
+				fill_state(dt, dist_name(dt->relid, j),
+						   psprintf("SELECT %sx%d, pg_catalog.count(*) FROM (%s) dv_i WHERE x%d IS NOT NULL%s",
+									key_list(nkeys, ""), j, input, j, group_by(nkeys, psprintf("x%d", j))),
+						   NULL, snapshot);
 		}
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
@@ -1490,8 +1768,11 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	create_state_index(plan, state_name(dt->relid), NULL);
 	foreach(lc, plan->aggs)
 	{
+		char	   *dist = dist_name(dt->relid, foreach_current_index(lc) + 1);
+
 		if (((DvAgg *) lfirst(lc))->kind == DV_AGG_COUNT_DISTINCT)
-			create_state_index(plan, dist_name(dt->relid, foreach_current_index(lc) + 1), "v");
+			create_state_index(plan, dist,
+							   dist_arrays(get_relname_relid(dist, get_namespace_oid(DV_STATE_SCHEMA, false))) ? NULL : "v");
 	}
 	CommandCounterIncrement();
 }
@@ -2104,16 +2385,77 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			char	   *dd = psprintf("dv_dd%d", j);
 			char	   *dtr = psprintf("dv_dt%d", j);
 			ListCell   *lc2;
+			bool		arrays;
 
 			if (agg->kind != DV_AGG_COUNT_DISTINCT)
 				continue;
+			arrays = dist_arrays(get_relname_relid(dist_name(dt->relid, j), get_namespace_oid(DV_STATE_SCHEMA, false)));
 			dv_exec_at(psprintf("SELECT %sx%d AS v, pg_catalog.sum(dv_weight)::pg_catalog.int8 AS dv_w "
 								"FROM dv_in WHERE x%d IS NOT NULL%s HAVING pg_catalog.sum(dv_weight) <> 0",
 								keys, j, j, group_by(nkeys, psprintf("x%d", j))),
 					   snapshot, true);
 			dv_register_tuples(dd);
 			enrs = lappend(enrs, dd);
-			if (state_indexed(plan))
+			if (arrays)
+			{
+				/*
+				 * One row per group (choose_arrays): the changed groups'
+				 * rows (dv_mo<j>, found by their index: plain equality for
+				 * keys without a null, the null-matching form only for keys
+				 * with one, which uses the index's first column alone), their
+				 * multiplicities unnested and the delta summed per (group,
+				 * value): om the old multiplicity, dw its change (dv_mg<j>);
+				 * 0 -> n and n -> 0 as below.  Those rows are then deleted by
+				 * their ctids and each group's arrays written anew, a group
+				 * left without values not.
+				 */
+				char	   *mo = psprintf("dv_mo%d", j);
+				char	   *mg = psprintf("dv_mg%d", j);
+				StringInfoData eq;
+				StringInfoData anynull;
+
+				initStringInfo(&eq);
+				initStringInfo(&anynull);
+				for (int k = 1; k <= nkeys; k++)
+				{
+					appendStringInfo(&eq, "%ss.g%d = k.g%d", k > 1 ? " AND " : "", k, k);
+					appendStringInfo(&anynull, "%sg%d IS NULL", k > 1 ? " OR " : "", k);
+				}
+				n = dv_exec_at(psprintf("SELECT s.ctid AS dv_ctid, %ss.vs, s.ms "
+										"FROM (SELECT DISTINCT %s FROM %s) k JOIN %s s ON %s "
+										"UNION ALL SELECT s.ctid, %ss.vs, s.ms "
+										"FROM (SELECT DISTINCT %s FROM %s WHERE %s) k JOIN %s s ON %s",
+										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, dist, eq.data,
+										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, anynull.data, dist,
+										key_match(nkeys, "s", "k")),
+							   snapshot, false);
+				dv_register_tuples(mo);
+				enrs = lappend(enrs, mo);
+				dv_exec_at(psprintf("SELECT %sv, pg_catalog.sum(om)::pg_catalog.int8 AS om, "
+									"pg_catalog.sum(dw)::pg_catalog.int8 AS dw FROM ("
+									"SELECT %su.v, u.m AS om, 0::pg_catalog.int8 AS dw FROM %s o "
+									"CROSS JOIN LATERAL ROWS FROM (pg_catalog.unnest(o.vs), pg_catalog.unnest(o.ms)) u(v, m) "
+									"UNION ALL SELECT %sv, 0::pg_catalog.int8, dv_w FROM %s) dv_m%s",
+									keys, key_list(nkeys, "o."), mo, keys, dd, group_by(nkeys, "v")),
+						   snapshot, false);
+				dv_register_tuples(mg);
+				enrs = lappend(enrs, mg);
+				if (n > 0)
+					dv_exec_at(psprintf("DELETE FROM %s WHERE ctid = ANY (ARRAY(SELECT dv_ctid FROM %s))", dist, mo),
+							   snapshot, false);
+				dv_exec_at(psprintf("INSERT INTO %s SELECT %s"
+									"pg_catalog.array_agg(v) FILTER (WHERE om + dw <> 0), "
+									"pg_catalog.array_agg(om + dw) FILTER (WHERE om + dw <> 0) "
+									"FROM %s%s HAVING pg_catalog.bool_or(om + dw <> 0)",
+									dist, keys, mg, group_by(nkeys, NULL)),
+						   snapshot, false);
+				dv_exec_at(psprintf("SELECT %spg_catalog.sum(CASE WHEN om = 0 AND om + dw > 0 THEN 1 "
+									"  WHEN om > 0 AND om + dw = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
+									"  pg_catalog.bool_or(om + dw < 0) AS dv_bad FROM %s%s",
+									keys, mg, group_by(nkeys, NULL)),
+						   snapshot, true);
+			}
+			else if (state_indexed(plan))
 			{
 				/*
 				 * One probe per changed value: add the delta by upsert (on the
@@ -2162,7 +2504,9 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 				break;
 			dv_register_tuples(dtr);
 			enrs = lappend(enrs, dtr);
-			if (state_indexed(plan))
+			if (arrays)
+				;				/* (written above) */
+			else if (state_indexed(plan))
 				/* the values that went: only they have multiplicity 0 */
 				dv_exec_at(psprintf("DELETE FROM %s s WHERE s.v = ANY (ARRAY(SELECT v FROM dv_up%d WHERE dv_mult = 0)) "
 									"AND s.dv_mult = 0", dist, j),
