@@ -1456,13 +1456,7 @@ dv_error_text(const ErrorData *edata)
 	return buf.data;
 }
 
-/*
- * dv_history_failure - a scheduled refresh of relid failed (state FAILED,
- * with the error) or was skipped because an upstream failed (state
- * UPSTREAM_FAILED): write its history row and count the failure; after
- * dynview.max_consecutive_failures failures in a row the table is
- * SUSPENDED (SUSPENDED_DUE_TO_ERRORS).
- */
+/* relid's schema-qualified, quoted name (palloc'd), or "?" for a dropped relation */
 char *
 dv_relation_qualified_name(Oid relid)
 {
@@ -1472,6 +1466,13 @@ dv_relation_qualified_name(Oid relid)
 	return schema ? quote_qualified_identifier(schema, name) : pstrdup("?");
 }
 
+/*
+ * dv_history_failure - a scheduled refresh of relid failed (state FAILED,
+ * with the error) or was skipped because an upstream failed (state
+ * UPSTREAM_FAILED): write its history row and count the failure; after
+ * dynview.max_consecutive_failures failures in a row the table is
+ * SUSPENDED (SUSPENDED_DUE_TO_ERRORS).
+ */
 void
 dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const char *message)
 {

@@ -304,14 +304,18 @@ check_source_write(Oid relid)
 				 errhint("Write the source before or after the refresh.")));
 }
 
-/* a write that is no refresh statement, for the same-transaction watch (txnwatch.c) */
+/*
+ * a write that is no refresh statement, for the same-transaction watch
+ * (txnwatch.c): to relid, or to through, a partition or inheritance child of
+ * relid (InvalidOid: relid itself), which a refused commit names
+ */
 static void
-watch_write(Oid relid)
+watch_write(Oid relid, Oid through)
 {
 	if (write_level >= 0)
 		dv_watch_written_in_refresh(relid);
 	else
-		dv_watch_written(relid);
+		dv_watch_written_through(relid, through);
 }
 
 /*
@@ -324,15 +328,9 @@ watch_write_up(Oid relid)
 {
 	ListCell   *lc;
 
-	watch_write(relid);
+	watch_write(relid, InvalidOid);
 	foreach(lc, dv_relation_ancestors(relid))
-	{
-		/* (a refused commit names the relation written and the source it is part of) */
-		if (write_level >= 0)
-			dv_watch_written_in_refresh(lfirst_oid(lc));
-		else
-			dv_watch_written_through(lfirst_oid(lc), relid);
-	}
+		watch_write(lfirst_oid(lc), relid);
 }
 
 /*
@@ -348,7 +346,7 @@ watch_write_tree(Oid relid)
 		ListCell   *lc;
 
 		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
-			watch_write(lfirst_oid(lc));
+			watch_write(lfirst_oid(lc), InvalidOid);
 	}
 }
 

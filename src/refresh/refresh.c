@@ -505,6 +505,7 @@ writes_are_own(DvTable *dt)
 {
 	Relation	rel = table_open(dt->relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
+	Node	   *query;
 	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
 		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
 	ListCell   *lc;
@@ -522,8 +523,10 @@ writes_are_own(DvTable *dt)
 		index_close(index, AccessShareLock);
 	}
 	table_close(rel, AccessShareLock);
-	return own && !contain_volatile_functions((Node *) dv_plan_cache_query(dt)) &&
-		!dv_calls_user_code((Node *) dv_plan_cache_query(dt));
+	if (!own)
+		return false;
+	query = (Node *) dv_plan_cache_query(dt);
+	return !contain_volatile_functions(query) && !dv_calls_user_code(query);
 }
 
 /*
@@ -2088,10 +2091,8 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		if (trigger == DV_TRIGGER_SYSTEM_SCHEDULED)
 			pgstat_report_activity(STATE_RUNNING,
 								   psprintf("dynview: refreshing dynamic table %s (pipeline of %s)",
-											quote_qualified_identifier(get_namespace_name(get_rel_namespace(oid)),
-																	   get_rel_name(oid)),
-											quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-																	   get_rel_name(relid))));
+											dv_relation_qualified_name(oid),
+											dv_relation_qualified_name(relid)));
 		/* see what the upstream refreshes before it wrote */
 		CommandCounterIncrement();
 		snapshot->curcid = GetCurrentCommandId(false);

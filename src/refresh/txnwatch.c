@@ -215,12 +215,6 @@ forget(void)
 	next_seq = subxact_abort_seq = 0;
 }
 
-static char *
-qualified_name(Oid relid)
-{
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
-}
-
 /*
  * refuse the commit: table relid was refreshed in this transaction and its
  * source was written after (through: the partition or inheritance child of
@@ -229,8 +223,8 @@ qualified_name(Oid relid)
 static void
 refuse_commit(Oid relid, Oid source, Oid through)
 {
-	char	   *table = qualified_name(relid);
-	char	   *src = qualified_name(source);
+	char	   *table = dv_relation_qualified_name(relid);
+	char	   *src = dv_relation_qualified_name(source);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -240,7 +234,7 @@ refuse_commit(Oid relid, Oid source, Oid through)
 					   table, src, table) :
 			 OidIsValid(through) ?
 			 errdetail("This transaction refreshed %s, and then changed %s, %s of its source %s; the data snapshot of %s counts the transaction as seen, yet the table lacks the change.",
-					   table, qualified_name(through),
+					   table, dv_relation_qualified_name(through),
 					   get_rel_relispartition(through) ? "a partition" : "an inheritance child",
 					   src, table) :
 			 errdetail("This transaction refreshed %s, and then changed its source %s; the data snapshot of %s counts the transaction as seen, yet the table lacks the change.",
@@ -440,9 +434,7 @@ dv_watch_written_in_refresh(Oid relid)
 void
 dv_watch_written(Oid relid)
 {
-	if (refreshed == NIL)
-		return;
-	note(&written, relid)->through = InvalidOid;
+	dv_watch_written_through(relid, InvalidOid);
 }
 
 /*
