@@ -1379,6 +1379,40 @@ domain_coercion_walker(Node *node, void *context)
 	return expression_tree_walker(node, domain_coercion_walker, context);
 }
 
+/* dv_reads_domain_columns's walker */
+static bool
+domain_column_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Oid			type = ((Var *) node)->vartype;
+		Oid			element = get_element_type(type);
+
+		return get_typtype(OidIsValid(element) ? element : type) == TYPTYPE_DOMAIN;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, domain_column_walker, context, 0);
+	return expression_tree_walker(node, domain_column_walker, context);
+}
+
+/*
+ * dv_reads_domain_columns - does node (an expression or a Query, at any
+ * level) read a column of a domain type, or of an array of one?  The query
+ * coerces nothing to it, but the state dynview keeps of such a column has
+ * its type (count(DISTINCT x): the multiplicities' value column, or their
+ * array of values, into which an array_agg(x), of the base type, is
+ * coerced), and dynview's statements that write the state then run the
+ * domain's CHECK constraints, which may call any function (regress
+ * brk15_domain_state).
+ */
+bool
+dv_reads_domain_columns(Node *node)
+{
+	return domain_column_walker(node, NULL);
+}
+
 /*
  * dv_calls_user_code - may evaluating node (an expression or a Query, its
  * subqueries and sublinks included) run code that is not built in: a

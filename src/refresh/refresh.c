@@ -495,7 +495,9 @@ full_refresh_in_parallel(DvTable *dt)
  * column of a domain type or index whose expressions or predicate call code
  * that is not built in, and its query calls none either (dv_calls_user_code:
  * a function declared IMMUTABLE may still write, through a volatile one it
- * calls).  Then what they write is dynview's own and is not decoded
+ * calls) nor reads a column of a domain type (dv_reads_domain_columns: the
+ * state kept of it has that type, and writing the state runs the domain's
+ * CHECK constraints).  Then what they write is dynview's own and is not decoded
  * (dv_refresh_mark_own_writes); a write of user code under that mark would
  * never be captured, and the dynamic tables over the table it wrote would
  * miss it for good (regress brk14_own_writes).  Call as the table's owner.
@@ -526,7 +528,8 @@ writes_are_own(DvTable *dt)
 	if (!own)
 		return false;
 	query = (Node *) dv_plan_cache_query(dt);
-	return !contain_volatile_functions(query) && !dv_calls_user_code(query);
+	return !contain_volatile_functions(query) && !dv_calls_user_code(query) &&
+		!dv_reads_domain_columns(query);
 }
 
 /*
