@@ -43,52 +43,43 @@ SELECT t, a.attname, format_type(a.atttypid, a.atttypmod) AS type
  WHERE a.attname IN ('v', 'vs') ORDER BY t, a.attname;
 -- the reader of what they write
 SELECT dynview.create_dynamic_table('bds_rows', 'SELECT id, v FROM bds_log', schedule => 'manual') IS NOT NULL AS created;
-CREATE FUNCTION bds_check(t text, q text)
-RETURNS TABLE (name text, refresh_mode text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE nt bigint; ne bigint;
-BEGIN
-  EXECUTE format('SELECT count(*) FROM ((SELECT r::text FROM %I r EXCEPT ALL SELECT x::text FROM (%s) x)
-                  UNION ALL (SELECT x::text FROM (%s) x EXCEPT ALL SELECT r::text FROM %I r)) d', t, q, q, t) INTO nt;
-  EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) d', t, q, q, t) INTO ne;
-  RETURN QUERY SELECT t, (SELECT h.refresh_mode || COALESCE('/' || h.mode_reason_code, '') FROM dynview.refresh_history(t, 1) h),
-    dynview.verify(t), nt = 0, ne = 0;
-END $$;
--- every table compared with its query, the reader first
-CREATE VIEW bds_tables AS
-  SELECT c.* FROM (VALUES (1, 'bds_rows', 'SELECT id, v FROM bds_log'),
-                          (2, 'bds_arrays', 'SELECT g, count(DISTINCT d) AS nd, count(*) AS n FROM bds_src GROUP BY g'),
-                          (3, 'bds_values', 'SELECT g, count(DISTINCT d) AS nd, count(*) AS n FROM bds_src GROUP BY g'),
-                          (4, 'bds_global', 'SELECT count(DISTINCT d) AS nd, count(*) AS n FROM bds_src')) r(i, t, q),
-                  bds_check(r.t, r.q) c ORDER BY r.i;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
+\i :refresh_round
+CREATE TABLE bds_defs (name text, query text);
+INSERT INTO bds_defs VALUES ('bds_rows', 'SELECT id, v FROM bds_log'),
+  ('bds_arrays', 'SELECT g, count(DISTINCT d) AS nd, count(*) AS n FROM bds_src GROUP BY g'),
+  ('bds_values', 'SELECT g, count(DISTINCT d) AS nd, count(*) AS n FROM bds_src GROUP BY g'),
+  ('bds_global', 'SELECT count(DISTINCT d) AS nd, count(*) AS n FROM bds_src');
+-- a round (\gexec): the log's size; the writers refreshed, each in a transaction of its own; the
+-- log grew (the CHECK ran inside their refreshes); then the reader refreshed and every table
+-- compared with its query (dv_refresh_round: the writers NO_DATA, compared)
+CREATE TABLE bds_size (n bigint);
+INSERT INTO bds_size VALUES (0);
+CREATE VIEW bds_round AS
+  SELECT stmt FROM (VALUES (0, 'UPDATE bds_size SET n = (SELECT count(*) FROM bds_log)'),
+                           (1, $$SELECT refresh_mode FROM dynview.refresh('bds_arrays')$$),
+                           (2, $$SELECT refresh_mode FROM dynview.refresh('bds_values')$$),
+                           (3, $$SELECT refresh_mode FROM dynview.refresh('bds_global')$$),
+                           (4, 'SELECT count(*) > (SELECT n FROM bds_size) AS log_grew FROM bds_log'),
+                           (5, 'SELECT * FROM dv_refresh_round(''bds_defs'')')) s(i, stmt)
+   ORDER BY i;
 
 -- values in and out of groups, a group's value twice, a NULL
-SELECT count(*) AS log_before FROM bds_log \gset
 INSERT INTO bds_src VALUES (21, 1, 21), (22, 2, 3), (23, 0, NULL);
 DELETE FROM bds_src WHERE id = 2;
 UPDATE bds_src SET g = 0 WHERE id = 5;
-SELECT refresh_mode FROM dynview.refresh('bds_arrays');
-SELECT refresh_mode FROM dynview.refresh('bds_values');
-SELECT refresh_mode FROM dynview.refresh('bds_global');
--- (the CHECK ran during the writers' refreshes: the log grew)
-SELECT count(*) > :log_before AS log_grew FROM bds_log;
-SELECT refresh_mode FROM dynview.refresh('bds_rows');
-SELECT * FROM bds_tables;
+SELECT stmt FROM bds_round \gexec
 -- values that leave, a group emptied, values moved between groups
-SELECT count(*) AS log_before FROM bds_log \gset
 DELETE FROM bds_src WHERE g = 2;
 UPDATE bds_src SET d = d + 100 WHERE id % 4 = 0;
 UPDATE bds_src SET g = 1 WHERE id IN (1, 3);
-SELECT refresh_mode FROM dynview.refresh('bds_arrays');
-SELECT refresh_mode FROM dynview.refresh('bds_values');
-SELECT refresh_mode FROM dynview.refresh('bds_global');
-SELECT count(*) > :log_before AS log_grew FROM bds_log;
-SELECT refresh_mode FROM dynview.refresh('bds_rows');
-SELECT * FROM bds_tables;
+SELECT stmt FROM bds_round \gexec
 
 SELECT dynview.drop_dynamic_table(n) FROM unnest(ARRAY['bds_arrays', 'bds_values', 'bds_global', 'bds_rows']) n;
-DROP VIEW bds_tables;
-DROP FUNCTION bds_check(text, text);
+DROP VIEW bds_round;
+DROP TABLE bds_defs, bds_size;
+DROP FUNCTION dv_refresh_round(regclass);
 DROP TABLE bds_src, bds_log;
 DROP SEQUENCE bds_seq;
 DROP DOMAIN bds_dom;
