@@ -1449,7 +1449,7 @@ static const struct
 	const char *text;
 }			pending_full_reasons[] = {
 	{"UPSTREAM_RECREATED", "A source was dropped and created again; the table was recomputed in full."},
-	{"SOURCE_ALTERED", "The columns or storage of a source changed since the last refresh (ALTER TABLE, VACUUM FULL or CLUSTER); the table was recomputed in full."},
+	{"SOURCE_ALTERED", "The columns, keys or storage of a source changed since the last refresh (ALTER TABLE, a unique index created or dropped, VACUUM FULL or CLUSTER); the table was recomputed in full."},
 	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or the row-level security of a source changed for the table's owner); the table was recomputed in full."},
 	{"CHANGED_OUTSIDE_REFRESH", "The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full."},
 	{"CHANGE_RETENTION_EXCEEDED", "The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full."},
@@ -1621,15 +1621,15 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			res.mode_reason_code = "SOURCE_TRUNCATED";
 			res.mode_reason = strcmp(name, altered) == 0 ?
 				psprintf("%s was truncated (TRUNCATE) since the last refresh; it was recomputed in full.", name) :
-				psprintf("%s was truncated (TRUNCATE) since the last refresh, and the columns or storage of %s changed (ALTER TABLE, VACUUM FULL or CLUSTER); it was recomputed in full.",
+				psprintf("%s was truncated (TRUNCATE) since the last refresh, and the columns, keys or storage of %s changed (ALTER TABLE, a unique index created or dropped, VACUUM FULL or CLUSTER); it was recomputed in full.",
 						 name, altered);
 		}
 		else
 		{
 			res.mode_reason_code = "SOURCE_ALTERED";
-			res.mode_reason = psprintf("The columns or storage of %s changed since the last refresh (%s); it was recomputed in full.",
-									   altered, known ? "ALTER TABLE, VACUUM FULL or CLUSTER" :
-									   "ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER");
+			res.mode_reason = psprintf("The columns, keys or storage of %s changed since the last refresh (%s); it was recomputed in full.",
+									   altered, known ? "ALTER TABLE, a unique index created or dropped, VACUUM FULL or CLUSTER" :
+									   "ALTER TABLE, a unique index created or dropped, TRUNCATE, VACUUM FULL or CLUSTER");
 		}
 		dv_tracking_sync_buffers(dt->sources);
 	}
