@@ -292,6 +292,7 @@ extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uin
 extern uint64 dv_exec_fill(const char *sql, Snapshot snapshot, const char *what,
 						   const char *table, Oid target);
 extern DestReceiver *dv_bulk_receiver(Oid target);
+extern struct PlannedStmt *dv_plan_fill(const char *sql);
 extern uint64 dv_exec_fill_into(const char *sql, Snapshot snapshot, const char *what,
 								const char *table, DestReceiver *dest, Oid target);
 extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only,

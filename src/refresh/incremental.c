@@ -55,6 +55,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/clauses.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
 #include "parser/parse_coerce.h"
@@ -2246,6 +2247,47 @@ dv_exec_fill(const char *sql, Snapshot snapshot, const char *what, const char *t
  * startup, rows and shutdown run inside the write (dynview's own writes,
  * the guard), so what its shutdown writes is written the same way.
  */
+/*
+ * A fill's parallel plan is taken only when the planner estimates it to save
+ * at least this many times parallel_setup_cost over the serial plan (see
+ * dv_plan_fill).
+ */
+#define FILL_PARALLEL_MIN_GAIN 10
+
+/*
+ * dv_plan_fill - the plan of the SELECT sql as dv_exec_fill runs it: parallel
+ * workers allowed (CURSOR_OPT_PARALLEL_OK), unless the parallel plan saves
+ * less than FILL_PARALLEL_MIN_GAIN x parallel_setup_cost (in the planner's
+ * estimate) over the serial one, which is then taken.  The planner charges a
+ * Gather parallel_setup_cost once (1,000 by default, a few milliseconds of
+ * a seq scan's pages), which may make it take workers for a gain of that
+ * order; starting them costs more here: TPC-H Q13's grouping of its
+ * 300,000 customers' counts (a state just filled, 2,400 pages) planned
+ * parallel at 6,491 against 7,650 serial, ran 98-110 ms with its one worker
+ * against 32 ms serial at load 2-4 (bench/README.md, fifteenth session).
+ * A statement parallel for a large gain (the fill of TPC-H Q1's state, Q16's
+ * multiplicities) keeps its workers.  Plans twice, only when the first plan
+ * is parallel (about a millisecond for a build's statement).
+ */
+PlannedStmt *
+dv_plan_fill(const char *sql)
+{
+	RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
+	Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
+	Query	   *serial_query = copyObject(query);
+	PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+
+	if (plan->parallelModeNeeded)
+	{
+		PlannedStmt *serial = pg_plan_query(serial_query, sql, 0, NULL);
+
+		if (serial->planTree->total_cost - plan->planTree->total_cost <
+			FILL_PARALLEL_MIN_GAIN * parallel_setup_cost)
+			plan = serial;
+	}
+	return plan;
+}
+
 uint64
 dv_exec_fill_into(const char *sql, Snapshot snapshot, const char *what, const char *table,
 				  DestReceiver *dest, Oid target)
@@ -2262,9 +2304,7 @@ dv_exec_fill_into(const char *sql, Snapshot snapshot, const char *what, const ch
 		save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
 	{
-		RawStmt    *raw = linitial_node(RawStmt, pg_parse_query(sql));
-		Query	   *query = linitial_node(Query, pg_analyze_and_rewrite_fixedparams(raw, sql, NULL, 0, NULL));
-		PlannedStmt *plan = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+		PlannedStmt *plan = dv_plan_fill(sql);
 		QueryDesc  *qd;
 
 		if (dest == NULL)
