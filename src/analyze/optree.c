@@ -3736,8 +3736,11 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
  * shared buffers): else NULL, and the term joins them as before, the
  * planner choosing how (the delta's true size registered with it).  The
  * rows are the same: the term's condition is the same, only evaluated
- * inside.  alias is the source's alias in quals ("r" for the right side,
- * "l" for the left), other_alias the delta's.
+ * inside.  Where only the distinct count made the probes cheaper, each
+ * distinct key is probed once instead (probe_once_sql), and *on_theta
+ * tells the caller to join that with the delta ON theta rather than
+ * CROSS JOIN it.  alias is the source's alias in quals ("r" for the right
+ * side, "l" for the left), other_alias the delta's.
  */
 #define DV_PROBE_MAX_ROWS 10
 #define DV_PROBE_MIN_ROWS 10000
