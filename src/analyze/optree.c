@@ -3828,8 +3828,8 @@ window_distinct(DvOp *op, Node *x)
  * lineitems of 3,000 orders probe orders_pkey 12,046 times, 50,000 buffer
  * touches, where 3,000 probes find the same rows):
  * "(SELECT k.dv_probe_key, p.* FROM (SELECT DISTINCT x AS dv_probe_key FROM
- * dother o WHERE x IS NOT NULL) k CROSS JOIN LATERAL (SELECT * FROM (rows)
- * <alias> WHERE v op k.dv_probe_key OFFSET 0) p)", which the term joins
+ * dother o) k CROSS JOIN LATERAL (SELECT * FROM (rows) <alias> WHERE v op
+ * k.dv_probe_key OFFSET 0) p)", which the term joins
  * with the delta by its whole condition (probe_rows' *on_theta): every row
  * of bare with v op x for some changed row's x is among them, so the join
  * keeps exactly the pairs the per-row probe kept.  The PostgreSQL planner
@@ -3838,8 +3838,10 @@ window_distinct(DvOp *op, Node *x)
  * values DISTINCT merges are those op cannot tell apart: op the key type's
  * default equality, or an equality of that type's btree family (int4 =
  * int8), under the collation the condition uses (keyed_equality: the same
- * for v and x); a NULL x matches nothing and is not probed.  NULL when not
- * so (the per-row probe is written).  other_alias is the delta's alias in
+ * for v and x).  A NULL x is probed like any other value (not filtered
+ * out: a composite key with a NULL field is not NULL to IS NOT NULL, yet
+ * its record equality may match).  NULL when not so (the per-row probe is
+ * written).  other_alias is the delta's alias in
  * x: "l" when bare is the right side.
  */
 static char *
@@ -3855,10 +3857,9 @@ probe_once_sql(DvGen *g, DvOp *bare, DvOp *other, const char *dother, Var *v, No
 		 get_op_opfamily_strategy(opno, tc->btree_opf) != BTEqualStrategyNumber))
 		return NULL;
 	key = deparse(g, x, other, other_alias, NULL, NULL);
-	return psprintf("(SELECT k.dv_probe_key, p.* FROM (SELECT DISTINCT %s AS dv_probe_key FROM %s %s "
-					"WHERE %s IS NOT NULL) k CROSS JOIN LATERAL (SELECT * FROM (%s) %s WHERE %s %s "
-					"k.dv_probe_key OFFSET 0) p)",
-					key, dother, other_alias, key, rows_sql(g, bare), alias,
+	return psprintf("(SELECT k.dv_probe_key, p.* FROM (SELECT DISTINCT %s AS dv_probe_key FROM %s %s) k "
+					"CROSS JOIN LATERAL (SELECT * FROM (%s) %s WHERE %s %s k.dv_probe_key OFFSET 0) p)",
+					key, dother, other_alias, rows_sql(g, bare), alias,
 					deparse(g, (Node *) v, bare, alias, NULL, NULL), dv_operator_sql(opno));
 }
 
