@@ -1905,13 +1905,29 @@ typedef struct DvGen
 	 * The scan under filters (bare_scan) whose rows now the partner filter
 	 * of the join being written reads (partner_scan), or NULL: a term of its
 	 * left side's delta that reads it whole writes it as a MATERIALIZED WITH
-	 * entry (shared_rows) that the partner filter then reads too, and one
-	 * that would probe it counts share_rows more probes (the changed keys of
-	 * the grouped subquery, which the partner filter probes it for).
+	 * entry (shared_rows) that the partner filter then reads too, unless it
+	 * can read it by key in one index scan for the keys of its delta
+	 * (keyed_shared_rows, below), and one that would probe it counts
+	 * share_rows more probes (the changed keys of the grouped subquery,
+	 * which the partner filter probes it for).
 	 */
 	DvOp	   *share_op;
 	int64		share_rows;
 	bool		share_probed;	/* (set when such a term probed it instead) */
+
+	/*
+	 * Where such a term read that scan by key instead (keyed_shared_rows):
+	 * the scan (keyed_op), the MATERIALIZED WITH entry of its rows whose
+	 * column keyed_var is "keyed_opno" some k1 of the WITH entry keyed_keys
+	 * (the distinct non-NULL keys of the term's delta), or NULL.  Only the
+	 * partner filter reads that entry (its rows for other keys are not
+	 * there); every other reading of the scan reads the source.
+	 */
+	DvOp	   *keyed_op;
+	const char *keyed_rows;
+	const char *keyed_keys;
+	Var		   *keyed_var;
+	Oid			keyed_opno;
 
 	/*
 	 * The rows of the scan of range table entry reach_rti restricted to
@@ -1964,6 +1980,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->share_op = NULL;
 	g->share_rows = 0;
 	g->share_probed = false;
+	g->keyed_op = NULL;
+	g->keyed_rows = NULL;
 	g->reach_rti = 0;
 	g->pad_state_op = NULL;
 	g->demand_op = NULL;
@@ -3116,7 +3134,9 @@ partner_scan(DvOp *left, Node *e)
  * superset of the keys: a changed group kept in vain is recomputed, and
  * its change joins no row), read by key as the scan alone (TPC-H Q17:
  * part by part_pkey for each changed part, not also lineitem), or, when
- * the left side's delta read the scan whole, from that read (shared_rows).
+ * the left side's delta read the scan whole, from that read (shared_rows);
+ * when it read the scan for its keys in one keyed read (keyed_shared_rows),
+ * from that read for the keys among them, by key for the others.
  * The keys of the rows of the left side's delta are tested apart, by
  * *delta_filter ("k.k1 = ANY (its keys)"; NULL if there is no delta): the
  * caller takes the keys that pass either in a UNION, so that each test is
@@ -3158,6 +3178,27 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl, const char **delta_fil
 									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "");
 	}
 	eq = psprintf("(%s) %s k.k1", deparse(g, e, now, "o", NULL, NULL), dv_operator_sql(opno));
+
+	/*
+	 * (read by key once already, keyed_shared_rows: a key among the keys
+	 * read has its rows there, as the whole read would; a key of the left
+	 * side's delta passes; any other is probed.  The same equality, whose
+	 * transitivity makes "k1 = x" and "v = k1" give "v = x", of one type)
+	 */
+	if (now != join->left && now == g->keyed_op && g->keyed_rows != NULL && IsA(e, Var) &&
+		((Var *) e)->varno == g->keyed_var->varno && ((Var *) e)->varattno == g->keyed_var->varattno &&
+		((Var *) e)->varlevelsup == 0 && opno == g->keyed_opno &&
+		(!OidIsValid(exprCollation(e)) || get_collation_isdeterministic(exprCollation(e))))
+	{
+		char	   *se = deparse(g, e, now, "o", NULL, NULL);
+
+		return psprintf("(k.k1 %s ANY (SELECT %s FROM %s o%s) OR "
+						"(NOT (k.k1 %s ANY (SELECT p.k1 FROM %s p)) AND EXISTS (SELECT FROM (%s) o WHERE %s OFFSET 0)))",
+						dv_operator_sql(opno), se, g->keyed_rows,
+						dl ? psprintf(" UNION ALL SELECT %s FROM %s o",
+									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "",
+						dv_operator_sql(opno), g->keyed_keys, new_sql(g, now), eq);
+	}
 
 	/*
 	 * (where the left side's delta probed that scan by key, probe_rows
@@ -3883,6 +3924,144 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 	if (bare == g->share_op)
 		g->share_probed = true;
 	return psprintf("LATERAL (SELECT * FROM (%s) %s WHERE %s OFFSET 0)", rows_sql(g, bare), alias, theta);
+}
+
+/*
+ * keyed_read_cheaper - by the planner's own costs, is reading the rows of
+ * distinct values of a column leading an index of relation relid
+ * (rows_per_value rows a value, the index index_pages pages) in one index
+ * scan over the array of those values cheaper than reading the relation
+ * whole?  The scan sorts the array and descends the index once per value
+ * in key order, so each index and heap page it needs is read once, in
+ * order: charged like probe_cheaper's descents and rows, but with the
+ * pages it touches (the expected distinct pages among those rows) at
+ * seq_page_cost, not random_page_cost.  Pages count only when the relation
+ * and the index do not fit in a DV_PROBE_RESIDENT_SHARE-th of
+ * shared_buffers.  TPC-H Q17 at SF1: 12,000 changed parts out of 750,000,
+ * about 7,800 of part's 12,771 pages; its whole read is 750,000 rows
+ * filtered besides (bench/README.md, fifteenth session).  false when the
+ * relation has no statistics.
+ */
+static bool
+keyed_read_cheaper(Oid relid, double distinct, double rows_per_value, double index_pages)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	double		pages = Max((double) rel->rd_rel->relpages, 1.0);
+	double		tuples = rel->rd_rel->reltuples;
+	Oid			spcid = rel->rd_rel->reltablespace;
+	double		fetched = distinct * rows_per_value;
+	double		random_cost;
+	double		seq_cost;
+	double		probe;
+	double		scan;
+
+	relation_close(rel, AccessShareLock);
+	if (tuples < 1)
+		return false;
+	get_tablespace_page_costs(spcid, &random_cost, &seq_cost);
+	probe = distinct * (ceil(log2(tuples)) + 50) * cpu_operator_cost +
+		fetched * (cpu_index_tuple_cost + cpu_tuple_cost);
+	scan = tuples * (cpu_tuple_cost + cpu_operator_cost);
+	if (pages + index_pages > (double) NBuffers / DV_PROBE_RESIDENT_SHARE)
+	{
+		probe += (pages * (1.0 - exp(-fetched / pages)) +
+				  index_pages * (1.0 - exp(-distinct / index_pages))) * seq_cost;
+		scan += pages * seq_cost;
+	}
+	return probe < scan;
+}
+
+/*
+ * keyed_shared_rows - "(rows)" now of the scan bare (g->share_op: the scan
+ * the partner filter of the join being written reads, bare_scan), to be
+ * joined by quals with the delta of other (relation dother), read by key
+ * in one index scan instead of whole: a MATERIALIZED WITH entry of the
+ * scan's rows whose column v is "op ANY (ARRAY(keys))", keys the distinct
+ * non-NULL x of the delta's rows (a WITH entry of its own), for a
+ * condition "v = x" of quals (keyed_equality; v leading an index of the
+ * source with at most DV_PROBE_MAX_ROWS rows a value, x of the same type
+ * as v).  The term joins it as it would the scan: every row of the delta
+ * with a non-NULL x finds its matches there, one with a NULL x none
+ * anywhere ("=" is strict).  The partner filter reads it for its keys
+ * among those keys (g->keyed_rows, partner_keys_filter) and probes the
+ * source for the others, where the whole read (shared_rows) served both
+ * (TPC-H Q17 at SF1: part's 750,000 rows read for the 12,000 changed
+ * lineitems, 93 ms of a 122 ms delta statement; by key about half, and a
+ * tenth when part is in shared buffers; bench/README.md, fifteenth
+ * session).  NULL (nothing written) when the source has under
+ * DV_PROBE_MIN_ROWS rows, the delta's size is unknown (explain()), or the
+ * keyed read is not cheaper by keyed_read_cheaper.
+ */
+static char *
+keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals)
+{
+	DvOp	   *scan = bare;
+	int64		n;
+	HeapTuple	tup;
+	double		tuples;
+	ListCell   *lc;
+
+	if (dother == NULL || bare != g->share_op || !bare_scan(bare) || g->restrict_rti != 0 ||
+		g->reach_rti != 0)
+		return NULL;
+	while (scan->kind == DV_OP_FILTER)
+		scan = scan->left;
+	n = delta_rows_under(other);
+	if (n < 0)
+		return NULL;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	ReleaseSysCache(tup);
+	if (tuples < DV_PROBE_MIN_ROWS)
+		return NULL;
+	foreach(lc, quals)
+	{
+		Var		   *v;
+		Node	   *x;
+		Oid			opno;
+		double		rows;
+		double		index_pages;
+		double		distinct;
+		char	   *xs;
+		char	   *keys;
+		char	   *sql;
+
+		if (!keyed_equality(lfirst(lc), bare->rels, other->rels, &v, &x, &opno) ||
+			v->varno != scan->source->rtindex || exprType(x) != v->vartype ||
+			!OidIsValid(get_array_type(v->vartype)))
+			continue;
+		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
+		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
+			continue;
+		distinct = window_distinct(other, x);
+		if (distinct < 0 || distinct > (double) n)
+			distinct = (double) n;
+		if (!keyed_read_cheaper(scan->source->relid, Max(distinct, 1.0), rows, index_pages))
+			continue;
+		xs = deparse(g, x, other, "o", NULL, NULL);
+		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE (%s) IS NOT NULL",
+								   xs, dother, xs));
+		/* (the scan written restricted by rows_sql, as reach_restrict does) */
+		g->reach_rti = v->varno;
+		g->reach_attno = v->varattno;
+		g->reach_op = dv_operator_sql(opno);
+		g->reach_array = psprintf("ARRAY(SELECT k.k1 FROM %s k)", keys);
+		g->reach_opno = opno;
+		g->reach_done = false;
+		sql = rows_sql(g, bare);
+		g->reach_rti = 0;
+		if (!g->reach_done)
+			return NULL;
+		g->keyed_op = bare;
+		g->keyed_rows = add_cte_as(g, sql, true);
+		g->keyed_keys = keys;
+		g->keyed_var = v;
+		g->keyed_opno = opno;
+		return psprintf("(SELECT * FROM %s)", g->keyed_rows);
+	}
+	return NULL;
 }
 
 static void
@@ -5508,6 +5687,8 @@ delta_cte(DvGen *g, DvOp *op)
 				{
 					g->keys_filter = partner_keys_filter(g, op, dl, &g->keys_filter_delta);
 					g->share_probed = false;
+					g->keyed_op = NULL;
+					g->keyed_rows = NULL;
 					g->keys_filter_op = g->keys_filter ? op->right : NULL;
 
 					/*
@@ -5568,6 +5749,8 @@ delta_cte(DvGen *g, DvOp *op)
 					else
 					{
 						if (right == NULL && op->right == g->share_op)
+							right = keyed_shared_rows(g, op->right, op->left, dl, op->quals);
+						if (right == NULL && op->right == g->share_op)
 							right = shared_rows(g, op->right);
 						if (right == NULL)
 						{
@@ -5593,6 +5776,8 @@ delta_cte(DvGen *g, DvOp *op)
 										 right_outer ? " ON true" : "");
 					else
 					{
+						if (left == NULL && op->left == g->share_op)
+							left = keyed_shared_rows(g, op->left, op->right, dr, op->quals);
 						if (left == NULL && op->left == g->share_op)
 							left = shared_rows(g, op->left);
 						if (left == NULL)
