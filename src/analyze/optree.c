@@ -3715,11 +3715,21 @@ bare_scan(DvOp *op)
  * buffers (the 12,088 lineitems of 3,000 changed orders probe orders_pkey
  * for 3,000 orders); the operators are counted per probe.  false when the
  * relation has no statistics.
+ *
+ * in_key_order: the n values (all distinct) are read in one index scan over
+ * their array (keyed_shared_rows), which sorts them and descends the index
+ * once per value in key order, so each index and heap page it needs is
+ * read once, in order: those pages (the expected distinct pages among the
+ * rows and the values) are charged at seq_page_cost, not random_page_cost.
+ * TPC-H Q17 at SF1: 12,000 changed parts out of 750,000, about 7,800 of
+ * part's 12,771 pages, against its whole read, 750,000 rows filtered
+ * besides (bench/README.md, fifteenth session).
  */
 #define DV_PROBE_RESIDENT_SHARE 4
 
 static bool
-probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, double index_pages)
+probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, double index_pages,
+			  bool in_key_order)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	double		pages = Max((double) rel->rd_rel->relpages, 1.0);
@@ -3746,8 +3756,12 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
 		MemSet(&root, 0, sizeof(root));
 		root.type = T_PlannerInfo;
 		root.total_table_pages = pages + index_pages;
-		probe += (index_pages_fetched(fetched_distinct, (BlockNumber) pages, index_pages, &root) +
-				  index_pages_fetched(distinct, (BlockNumber) index_pages, pages, &root)) * random_cost;
+		if (in_key_order)
+			probe += (pages * (1.0 - exp(-fetched_distinct / pages)) +
+					  index_pages * (1.0 - exp(-distinct / index_pages))) * seq_cost;
+		else
+			probe += (index_pages_fetched(fetched_distinct, (BlockNumber) pages, index_pages, &root) +
+					  index_pages_fetched(distinct, (BlockNumber) index_pages, pages, &root)) * random_cost;
 		scan += pages * seq_cost;
 	}
 	return probe < scan;
@@ -3859,33 +3873,47 @@ window_distinct(DvOp *op, Node *x)
 	return distinct;
 }
 
+/*
+ * probed_scan - the scan under the filters of bare (bare_scan), when its
+ * source has at least DV_PROBE_MIN_ROWS rows (pg_class.reltuples: a
+ * smaller one is read whole, its rows hashed), else NULL
+ */
+static DvOp *
+probed_scan(DvOp *bare)
+{
+	DvOp	   *scan = bare;
+	HeapTuple	tup;
+	double		tuples;
+
+	while (scan->kind == DV_OP_FILTER)
+		scan = scan->left;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	ReleaseSysCache(tup);
+	return tuples < DV_PROBE_MIN_ROWS ? NULL : scan;
+}
+
 static char *
 probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		   const char *theta, const char *alias)
 {
-	DvOp	   *scan = bare;
+	DvOp	   *scan;
 	int64		n;
-	double		tuples;
-	HeapTuple	tup;
 	ListCell   *lc;
 	bool		keyed = false;
 
 	if (dother == NULL || !bare_scan(bare) || g->restrict_rti != 0)
 		return NULL;
-	while (scan->kind == DV_OP_FILTER)
-		scan = scan->left;
 	n = delta_rows_under(other);
 	if (n < 0)
 		return NULL;
 	/* (the partner filter probes it again for the changed keys of its subquery: shared_rows) */
 	if (bare == g->share_op)
 		n += g->share_rows;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
-	if (!HeapTupleIsValid(tup))
-		return NULL;
-	tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
-	ReleaseSysCache(tup);
-	if (tuples < DV_PROBE_MIN_ROWS)
+	scan = probed_scan(bare);
+	if (scan == NULL)
 		return NULL;
 	foreach(lc, quals)
 	{
@@ -3901,7 +3929,7 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
 		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
 			continue;
-		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages))
+		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages, false))
 		{
 			keyed = true;
 			break;
@@ -3912,7 +3940,7 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 			double		distinct = window_distinct(other, x);
 
 			if (distinct >= 0 && distinct < (double) n &&
-				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages))
+				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages, false))
 			{
 				keyed = true;
 				break;
@@ -3924,51 +3952,6 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 	if (bare == g->share_op)
 		g->share_probed = true;
 	return psprintf("LATERAL (SELECT * FROM (%s) %s WHERE %s OFFSET 0)", rows_sql(g, bare), alias, theta);
-}
-
-/*
- * keyed_read_cheaper - by the planner's own costs, is reading the rows of
- * distinct values of a column leading an index of relation relid
- * (rows_per_value rows a value, the index index_pages pages) in one index
- * scan over the array of those values cheaper than reading the relation
- * whole?  The scan sorts the array and descends the index once per value
- * in key order, so each index and heap page it needs is read once, in
- * order: charged like probe_cheaper's descents and rows, but with the
- * pages it touches (the expected distinct pages among those rows) at
- * seq_page_cost, not random_page_cost.  Pages count only when the relation
- * and the index do not fit in a DV_PROBE_RESIDENT_SHARE-th of
- * shared_buffers.  TPC-H Q17 at SF1: 12,000 changed parts out of 750,000,
- * about 7,800 of part's 12,771 pages; its whole read is 750,000 rows
- * filtered besides (bench/README.md, fifteenth session).  false when the
- * relation has no statistics.
- */
-static bool
-keyed_read_cheaper(Oid relid, double distinct, double rows_per_value, double index_pages)
-{
-	Relation	rel = relation_open(relid, AccessShareLock);
-	double		pages = Max((double) rel->rd_rel->relpages, 1.0);
-	double		tuples = rel->rd_rel->reltuples;
-	Oid			spcid = rel->rd_rel->reltablespace;
-	double		fetched = distinct * rows_per_value;
-	double		random_cost;
-	double		seq_cost;
-	double		probe;
-	double		scan;
-
-	relation_close(rel, AccessShareLock);
-	if (tuples < 1)
-		return false;
-	get_tablespace_page_costs(spcid, &random_cost, &seq_cost);
-	probe = distinct * (ceil(log2(tuples)) + 50) * cpu_operator_cost +
-		fetched * (cpu_index_tuple_cost + cpu_tuple_cost);
-	scan = tuples * (cpu_tuple_cost + cpu_operator_cost);
-	if (pages + index_pages > (double) NBuffers / DV_PROBE_RESIDENT_SHARE)
-	{
-		probe += (pages * (1.0 - exp(-fetched / pages)) +
-				  index_pages * (1.0 - exp(-distinct / index_pages))) * seq_cost;
-		scan += pages * seq_cost;
-	}
-	return probe < scan;
 }
 
 /*
@@ -3990,31 +3973,23 @@ keyed_read_cheaper(Oid relid, double distinct, double rows_per_value, double ind
  * tenth when part is in shared buffers; bench/README.md, fifteenth
  * session).  NULL (nothing written) when the source has under
  * DV_PROBE_MIN_ROWS rows, the delta's size is unknown (explain()), or the
- * keyed read is not cheaper by keyed_read_cheaper.
+ * keyed read is not cheaper (probe_cheaper, in key order).
  */
 static char *
 keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals)
 {
-	DvOp	   *scan = bare;
+	DvOp	   *scan;
 	int64		n;
-	HeapTuple	tup;
-	double		tuples;
 	ListCell   *lc;
 
 	if (dother == NULL || bare != g->share_op || !bare_scan(bare) || g->restrict_rti != 0 ||
 		g->reach_rti != 0)
 		return NULL;
-	while (scan->kind == DV_OP_FILTER)
-		scan = scan->left;
 	n = delta_rows_under(other);
 	if (n < 0)
 		return NULL;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
-	if (!HeapTupleIsValid(tup))
-		return NULL;
-	tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
-	ReleaseSysCache(tup);
-	if (tuples < DV_PROBE_MIN_ROWS)
+	scan = probed_scan(bare);
+	if (scan == NULL)
 		return NULL;
 	foreach(lc, quals)
 	{
@@ -4038,7 +4013,8 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		distinct = window_distinct(other, x);
 		if (distinct < 0 || distinct > (double) n)
 			distinct = (double) n;
-		if (!keyed_read_cheaper(scan->source->relid, Max(distinct, 1.0), rows, index_pages))
+		if (!probe_cheaper(scan->source->relid, Max(distinct, 1.0), Max(distinct, 1.0), rows, index_pages,
+						   true))
 			continue;
 		xs = deparse(g, x, other, "o", NULL, NULL);
 		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE (%s) IS NOT NULL",
