@@ -3963,14 +3963,15 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
  * non-NULL x of the delta's rows (a WITH entry of its own), for a
  * condition "v = x" of quals (keyed_equality; v leading an index of the
  * source with at most DV_PROBE_MAX_ROWS rows a value, x of the same type
- * as v).  The term joins it as it would the scan: every row of the delta
- * with a non-NULL x finds its matches there, one with a NULL x none
- * anywhere ("=" is strict).  The partner filter reads it for its keys
- * among those keys (g->keyed_rows, partner_keys_filter) and probes the
- * source for the others, where the whole read (shared_rows) served both
- * (TPC-H Q17 at SF1: part's 750,000 rows read for the 12,000 changed
- * lineitems, 93 ms of a 122 ms delta statement; by key about half, and a
- * tenth when part is in shared buffers; bench/README.md, fifteenth
+ * as v, "=" that type's default equality).  The term joins it as it would
+ * the scan: every row of the delta with a non-NULL x finds its matches
+ * there, one with a NULL x none anywhere ("=" is strict).  The partner
+ * filter reads it for its keys among those keys (g->keyed_rows,
+ * partner_keys_filter) and probes the source for the others, where the
+ * whole read (shared_rows) served both (TPC-H Q17 at SF1: part's 750,000
+ * rows read for the 12,000 changed lineitems, 93 ms of a 122 ms delta
+ * statement; by key about 60% of that with part's pages in the OS cache
+ * only, a quarter with them in shared buffers; bench/README.md, fifteenth
  * session).  NULL (nothing written) when the source has under
  * DV_PROBE_MIN_ROWS rows, the delta's size is unknown (explain()), or the
  * keyed read is not cheaper (probe_cheaper, in key order).
@@ -4003,9 +4004,14 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		char	   *keys;
 		char	   *sql;
 
+		/*
+		 * (the type's default equality: the keys' DISTINCT merges no two
+		 * values the join's equality tells apart)
+		 */
 		if (!keyed_equality(lfirst(lc), bare->rels, other->rels, &v, &x, &opno) ||
 			v->varno != scan->source->rtindex || exprType(x) != v->vartype ||
-			!OidIsValid(get_array_type(v->vartype)))
+			!OidIsValid(get_array_type(v->vartype)) ||
+			lookup_type_cache(v->vartype, TYPECACHE_EQ_OPR)->eq_opr != opno)
 			continue;
 		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
 		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
