@@ -1905,13 +1905,29 @@ typedef struct DvGen
 	 * The scan under filters (bare_scan) whose rows now the partner filter
 	 * of the join being written reads (partner_scan), or NULL: a term of its
 	 * left side's delta that reads it whole writes it as a MATERIALIZED WITH
-	 * entry (shared_rows) that the partner filter then reads too, and one
-	 * that would probe it counts share_rows more probes (the changed keys of
-	 * the grouped subquery, which the partner filter probes it for).
+	 * entry (shared_rows) that the partner filter then reads too, unless it
+	 * can read it by key in one index scan for the keys of its delta
+	 * (keyed_shared_rows, below), and one that would probe it counts
+	 * share_rows more probes (the changed keys of the grouped subquery,
+	 * which the partner filter probes it for).
 	 */
 	DvOp	   *share_op;
 	int64		share_rows;
 	bool		share_probed;	/* (set when such a term probed it instead) */
+
+	/*
+	 * Where such a term read that scan by key instead (keyed_shared_rows):
+	 * the scan (keyed_op), the MATERIALIZED WITH entry of its rows whose
+	 * column keyed_var is "keyed_opno" some k1 of the WITH entry keyed_keys
+	 * (the distinct non-NULL keys of the term's delta), or NULL.  Only the
+	 * partner filter reads that entry (its rows for other keys are not
+	 * there); every other reading of the scan reads the source.
+	 */
+	DvOp	   *keyed_op;
+	const char *keyed_rows;
+	const char *keyed_keys;
+	Var		   *keyed_var;
+	Oid			keyed_opno;
 
 	/*
 	 * The rows of the scan of range table entry reach_rti restricted to
@@ -1964,6 +1980,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->share_op = NULL;
 	g->share_rows = 0;
 	g->share_probed = false;
+	g->keyed_op = NULL;
+	g->keyed_rows = NULL;
 	g->reach_rti = 0;
 	g->pad_state_op = NULL;
 	g->demand_op = NULL;
@@ -3116,7 +3134,9 @@ partner_scan(DvOp *left, Node *e)
  * superset of the keys: a changed group kept in vain is recomputed, and
  * its change joins no row), read by key as the scan alone (TPC-H Q17:
  * part by part_pkey for each changed part, not also lineitem), or, when
- * the left side's delta read the scan whole, from that read (shared_rows).
+ * the left side's delta read the scan whole, from that read (shared_rows);
+ * when it read the scan for its keys in one keyed read (keyed_shared_rows),
+ * from that read for the keys among them, by key for the others.
  * The keys of the rows of the left side's delta are tested apart, by
  * *delta_filter ("k.k1 = ANY (its keys)"; NULL if there is no delta): the
  * caller takes the keys that pass either in a UNION, so that each test is
@@ -3158,6 +3178,27 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl, const char **delta_fil
 									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "");
 	}
 	eq = psprintf("(%s) %s k.k1", deparse(g, e, now, "o", NULL, NULL), dv_operator_sql(opno));
+
+	/*
+	 * (read by key once already, keyed_shared_rows: a key among the keys
+	 * read has its rows there, as the whole read would; a key of the left
+	 * side's delta passes; any other is probed.  The same equality, whose
+	 * transitivity makes "k1 = x" and "v = k1" give "v = x", of one type)
+	 */
+	if (now != join->left && now == g->keyed_op && g->keyed_rows != NULL && IsA(e, Var) &&
+		((Var *) e)->varno == g->keyed_var->varno && ((Var *) e)->varattno == g->keyed_var->varattno &&
+		((Var *) e)->varlevelsup == 0 && opno == g->keyed_opno &&
+		(!OidIsValid(exprCollation(e)) || get_collation_isdeterministic(exprCollation(e))))
+	{
+		char	   *se = deparse(g, e, now, "o", NULL, NULL);
+
+		return psprintf("(k.k1 %s ANY (SELECT %s FROM %s o%s) OR "
+						"(NOT (k.k1 %s ANY (SELECT p.k1 FROM %s p)) AND EXISTS (SELECT FROM (%s) o WHERE %s OFFSET 0)))",
+						dv_operator_sql(opno), se, g->keyed_rows,
+						dl ? psprintf(" UNION ALL SELECT %s FROM %s o",
+									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "",
+						dv_operator_sql(opno), g->keyed_keys, new_sql(g, now), eq);
+	}
 
 	/*
 	 * (where the left side's delta probed that scan by key, probe_rows
@@ -3499,7 +3540,7 @@ delta_rows_under(DvOp *op)
 #define DV_REACH_MAX_ROWS 100000
 
 static bool probe_cheaper(Oid relid, double n, double distinct, double rows_per_value,
-						  double index_pages, bool *resident);
+						  double index_pages, bool in_key_order, bool *resident);
 
 /*
  * leading_rows_per_value - if relation relid has a valid, non-partial index
@@ -3637,7 +3678,7 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 			continue;
 		/* (a small relation the probes would cost more than reading: read whole) */
 		if (!dv_optree_has_groups(keep) &&
-			!probe_cheaper(relid, (double) n, (double) n, Max(rows, 1.0), index_pages, &resident) &&
+			!probe_cheaper(relid, (double) n, (double) n, Max(rows, 1.0), index_pages, false, &resident) &&
 			resident)
 			continue;
 		best = rows;
@@ -3695,12 +3736,21 @@ bare_scan(DvOp *op)
  * for 3,000 orders); the operators are counted per probe.  false when the
  * relation has no statistics.  With resident, *resident says whether the
  * relation and the index were taken as resident (set even then).
+ *
+ * in_key_order: the n values (all distinct) are read in one index scan over
+ * their array (keyed_shared_rows), which sorts them and descends the index
+ * once per value in key order, so each index and heap page it needs is
+ * read once, in order: those pages (the expected distinct pages among the
+ * rows and the values) are charged at seq_page_cost, not random_page_cost.
+ * TPC-H Q17 at SF1: 12,000 changed parts out of 750,000, about 7,800 of
+ * part's 12,771 pages, against its whole read, 750,000 rows filtered
+ * besides (bench/README.md, fifteenth session).
  */
 #define DV_PROBE_RESIDENT_SHARE 4
 
 static bool
 probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, double index_pages,
-			  bool *resident)
+			  bool in_key_order, bool *resident)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	double		pages = Max((double) rel->rd_rel->relpages, 1.0);
@@ -3729,8 +3779,12 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
 		MemSet(&root, 0, sizeof(root));
 		root.type = T_PlannerInfo;
 		root.total_table_pages = pages + index_pages;
-		probe += (index_pages_fetched(fetched_distinct, (BlockNumber) pages, index_pages, &root) +
-				  index_pages_fetched(distinct, (BlockNumber) index_pages, pages, &root)) * random_cost;
+		if (in_key_order)
+			probe += (pages * (1.0 - exp(-fetched_distinct / pages)) +
+					  index_pages * (1.0 - exp(-distinct / index_pages))) * seq_cost;
+		else
+			probe += (index_pages_fetched(fetched_distinct, (BlockNumber) pages, index_pages, &root) +
+					  index_pages_fetched(distinct, (BlockNumber) index_pages, pages, &root)) * random_cost;
 		scan += pages * seq_cost;
 	}
 	return probe < scan;
@@ -3887,34 +3941,48 @@ probe_once_sql(DvGen *g, DvOp *bare, DvOp *other, const char *dother, Var *v, No
 					deparse(g, (Node *) v, bare, alias, NULL, NULL), dv_operator_sql(opno));
 }
 
+/*
+ * probed_scan - the scan under the filters of bare (bare_scan), when its
+ * source has at least DV_PROBE_MIN_ROWS rows (pg_class.reltuples: a
+ * smaller one is read whole, its rows hashed), else NULL
+ */
+static DvOp *
+probed_scan(DvOp *bare)
+{
+	DvOp	   *scan = bare;
+	HeapTuple	tup;
+	double		tuples;
+
+	while (scan->kind == DV_OP_FILTER)
+		scan = scan->left;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	ReleaseSysCache(tup);
+	return tuples < DV_PROBE_MIN_ROWS ? NULL : scan;
+}
+
 static char *
 probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		   const char *theta, const char *alias, bool *on_theta)
 {
-	DvOp	   *scan = bare;
+	DvOp	   *scan;
 	int64		n;
-	double		tuples;
-	HeapTuple	tup;
 	ListCell   *lc;
 	bool		keyed = false;
 	char	   *once = NULL;
 
 	if (dother == NULL || !bare_scan(bare) || g->restrict_rti != 0)
 		return NULL;
-	while (scan->kind == DV_OP_FILTER)
-		scan = scan->left;
 	n = delta_rows_under(other);
 	if (n < 0)
 		return NULL;
 	/* (the partner filter probes it again for the changed keys of its subquery: shared_rows) */
 	if (bare == g->share_op)
 		n += g->share_rows;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(scan->source->relid));
-	if (!HeapTupleIsValid(tup))
-		return NULL;
-	tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
-	ReleaseSysCache(tup);
-	if (tuples < DV_PROBE_MIN_ROWS)
+	scan = probed_scan(bare);
+	if (scan == NULL)
 		return NULL;
 	foreach(lc, quals)
 	{
@@ -3930,7 +3998,7 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
 		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
 			continue;
-		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages, NULL))
+		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages, false, NULL))
 		{
 			keyed = true;
 			break;
@@ -3941,7 +4009,7 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 			double		distinct = window_distinct(other, x);
 
 			if (distinct >= 0 && distinct < (double) n &&
-				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages, NULL))
+				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages, false, NULL))
 			{
 				keyed = true;
 				once = probe_once_sql(g, bare, other, dother, v, x, opno, alias);
@@ -3960,6 +4028,98 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		return once;
 	}
 	return psprintf("LATERAL (SELECT * FROM (%s) %s WHERE %s OFFSET 0)", rows_sql(g, bare), alias, theta);
+}
+
+/*
+ * keyed_shared_rows - "(rows)" now of the scan bare (g->share_op: the scan
+ * the partner filter of the join being written reads, bare_scan), to be
+ * joined by quals with the delta of other (relation dother), read by key
+ * in one index scan instead of whole: a MATERIALIZED WITH entry of the
+ * scan's rows whose column v is "op ANY (ARRAY(keys))", keys the distinct
+ * non-NULL x of the delta's rows (a WITH entry of its own), for a
+ * condition "v = x" of quals (keyed_equality; v leading an index of the
+ * source with at most DV_PROBE_MAX_ROWS rows a value, x of the same type
+ * as v, "=" that type's default equality).  The term joins it as it would
+ * the scan: every row of the delta with a non-NULL x finds its matches
+ * there, one with a NULL x none anywhere ("=" is strict).  The partner
+ * filter reads it for its keys among those keys (g->keyed_rows,
+ * partner_keys_filter) and probes the source for the others, where the
+ * whole read (shared_rows) served both (TPC-H Q17 at SF1: part's 750,000
+ * rows read for the 12,000 changed lineitems, 93 ms of a 122 ms delta
+ * statement; by key about 60% of that with part's pages in the OS cache
+ * only, a quarter with them in shared buffers; bench/README.md, fifteenth
+ * session).  NULL (nothing written) when the source has under
+ * DV_PROBE_MIN_ROWS rows, the delta's size is unknown (explain()), or the
+ * keyed read is not cheaper (probe_cheaper, in key order).
+ */
+static char *
+keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals)
+{
+	DvOp	   *scan;
+	int64		n;
+	ListCell   *lc;
+
+	if (dother == NULL || bare != g->share_op || !bare_scan(bare) || g->restrict_rti != 0 ||
+		g->reach_rti != 0)
+		return NULL;
+	n = delta_rows_under(other);
+	if (n < 0)
+		return NULL;
+	scan = probed_scan(bare);
+	if (scan == NULL)
+		return NULL;
+	foreach(lc, quals)
+	{
+		Var		   *v;
+		Node	   *x;
+		Oid			opno;
+		double		rows;
+		double		index_pages;
+		double		distinct;
+		char	   *xs;
+		char	   *keys;
+		char	   *sql;
+
+		/*
+		 * (the type's default equality: the keys' DISTINCT merges no two
+		 * values the join's equality tells apart)
+		 */
+		if (!keyed_equality(lfirst(lc), bare->rels, other->rels, &v, &x, &opno) ||
+			v->varno != scan->source->rtindex || exprType(x) != v->vartype ||
+			!OidIsValid(get_array_type(v->vartype)) ||
+			lookup_type_cache(v->vartype, TYPECACHE_EQ_OPR)->eq_opr != opno)
+			continue;
+		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
+		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
+			continue;
+		distinct = window_distinct(other, x);
+		if (distinct < 0 || distinct > (double) n)
+			distinct = (double) n;
+		if (!probe_cheaper(scan->source->relid, Max(distinct, 1.0), Max(distinct, 1.0), rows, index_pages,
+						   true, NULL))
+			continue;
+		xs = deparse(g, x, other, "o", NULL, NULL);
+		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE (%s) IS NOT NULL",
+								   xs, dother, xs));
+		/* (the scan written restricted by rows_sql, as reach_restrict does) */
+		g->reach_rti = v->varno;
+		g->reach_attno = v->varattno;
+		g->reach_op = dv_operator_sql(opno);
+		g->reach_array = psprintf("ARRAY(SELECT k.k1 FROM %s k)", keys);
+		g->reach_opno = opno;
+		g->reach_done = false;
+		sql = rows_sql(g, bare);
+		g->reach_rti = 0;
+		if (!g->reach_done)
+			return NULL;
+		g->keyed_op = bare;
+		g->keyed_rows = add_cte_as(g, sql, true);
+		g->keyed_keys = keys;
+		g->keyed_var = v;
+		g->keyed_opno = opno;
+		return psprintf("(SELECT * FROM %s)", g->keyed_rows);
+	}
+	return NULL;
 }
 
 static void
@@ -5585,6 +5745,8 @@ delta_cte(DvGen *g, DvOp *op)
 				{
 					g->keys_filter = partner_keys_filter(g, op, dl, &g->keys_filter_delta);
 					g->share_probed = false;
+					g->keyed_op = NULL;
+					g->keyed_rows = NULL;
 					g->keys_filter_op = g->keys_filter ? op->right : NULL;
 
 					/*
@@ -5649,6 +5811,8 @@ delta_cte(DvGen *g, DvOp *op)
 					else
 					{
 						if (right == NULL && op->right == g->share_op)
+							right = keyed_shared_rows(g, op->right, op->left, dl, op->quals);
+						if (right == NULL && op->right == g->share_op)
 							right = shared_rows(g, op->right);
 						if (right == NULL)
 						{
@@ -5679,6 +5843,8 @@ delta_cte(DvGen *g, DvOp *op)
 										 right_outer ? " ON true" : "");
 					else
 					{
+						if (left == NULL && op->left == g->share_op)
+							left = keyed_shared_rows(g, op->left, op->right, dr, op->quals);
 						if (left == NULL && op->left == g->share_op)
 							left = shared_rows(g, op->left);
 						if (left == NULL)
