@@ -1787,6 +1787,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	/* (the SQL generated next may count its distinct keys: optree.c, window_distinct) */
 	src->delta_store = receiver.store;
 	src->delta_desc = receiver.desc;
+	src->delta_distinct = NIL;
 	if (weight_sum)
 		*weight_sum = receiver.weight_sum;
 	return (int64) receiver.rows;
@@ -3597,6 +3598,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			break;
 		src->delta_store = NULL;
 		src->delta_desc = NULL;
+		src->delta_distinct = NIL;
 		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
 		if (no_window)
 		{

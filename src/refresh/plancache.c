@@ -198,6 +198,7 @@ dv_plan_cache_set_delta_rows(DvPlan *plan, int64 rows)
 		((DvPlanSource *) lfirst(lc))->delta_rows = rows;
 		((DvPlanSource *) lfirst(lc))->delta_store = NULL;
 		((DvPlanSource *) lfirst(lc))->delta_desc = NULL;
+		((DvPlanSource *) lfirst(lc))->delta_distinct = NIL;
 		((DvPlanSource *) lfirst(lc))->window_filtered = false;
 	}
 	if (plan->topn_input)
