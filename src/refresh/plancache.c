@@ -58,6 +58,7 @@ typedef struct PlanCacheEntry
 	List	   *relations;		/* OIDs whose relcache invalidation drops it */
 	Query	   *query;			/* parsed, analysed, rewritten */
 	DvPlan	   *plan;			/* NULL until asked for */
+	int			own_writes;		/* dv_plan_cache_own_writes: -1 until asked */
 	bool		valid;
 } PlanCacheEntry;
 
@@ -296,6 +297,7 @@ lookup(DvTable *dt)
 		e->owner = dt->owner;
 		e->definition = pstrdup(dt->definition);
 		e->context = context;
+		e->own_writes = -1;
 		e->valid = true;
 		e->query = dv_parse_definition(dt->definition);
 		extract_query_dependencies((Node *) e->query, &e->relations, &invalitems, &rls);
@@ -370,4 +372,29 @@ dv_plan_cache_plan(DvTable *dt)
 	}
 	reset_delta_rows(e->plan);
 	return e->plan;
+}
+
+/*
+ * dv_plan_cache_own_writes - decide(dt) (refresh.c writes_are_own: may the
+ * refresh's writes run user code?), asked once per cache entry and kept
+ * with it: what it reads (the table's triggers, rules, constraints,
+ * policies, column types and indexes, and the functions the query and the
+ * indexes call) changes only with a relcache invalidation of the table or
+ * a change of a function or type, each of which drops the entry.  An
+ * answer made while the entry was dropped is returned, not kept.  Call as
+ * the table's owner.
+ */
+bool
+dv_plan_cache_own_writes(DvTable *dt, bool (*decide) (DvTable *dt))
+{
+	PlanCacheEntry *e = lookup(dt);
+	bool		own;
+
+	if (e->own_writes >= 0)
+		return e->own_writes == 1;
+	own = decide(dt);
+	/* (decide locks and may so take an invalidation that drops e) */
+	if (e->valid)
+		e->own_writes = own ? 1 : 0;
+	return own;
 }
