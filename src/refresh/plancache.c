@@ -27,8 +27,11 @@
  * after the refresh locked its tables sees every committed change.
  *
  * What the cache returns is shared with later refreshes: callers must not
- * change it.  The only field a refresh writes, a source's delta_rows, is
- * reset to -1 (not read yet) at each lookup.  Entries live in their own
+ * change it.  The fields a refresh writes, a source's delta_rows and its
+ * window's store and counts (delta_store, delta_desc, delta_distinct), are
+ * reset at each lookup (delta_rows to -1, not read yet).  An entry also
+ * keeps whether the table's writes may run user code
+ * (dv_plan_cache_own_writes), dropped with it.  Entries live in their own
  * memory contexts under CacheMemoryContext; an entry dropped is freed in a
  * later transaction (what a caller holds stays valid until its transaction
  * ends); an entry that failed to build is not kept.
