@@ -105,6 +105,12 @@ typedef struct DvPlanSource
 	struct Tuplestorestate *delta_store;
 	struct TupleDescData *delta_desc;
 	/*
+	 * The counts window_distinct made of that window (its own entries, in
+	 * delta_desc's memory context): each column counted once per refresh.
+	 * NIL whenever delta_store is set or cleared.
+	 */
+	List	   *delta_distinct;
+	/*
 	 * The conjuncts of its filter that its window read may apply
 	 * (refresh/incremental.c, window_filter_conjuncts), computed at the first
 	 * refresh that asks, for this buffer, owner, setting and row-level

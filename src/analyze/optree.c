@@ -3823,17 +3823,27 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
 #define DV_PROBE_MAX_ROWS 10
 #define DV_PROBE_MIN_ROWS 10000
 
+/* a count of window_distinct, kept with its source for the refresh (DvPlanSource.delta_distinct) */
+typedef struct WindowDistinct
+{
+	AttrNumber	attno;			/* the source's column */
+	Oid			collation;		/* the collation it was sorted under */
+	double		distinct;
+} WindowDistinct;
+
 /*
  * window_distinct - the number of distinct non-NULL values of x in the
  * window of the source that op scans (op a scan under filters only), as the
  * refresh read it (DvPlanSource.delta_store); -1 when unknown: x not a
  * column of that source, no rows kept, or a type without a default btree
  * ordering and equality.  Counted over the whole window, so an upper bound
- * of the values among the rows its filters keep.  The rows are read
- * through a read pointer of their own, rewound first, as the executor's
- * scan of an ephemeral relation reads them (read pointer 0 is selected
- * again after); the values are sorted (tuplesort, the type's ordering
- * under the column's collation) and equal neighbours counted once.
+ * of the values among the rows its filters keep.  A column is counted once
+ * per refresh (the count kept in DvPlanSource.delta_distinct, read by the
+ * plan decisions after).  The rows are read through a read pointer of
+ * their own, rewound first, as the executor's scan of an ephemeral relation
+ * reads them (read pointer 0 is selected again after); the values are
+ * sorted (tuplesort, the type's ordering under the column's collation) and
+ * equal neighbours counted once.
  */
 static double
 window_distinct(DvOp *op, Node *x)
@@ -3852,6 +3862,9 @@ window_distinct(DvOp *op, Node *x)
 	bool		have_prev = false;
 	Datum		value;
 	bool		isnull;
+	WindowDistinct *kept;
+	MemoryContext old;
+	ListCell   *lc;
 
 	while (op->kind == DV_OP_FILTER)
 		op = op->left;
@@ -3859,6 +3872,12 @@ window_distinct(DvOp *op, Node *x)
 		var->varattno <= 0 || op->source->delta_store == NULL || op->source->delta_rows <= 0)
 		return -1;
 	src = op->source;
+	foreach(lc, src->delta_distinct)
+	{
+		kept = lfirst(lc);
+		if (kept->attno == var->varattno && kept->collation == var->varcollid)
+			return kept->distinct;
+	}
 	desc = src->delta_desc;
 	name = get_attname(src->relid, var->varattno, true);
 	for (int i = 0; name != NULL && i < desc->natts; i++)
@@ -3868,34 +3887,48 @@ window_distinct(DvOp *op, Node *x)
 			attno = i + 1;
 	}
 	if (attno < 0 || TupleDescAttr(desc, attno - 1)->atttypid != var->vartype)
-		return -1;
-	typentry = lookup_type_cache(var->vartype, TYPECACHE_LT_OPR | TYPECACHE_EQ_OPR_FINFO);
-	if (!OidIsValid(typentry->lt_opr) || !OidIsValid(typentry->eq_opr_finfo.fn_oid))
-		return -1;
-	sort = tuplesort_begin_datum(var->vartype, typentry->lt_opr, var->varcollid, false,
-								 work_mem, NULL, TUPLESORT_NONE);
-	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	ptr = tuplestore_alloc_read_pointer(src->delta_store, EXEC_FLAG_REWIND);
-	tuplestore_select_read_pointer(src->delta_store, ptr);
-	tuplestore_rescan(src->delta_store);
-	while (tuplestore_gettupleslot(src->delta_store, true, false, slot))
+		distinct = -1;
+	else
 	{
-		value = slot_getattr(slot, attno, &isnull);
-		if (!isnull)
-			tuplesort_putdatum(sort, value, false);
+		typentry = lookup_type_cache(var->vartype, TYPECACHE_LT_OPR | TYPECACHE_EQ_OPR_FINFO);
+		if (!OidIsValid(typentry->lt_opr) || !OidIsValid(typentry->eq_opr_finfo.fn_oid))
+			distinct = -1;
 	}
-	tuplestore_select_read_pointer(src->delta_store, 0);
-	ExecDropSingleTupleTableSlot(slot);
-	tuplesort_performsort(sort);
-	while (tuplesort_getdatum(sort, true, &value, &isnull, NULL))
+	if (distinct == 0)
 	{
-		if (!have_prev ||
-			!DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, var->varcollid, prev, value)))
-			distinct++;
-		prev = value;
-		have_prev = true;
+		sort = tuplesort_begin_datum(var->vartype, typentry->lt_opr, var->varcollid, false,
+									 work_mem, NULL, TUPLESORT_NONE);
+		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		ptr = tuplestore_alloc_read_pointer(src->delta_store, EXEC_FLAG_REWIND);
+		tuplestore_select_read_pointer(src->delta_store, ptr);
+		tuplestore_rescan(src->delta_store);
+		while (tuplestore_gettupleslot(src->delta_store, true, false, slot))
+		{
+			value = slot_getattr(slot, attno, &isnull);
+			if (!isnull)
+				tuplesort_putdatum(sort, value, false);
+		}
+		tuplestore_select_read_pointer(src->delta_store, 0);
+		ExecDropSingleTupleTableSlot(slot);
+		tuplesort_performsort(sort);
+		while (tuplesort_getdatum(sort, true, &value, &isnull, NULL))
+		{
+			if (!have_prev ||
+				!DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, var->varcollid, prev, value)))
+				distinct++;
+			prev = value;
+			have_prev = true;
+		}
+		tuplesort_end(sort);
 	}
-	tuplesort_end(sort);
+	/* (kept where the window's rows are: it goes with them) */
+	old = MemoryContextSwitchTo(GetMemoryChunkContext(desc));
+	kept = palloc(sizeof(WindowDistinct));
+	kept->attno = var->varattno;
+	kept->collation = var->varcollid;
+	kept->distinct = distinct;
+	src->delta_distinct = lappend(src->delta_distinct, kept);
+	MemoryContextSwitchTo(old);
 	return distinct;
 }
 

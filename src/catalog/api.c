@@ -837,8 +837,7 @@ dynview_drop_dynamic_table(PG_FUNCTION_ARGS)
 				(errmsg("dynamic table \"%s\" does not exist, skipping", name)));
 	else
 	{
-		char	   *qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-														   get_rel_name(relid));
+		char	   *qualified = dv_relation_qualified_name(relid);
 
 		/* the sql_drop event trigger does the bookkeeping */
 		if (SPI_execute(psprintf("DROP TABLE %s", qualified), false, 0) != SPI_OK_UTILITY)

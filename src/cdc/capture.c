@@ -29,6 +29,7 @@
 #include "replication/message.h"
 #include "replication/slot.h"
 #include "storage/lwlock.h"
+#include "storage/procarray.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/pg_lsn.h"
@@ -363,6 +364,17 @@ dynview_capture_status(PG_FUNCTION_ARGS)
 		values[0] = CStringGetTextDatum("NOT_REGISTERED");
 	else if (!st.launcher_running && st.state != DV_CAPTURE_RUNNING)
 		values[0] = CStringGetTextDatum("NO_LAUNCHER");
+	else if ((st.state == DV_CAPTURE_STARTING || st.state == DV_CAPTURE_RUNNING) &&
+			 st.decoder_pid != 0 && BackendPidGetProc(st.decoder_pid) == NULL)
+	{
+		/*
+		 * The decoder noted its pid once connected (dv_shmem_capture_started)
+		 * and is gone (terminated, or died) before its launcher saw it: not
+		 * RUNNING, but restarted by the launcher, as after a failure.
+		 */
+		values[0] = CStringGetTextDatum(dv_capture_state_name(DV_CAPTURE_RESTARTING));
+		st.decoder_pid = 0;
+	}
 	else
 		values[0] = CStringGetTextDatum(dv_capture_state_name(st.state));
 	if (known && st.decoder_pid != 0)

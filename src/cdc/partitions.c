@@ -385,8 +385,7 @@ identity_full(Oid relid)
 		if (identity == REPLICA_IDENTITY_FULL || get_rel_relkind(leaf) != RELKIND_RELATION)
 			continue;
 		if (SPI_execute(psprintf("ALTER TABLE %s REPLICA IDENTITY FULL",
-								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(leaf)),
-															get_rel_name(leaf))),
+								 dv_relation_qualified_name(leaf)),
 						false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not set the replica identity of relation %u", leaf);
 	}

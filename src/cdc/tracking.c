@@ -310,8 +310,7 @@ set_replica_identity_full(Oid relid, char *previous, bool required)
 	if (*previous == REPLICA_IDENTITY_FULL)
 		return;
 
-	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-										   get_rel_name(relid));
+	qualified = dv_relation_qualified_name(relid);
 	if (!pg_class_ownercheck(relid, GetUserId()) && !required)
 	{
 		ereport(NOTICE,
@@ -804,8 +803,7 @@ dv_tracking_release_unused(void)
 			const char *what = previous == REPLICA_IDENTITY_NOTHING ? "NOTHING" : "DEFAULT";
 
 			dv_catalog_exec(psprintf("ALTER TABLE %s REPLICA IDENTITY %s",
-									 quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)),
-																get_rel_name(source)), what),
+									 dv_relation_qualified_name(source), what),
 							0, NULL, NULL, NULL, -1);
 		}
 		dv_catalog_exec("DELETE FROM dynview.source_tracking WHERE source_relid = $1",
@@ -921,8 +919,7 @@ dv_publication_identity(Oid relid, const char *kind)
 	if (!needed)
 		return;
 
-	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-										   get_rel_name(relid));
+	qualified = dv_relation_qualified_name(relid);
 	if (strcmp(kind, "dynamic table") != 0)
 	{
 		/* dynview's own table, whoever created the publication */

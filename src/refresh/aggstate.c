@@ -309,18 +309,65 @@ group_by(int nkeys, const char *extra)
 	return group_by_p(nkeys, "", extra);
 }
 
-/* group keys of l and r equal, NULL matching NULL (index-usable form) */
+/*
+ * column_key_match - SQL: the keys of l and r equal (key_match), l's keys
+ * named by the column names l_columns (quoted here) instead of g1..g<nkeys>
+ * when it is not NIL
+ */
 static char *
-key_match(int nkeys, const char *l, const char *r)
+column_key_match(int nkeys, const char *l, List *l_columns, const char *r, bool r_nulls)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "true");
 	for (int k = 1; k <= nkeys; k++)
-		appendStringInfo(&buf, " AND (%s.g%d = %s.g%d OR (%s.g%d IS NULL AND %s.g%d IS NULL))",
-						 l, k, r, k, l, k, r, k);
+	{
+		char	   *lk = l_columns ? psprintf("%s.%s", l, quote_identifier(list_nth(l_columns, k - 1)))
+			: psprintf("%s.g%d", l, k);
+
+		if (r_nulls)
+			appendStringInfo(&buf, " AND (%s = %s.g%d OR (%s IS NULL AND %s.g%d IS NULL))",
+							 lk, r, k, lk, r, k);
+		else
+			appendStringInfo(&buf, " AND %s = %s.g%d", lk, r, k);
+	}
 	return buf.data;
+}
+
+/*
+ * key_match - SQL: the group keys g1..g<nkeys> of l and r are equal, NULL
+ * matching NULL.  r_nulls says whether r may hold a NULL key: if not, plain
+ * equality of every key, which is the same test (a NULL key of l matches no
+ * key of r either way) and which an index on all the keys can match as a
+ * whole; the NULL-matching form, (l.g = r.g OR (l.g IS NULL AND r.g IS
+ * NULL)), reaches only an index's first column.
+ */
+static char *
+key_match(int nkeys, const char *l, const char *r, bool r_nulls)
+{
+	return column_key_match(nkeys, l, NULL, r, r_nulls);
+}
+
+/*
+ * result_keys_null - does a row of the last SPI result hold a NULL in one of
+ * its first nkeys columns (the group keys)?
+ */
+static bool
+result_keys_null(int nkeys)
+{
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		for (int k = 1; k <= nkeys; k++)
+		{
+			bool		isnull;
+
+			(void) SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k, &isnull);
+			if (isnull)
+				return true;
+		}
+	}
+	return false;
 }
 
 static bool
@@ -2051,7 +2098,7 @@ dv_agg_state_linear(DvPlan *plan)
  * negative dv_dcount): a group with other counts is still a mismatch.
  */
 static uint64
-absent_groups_unchanged(DvPlan *plan, int nkeys, const char *st, Snapshot snapshot)
+absent_groups_unchanged(DvPlan *plan, int nkeys, bool null_keys, const char *st, Snapshot snapshot)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -2068,7 +2115,8 @@ absent_groups_unchanged(DvPlan *plan, int nkeys, const char *st, Snapshot snapsh
 		if (agg->kind == DV_AGG_COUNT || has_n(agg))
 			appendStringInfo(&sql, " AND COALESCE(d.d%d_n, 0) = 0", j);
 	}
-	appendStringInfo(&sql, " AND NOT EXISTS (SELECT 1 FROM %s s WHERE %s)", st, key_match(nkeys, "s", "d"));
+	appendStringInfo(&sql, " AND NOT EXISTS (SELECT 1 FROM %s s WHERE %s)", st,
+					 key_match(nkeys, "s", "d", null_keys));
 	dv_exec_at(sql.data, snapshot, true);
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return isnull ? 0 : (uint64) DatumGetInt64(d);
@@ -2330,6 +2378,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	char	   *restrict_q;
 	char	   *restrict_t;
 	bool		ok = true;
+	bool		null_keys = true;
 	DvParams	params;
 
 	initStringInfo(&sql);
@@ -2351,6 +2400,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		*no_group = ngroups == 0;
 		if (ngroups == 0)
 			return true;		/* the changes cancel out before the aggregation */
+		null_keys = result_keys_null(nkeys);
 		dv_register_tuples("dv_gd");
 		enrs = lappend(enrs, "dv_gd");
 	}
@@ -2382,6 +2432,13 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		appendStringInfoString(&sql, " HAVING pg_catalog.sum(dv_weight) <> 0");
 		if (dv_exec_at(sql.data, snapshot, true) == 0)
 			return true;			/* the changes cancel out before the aggregation */
+
+		/*
+		 * Every relation matched against the state below holds keys of dv_in
+		 * only: without a NULL key here, the matches are plain equalities
+		 * (key_match).
+		 */
+		null_keys = result_keys_null(nkeys);
 		dv_register_tuples("dv_in");
 		enrs = lappend(enrs, "dv_in");
 
@@ -2449,7 +2506,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 										"FROM (SELECT DISTINCT %s FROM %s WHERE %s) k JOIN %s s ON %s",
 										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, dist, eq.data,
 										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, anynull.data, dist,
-										key_match(nkeys, "s", "k")),
+										key_match(nkeys, "s", "k", true)),
 							   snapshot, false);
 				dv_register_tuples(mo);
 				enrs = lappend(enrs, mo);
@@ -2495,7 +2552,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									"SELECT %su.v, u.dv_mult, d.dv_w FROM dv_u u JOIN %s d ON u.v = d.v AND %s",
 									dist, key_list(nkeys, "d."), dd, nkeys > 0 ? ", " : "",
 									nkeys > 0 ? key_cols(nkeys, "") : "",
-									key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d")),
+									key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d", null_keys)),
 						   snapshot, false);
 				dv_register_tuples(up);
 				enrs = lappend(enrs, up);
@@ -2510,7 +2567,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
 									"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
 									"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
-									key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d"),
+									key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d", null_keys),
 									group_by_p(nkeys, "d.", NULL)),
 						   snapshot, false);
 			for (uint64 i = 0; i < SPI_processed; i++)
@@ -2538,7 +2595,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
 									"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
 									"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
-									dist, dd, key_match(nkeys, "s", "d"), key_list(nkeys, "d.")),
+									dist, dd, key_match(nkeys, "s", "d", null_keys), key_list(nkeys, "d.")),
 						   snapshot, false);
 
 			/* its transitions join the union the group delta is taken from */
@@ -2580,22 +2637,11 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			appendStringInfo(&sql, "SELECT pg_catalog.count(*) = 1 FROM %s", st);
 		else
 		{
-			StringInfoData tmatch;
-
-			initStringInfo(&tmatch);
-			appendStringInfoString(&tmatch, "true");
-			foreach(lc, plan->key_columns)
-			{
-				const char *col = quote_identifier(lfirst(lc));
-				int			k = foreach_current_index(lc) + 1;
-
-				appendStringInfo(&tmatch, " AND (dv_vt.%s = d.g%d OR (dv_vt.%s IS NULL AND d.g%d IS NULL))",
-								 col, k, col, k);
-			}
 			appendStringInfo(&sql, "SELECT pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
 							 "= pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s dv_vt WHERE %s)) FROM dv_gd d",
-							 st, key_match(nkeys, "s", "d"),
-							 quote_qualified_identifier(dt->schema_name, dt->table_name), tmatch.data);
+							 st, key_match(nkeys, "s", "d", null_keys),
+							 quote_qualified_identifier(dt->schema_name, dt->table_name),
+							 column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));
 		}
 		dv_exec_at(sql.data, snapshot, false);
 		{
@@ -2610,7 +2656,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 		/* 4. the state: groups appear, change, disappear */
 		resetStringInfo(&sql);
-		appendStringInfo(&sql, "MERGE INTO %s s USING dv_gd d ON %s ", st, key_match(nkeys, "s", "d"));
+		appendStringInfo(&sql, "MERGE INTO %s s USING dv_gd d ON %s ", st, key_match(nkeys, "s", "d", null_keys));
 		if (nkeys > 0)
 			appendStringInfoString(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount = 0 THEN DELETE ");
 		appendStringInfo(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount >= %d THEN UPDATE SET %s ",
@@ -2622,7 +2668,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		ok = n == ngroups;
 		if (!ok && nkeys > 0)
 		{
-			ok = n + absent_groups_unchanged(plan, nkeys, st, snapshot) == ngroups;
+			ok = n + absent_groups_unchanged(plan, nkeys, null_keys, st, snapshot) == ngroups;
 			/* (no group changed: NO_DATA where the windows cancel out) */
 			if (ok && n == 0)
 				*no_group = true;
@@ -2636,7 +2682,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	}
 	if (ok && may_recompute &&
 		dv_exec_at(psprintf("SELECT %s FROM %s s JOIN dv_gd d ON %s WHERE s.dv_recompute",
-							key_cols(nkeys, "s."), st, key_match(nkeys, "s", "d")),
+							key_cols(nkeys, "s."), st, key_match(nkeys, "s", "d", null_keys)),
 				   snapshot, false) > 0)
 	{
 		/* 5. groups whose extreme went (or with NaN/Infinity): recomputed */
@@ -2653,7 +2699,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		dv_exec_at_params(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
 								   "WHERE s.dv_recompute AND %s",
 								   st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
-								   restrict_i, group_by(nkeys, NULL), key_match(nkeys, "s", "r")),
+								   restrict_i, group_by(nkeys, NULL), key_match(nkeys, "s", "r", true)),
 						  snapshot, false, &params);
 	}
 

@@ -1788,6 +1788,7 @@ read_window(DvTable *dt, DvPlanSource *src, Oid buffer, Snapshot snapshot, const
 	/* (the SQL generated next may count its distinct keys: optree.c, window_distinct) */
 	src->delta_store = receiver.store;
 	src->delta_desc = receiver.desc;
+	src->delta_distinct = NIL;
 	if (weight_sum)
 		*weight_sum = receiver.weight_sum;
 	return (int64) receiver.rows;
@@ -2488,10 +2489,50 @@ deform_row(Datum d, TupleDesc rowdesc, Datum *values, bool *nulls)
 }
 
 /*
+ * The delta rows' composite values (dv_row) deformed, once each: row i's
+ * columns are values/nulls[i * natts ..], natts those of rowdesc (the
+ * table's row type, dropped columns included); rownull[i] when dv_row itself
+ * is NULL.  By-reference values point into the SPI result's tuples, which
+ * must outlive this.  Memory: natts Datums and bools per row, in the
+ * current memory context.
+ */
+typedef struct DeltaRows
+{
+	TupleDesc	rowdesc;
+	int			natts;
+	Datum	   *values;
+	bool	   *nulls;
+	bool	   *rownull;
+} DeltaRows;
+
+/* are delta rows a and b the same row (consolidate_delta's sense)? */
+static bool
+delta_rows_same(DeltaRows *rows, uint64 a, uint64 b)
+{
+	Datum	   *va = rows->values + a * rows->natts;
+	Datum	   *vb = rows->values + b * rows->natts;
+	bool	   *na = rows->nulls + a * rows->natts;
+	bool	   *nb = rows->nulls + b * rows->natts;
+
+	if (rows->rownull[a] || rows->rownull[b])
+		return rows->rownull[a] == rows->rownull[b];
+	for (int k = 0; k < rows->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(rows->rowdesc, k);
+
+		if (na[k] != nb[k] ||
+			(!na[k] && !datum_image_eq(va[k], vb[k], att->attbyval, att->attlen)))
+			return false;
+	}
+	return true;
+}
+
+/*
  * consolidate_delta - the n rows of tt (dv_row, a row of the table's type;
  * dv_key, its text form where dv_weight is negative, else NULL; dv_weight,
  * int8) summed per distinct row; returns the groups whose weight is not 0
- * (*ngroups of them), in no particular order.
+ * (*ngroups of them), in no particular order, and fills rows with every
+ * row's columns (deformed once here, read again by register_net).
  *
  * Rows are the same when every column is NULL in both or has the same
  * binary image in both (datum_image_eq: a compressed or out-of-line value
@@ -2506,37 +2547,38 @@ deform_row(Datum d, TupleDesc rowdesc, Datum *values, bool *nulls)
  * rows of equal hash compared, so the cost grows with the delta.
  */
 static DeltaGroup *
-consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
+consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups, DeltaRows *rows)
 {
 	TupleDesc	desc = tt->tupdesc;
 	TupleDesc	rowdesc;
 	DeltaRowHash *order;
 	DeltaGroup *groups;
-	Datum	   *va,
-			   *vb;
-	bool	   *na,
-			   *nb;
+	int			natts;
 	uint64		count = 0;
 	uint64		out = 0;
 
 	*ngroups = 0;
+	memset(rows, 0, sizeof(DeltaRows));
 	if (n == 0)
 		return NULL;
 	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(desc, 1), -1);
+	natts = Max(rowdesc->natts, 1);
+	rows->rowdesc = rowdesc;
+	rows->natts = rowdesc->natts;
 	/* (as SPI's own array of the rows, past 1 GB for a delta of tens of millions of rows) */
+	rows->values = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * natts * n);
+	rows->nulls = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * natts * n);
+	rows->rownull = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * n);
 	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaRowHash) * n);
 	groups = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaGroup) * n);
-	va = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
-	vb = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
-	na = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
-	nb = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
 	for (uint64 i = 0; i < n; i++)
 	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(tt->vals[i], desc, 1, &isnull);
+		Datum		d = SPI_getbinval(tt->vals[i], desc, 1, &rows->rownull[i]);
+		Datum	   *va = rows->values + i * rows->natts;
+		bool	   *na = rows->nulls + i * rows->natts;
 		uint32		h = 0;
 
-		if (!isnull)
+		if (!rows->rownull[i])
 		{
 			deform_row(d, rowdesc, va, na);
 			for (int k = 0; k < rowdesc->natts; k++)
@@ -2562,8 +2604,6 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
 		for (uint64 j = s; j < e; j++)
 		{
 			uint64		r = order[j].row;
-			bool		rnull;
-			Datum		rd = SPI_getbinval(tt->vals[r], desc, 1, &rnull);
 			bool		wnull;
 			Datum		wd = SPI_getbinval(tt->vals[r], desc, 3, &wnull);
 			int64		w = wnull ? 0 : DatumGetInt64(wd);	/* (as sum() skips a NULL) */
@@ -2571,27 +2611,10 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
 			uint64		g;
 
 			(void) SPI_getbinval(tt->vals[r], desc, 2, &knull);
-			if (!rnull && e - s > 1)
-				deform_row(rd, rowdesc, va, na);
 			/* the groups of this run of equal hashes: is r the same row as one of them? */
 			for (g = run_first; g < count; g++)
 			{
-				bool		gnull;
-				Datum		gd = SPI_getbinval(tt->vals[groups[g].first], desc, 1, &gnull);
-				bool		same = (gnull == rnull);
-
-				if (same && !rnull)
-				{
-					deform_row(gd, rowdesc, vb, nb);
-					for (int k = 0; k < rowdesc->natts && same; k++)
-					{
-						Form_pg_attribute att = TupleDescAttr(rowdesc, k);
-
-						same = na[k] == nb[k] &&
-							(na[k] || datum_image_eq(va[k], vb[k], att->attbyval, att->attlen));
-					}
-				}
-				if (same)
+				if (delta_rows_same(rows, r, groups[g].first))
 					break;
 			}
 			if (g == count)
@@ -2621,26 +2644,33 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups)
 		groups[out++] = groups[g];
 	}
 	pfree(order);
-	pfree(va);
-	pfree(vb);
-	pfree(na);
-	pfree(nb);
-	FreeTupleDesc(rowdesc);
 	*ngroups = out;
 	return groups;
+}
+
+/* free what consolidate_delta allocated in rows */
+static void
+delta_rows_free(DeltaRows *rows)
+{
+	if (rows->rowdesc == NULL)
+		return;
+	pfree(rows->values);
+	pfree(rows->nulls);
+	pfree(rows->rownull);
+	FreeTupleDesc(rows->rowdesc);
 }
 
 /*
  * register_net - the groups of consolidate_delta as the ephemeral named
  * relation dv_net: dv_row, dv_key, dv_weight (tt's shape), then the row's
  * columns apart as dv_c1, dv_c2, ... (its type's columns that are not
- * dropped, in order), which the INSERT reads: "(n.dv_row).*" took each
- * column out of the composite apart, walking it from its start each time
- * past the first column of variable width.  Returns the number of those
- * columns.
+ * dropped, in order, from rows: deformed by consolidate_delta), which the
+ * INSERT reads: "(n.dv_row).*" took each column out of the composite apart,
+ * walking it from its start each time past the first column of variable
+ * width.  Returns the number of those columns.
  */
 static int
-register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
+register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups, DeltaRows *rows)
 {
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
 	TupleDesc	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(tt->tupdesc, 1), -1);
@@ -2648,8 +2678,6 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
 	int			ncols = 0;
 	Datum	   *values;
 	bool	   *nulls;
-	Datum	   *rv;
-	bool	   *rn;
 
 	for (int k = 0; k < rowdesc->natts; k++)
 		if (!TupleDescAttr(rowdesc, k)->attisdropped)
@@ -2670,13 +2698,12 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
 	}
 	values = palloc(sizeof(Datum) * (3 + ncols));
 	nulls = palloc(sizeof(bool) * (3 + ncols));
-	rv = palloc(sizeof(Datum) * Max(rowdesc->natts, 1));
-	rn = palloc(sizeof(bool) * Max(rowdesc->natts, 1));
 	for (uint64 g = 0; g < ngroups; g++)
 	{
+		uint64		first = groups[g].first;
 		int			c = 3;
 
-		values[0] = SPI_getbinval(tt->vals[groups[g].first], tt->tupdesc, 1, &nulls[0]);
+		values[0] = SPI_getbinval(tt->vals[first], tt->tupdesc, 1, &nulls[0]);
 		if (groups[g].key_row >= 0)
 			values[1] = SPI_getbinval(tt->vals[groups[g].key_row], tt->tupdesc, 2, &nulls[1]);
 		else
@@ -2686,16 +2713,12 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups)
 		}
 		values[2] = Int64GetDatum(groups[g].weight);
 		nulls[2] = false;
-		if (nulls[0])
-			memset(rn, true, sizeof(bool) * rowdesc->natts);
-		else
-			deform_row(values[0], rowdesc, rv, rn);
 		for (int k = 0; k < rowdesc->natts; k++)
 		{
 			if (TupleDescAttr(rowdesc, k)->attisdropped)
 				continue;
-			values[c] = rv[k];
-			nulls[c] = rn[k];
+			values[c] = nulls[0] ? (Datum) 0 : rows->values[first * rows->natts + k];
+			nulls[c] = nulls[0] || rows->nulls[first * rows->natts + k];
 			c++;
 		}
 		tuplestore_putvalues(ts, desc, values, nulls);
@@ -2732,6 +2755,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	int64		max_weight = 0;
 	char	   *key_delete = NULL;
 	DeltaGroup *net;
+	DeltaRows	net_input;
 	uint64		net_rows;
 	int			net_cols;
 	StringInfoData del;
@@ -2749,7 +2773,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "FROM dv_x",
 					 dv_delta_sql(plan), cols, target),
 			snapshot, true);
-	net = consolidate_delta(SPI_tuptable, SPI_processed, &net_rows);
+	net = consolidate_delta(SPI_tuptable, SPI_processed, &net_rows, &net_input);
 	for (uint64 i = 0; i < net_rows; i++)
 	{
 		int64		w = net[i].weight;
@@ -2762,7 +2786,8 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 			max_weight = Max(max_weight, w);
 		}
 	}
-	net_cols = register_net(SPI_tuptable, net, net_rows);
+	net_cols = register_net(SPI_tuptable, net, net_rows, &net_input);
+	delta_rows_free(&net_input);
 	if (expected > 0 && plan->spj_key != NIL)
 		key_delete = key_delete_sql(dt, plan->spj_key, target);
 	if (key_delete != NULL)
@@ -3613,6 +3638,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			break;
 		src->delta_store = NULL;
 		src->delta_desc = NULL;
+		src->delta_distinct = NIL;
 		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
 		if (no_window)
 		{

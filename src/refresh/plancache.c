@@ -27,8 +27,11 @@
  * after the refresh locked its tables sees every committed change.
  *
  * What the cache returns is shared with later refreshes: callers must not
- * change it.  The only field a refresh writes, a source's delta_rows, is
- * reset to -1 (not read yet) at each lookup.  Entries live in their own
+ * change it.  The fields a refresh writes, a source's delta_rows and its
+ * window's store and counts (delta_store, delta_desc, delta_distinct), are
+ * reset at each lookup (delta_rows to -1, not read yet).  An entry also
+ * keeps whether the table's writes may run user code
+ * (dv_plan_cache_own_writes), dropped with it.  Entries live in their own
  * memory contexts under CacheMemoryContext; an entry dropped is freed in a
  * later transaction (what a caller holds stays valid until its transaction
  * ends); an entry that failed to build is not kept.
@@ -58,6 +61,7 @@ typedef struct PlanCacheEntry
 	List	   *relations;		/* OIDs whose relcache invalidation drops it */
 	Query	   *query;			/* parsed, analysed, rewritten */
 	DvPlan	   *plan;			/* NULL until asked for */
+	int			own_writes;		/* dv_plan_cache_own_writes: -1 until asked */
 	bool		valid;
 } PlanCacheEntry;
 
@@ -198,6 +202,7 @@ dv_plan_cache_set_delta_rows(DvPlan *plan, int64 rows)
 		((DvPlanSource *) lfirst(lc))->delta_rows = rows;
 		((DvPlanSource *) lfirst(lc))->delta_store = NULL;
 		((DvPlanSource *) lfirst(lc))->delta_desc = NULL;
+		((DvPlanSource *) lfirst(lc))->delta_distinct = NIL;
 		((DvPlanSource *) lfirst(lc))->window_filtered = false;
 	}
 	if (plan->topn_input)
@@ -295,6 +300,7 @@ lookup(DvTable *dt)
 		e->owner = dt->owner;
 		e->definition = pstrdup(dt->definition);
 		e->context = context;
+		e->own_writes = -1;
 		e->valid = true;
 		e->query = dv_parse_definition(dt->definition);
 		extract_query_dependencies((Node *) e->query, &e->relations, &invalitems, &rls);
@@ -369,4 +375,29 @@ dv_plan_cache_plan(DvTable *dt)
 	}
 	reset_delta_rows(e->plan);
 	return e->plan;
+}
+
+/*
+ * dv_plan_cache_own_writes - decide(dt) (refresh.c writes_are_own: may the
+ * refresh's writes run user code?), asked once per cache entry and kept
+ * with it: what it reads (the table's triggers, rules, constraints,
+ * policies, column types and indexes, and the functions the query and the
+ * indexes call) changes only with a relcache invalidation of the table or
+ * a change of a function or type, each of which drops the entry.  An
+ * answer made while the entry was dropped is returned, not kept.  Call as
+ * the table's owner.
+ */
+bool
+dv_plan_cache_own_writes(DvTable *dt, bool (*decide) (DvTable *dt))
+{
+	PlanCacheEntry *e = lookup(dt);
+	bool		own;
+
+	if (e->own_writes >= 0)
+		return e->own_writes == 1;
+	own = decide(dt);
+	/* (decide locks and may so take an invalidation that drops e) */
+	if (e->valid)
+		e->own_writes = own ? 1 : 0;
+	return own;
 }

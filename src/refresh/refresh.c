@@ -501,6 +501,8 @@ full_refresh_in_parallel(DvTable *dt)
  * (dv_refresh_mark_own_writes); a write of user code under that mark would
  * never be captured, and the dynamic tables over the table it wrote would
  * miss it for good (regress brk14_own_writes).  Call as the table's owner.
+ * Asked once per plan cache entry (dv_plan_cache_own_writes, kept with the
+ * cached plan and dropped with it), not at every refresh.
  */
 static bool
 writes_are_own(DvTable *dt)
@@ -1582,7 +1584,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	dv_check_definition_permissions(dv_plan_cache_query(dt));
 	/* writes that only dynview makes are not decoded (the decoder need not read them) */
-	dv_refresh_mark_own_writes(writes_are_own(dt));
+	dv_refresh_mark_own_writes(dv_plan_cache_own_writes(dt, writes_are_own));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 	resolve_effective_mode(dt);
 

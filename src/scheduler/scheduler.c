@@ -237,8 +237,7 @@ announce(Oid relid)
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (dv_is_dynamic_table(relid))
 	{
-		char	   *qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-														   get_rel_name(relid));
+		char	   *qualified = dv_relation_qualified_name(relid);
 
 		name = MemoryContextStrdup(caller, qualified);
 		dv_history_begin_running(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
