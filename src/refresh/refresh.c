@@ -29,7 +29,6 @@
 #include <malloc.h>
 #endif
 
-#include "common/md5.h"
 
 #include "access/relation.h"
 #include "access/xact.h"
@@ -1206,8 +1205,7 @@ definition_signature(DvTable *dt)
 	Query	   *query = dv_plan_cache_query(dt);
 	bool		clear = false;
 	char	   *tree;
-	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
-	const char *errstr = NULL;
+	char	   *hex = palloc(33);
 
 	/*
 	 * (hasRowSecurity says only that row-level security is enabled on a
@@ -1225,8 +1223,7 @@ definition_signature(DvTable *dt)
 		(void) row_security_flag((Node *) query, &clear);
 	}
 	tree = nodeToString(query);
-	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
-		elog(ERROR, "could not compute the definition's signature: %s", errstr);
+	dv_md5_hex(tree, strlen(tree), hex);
 	return hex;
 }
 
