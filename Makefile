@@ -9,7 +9,6 @@ OBJS = \
 	src/catalog/catalog.o \
 	src/catalog/api.o \
 	src/catalog/partitioned.o \
-	src/catalog/digest.o \
 	src/analyze/analyze.o \
 	src/analyze/delta.o \
 	src/analyze/optree.o \

@@ -140,9 +140,6 @@ typedef struct DvRefreshResult
 	TimestampTz end_time;
 } DvRefreshResult;
 
-/* catalog/digest.c */
-extern void dv_md5_hex(const void *data, size_t len, char *hex);
-
 /* catalog/catalog.c */
 extern bool dv_extension_present(void);
 extern Oid	dv_catalog_relid(void);

@@ -39,6 +39,7 @@
 #include "commands/extension.h"
 #include "commands/trigger.h"
 #include "catalog/pg_collation.h"
+#include "common/md5.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -1949,6 +1950,7 @@ source_signature(Oid relid)
 	StringInfoData buf;
 	bool		any = false;
 	char		hex[33];
+	const char *errstr = NULL;
 
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
@@ -1979,7 +1981,10 @@ source_signature(Oid relid)
 	if (!any)
 		return NULL;
 	append_unique_indexes(&buf, relid);
-	dv_md5_hex(buf.data, buf.len, hex);
+	if (!pg_md5_hash(buf.data, buf.len, hex, &errstr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not compute the signature of relation %u: %s", relid, errstr)));
 	return pstrdup(hex);
 }
 

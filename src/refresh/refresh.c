@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "common/md5.h"
 
 #include "access/relation.h"
 #include "access/xact.h"
@@ -1211,7 +1212,8 @@ definition_signature(DvTable *dt)
 	Query	   *query = dv_plan_cache_query(dt);
 	bool		clear = false;
 	char	   *tree;
-	char	   *hex = palloc(33);
+	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
+	const char *errstr = NULL;
 
 	/*
 	 * (hasRowSecurity says only that row-level security is enabled on a
@@ -1229,7 +1231,8 @@ definition_signature(DvTable *dt)
 		(void) row_security_flag((Node *) query, &clear);
 	}
 	tree = nodeToString(query);
-	dv_md5_hex(tree, strlen(tree), hex);
+	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
+		elog(ERROR, "could not compute the definition's signature: %s", errstr);
 	return hex;
 }
 
