@@ -40,8 +40,10 @@ CREATE TABLE dynview.dynamic_table_catalog (
     as_is_skip           int NOT NULL DEFAULT 0,   -- refreshes left that consolidate first after that
     as_is_error          text,                     -- the last such failure, for mode_reason
     next_refresh_full    text,                 -- reason code when the next refresh must be FULL
-    definition_signature text,                 -- md5 of the analysed, rewritten definition at the
-                                               -- last refresh: a replaced view changes it
+    definition_signature text,                 -- signature of the analysed, rewritten definition at
+                                               -- the last refresh: a replaced view changes it ("h1:"
+                                               -- and 128 bits of hash_bytes_extended; an md5 from
+                                               -- older builds is compared as one until rewritten)
     data_origin          text,                 -- "<system identifier>:<database oid>" of the data
                                                -- snapshot (a restored one is not trusted)
     definition_tree      text,                 -- the definition analysed (nodeToString, views not
@@ -76,9 +78,10 @@ CREATE TABLE dynview.source_catalog (
 );
 CREATE INDEX ON dynview.source_catalog (source_relid);
 
--- A source's shape: md5 of its relfilenode, of each live column's number, name, type, typmod,
--- collation and NOT NULL, and of its valid unique indexes (NULL for a relation that does not
--- exist).  A change (ALTER ... TYPE, a column dropped and added again, a rewrite, a primary key or
+-- A source's shape: a signature ("h1:" and 128 bits of PostgreSQL's hash_bytes_extended under
+-- two seeds; older builds stored an md5, still compared as one) of its relfilenode, of each live
+-- column's number, name, type, typmod, collation and NOT NULL, and of its valid unique indexes
+-- (NULL for a relation that does not exist).  A change (ALTER ... TYPE, a column dropped and added again, a rewrite, a primary key or
 -- unique index dropped or added) is invisible to change capture and may change the keys a plan
 -- derives from the source, so a refresh that sees one is FULL.
 CREATE FUNCTION dynview._source_signature(relid oid)

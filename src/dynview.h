@@ -196,6 +196,8 @@ extern char *dv_snapshot_to_text(Snapshot snapshot);
 extern uint64 dv_widen_xid(TransactionId xid);
 extern Snapshot dv_catalog_data_snapshot(Oid relid);
 extern char *dv_catalog_get_signature(Oid relid);
+extern char *dv_signature(const char *text);
+extern bool dv_signature_matches(const char *stored, const char *text);
 extern void dv_catalog_set_signature(Oid relid, const char *signature);
 extern char *dv_catalog_get_definition_tree(Oid relid);
 extern void dv_catalog_set_definition_tree(Oid relid, const char *tree);

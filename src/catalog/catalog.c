@@ -39,6 +39,7 @@
 #include "commands/extension.h"
 #include "commands/trigger.h"
 #include "catalog/pg_collation.h"
+#include "common/hashfn.h"
 #include "common/md5.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -62,6 +63,7 @@
 
 static uint64 widen_xid(TransactionId xid, FullTransactionId next);
 static Datum take_running_id(Oid relid, char *null, Datum *start, char *start_null);
+static char *source_shape(Oid relid);
 static char *source_signature(Oid relid);
 static List *load_sources(Oid relid, Snapshot snapshot);
 static void history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool count_failure,
@@ -837,14 +839,15 @@ dv_catalog_source_altered(Oid relid)
 		Oid			source = DatumGetObjectId(heap_getattr(tup, catalog_column(desc, "source_relid"),
 														   desc, &isnull));
 		char	   *recorded;
-		char	   *now;
+		char	   *shape;
 
 		if (!OidIsValid(source))
 			continue;
 		recorded = catalog_text(tup, desc, "source_signature");
-		now = source_signature(source);
-		if ((recorded == NULL) != (now == NULL) ||
-			(recorded != NULL && strcmp(recorded, now) != 0))
+		shape = source_shape(source);
+		/* (a signature stored by an older build is an md5: compared as one) */
+		if ((recorded == NULL) != (shape == NULL) ||
+			(recorded != NULL && !dv_signature_matches(recorded, shape)))
 		{
 			/* named as regclass's output names it with search_path "pg_catalog, pg_temp" */
 			int			nestlevel = dv_safe_search_path_push();
@@ -1106,7 +1109,10 @@ noted_signature(Oid relid, Oid source)
 /*
  * signatures_unchanged - would record_signatures store what source_catalog
  * holds already?  Then it writes nothing (the usual case: a refresh after
- * no DDL), so a refresh does not update every source row each time.
+ * no DDL), so a refresh does not update every source row each time.  The
+ * comparison is of the text: a signature an older build stored (an md5,
+ * dv_signature_matches) is rewritten in today's form once, by the first
+ * refresh that succeeds.
  */
 static bool
 signatures_unchanged(Oid relid)
@@ -1169,7 +1175,7 @@ record_signatures(Oid relid)
 			if (n->relid != relid)
 				continue;
 			appendStringInfo(&sources, "%s%u", sources.len > 1 ? "," : "", n->source_relid);
-			/* (an md5 in hex needs no quoting) */
+			/* (a signature, the marker and hex digits, needs no quoting) */
 			appendStringInfo(&signatures, "%s%s", signatures.len > 1 ? "," : "",
 							 n->signature ? n->signature : "NULL");
 		}
@@ -1918,8 +1924,8 @@ append_unique_indexes(StringInfo buf, Oid relid)
 }
 
 /*
- * dynview._source_signature(relid oid) - a source's shape: the md5 of
- * "<relfilenode>:<has children>:<attnum> <attname> <atttypid> <atttypmod>
+ * dynview._source_signature(relid oid) - a source's shape: the signature
+ * (dv_signature) of "<relfilenode>:<has children>:<attnum> <attname> <atttypid> <atttypmod>
  * <attcollation> <attnotnull>,...;<unique index>..." over its live columns
  * in order and its unique indexes (append_unique_indexes), or NULL when
  * the relation (or every column) is gone.  A change (ALTER ... TYPE or
@@ -1945,12 +1951,22 @@ dynview_source_signature(PG_FUNCTION_ARGS)
 static char *
 source_signature(Oid relid)
 {
+	char	   *shape = source_shape(relid);
+
+	return shape ? dv_signature(shape) : NULL;
+}
+
+/*
+ * source_shape - the text dynview._source_signature hashes (palloc'd), or
+ * NULL when the relation (or every column) is gone
+ */
+static char *
+source_shape(Oid relid)
+{
 	HeapTuple	tuple;
 	int			natts;
 	StringInfoData buf;
 	bool		any = false;
-	char		hex[33];
-	const char *errstr = NULL;
 
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
@@ -1981,11 +1997,57 @@ source_signature(Oid relid)
 	if (!any)
 		return NULL;
 	append_unique_indexes(&buf, relid);
-	if (!pg_md5_hash(buf.data, buf.len, hex, &errstr))
+	return buf.data;
+}
+
+/*
+ * Signatures (a source's shape, a definition's analysed tree) are
+ * DV_SIGNATURE_MARKER followed by 128 bits in hex: PostgreSQL's
+ * hash_bytes_extended of the text under two seeds.  They only tell whether
+ * something dynview itself wrote down changed (not a digest against
+ * forgery: who can change a source's shape can refresh the table FULL
+ * anyway).  Older builds stored the md5 of the same text (32 hex digits,
+ * no marker); such a signature is compared as an md5 (dv_signature_matches)
+ * until a refresh stores today's form, so that a table made by an older
+ * build does not refresh FULL for a change that did not happen.  The hash
+ * needs no digest provider: pg_md5_hash, in a build with OpenSSL, fetched
+ * the digest from OpenSSL's provider store at its first use in a backend,
+ * ~1.5 ms of every new connection's first refresh (bench/README.md,
+ * fifteenth and sixteenth sessions).
+ */
+#define DV_SIGNATURE_MARKER "h1:"
+#define DV_SIGNATURE_SEED1 UINT64CONST(0x6479766965773031)	/* "dyview01" */
+#define DV_SIGNATURE_SEED2 UINT64CONST(0x6479766965773032)	/* "dyview02" */
+
+/* dv_signature - the signature of text (palloc'd) */
+char *
+dv_signature(const char *text)
+{
+	int			len = strlen(text);
+	uint64		h1 = hash_bytes_extended((const unsigned char *) text, len, DV_SIGNATURE_SEED1);
+	uint64		h2 = hash_bytes_extended((const unsigned char *) text, len, DV_SIGNATURE_SEED2);
+
+	return psprintf(DV_SIGNATURE_MARKER "%016" INT64_MODIFIER "x%016" INT64_MODIFIER "x", h1, h2);
+}
+
+/*
+ * dv_signature_matches - is stored (a signature from the catalog) the
+ * signature of text?  A stored signature without the marker was written by
+ * an older build: the md5 of the text.
+ */
+bool
+dv_signature_matches(const char *stored, const char *text)
+{
+	char		hex[MD5_DIGEST_LENGTH * 2 + 1];
+	const char *errstr = NULL;
+
+	if (strncmp(stored, DV_SIGNATURE_MARKER, strlen(DV_SIGNATURE_MARKER)) == 0)
+		return strcmp(stored, dv_signature(text)) == 0;
+	if (!pg_md5_hash(text, strlen(text), hex, &errstr))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("could not compute the signature of relation %u: %s", relid, errstr)));
-	return pstrdup(hex);
+				 errmsg("could not compute the md5 of a signature stored by an older version of dynview: %s", errstr)));
+	return strcmp(stored, hex) == 0;
 }
 
 PG_FUNCTION_INFO_V1(dynview_data_origin);

@@ -30,7 +30,6 @@
 #include <sys/mman.h>
 #endif
 
-#include "common/md5.h"
 
 #include "access/relation.h"
 #include "access/xact.h"
@@ -1202,18 +1201,16 @@ row_security_flag(Node *node, bool *clear)
 }
 
 /*
- * definition_signature - md5 of the definition parsed, analysed and
- * rewritten now: the views it reads are inlined, so replacing one of them
+ * definition_tree_text - the definition parsed, analysed and rewritten
+ * now, as nodeToString text: its signature (dv_signature) is the
+ * definition's.  The views it reads are inlined, so replacing one of them
  * changes it (the stored text does not change).
  */
 static char *
-definition_signature(DvTable *dt)
+definition_tree_text(DvTable *dt)
 {
 	Query	   *query = dv_plan_cache_query(dt);
 	bool		clear = false;
-	char	   *tree;
-	char	   *hex = palloc(MD5_DIGEST_LENGTH * 2 + 1);
-	const char *errstr = NULL;
 
 	/*
 	 * (hasRowSecurity says only that row-level security is enabled on a
@@ -1230,10 +1227,7 @@ definition_signature(DvTable *dt)
 		clear = true;
 		(void) row_security_flag((Node *) query, &clear);
 	}
-	tree = nodeToString(query);
-	if (!pg_md5_hash(tree, strlen(tree), hex, &errstr))
-		elog(ERROR, "could not compute the definition's signature: %s", errstr);
-	return hex;
+	return nodeToString(query);
 }
 
 /* do the two DvSource lists name the same relations, in the same order? */
@@ -1268,21 +1262,26 @@ static bool
 definition_changed(DvTable *dt, bool mark_full)
 {
 	char	   *stored = dv_catalog_get_signature(dt->relid);
+	char	   *tree;
 	char	   *signature;
 	char	   *altered;
 	DvAnalyzedQuery *aq;
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+	bool		same;
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	signature = definition_signature(dt);
+	tree = definition_tree_text(dt);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	signature = dv_signature(tree);
 	if (stored != NULL && strcmp(stored, signature) == 0)
 		return false;
+	/* (one stored by an older build, an md5, is compared as one, then stored anew) */
+	same = stored != NULL && dv_signature_matches(stored, tree);
 	dv_catalog_set_signature(dt->relid, signature);
 	/* first check: nothing to compare with */
-	if (stored == NULL)
+	if (stored == NULL || same)
 		return false;
 
 	/*
