@@ -385,6 +385,7 @@ extern bool dv_refreshed_in_this_transaction(DvTable *dt);
 /* hooks/guard.c */
 extern void dv_guard_init(void);
 extern void dv_guard_invalidate(Oid relid);
+extern void dv_guard_note_write(Oid relid);
 extern void dv_guard_set_refreshing(Oid relid, List *sources);
 extern void dv_guard_begin_write(Oid *save_target, int *save_level);
 extern void dv_guard_end_write(Oid save_target, int save_level);

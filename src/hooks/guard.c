@@ -350,6 +350,42 @@ watch_write_tree(Oid relid)
 	}
 }
 
+/*
+ * guard_write - what a statement writing relid meets as it starts: refused
+ * when relid is a dynamic table other than the target of dynview's own
+ * refresh statement; otherwise, a write of a source during a refresh
+ * statement is refused, and other writes are noted for the
+ * same-transaction watch (txnwatch.c).
+ */
+static void
+guard_write(Oid relid, bool own)
+{
+	if (!(own && relid == write_target) && is_dynamic_table(relid))
+		refuse_write(relid, write_level >= 0 && !own
+					 ? "A trigger, rule or function run by a refresh may not write a dynamic table."
+					 : NULL);
+	if (!own)
+		check_source_write(relid);
+	/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
+	if (!own && (dv_watch_active() || write_level >= 0))
+	{
+		/* rows routed to partitions, or updated in inheritance children */
+		watch_write_tree(relid);
+	}
+}
+
+/*
+ * dv_guard_note_write - a row dynview writes to relid without a statement
+ * (a heap and index write through the executor's routines, as the history
+ * row: catalog.c) meets the guard as a statement writing relid would: a
+ * dynamic table reading relid sees the write in the same-transaction watch.
+ */
+void
+dv_guard_note_write(Oid relid)
+{
+	guard_write(relid, false);
+}
+
 static void
 guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -361,22 +397,7 @@ guard_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		bool		own = own_statement();
 
 		foreach(lc, stmt->resultRelations)
-		{
-			RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
-
-			if (!(own && rte->relid == write_target) && is_dynamic_table(rte->relid))
-				refuse_write(rte->relid, write_level >= 0 && !own
-							 ? "A trigger, rule or function run by a refresh may not write a dynamic table."
-							 : NULL);
-			if (!own)
-				check_source_write(rte->relid);
-			/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
-			if (!own && (dv_watch_active() || write_level >= 0))
-			{
-				/* rows routed to partitions, or updated in inheritance children */
-				watch_write_tree(rte->relid);
-			}
-		}
+			guard_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid, own);
 	}
 	/* (what starting runs, e.g. initial partition pruning, is nested too) */
 	exec_nesting++;
