@@ -43,8 +43,31 @@ SELECT dynview.verify('hd_dt');
 SELECT a.mode, a.refresh_id = r.refresh_id AS same_id FROM hd_audit a, hd_returned2 r;
 SELECT r::text = h::text AS same_text FROM hd_returned2 r JOIN dynview.refresh_history h USING (refresh_id);
 DROP TRIGGER hd_audit ON dynview.refresh_history;
+-- the catalog row's data snapshot is recorded without an UPDATE statement too (update_catalog_row,
+-- its BEFORE ROW trigger data_origin fired); a catalog given an AFTER trigger gets an UPDATE of the
+-- same values, which fires it
+CREATE FUNCTION hd_catalog_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.hd_audit VALUES (NULL, NEW.data_snapshot::text); RETURN NEW; END $$;
+CREATE TRIGGER hd_catalog AFTER UPDATE ON dynview.dynamic_table_catalog FOR EACH ROW EXECUTE FUNCTION hd_catalog_row();
+DELETE FROM hd_audit;
+INSERT INTO hd_src VALUES (5, 50);
+SELECT dynview.wait_for_capture();
+CREATE TEMP TABLE hd_returned3 AS SELECT * FROM dynview.refresh('hd_dt');
+SELECT r.refresh_mode, r.data_snapshot::text = a.mode AS trigger_saw_snapshot
+  FROM hd_returned3 r, hd_audit a;
+SELECT dynview.verify('hd_dt');
+DROP TRIGGER hd_catalog ON dynview.dynamic_table_catalog;
+INSERT INTO hd_src VALUES (6, 60);
+SELECT dynview.wait_for_capture();
+CREATE TEMP TABLE hd_returned4 AS SELECT * FROM dynview.refresh('hd_dt');
+SELECT h.refresh_mode, h.data_snapshot::text = c.data_snapshot::text AS snapshot_recorded,
+       c.data_origin = dynview._data_origin() AS origin_by_trigger, c.last_refresh_state, c.consecutive_failures,
+       c.next_refresh_full IS NULL AS no_full_due, cardinality(c.data_own_xids) >= 1 AS own_xids
+  FROM hd_returned4 h JOIN dynview.dynamic_table_catalog c ON c.relid = h.name;
+SELECT dynview.verify('hd_dt');
 SELECT (SELECT array_agg(t::text ORDER BY t::text) FROM hd_dt t) =
        (SELECT array_agg(q::text ORDER BY q::text) FROM (SELECT id, v FROM hd_src) q) AS same_rows_text;
 SELECT dynview.drop_dynamic_table('hd_dt');
 DROP FUNCTION hd_audit_row() CASCADE;
+DROP FUNCTION hd_catalog_row();
 DROP TABLE hd_audit, hd_src;
