@@ -13,6 +13,9 @@
  *	  a source of the table being refreshed.
  *	  ExecutorStart/Run/Finish count the nesting level (as
  *	  pg_stat_statements does), restored on error by PG_FINALLY.
+ *	  Rows dynview writes without a statement (the history row and the
+ *	  catalog row's data snapshot, catalog.c) meet the same checks through
+ *	  dv_guard_note_write.
  *	- ProcessUtility hook: TRUNCATE of a dynamic table always fails (no
  *	  refresh truncates), also when TRUNCATE reaches it through an
  *	  inheritance parent or, with CASCADE, through a foreign key; so does

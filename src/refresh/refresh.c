@@ -30,7 +30,6 @@
 #include <sys/mman.h>
 #endif
 
-
 #include "access/relation.h"
 #include "access/xact.h"
 #include "utils/resowner.h"
