@@ -330,8 +330,11 @@ dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, Snap
  * statement in READ COMMITTED, the transaction's in REPEATABLE READ and
  * SERIALIZABLE), so these do the same; they take the AccessShareLock a
  * SELECT takes.  Writes stay SQL statements (the catalogs' constraints and
- * trigger apply).  Values are converted with their types' output functions,
- * as the statements' casts to text did.
+ * trigger apply), except the two every refresh makes, the history row
+ * (insert_row) and the catalog row's data snapshot (update_catalog_row),
+ * which go through the executor's routines, constraints and triggers
+ * included.  Values are converted with their types' output functions, as
+ * the statements' casts to text did.
  */
 typedef struct CatalogRead
 {
