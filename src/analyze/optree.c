@@ -4046,7 +4046,9 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
  * joined by quals with the delta of other (relation dother), read by key
  * in one index scan instead of whole: a MATERIALIZED WITH entry of the
  * scan's rows whose column v is "op ANY (ARRAY(keys))", keys the distinct
- * non-NULL x of the delta's rows (a WITH entry of its own), for a
+ * x of the delta's rows but the null value (a WITH entry of its own;
+ * "num_nonnulls(x) > 0", not IS NOT NULL, which is false for a composite
+ * key with a NULL field that the record equality matches), for a
  * condition "v = x" of quals (keyed_equality; v leading an index of the
  * source with at most DV_PROBE_MAX_ROWS rows a value, x of the same type
  * as v, "=" that type's default equality).  The term joins it as it would
@@ -4109,7 +4111,7 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 						   true))
 			continue;
 		xs = deparse(g, x, other, "o", NULL, NULL);
-		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE (%s) IS NOT NULL",
+		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
 								   xs, dother, xs));
 		/* (the scan written restricted by rows_sql, as reach_restrict does) */
 		g->reach_rti = v->varno;
