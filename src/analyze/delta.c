@@ -382,6 +382,24 @@ dv_equality_operator(Oid type)
 	return OidIsValid(opr) ? dv_operator_sql(opr) : NULL;
 }
 
+/*
+ * dv_null_test_sql - the SQL condition that the value x (SQL text) of type
+ * type is the null value itself: "(x) IS NULL", except for a composite type,
+ * where IS NULL is true also for a row whose fields are all NULL, a value
+ * that the record equality matches (two NULL fields compare equal), GROUP BY
+ * keeps apart from the null value, and a strict operator takes: there
+ * "pg_catalog.num_nulls(x) = 1".  For generated SQL that splits values into
+ * the null value and the others compared by "=" (the keys of affected
+ * groups, NOT IN's NULL rules).  Result palloc'd.
+ */
+char *
+dv_null_test_sql(const char *x, Oid type)
+{
+	if (type_is_rowtype(type))
+		return psprintf("pg_catalog.num_nulls(%s) = 1", x);
+	return psprintf("(%s) IS NULL", x);
+}
+
 /* "OPERATOR(schema.name)" of an operator, found whatever the search_path */
 char *
 dv_operator_sql(Oid opno)

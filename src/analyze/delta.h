@@ -253,6 +253,7 @@ extern bool dv_equality_is_identity(Oid type, int32 typmod, Oid collation);
 extern bool dv_group_spelling_reaches(Query *q, int rti);
 extern bool dv_aggregate_is_mutable(Oid fn);
 extern char *dv_equality_operator(Oid type);
+extern char *dv_null_test_sql(const char *x, Oid type);
 extern char *dv_operator_sql(Oid opno);
 
 /* does node call a function checker accepts? (delta.c) */

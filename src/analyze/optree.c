@@ -2190,10 +2190,12 @@ pair_condition(const char *k1, Oid type1, const char *k2, Oid type2, const char 
 		return NULL;
 	if (mode == KEYS_PAIR)
 		return psprintf("EXISTS (SELECT FROM %s k WHERE (%s) %s k.k1 AND (%s) %s k.k2)", keys, k1, eq1, k2, eq2);
-	return psprintf("((%s) IS NULL OR (%s) IS NULL) AND "
-					"(((%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)) OR "
-					"((%s) IS NULL AND (%s) %s ANY (SELECT k.k1 FROM %s k WHERE k.k2 IS NULL)))",
-					k1, k2, k1, keys, k2, k1, eq1, keys);
+	return psprintf("(%s OR %s) AND "
+					"((%s AND EXISTS (SELECT FROM %s k WHERE %s)) OR "
+					"(%s AND (%s) %s ANY (SELECT k.k1 FROM %s k WHERE %s)))",
+					dv_null_test_sql(k1, type1), dv_null_test_sql(k2, type2),
+					dv_null_test_sql(k1, type1), keys, dv_null_test_sql("k.k1", type1),
+					dv_null_test_sql(k2, type2), k1, eq1, keys, dv_null_test_sql("k.k2", type2));
 }
 
 /*
@@ -2247,7 +2249,8 @@ scan_restriction(DvGen *g, DvOp *op, const char *alias)
 		if (col->attno != g->restrict_attno)
 			continue;
 		if (g->restrict_null)
-			return psprintf("%s.%s IS NULL", alias, quote_identifier(strVal(lfirst(ln))));
+			return dv_null_test_sql(psprintf("%s.%s", alias, quote_identifier(strVal(lfirst(ln)))),
+									col->type);
 		eq = dv_equality_operator(col->type);
 		return eq ? psprintf("%s.%s %s ANY (SELECT k.k1 FROM %s k)", alias,
 							 quote_identifier(strVal(lfirst(ln))), eq, g->restrict_keys) : NULL;
@@ -2497,7 +2500,8 @@ keyed_delta_sql(DvGen *ig, DvOp *op, const char *dtree, const char *keys, int mo
 												   exprType(k2expr), keys, mode)));
 	}
 	if (mode == KEYS_K1_NULL)
-		return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) IS NULL", dtree, k1));
+		return add_cte(ig, psprintf("SELECT * FROM %s d WHERE %s", dtree,
+									dv_null_test_sql(k1, exprType(k1expr))));
 	return add_cte(ig, psprintf("SELECT * FROM %s d WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)",
 								dtree, k1, eq ? eq : "=", keys));
 }
@@ -2745,7 +2749,9 @@ group_sql_over(DvGen *g, DvOp *op, const char *dtree, const char *keys, int mode
 		char	   *eq = dv_equality_operator(exprType(k1expr));
 
 		if (null_keys)
-			appendStringInfo(&buf, " WHERE (%s) IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", k1, keys);
+			appendStringInfo(&buf, " WHERE %s AND EXISTS (SELECT FROM %s k WHERE %s)",
+							 dv_null_test_sql(k1, exprType(k1expr)), keys,
+							 dv_null_test_sql("k.k1", exprType(k1expr)));
 		else
 			appendStringInfo(&buf, " WHERE (%s) %s ANY (SELECT k.k1 FROM %s k)", k1, eq ? eq : "=", keys);
 	}
@@ -2893,13 +2899,16 @@ rows_sql(DvGen *g, DvOp *op)
 					const char *and_rest = quals_and(g, rest, op->left, "l", op->right, "r");
 
 					appendStringInfo(&buf, "SELECT * FROM (%s) l WHERE NOT EXISTS (SELECT FROM (%s) r WHERE %s%s) "
-									 "AND NOT ((%s) IS NULL AND EXISTS (SELECT FROM (%s) r WHERE %s)) "
-									 "AND NOT EXISTS (SELECT FROM (%s) r WHERE %s(%s) IS NULL)",
+									 "AND NOT (%s AND EXISTS (SELECT FROM (%s) r WHERE %s)) "
+									 "AND NOT EXISTS (SELECT FROM (%s) r WHERE %s%s)",
 									 rows_sql(g, op->left), r, and_rest,
 									 deparse(g, (Node *) t, op->left, "l", op->right, "r"),
-									 deparse(g, linitial(t->args), op->left, "l", NULL, NULL),
+									 dv_null_test_sql(deparse(g, linitial(t->args), op->left, "l", NULL, NULL),
+													  exprType(linitial(t->args))),
 									 r, rest ? deparse_quals(g, rest, op->left, "l", op->right, "r") : "true",
-									 r, and_rest, deparse(g, lsecond(t->args), op->right, "r", NULL, NULL));
+									 r, and_rest,
+									 dv_null_test_sql(deparse(g, lsecond(t->args), op->right, "r", NULL, NULL),
+													  exprType(lsecond(t->args))));
 					break;
 				}
 				if (op->jointype == JOIN_SEMI || op->jointype == JOIN_ANTI)
@@ -3455,12 +3464,14 @@ reach_sql(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *quals)
 	if (t == NULL || rest != NIL)
 		return psprintf("EXISTS (SELECT FROM %s o WHERE %s)", dother,
 						deparse_quals(g, quals, keep, "k", other, "o"));
-	return psprintf("((%s) %s ANY (SELECT %s FROM %s o) OR ((%s) IS NULL AND EXISTS (SELECT FROM %s o)) "
-					"OR EXISTS (SELECT FROM %s o WHERE (%s) IS NULL))",
+	return psprintf("((%s) %s ANY (SELECT %s FROM %s o) OR (%s AND EXISTS (SELECT FROM %s o)) "
+					"OR EXISTS (SELECT FROM %s o WHERE %s))",
 					deparse(g, linitial(t->args), keep, "k", NULL, NULL), dv_operator_sql(t->opno),
 					deparse(g, lsecond(t->args), other, "o", NULL, NULL), dother,
-					deparse(g, linitial(t->args), keep, "k", NULL, NULL), dother,
-					dother, deparse(g, lsecond(t->args), other, "o", NULL, NULL));
+					dv_null_test_sql(deparse(g, linitial(t->args), keep, "k", NULL, NULL),
+									 exprType(linitial(t->args))), dother,
+					dother, dv_null_test_sql(deparse(g, lsecond(t->args), other, "o", NULL, NULL),
+											 exprType(lsecond(t->args))));
 }
 
 /*
@@ -4046,7 +4057,9 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
  * joined by quals with the delta of other (relation dother), read by key
  * in one index scan instead of whole: a MATERIALIZED WITH entry of the
  * scan's rows whose column v is "op ANY (ARRAY(keys))", keys the distinct
- * non-NULL x of the delta's rows (a WITH entry of its own), for a
+ * x of the delta's rows but the null value (a WITH entry of its own;
+ * "num_nonnulls(x) > 0", not IS NOT NULL, which is false for a composite
+ * key with a NULL field that the record equality matches), for a
  * condition "v = x" of quals (keyed_equality; v leading an index of the
  * source with at most DV_PROBE_MAX_ROWS rows a value, x of the same type
  * as v, "=" that type's default equality).  The term joins it as it would
@@ -4109,7 +4122,7 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 						   true))
 			continue;
 		xs = deparse(g, x, other, "o", NULL, NULL);
-		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE (%s) IS NOT NULL",
+		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
 								   xs, dother, xs));
 		/* (the scan written restricted by rows_sql, as reach_restrict does) */
 		g->reach_rti = v->varno;
@@ -4172,14 +4185,16 @@ match_count_sql(DvGen *g, DvOp *keep, DvOp *other, List *quals, const char *cap)
 		return psprintf("(SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s) o)", rows,
 						deparse_quals(g, quals, keep, "k", other, "o"), limit);
 	return psprintf("((SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s%s) o) + "
-					"CASE WHEN (%s) IS NULL THEN (SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s) o) "
-					"ELSE (SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s(%s) IS NULL%s) o) END)",
+					"CASE WHEN %s THEN (SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s) o) "
+					"ELSE (SELECT pg_catalog.count(*) FROM (SELECT FROM (%s) o WHERE %s%s%s) o) END)",
 					rows, quals_and(g, rest, keep, "k", other, "o"),
 					deparse(g, (Node *) t, keep, "k", other, "o"), limit,
-					deparse(g, linitial(t->args), keep, "k", NULL, NULL),
+					dv_null_test_sql(deparse(g, linitial(t->args), keep, "k", NULL, NULL),
+									 exprType(linitial(t->args))),
 					rows, rest ? deparse_quals(g, rest, keep, "k", other, "o") : "true", limit,
 					rows, quals_and(g, rest, keep, "k", other, "o"),
-					deparse(g, lsecond(t->args), other, "o", NULL, NULL), limit);
+					dv_null_test_sql(deparse(g, lsecond(t->args), other, "o", NULL, NULL),
+									 exprType(lsecond(t->args))), limit);
 }
 
 /*
@@ -6912,7 +6927,12 @@ group_state_sql(DvGen *g, DvOp *op, bool old, const char *keys, bool null_keys)
 
 	/* (the keys as an array: an index scan of the state, in each branch below) */
 	if (keys && null_keys)
-		key_cond = psprintf(" AND x.k1 IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)", keys);
+	{
+		Oid			k1type = exprType((Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr);
+
+		key_cond = psprintf(" AND %s AND EXISTS (SELECT FROM %s k WHERE %s)",
+							dv_null_test_sql("x.k1", k1type), keys, dv_null_test_sql("k.k1", k1type));
+	}
 	else if (keys)
 		key_cond = psprintf(" AND x.k1 %s ANY (ARRAY(SELECT k.k1 FROM %s k))",
 							dv_equality_operator(exprType((Node *) linitial_node(TargetEntry, op->inner->input_tlist)->expr)),

@@ -2749,6 +2749,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	char	   *cols = table_columns(dt->relid, "d.");
 	char	   *first = NULL;
 	char	   *first_eq = NULL;
+	Oid			first_type = InvalidOid;
 	uint64		expected = 0;
 	uint64		deleted = 0;
 	uint64		positive = 0;
@@ -2815,7 +2816,10 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 		first = OidIsValid(tc->eq_opr) && !type_is_array(att->atttypid)
 			? pstrdup(quote_identifier(NameStr(att->attname))) : pstrdup("");
 		if (first[0])
+		{
 			first_eq = dv_equality_operator(att->atttypid);
+			first_type = att->atttypid;
+		}
 	}
 	relation_close(rel, AccessShareLock);
 
@@ -2839,13 +2843,17 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 target);
 	if (first && first[0] && expected <= DV_SMALL_CHANGE)
 		appendStringInfo(&del, "dv_tt.%s %s ANY (ARRAY(SELECT (dv_row).%s FROM dv_neg)) OR "
-						 "(dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL))",
-						 first, first_eq, first, first, first);
+						 "(%s AND EXISTS (SELECT 1 FROM dv_neg WHERE %s))",
+						 first, first_eq, first,
+						 dv_null_test_sql(psprintf("dv_tt.%s", first), first_type),
+						 dv_null_test_sql(psprintf("(dv_row).%s", first), first_type));
 	else if (first && first[0])
 		appendStringInfo(&del, "dv_tt.%s %s ANY (SELECT (dv_row).%s FROM dv_neg) "
 						 "UNION ALL SELECT dv_tt.ctid, ROW(dv_tt.*)::text FROM %s dv_tt "
-						 "  WHERE dv_tt.%s IS NULL AND EXISTS (SELECT 1 FROM dv_neg WHERE (dv_row).%s IS NULL)",
-						 first, first_eq, first, target, first, first);
+						 "  WHERE %s AND EXISTS (SELECT 1 FROM dv_neg WHERE %s)",
+						 first, first_eq, first, target,
+						 dv_null_test_sql(psprintf("dv_tt.%s", first), first_type),
+						 dv_null_test_sql(psprintf("(dv_row).%s", first), first_type));
 	else
 		appendStringInfoString(&del, "true");
 	appendStringInfo(&del,
