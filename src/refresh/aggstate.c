@@ -1962,37 +1962,70 @@ dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
 }
 
 /*
- * weighted_sum - SQL: the sum of dv_w * e over the group delta's rows (e a
- * numeric expression of the row; NULL when every e is NULL), without a
- * multiplication per row where the weight is 1 or -1: nearly every row
- * (a change row's weight; a join's rows multiply two such), and a numeric
- * multiplication (with the weight's cast) per aggregate per row was the
- * largest per-row cost of the statement (TPC-H Q1's seven sums: about 8 us
- * a row).  Each row enters one of the three sums; the planner computes
- * each aggregate once however often the expression names it.  Exact:
+ * The group delta's sums of dv_w * e over its rows (e a numeric expression
+ * of the row; NULL when every e is NULL) are taken without a multiplication
+ * per row where the weight is 1 or -1: nearly every row (a change row's
+ * weight; a join's rows multiply two such), and a numeric multiplication
+ * (with the weight's cast) per aggregate per row was the largest per-row
+ * cost of the statement (TPC-H Q1's seven sums: about 8 us a row).  Each
+ * row enters one of three sums (weighted_sums: <col>_p of the rows of
+ * weight 1, <col>_m of weight -1, <col>_o of dv_w * e for the others),
+ * which the statement's outer level combines (combined_sum).  Exact:
  * numeric sums; NaN and the infinities still make the result NaN or
  * infinite (d<j>_special), though not always the same one.
+ *
+ * Each aggregate call and each input expression is written once in the
+ * statement's text (group_delta_sql): the combination names the three
+ * sums' columns, not the sums, and a display scale's block (scale_unit,
+ * nine numeric literals) is one column of the input.  The text is parsed,
+ * analysed and planned once per backend (statements.c), in a new
+ * connection's first refresh: when each sum's three aggregate calls were
+ * written twice in its value and twice more in its NaN test, and a scale
+ * block's CASE six times, TPC-H Q14's statement had 10,844 characters and
+ * took 3.3 ms to parse and analyse, a third of its first execution (now
+ * 4,099 characters, 1.7 ms; bench/README.md, sixteenth session).
  */
 static char *
-weighted_sum(const char *e)
+weighted_sums(const char *e, const char *col)
 {
-	char	   *p = psprintf("pg_catalog.sum(%s) FILTER (WHERE dv_w = 1)", e);
-	char	   *m = psprintf("pg_catalog.sum(%s) FILTER (WHERE dv_w = -1)", e);
-	char	   *o = psprintf("pg_catalog.sum(dv_w * %s) FILTER (WHERE dv_w <> 1 AND dv_w <> -1)", e);
-
-	return psprintf("(CASE WHEN %s IS NULL AND %s IS NULL AND %s IS NULL THEN NULL "
-					"ELSE COALESCE(%s, 0) - COALESCE(%s, 0) + COALESCE(%s, 0) END)",
-					p, m, o, p, m, o);
+	return psprintf(", pg_catalog.sum(%s) FILTER (WHERE dv_w = 1) AS %s_p"
+					", pg_catalog.sum(%s) FILTER (WHERE dv_w = -1) AS %s_m"
+					", pg_catalog.sum(dv_w * %s) FILTER (WHERE dv_w <> 1 AND dv_w <> -1) AS %s_o",
+					e, col, e, col, e, col);
 }
 
-/* the columns of the group delta dv_gd after its keys and dv_dcount */
+/* SQL: the weighted sum from the columns weighted_sums made under col */
 static char *
-group_delta_columns(DvPlan *plan)
+combined_sum(const char *col)
 {
-	StringInfoData buf;
-	ListCell   *lc;
+	return psprintf("(CASE WHEN %s_p IS NULL AND %s_m IS NULL AND %s_o IS NULL THEN NULL "
+					"ELSE COALESCE(%s_p, 0) - COALESCE(%s_m, 0) + COALESCE(%s_o, 0) END)",
+					col, col, col, col, col, col);
+}
 
-	initStringInfo(&buf);
+/*
+ * group_delta_sql - SQL: the group delta dv_gd(g.., dv_dcount, d<j>_...)
+ * of input, whose rows have the keys g.., the inputs x.., their weight dv_w
+ * and count(DISTINCT)'s transitions c<j>: the aggregates per group (inner
+ * level), then the columns of dv_gd from them.  With only_changed, the
+ * groups whose every count and sum is 0 are left out (group_delta_changed).
+ */
+static char *group_delta_changed(DvPlan *plan);
+
+static char *
+group_delta_sql(DvPlan *plan, const char *input, bool only_changed)
+{
+	int			nkeys = list_length(plan->key_columns);
+	char	   *keys = key_list(nkeys, "");
+	StringInfoData units;
+	StringInfoData inner;
+	StringInfoData outer;
+	ListCell   *lc;
+	char	   *sql;
+
+	initStringInfo(&units);
+	initStringInfo(&inner);
+	initStringInfo(&outer);
 	foreach(lc, plan->aggs)
 	{
 		DvAgg	   *agg = lfirst(lc);
@@ -2004,7 +2037,8 @@ group_delta_columns(DvPlan *plan)
 			case DV_AGG_COUNT_STAR:
 				break;
 			case DV_AGG_COUNT:
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_n", j, j);
+				appendStringInfo(&inner, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_n", j, j);
+				appendStringInfo(&outer, ", d%d_n", j);
 				break;
 			case DV_AGG_SUM:
 			case DV_AGG_AVG:
@@ -2019,37 +2053,54 @@ group_delta_columns(DvPlan *plan)
 				 * has neither, so no second test per row)
 				 */
 				{
-					char	   *s = weighted_sum(psprintf("x%d::pg_catalog.numeric", j));
+					char	   *s = combined_sum(psprintf("dv_s%d", j));
 
-					appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
-									 ", %s AS d%d_s, %s IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
-									 j, j, s, j, s, j);
+					appendStringInfo(&inner, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n%s",
+									 j, j, weighted_sums(psprintf("x%d::pg_catalog.numeric", j), psprintf("dv_s%d", j)));
+					appendStringInfo(&outer, ", d%d_n, %s AS d%d_s, %s IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
+									 j, s, j, s, j);
 				}
 				if (is_variance(agg))
-					appendStringInfo(&buf, ", %s AS d%d_q",
-									 weighted_sum(psprintf("(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)", j, j)), j);
+				{
+					appendStringInfoString(&inner,
+										   weighted_sums(psprintf("(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)", j, j),
+														 psprintf("dv_q%d", j)));
+					appendStringInfo(&outer, ", %s AS d%d_q", combined_sum(psprintf("dv_q%d", j)), j);
+				}
 				if (agg->scale_tracked)
-					appendStringInfo(&buf, ", %s AS d%d_sc", weighted_sum(scale_unit(j)), j);
+				{
+					appendStringInfo(&units, ", %s AS dv_u%d", scale_unit(j), j);
+					appendStringInfoString(&inner, weighted_sums(psprintf("dv_u%d", j), psprintf("dv_sc%d", j)));
+					appendStringInfo(&outer, ", %s AS d%d_sc", combined_sum(psprintf("dv_sc%d", j)), j);
+				}
 				break;
 			case DV_AGG_BOOL_AND:
 			case DV_AGG_BOOL_OR:
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+				appendStringInfo(&inner, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
 								 ", pg_catalog.sum(dv_w) FILTER (WHERE x%d)::pg_catalog.int8 AS d%d_t",
 								 j, j, j, j);
+				appendStringInfo(&outer, ", d%d_n, d%d_t", j, j);
 				break;
 			case DV_AGG_MIN:
 			case DV_AGG_MAX:
-				appendStringInfo(&buf, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
+				appendStringInfo(&inner, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n"
 								 ", pg_catalog.%s(x%d) FILTER (WHERE dv_w > 0) AS d%d_p"
 								 ", pg_catalog.%s(x%d) FILTER (WHERE dv_w < 0) AS d%d_m",
 								 j, j, ext, j, j, ext, j, j);
+				appendStringInfo(&outer, ", d%d_n, d%d_p, d%d_m", j, j, j);
 				break;
 			case DV_AGG_COUNT_DISTINCT:
-				appendStringInfo(&buf, ", pg_catalog.sum(c%d)::pg_catalog.int8 AS d%d_c", j, j);
+				appendStringInfo(&inner, ", pg_catalog.sum(c%d)::pg_catalog.int8 AS d%d_c", j, j);
+				appendStringInfo(&outer, ", d%d_c", j);
 				break;
 		}
 	}
-	return buf.data;
+	sql = psprintf("SELECT %sdv_dcount%s FROM (SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
+				   "FROM (SELECT *%s FROM (%s) dv_v) dv_u%s) dv_a",
+				   keys, outer.data, keys, inner.data, units.data, input, group_by(nkeys, NULL));
+	if (only_changed)
+		sql = psprintf("SELECT * FROM (%s) dv_g WHERE %s", sql, group_delta_changed(plan));
+	return sql;
 }
 
 /*
@@ -2392,10 +2443,9 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		 * would have dropped their rows (a group the changes do not touch
 		 * must not reach the MERGE, whose row count checks the state).
 		 */
-		ngroups = dv_exec_at(psprintf("SELECT * FROM (SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
-									  "FROM (SELECT *, dv_weight AS dv_w FROM (%s) dv_d) dv_u%s) dv_g WHERE %s",
-									  keys, group_delta_columns(plan), dv_delta_sql(plan),
-									  group_by(nkeys, NULL), group_delta_changed(plan)),
+		ngroups = dv_exec_at(group_delta_sql(plan, psprintf("SELECT *, dv_weight AS dv_w FROM (%s) dv_d",
+															 dv_delta_sql(plan)),
+											 true),
 							 snapshot, true);
 		*no_group = ngroups == 0;
 		if (ngroups == 0)
@@ -2616,10 +2666,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		if (ok)
 		{
 			/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
-			ngroups = dv_exec_at(psprintf("SELECT %spg_catalog.sum(dv_w)::pg_catalog.int8 AS dv_dcount%s "
-										  "FROM (%s) dv_u%s",
-										  keys, group_delta_columns(plan), uni.data, group_by(nkeys, NULL)),
-								 snapshot, true);
+			ngroups = dv_exec_at(group_delta_sql(plan, uni.data, false), snapshot, true);
 			dv_register_tuples("dv_gd");
 			enrs = lappend(enrs, "dv_gd");
 		}
