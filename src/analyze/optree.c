@@ -3538,9 +3538,20 @@ delta_rows_under(DvOp *op)
  * side of a nested loop driven by the delta, each of its loops would look
  * up every value of the array again besides the join's own key.  Only for a
  * delta of at most DV_REACH_MAX_ROWS rows of change (beyond, one index
- * descent per value costs more than reading the rows once).
+ * descent per value costs more than reading the rows once).  Nor for a
+ * relation that stays in shared buffers (probe_cheaper's resident) when
+ * one descent for each of the delta's rows costs more than reading it
+ * whole: the planner then hashes it, cut by the term's other conditions
+ * first (TPC-H Q21's supplier, 10,000 rows, was looked up for each of the
+ * 7,622 changed late lineitems, ~6,900 descents, before the nation filter
+ * kept 1 in 25), unless keep holds a grouped subquery or a function
+ * (dv_optree_has_groups), whose reached groups only are computed
+ * through the restriction (reach_group_sql).
  */
 #define DV_REACH_MAX_ROWS 100000
+
+static bool probe_cheaper(Oid relid, double n, double distinct, double rows_per_value,
+						  double index_pages, bool in_key_order, bool *resident);
 
 /*
  * leading_rows_per_value - if relation relid has a valid, non-partial index
@@ -3663,14 +3674,23 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 		Node	   *x;
 		Oid			opno;
 		double		rows;
+		double		index_pages;
+		bool		resident;
+		Oid			relid;
 
 		if (!keyed_equality(lfirst(lc), keep->rels, other->rels, &v, &x, &opno) ||
 			!preserved_scan(keep, v->varno) ||
 			rt_fetch(v->varno, g->q->rtable)->rtekind != RTE_RELATION ||
 			!OidIsValid(get_array_type(exprType(x))))
 			continue;
-		rows = leading_rows_per_value(rt_fetch(v->varno, g->q->rtable)->relid, v->varattno, NULL);
+		relid = rt_fetch(v->varno, g->q->rtable)->relid;
+		rows = leading_rows_per_value(relid, v->varattno, &index_pages);
 		if (rows < 0 || (best >= 0 && rows >= best))
+			continue;
+		/* (a small relation the probes would cost more than reading: read whole) */
+		if (!dv_optree_has_groups(keep) &&
+			!probe_cheaper(relid, (double) n, (double) n, Max(rows, 1.0), index_pages, false, &resident) &&
+			resident)
 			continue;
 		best = rows;
 		g->reach_rti = v->varno;
@@ -3725,7 +3745,8 @@ bare_scan(DvOp *op)
  * values: a probe of a value probed before finds its pages in shared
  * buffers (the 12,088 lineitems of 3,000 changed orders probe orders_pkey
  * for 3,000 orders); the operators are counted per probe.  false when the
- * relation has no statistics.
+ * relation has no statistics.  With resident, *resident says whether the
+ * relation and the index were taken as resident (set even then).
  *
  * in_key_order: the n values (all distinct) are read in one index scan over
  * their array (keyed_shared_rows), which sorts them and descends the index
@@ -3740,7 +3761,7 @@ bare_scan(DvOp *op)
 
 static bool
 probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, double index_pages,
-			  bool in_key_order)
+			  bool in_key_order, bool *resident)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	double		pages = Max((double) rel->rd_rel->relpages, 1.0);
@@ -3754,6 +3775,8 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
 	double		scan;
 
 	relation_close(rel, AccessShareLock);
+	if (resident)
+		*resident = pages + index_pages <= (double) NBuffers / DV_PROBE_RESIDENT_SHARE;
 	if (tuples < 1)
 		return false;
 	get_tablespace_page_costs(spcid, &random_cost, &seq_cost);
@@ -4019,7 +4042,7 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
 		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
 			continue;
-		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages, false))
+		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages, false, NULL))
 		{
 			keyed = true;
 			break;
@@ -4030,7 +4053,7 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 			double		distinct = window_distinct(other, x);
 
 			if (distinct >= 0 && distinct < (double) n &&
-				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages, false))
+				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages, false, NULL))
 			{
 				keyed = true;
 				once = probe_once_sql(g, bare, other, dother, v, x, opno, alias);
@@ -4119,7 +4142,7 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		if (distinct < 0 || distinct > (double) n)
 			distinct = (double) n;
 		if (!probe_cheaper(scan->source->relid, Max(distinct, 1.0), Max(distinct, 1.0), rows, index_pages,
-						   true))
+						   true, NULL))
 			continue;
 		xs = deparse(g, x, other, "o", NULL, NULL);
 		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
