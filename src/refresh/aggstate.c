@@ -217,24 +217,27 @@ dv_agg_state_usable(DvTable *dt, DvPlan *plan, char **reason)
 	return true;
 }
 
-/* drop the state tables of dynamic table relid (a FULL refresh rebuilds them) */
-void
-dv_agg_state_drop(Oid relid)
+/*
+ * state_relations - the OIDs of the state tables (dynview_state) of dynamic
+ * table relid, in the caller's memory context: its aggregate state, its
+ * count(DISTINCT) multiplicities, its top-N rows and bound, and its
+ * operators' states (optree.h).
+ */
+static List *
+state_relations(Oid relid)
 {
 	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
 	Oid			types[6] = {OIDOID, NAMEOID, TEXTOID, NAMEOID, NAMEOID, TEXTOID};
 	Datum		values[6];
-	List	   *victims = NIL;
-	ListCell   *lc;
+	List	   *relids = NIL;
 
 	if (!OidIsValid(nsp))
-		return;
+		return NIL;
 	values[0] = ObjectIdGetDatum(nsp);
 	values[1] = CStringGetDatum(state_name(relid));
 	values[2] = CStringGetTextDatum(psprintf("dist\\_%u\\_%%", relid));
 	values[3] = CStringGetDatum(topn_name(relid));
 	values[4] = CStringGetDatum(topn_bound_name(relid));
-	/* (and the operators' states, optree.h) */
 	values[5] = CStringGetTextDatum(psprintf("ext\\_%u\\_%%", relid));
 	dv_catalog_exec("SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = $1 AND relkind = 'r' "
 					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3 OR relname = $4 OR relname = $5 "
@@ -244,9 +247,48 @@ dv_agg_state_drop(Oid relid)
 	{
 		bool		isnull;
 
-		victims = lappend_oid(victims, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-																	  SPI_tuptable->tupdesc, 1, &isnull)));
+		relids = lappend_oid(relids, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
 	}
+	return relids;
+}
+
+/*
+ * dv_agg_state_holds_domain - has a state table of dynamic table relid a
+ * column of a type that holds a domain (dv_type_holds_domain)?  Writing it
+ * may then run the domain's CHECK constraints, user code: the refresh's
+ * writes are not dynview's own (writes_are_own, refresh.c).  The state's
+ * column types follow the query's value types, which writes_are_own asks
+ * too; this asks what was built.
+ */
+bool
+dv_agg_state_holds_domain(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, state_relations(relid))
+	{
+		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
+		TupleDesc	desc = RelationGetDescr(rel);
+		bool		holds = false;
+
+		for (int i = 0; !holds && i < desc->natts; i++)
+			holds = !TupleDescAttr(desc, i)->attisdropped &&
+				dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
+		table_close(rel, AccessShareLock);
+		if (holds)
+			return true;
+	}
+	return false;
+}
+
+/* drop the state tables of dynamic table relid (a FULL refresh rebuilds them) */
+void
+dv_agg_state_drop(Oid relid)
+{
+	List	   *victims = state_relations(relid);
+	ListCell   *lc;
+
 	foreach(lc, victims)
 	{
 		ObjectAddress obj;

@@ -493,15 +493,19 @@ full_refresh_in_parallel(DvTable *dt)
  * writes: the dynamic table has no trigger (foreign keys included), rule,
  * CHECK constraint, row-level security (a policy's expressions run for
  * each row written where they apply, and may call a volatile function),
- * column of a domain type or index whose expressions or predicate call code
+ * column of a type that holds a domain (dv_type_holds_domain: a domain, an
+ * array of one, ...) or index whose expressions or predicate call code
  * that is not built in, and its query calls none either (dv_calls_user_code:
  * a function declared IMMUTABLE may still write, through a volatile one it
- * calls) nor reads a column of a domain type (dv_reads_domain_columns: the
- * state kept of it has that type, and writing the state runs the domain's
- * CHECK constraints).  Then what they write is dynview's own and is not decoded
+ * calls) nor computes a value of a type that holds a domain
+ * (dv_computes_domain_values: forming one runs the domain's CHECK
+ * constraints, and the state kept of it has its type), and no state table
+ * of it has a column of such a type (dv_agg_state_holds_domain: writing the
+ * state runs them).  Then what they write is dynview's own and is not decoded
  * (dv_refresh_mark_own_writes); a write of user code under that mark would
  * never be captured, and the dynamic tables over the table it wrote would
- * miss it for good (regress brk14_own_writes).  Call as the table's owner.
+ * miss it for good (regress brk14_own_writes, brk15_domain_state,
+ * brk16_domain_values).  Call as the table's owner.
  * Asked once per plan cache entry (dv_plan_cache_own_writes, kept with the
  * cached plan and dropped with it), not at every refresh.
  */
@@ -517,7 +521,7 @@ writes_are_own(DvTable *dt)
 
 	for (int i = 0; own && i < desc->natts; i++)
 		own = TupleDescAttr(desc, i)->attisdropped ||
-			get_typtype(TupleDescAttr(desc, i)->atttypid) != TYPTYPE_DOMAIN;
+			!dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
 	/* (an index's expressions and predicate are evaluated for every row written) */
 	foreach(lc, own ? RelationGetIndexList(rel) : NIL)
 	{
@@ -532,7 +536,7 @@ writes_are_own(DvTable *dt)
 		return false;
 	query = (Node *) dv_plan_cache_query(dt);
 	return !contain_volatile_functions(query) && !dv_calls_user_code(query) &&
-		!dv_reads_domain_columns(query);
+		!dv_computes_domain_values(query) && !dv_agg_state_holds_domain(dt->relid);
 }
 
 /*
