@@ -327,6 +327,7 @@ struct StringInfoData;
 extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n, DvParams *params);
+extern void dv_refuse_row_security_off(DvTable *dt, const char *action);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 extern void dv_set_output_styles(void);

@@ -68,6 +68,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/rls.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -537,6 +538,39 @@ writes_are_own(DvTable *dt)
 	query = (Node *) dv_plan_cache_query(dt);
 	return !contain_volatile_functions(query) && !dv_calls_user_code(query) &&
 		!dv_computes_domain_values(query) && !dv_agg_state_holds_domain(dt->relid);
+}
+
+/*
+ * dv_refuse_row_security_off - with row_security off, fail (42501, with a
+ * hint) when row-level security policies of a source apply to the dynamic
+ * table's owner: the table holds the rows they let the owner read, and
+ * PostgreSQL would fail the read anyway, with a message that names the
+ * source only and, for a role that does not own it, no hint (row_security =
+ * off asks for an error instead of filtered rows).  action names what fails
+ * ("refresh", "verify").  Call as the owner; reads the relation cache of
+ * each source, no lock.
+ */
+void
+dv_refuse_row_security_off(DvTable *dt, const char *action)
+{
+	ListCell   *lc;
+
+	if (row_security)
+		return;
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (check_enable_rls(src->relid, dt->owner, true) == RLS_ENABLED)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cannot %s dynamic table \"%s.%s\" with row_security off",
+							action, dt->schema_name, dt->table_name),
+					 errdetail("Row-level security policies of its source %s apply to the table's owner %s: the table holds the rows they let the owner read, and row_security = off makes every such read fail instead.",
+							   quote_qualified_identifier(src->schema_name, src->table_name),
+							   quote_identifier(GetUserNameFromId(dt->owner, false))),
+					 errhint("Run it with row_security on (SET row_security = on; a setting of the role or the database applies to scheduled refreshes too), or exempt the owner from the policies (BYPASSRLS).")));
+	}
 }
 
 /*
@@ -1587,6 +1621,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	 * data.
 	 */
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	dv_refuse_row_security_off(dt, "refresh");
 	dv_check_definition_permissions(dv_plan_cache_query(dt));
 	/* writes that only dynview makes are not decoded (the decoder need not read them) */
 	dv_refresh_mark_own_writes(dv_plan_cache_own_writes(dt, writes_are_own));
@@ -2069,8 +2104,11 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		{
 			DvTable    *dt = dv_catalog_load(lfirst_oid(lc));
 			bool		recreated;
+			char	   *missing;
 
-			char	   *missing = find_missing_sources(dt, &recreated);
+			/* (before anything parses its definition: rewriting it fails then) */
+			dv_refuse_row_security_off(dt, "refresh");
+			missing = find_missing_sources(dt, &recreated);
 
 			if (missing == NULL && !recreated)
 				follow_renames(dt);
