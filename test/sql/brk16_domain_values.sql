@@ -13,16 +13,10 @@
 -- coercion, marked since brk14).  Each refresh in a transaction of its own, checked with verify()
 -- and by text and by =.
 SET client_min_messages = warning;
-CREATE TABLE bdv_log (id int PRIMARY KEY, v int);
-INSERT INTO bdv_log VALUES (0, 0);
-CREATE SEQUENCE bdv_seq;
-CREATE FUNCTION bdv_write(int) RETURNS int LANGUAGE plpgsql VOLATILE AS $$
-BEGIN INSERT INTO public.bdv_log VALUES (nextval('public.bdv_seq'), $1 % 100); RETURN $1; END $$;
--- an "immutable" CHECK function that writes (search_path is pg_catalog during a refresh)
-CREATE FUNCTION bdv_ok(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN PERFORM public.bdv_write(1000 + COALESCE($1, 0)); RETURN true; END $$;
-CREATE DOMAIN bdv_dom AS int CHECK (public.bdv_ok(VALUE));
-CREATE TYPE bdv_pair AS (f bdv_dom, h int);
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set writing_domain :abs_srcdir '/sql/include/writing_domain.sql'
+\i :writing_domain
+CREATE TYPE bdv_pair AS (f dw_dom, h int);
 CREATE TABLE bdv_src (id int PRIMARY KEY, g int, x int, c bdv_pair);
 INSERT INTO bdv_src SELECT i, i % 3, i, ROW(i, i)::bdv_pair FROM generate_series(1, 20) i;
 ANALYZE bdv_src;
@@ -30,18 +24,17 @@ CREATE TABLE bdv_writers (name text, query text);
 INSERT INTO bdv_writers VALUES
   ('bdv_json', $$SELECT id, (pg_catalog.jsonb_populate_record(NULL::bdv_pair, pg_catalog.jsonb_build_object('f', x, 'h', 1))).h AS h FROM bdv_src$$),
   ('bdv_text', $$SELECT g, count(*) AS n, sum((('(' || x || ',1)')::bdv_pair).h) AS s FROM bdv_src GROUP BY g$$),
-  ('bdv_coldef', $$SELECT s.id, r.h FROM bdv_src s, pg_catalog.jsonb_to_record(pg_catalog.jsonb_build_object('f', s.x, 'h', s.g)) AS r(f bdv_dom, h int)$$),
+  ('bdv_coldef', $$SELECT s.id, r.h FROM bdv_src s, pg_catalog.jsonb_to_record(pg_catalog.jsonb_build_object('f', s.x, 'h', s.g)) AS r(f dw_dom, h int)$$),
   ('bdv_field', 'SELECT g, count(DISTINCT (c).f) AS nd, count(*) AS n FROM bdv_src GROUP BY g'),
-  ('bdv_cast', 'SELECT g, count(DISTINCT x::bdv_dom) AS nd, count(*) AS n FROM bdv_src GROUP BY g');
+  ('bdv_cast', 'SELECT g, count(DISTINCT x::dw_dom) AS nd, count(*) AS n FROM bdv_src GROUP BY g');
 -- the writers, each created in a transaction of its own: no domain column in their results
 SELECT format('SELECT dynview.create_dynamic_table(%L, %L, schedule => ''manual'') IS NOT NULL AS created',
               name, query) FROM bdv_writers ORDER BY name \gexec
 SELECT name::text, effective_mode, mode_reason_code FROM dynview.dynamic_tables ORDER BY 1;
 -- the reader of what they write
 CREATE TABLE bdv_readers (name text, query text);
-INSERT INTO bdv_readers VALUES ('bdv_rows', 'SELECT id, v FROM bdv_log');
-SELECT dynview.create_dynamic_table('bdv_rows', 'SELECT id, v FROM bdv_log', schedule => 'manual') IS NOT NULL AS created;
-\getenv abs_srcdir PG_ABS_SRCDIR
+INSERT INTO bdv_readers VALUES ('bdv_rows', 'SELECT id, v FROM dw_log');
+SELECT dynview.create_dynamic_table('bdv_rows', 'SELECT id, v FROM dw_log', schedule => 'manual') IS NOT NULL AS created;
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 -- a round (\gexec): the log's size; the writers refreshed, each in a transaction of its own; the
@@ -51,12 +44,12 @@ SELECT dynview.create_dynamic_table('bdv_rows', 'SELECT id, v FROM bdv_log', sch
 CREATE TABLE bdv_size (n bigint);
 INSERT INTO bdv_size VALUES (0);
 CREATE VIEW bdv_round AS
-  SELECT stmt FROM (SELECT 0, 'UPDATE bdv_size SET n = (SELECT count(*) FROM bdv_log)'
+  SELECT stmt FROM (SELECT 0, 'UPDATE bdv_size SET n = (SELECT count(*) FROM dw_log)'
                     UNION ALL
                     SELECT 1, format('SELECT %L AS name, refresh_mode FROM dynview.refresh(%L)', name, name)
                       FROM bdv_writers
                     UNION ALL
-                    VALUES (2, 'SELECT count(*) > (SELECT n FROM bdv_size) AS log_grew FROM bdv_log'),
+                    VALUES (2, 'SELECT count(*) > (SELECT n FROM bdv_size) AS log_grew FROM dw_log'),
                            (3, 'SELECT * FROM dv_refresh_round(''bdv_readers'')'),
                            (4, 'SELECT * FROM dv_refresh_round(''bdv_writers'')'),
                            (5, 'SELECT * FROM dv_refresh_round(''bdv_readers'')')) s(i, stmt)
@@ -77,8 +70,8 @@ SELECT dynview.drop_dynamic_table('bdv_rows');
 DROP VIEW bdv_round;
 DROP TABLE bdv_writers, bdv_readers, bdv_size;
 DROP FUNCTION dv_refresh_round(regclass);
-DROP TABLE bdv_src, bdv_log;
-DROP SEQUENCE bdv_seq;
+DROP TABLE bdv_src, dw_log;
+DROP SEQUENCE dw_seq;
 DROP TYPE bdv_pair;
-DROP DOMAIN bdv_dom;
-DROP FUNCTION bdv_ok(int), bdv_write(int);
+DROP DOMAIN dw_dom;
+DROP FUNCTION dw_ok(int), dw_write(int);
