@@ -574,6 +574,36 @@ dv_refuse_row_security_off(DvTable *dt, const char *action)
 }
 
 /*
+ * check_owner_may_read - dv_check_definition_permissions of dt's query, as
+ * its owner: PostgreSQL's error (42501 "permission denied for table ...")
+ * gets a hint saying whose right is missing and what to do.
+ */
+static void
+check_owner_may_read(DvTable *dt)
+{
+	MemoryContext context = CurrentMemoryContext;
+	Query	   *query = dv_plan_cache_query(dt);
+
+	PG_TRY();
+	{
+		dv_check_definition_permissions(query);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (edata->sqlerrcode == ERRCODE_INSUFFICIENT_PRIVILEGE && edata->hint == NULL)
+			edata->hint = psprintf("A refresh reads the sources as the table's owner %s: grant it the right (GRANT SELECT), or give the table an owner that has it (ALTER TABLE ... OWNER TO). The table keeps its data meanwhile.",
+								   quote_identifier(GetUserNameFromId(dt->owner, false)));
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+}
+
+/*
  * dv_temp_table_name - a name base_<relid> for a temporary table a refresh
  * of relid makes and drops, free in this session's temporary schema: the
  * session may hold a temporary table of that name itself (made by its user,
@@ -1622,7 +1652,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	 */
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	dv_refuse_row_security_off(dt, "refresh");
-	dv_check_definition_permissions(dv_plan_cache_query(dt));
+	check_owner_may_read(dt);
 	/* writes that only dynview makes are not decoded (the decoder need not read them) */
 	dv_refresh_mark_own_writes(dv_plan_cache_own_writes(dt, writes_are_own));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
