@@ -547,8 +547,10 @@ writes_are_own(DvTable *dt)
  * PostgreSQL would fail the read anyway, with a message that names the
  * source only and, for a role that does not own it, no hint (row_security =
  * off asks for an error instead of filtered rows).  action names what fails
- * ("refresh", "verify").  Call as the owner; reads the relation cache of
- * each source, no lock.
+ * ("refresh", "verify").  Any user may call it (the owner is asked for by
+ * OID); reads the relation cache of each source, no lock.  A table read
+ * behind a view is read as the view's owner: a policy that applies to that
+ * role only still fails with PostgreSQL's error.
  */
 void
 dv_refuse_row_security_off(DvTable *dt, const char *action)
