@@ -352,7 +352,7 @@ AS 'MODULE_PATHNAME', 'dynview_refresh';
 COMMENT ON FUNCTION dynview.refresh(text) IS
 $$Refreshes the dynamic table NAME now, in the caller's transaction (refresh trigger MANUAL), refreshing its upstream dynamic tables first (trigger UPSTREAM); returns the history row of NAME.
 Works under pg_cron: SELECT cron.schedule('totals', '* * * * *', $c$SELECT dynview.refresh('public.order_totals')$c$);
-Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501); an error of the query itself is raised as is.
+Errors: unknown name (42P01), not a dynamic table (42809), not the owner (42501), row_security off while row-level security policies of a source apply to the owner (42501); an error of the query itself is raised as is.
 Example: SELECT state, refresh_mode, rows_inserted, rows_deleted FROM dynview.refresh('public.order_totals');$$;
 
 CREATE FUNCTION dynview.partition()
@@ -442,7 +442,7 @@ AS 'MODULE_PATHNAME', 'dynview_verify';
 COMMENT ON FUNCTION dynview.verify(text) IS
 $$Recomputes the query of the dynamic table NAME at its data snapshot and compares the result with the table as a multiset (values compared by their text form, then by equality).
 Returns true when they are equal; otherwise raises a WARNING listing up to 10 differing rows and returns false, or NULL (WARNING 72000) when row versions its data snapshot sees may have been removed since (a source written after the refresh, the removal horizon past the snapshot): refresh and verify in one REPEATABLE READ transaction to be sure. A table never refreshed (initialize => false) verifies as empty.
-Errors: unknown name (42P01), not a dynamic table (42809).
+Errors: unknown name (42P01), not a dynamic table (42809), row_security off while row-level security policies of a source apply to the owner (42501).
 Example: SELECT dynview.verify('public.order_totals');$$;
 
 CREATE FUNCTION dynview.refresh_history(name text, max_rows int DEFAULT 100)

@@ -329,6 +329,7 @@ struct StringInfoData;
 extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n, DvParams *params);
+extern void dv_refuse_row_security_off(DvTable *dt, const char *action);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);
 extern void dv_set_output_styles(void);
@@ -356,6 +357,7 @@ extern void dv_refresh_mark_own_writes(bool on);
 extern Oid	dv_agg_state_relid(Oid relid);
 extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);
+extern bool dv_agg_state_holds_domain(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
 extern char *dv_agg_state_projection(DvTable *dt, Snapshot snapshot);
 extern bool dv_topn_state_usable(DvTable *dt);

@@ -1397,38 +1397,152 @@ domain_coercion_walker(Node *node, void *context)
 	return expression_tree_walker(node, domain_coercion_walker, context);
 }
 
-/* dv_reads_domain_columns's walker */
-static bool
-domain_column_walker(Node *node, void *context)
+/*
+ * dv_type_holds_domain - is type a domain, or may a value of it hold one:
+ * an array of one, a range or multirange over one, a composite type with a
+ * column that holds one (at any depth)?  Forming such a value (a cast from
+ * text, jsonb_populate_record, a state write's coercion of array_agg's
+ * result) runs the domain's CHECK constraints.  Reads the type cache; no
+ * lock.
+ */
+bool
+dv_type_holds_domain(Oid type)
 {
+	Oid			inner;
+
+	check_stack_depth();
+	switch (get_typtype(type))
+	{
+		case TYPTYPE_DOMAIN:
+			return true;
+		case TYPTYPE_RANGE:
+			return dv_type_holds_domain(get_range_subtype(type));
+		case TYPTYPE_MULTIRANGE:
+			return dv_type_holds_domain(get_multirange_range(type));
+		case TYPTYPE_COMPOSITE:
+			{
+				TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
+				bool		holds = false;
+
+				for (int i = 0; !holds && i < desc->natts; i++)
+					holds = !TupleDescAttr(desc, i)->attisdropped &&
+						dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
+				ReleaseTupleDesc(desc);
+				return holds;
+			}
+		default:
+			inner = get_element_type(type);
+			return OidIsValid(inner) && dv_type_holds_domain(inner);
+	}
+}
+
+/* a node exprType() answers for: one that computes a value */
+static bool
+computes_value(Node *node)
+{
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_Aggref:
+		case T_GroupingFunc:
+		case T_WindowFunc:
+		case T_SubscriptingRef:
+		case T_FuncExpr:
+		case T_NamedArgExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_BoolExpr:
+		case T_SubLink:
+		case T_FieldSelect:
+		case T_FieldStore:
+		case T_RelabelType:
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+		case T_ConvertRowtypeExpr:
+		case T_CollateExpr:
+		case T_CaseExpr:
+		case T_CaseTestExpr:
+		case T_ArrayExpr:
+		case T_RowExpr:
+		case T_RowCompareExpr:
+		case T_CoalesceExpr:
+		case T_MinMaxExpr:
+		case T_SQLValueFunction:
+		case T_XmlExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_CoerceToDomain:
+		case T_CoerceToDomainValue:
+		case T_SetToDefault:
+		case T_NextValueExpr:
+		case T_PlaceHolderVar:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* dv_computes_domain_values's walker */
+static bool
+domain_value_walker(Node *node, void *context)
+{
+	ListCell   *lc;
+
 	if (node == NULL)
 		return false;
-	if (IsA(node, Var))
-	{
-		Oid			type = ((Var *) node)->vartype;
-		Oid			element = get_element_type(type);
-
-		return get_typtype(OidIsValid(element) ? element : type) == TYPTYPE_DOMAIN;
-	}
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, domain_column_walker, context, 0);
-	return expression_tree_walker(node, domain_column_walker, context);
+		return query_tree_walker((Query *) node, domain_value_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		/*
+		 * (a column definition list's types: jsonb_to_record(j) AS r(d dom)
+		 * forms r.d, read or not; a table function's columns likewise)
+		 */
+		if (rte->rtekind == RTE_FUNCTION)
+			foreach(lc, rte->functions)
+			{
+				ListCell   *t;
+
+				foreach(t, ((RangeTblFunction *) lfirst(lc))->funccoltypes)
+					if (dv_type_holds_domain(lfirst_oid(t)))
+						return true;
+			}
+		if (rte->rtekind == RTE_TABLEFUNC)
+			foreach(lc, rte->tablefunc->coltypes)
+				if (dv_type_holds_domain(lfirst_oid(lc)))
+					return true;
+		return false;
+	}
+	if (computes_value(node) && dv_type_holds_domain(exprType(node)))
+		return true;
+	return expression_tree_walker(node, domain_value_walker, context);
 }
 
 /*
- * dv_reads_domain_columns - does node (an expression or a Query, at any
- * level) read a column of a domain type, or of an array of one?  The query
- * coerces nothing to it, but the state dynview keeps of such a column has
- * its type (count(DISTINCT x): the multiplicities' value column, or their
- * array of values, into which an array_agg(x), of the base type, is
- * coerced), and dynview's statements that write the state then run the
- * domain's CHECK constraints, which may call any function (regress
- * brk15_domain_state).
+ * dv_computes_domain_values - may evaluating node (an expression or a
+ * Query, at any level) form or read a value of a domain type, or of a type
+ * that holds one (dv_type_holds_domain)?  Not only a coercion to a domain
+ * runs its CHECK constraints, which may call any function: a built-in
+ * function that forms a value of a type holding it does too (a cast from
+ * text to a composite type with a column of the domain, jsonb_populate_record
+ * into it: the query names neither the domain nor user code; regress
+ * brk16_domain_values), and the state dynview keeps of such a value has its
+ * type (count(DISTINCT x): the multiplicities' value column, or their array
+ * of values, into which the refresh's statements coerce an array_agg(x) of
+ * the base type: regress brk15_domain_state).  So every value the query
+ * computes is asked, by its type, not only its Vars and coercions.
  */
 bool
-dv_reads_domain_columns(Node *node)
+dv_computes_domain_values(Node *node)
 {
-	return domain_column_walker(node, NULL);
+	return domain_value_walker(node, NULL);
 }
 
 /*

@@ -4007,6 +4007,55 @@ probed_scan(DvOp *bare)
 	return tuples < DV_PROBE_MIN_ROWS ? NULL : scan;
 }
 
+/*
+ * probe_start - the scan under the filters of bare (probed_scan) that the
+ * delta of other (relation dother) may read by key instead of whole, and
+ * *n that delta's number of rows: NULL when bare is no bare scan
+ * (bare_scan), there is no delta, a restriction of this term is being
+ * written (g->restrict_rti), the delta's size is unknown (explain()) or
+ * the source is small (probed_scan)
+ */
+static DvOp *
+probe_start(DvGen *g, DvOp *bare, DvOp *other, const char *dother, int64 *n)
+{
+	if (dother == NULL || !bare_scan(bare) || g->restrict_rti != 0)
+		return NULL;
+	*n = delta_rows_under(other);
+	if (*n < 0)
+		return NULL;
+	return probed_scan(bare);
+}
+
+/*
+ * ProbeKey - a condition "v op x" of a join's quals by which the delta of
+ * one side may read scan, the other, by key (probe_key): v a column of
+ * scan's source leading an index, rows its rows per value in it (at most
+ * DV_PROBE_MAX_ROWS), index_pages that index's size
+ */
+typedef struct ProbeKey
+{
+	Var		   *v;
+	Node	   *x;
+	Oid			opno;
+	double		rows;
+	double		index_pages;
+} ProbeKey;
+
+/*
+ * probe_key - is qual (of the quals joining bare to other) such a
+ * condition on scan (probe_start's) (keyed_equality, leading_rows_per_value)?
+ * Fills *key.
+ */
+static bool
+probe_key(Node *qual, DvOp *bare, DvOp *other, DvOp *scan, ProbeKey *key)
+{
+	if (!keyed_equality(qual, bare->rels, other->rels, &key->v, &key->x, &key->opno) ||
+		key->v->varno != scan->source->rtindex)
+		return false;
+	key->rows = leading_rows_per_value(scan->source->relid, key->v->varattno, &key->index_pages);
+	return key->rows >= 1 && key->rows <= DV_PROBE_MAX_ROWS;
+}
+
 static char *
 probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		   const char *theta, const char *alias, bool *on_theta)
@@ -4017,32 +4066,18 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 	bool		keyed = false;
 	char	   *once = NULL;
 
-	if (dother == NULL || !bare_scan(bare) || g->restrict_rti != 0)
-		return NULL;
-	n = delta_rows_under(other);
-	if (n < 0)
+	if ((scan = probe_start(g, bare, other, dother, &n)) == NULL)
 		return NULL;
 	/* (the partner filter probes it again for the changed keys of its subquery: shared_rows) */
 	if (bare == g->share_op)
 		n += g->share_rows;
-	scan = probed_scan(bare);
-	if (scan == NULL)
-		return NULL;
 	foreach(lc, quals)
 	{
-		Var		   *v;
-		Node	   *x;
-		Oid			opno;
-		double		rows;
-		double		index_pages;
+		ProbeKey	k;
 
-		if (!keyed_equality(lfirst(lc), bare->rels, other->rels, &v, &x, &opno) ||
-			v->varno != scan->source->rtindex)
+		if (!probe_key(lfirst(lc), bare, other, scan, &k))
 			continue;
-		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
-		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
-			continue;
-		if (probe_cheaper(scan->source->relid, (double) n, (double) n, rows, index_pages, false, NULL))
+		if (probe_cheaper(scan->source->relid, (double) n, (double) n, k.rows, k.index_pages, false, NULL))
 		{
 			keyed = true;
 			break;
@@ -4050,13 +4085,13 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 		/* (the probes of a value probed before find its pages read: counted by distinct values) */
 		if (bare != g->share_op)
 		{
-			double		distinct = window_distinct(other, x);
+			double		distinct = window_distinct(other, k.x);
 
 			if (distinct >= 0 && distinct < (double) n &&
-				probe_cheaper(scan->source->relid, (double) n, distinct, rows, index_pages, false, NULL))
+				probe_cheaper(scan->source->relid, (double) n, distinct, k.rows, k.index_pages, false, NULL))
 			{
 				keyed = true;
-				once = probe_once_sql(g, bare, other, dother, v, x, opno, alias);
+				once = probe_once_sql(g, bare, other, dother, k.v, k.x, k.opno, alias);
 				break;
 			}
 		}
@@ -4105,22 +4140,12 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 	int64		n;
 	ListCell   *lc;
 
-	if (dother == NULL || bare != g->share_op || !bare_scan(bare) || g->restrict_rti != 0 ||
-		g->reach_rti != 0)
-		return NULL;
-	n = delta_rows_under(other);
-	if (n < 0)
-		return NULL;
-	scan = probed_scan(bare);
-	if (scan == NULL)
+	if (bare != g->share_op || g->reach_rti != 0 ||
+		(scan = probe_start(g, bare, other, dother, &n)) == NULL)
 		return NULL;
 	foreach(lc, quals)
 	{
-		Var		   *v;
-		Node	   *x;
-		Oid			opno;
-		double		rows;
-		double		index_pages;
+		ProbeKey	k;
 		double		distinct;
 		char	   *xs;
 		char	   *keys;
@@ -4130,29 +4155,25 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		 * (the type's default equality: the keys' DISTINCT merges no two
 		 * values the join's equality tells apart)
 		 */
-		if (!keyed_equality(lfirst(lc), bare->rels, other->rels, &v, &x, &opno) ||
-			v->varno != scan->source->rtindex || exprType(x) != v->vartype ||
-			!OidIsValid(get_array_type(v->vartype)) ||
-			lookup_type_cache(v->vartype, TYPECACHE_EQ_OPR)->eq_opr != opno)
+		if (!probe_key(lfirst(lc), bare, other, scan, &k) || exprType(k.x) != k.v->vartype ||
+			!OidIsValid(get_array_type(k.v->vartype)) ||
+			lookup_type_cache(k.v->vartype, TYPECACHE_EQ_OPR)->eq_opr != k.opno)
 			continue;
-		rows = leading_rows_per_value(scan->source->relid, v->varattno, &index_pages);
-		if (rows < 1 || rows > DV_PROBE_MAX_ROWS)
-			continue;
-		distinct = window_distinct(other, x);
+		distinct = window_distinct(other, k.x);
 		if (distinct < 0 || distinct > (double) n)
 			distinct = (double) n;
-		if (!probe_cheaper(scan->source->relid, Max(distinct, 1.0), Max(distinct, 1.0), rows, index_pages,
+		if (!probe_cheaper(scan->source->relid, Max(distinct, 1.0), Max(distinct, 1.0), k.rows, k.index_pages,
 						   true, NULL))
 			continue;
-		xs = deparse(g, x, other, "o", NULL, NULL);
+		xs = deparse(g, k.x, other, "o", NULL, NULL);
 		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
 								   xs, dother, xs));
 		/* (the scan written restricted by rows_sql, as reach_restrict does) */
-		g->reach_rti = v->varno;
-		g->reach_attno = v->varattno;
-		g->reach_op = dv_operator_sql(opno);
+		g->reach_rti = k.v->varno;
+		g->reach_attno = k.v->varattno;
+		g->reach_op = dv_operator_sql(k.opno);
 		g->reach_array = psprintf("ARRAY(SELECT k.k1 FROM %s k)", keys);
-		g->reach_opno = opno;
+		g->reach_opno = k.opno;
 		g->reach_done = false;
 		sql = rows_sql(g, bare);
 		g->reach_rti = 0;
@@ -4161,8 +4182,8 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		g->keyed_op = bare;
 		g->keyed_rows = add_cte_as(g, sql, true);
 		g->keyed_keys = keys;
-		g->keyed_var = v;
-		g->keyed_opno = opno;
+		g->keyed_var = k.v;
+		g->keyed_opno = k.opno;
 		return psprintf("(SELECT * FROM %s)", g->keyed_rows);
 	}
 	return NULL;

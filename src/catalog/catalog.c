@@ -2067,11 +2067,17 @@ dv_catalog_set_definition_tree(Oid relid, const char *tree)
 	set_text_column(relid, "definition_tree", tree);
 }
 
-/* the definition, deparsed again after a source column was renamed */
+/*
+ * the definition, deparsed again after a source column was renamed; it
+ * replaces the query text shown (dynamic_tables.query) too: the user's text
+ * names the old columns, and after names were swapped (a to b, b to a) it
+ * reads as another query (as pg_views shows a view's rule deparsed)
+ */
 void
 dv_catalog_set_definition(Oid relid, const char *definition)
 {
 	set_text_column(relid, "definition", definition);
+	set_text_column(relid, "query", definition);
 }
 
 PG_FUNCTION_INFO_V1(dynview_source_signature);

@@ -70,7 +70,11 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/indexing.h"
+#include "utils/fmgroids.h"
 
 #include "dynview.h"
 #include "cdc/cdc.h"
@@ -217,36 +221,104 @@ dv_agg_state_usable(DvTable *dt, DvPlan *plan, char **reason)
 	return true;
 }
 
+/* the tables of dynview_state (nsp) whose names begin with prefix: *relids */
+static void
+state_relations_named(Oid nsp, const char *prefix, List **relids)
+{
+	Relation	classes = table_open(RelationRelationId, AccessShareLock);
+	NameData	low;
+	NameData	high;
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	/* (names from prefix to prefix with its last byte incremented, in the index's C order) */
+	namestrcpy(&low, prefix);
+	namestrcpy(&high, prefix);
+	NameStr(high)[strlen(prefix) - 1]++;
+	ScanKeyInit(&keys[0], Anum_pg_class_relname, BTGreaterEqualStrategyNumber, F_NAMEGE,
+				NameGetDatum(&low));
+	ScanKeyInit(&keys[1], Anum_pg_class_relname, BTLessStrategyNumber, F_NAMELT, NameGetDatum(&high));
+	scan = systable_beginscan(classes, ClassNameNspIndexId, true, NULL, 2, keys);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+
+		if (form->relnamespace == nsp && form->relkind == RELKIND_RELATION)
+			*relids = lappend_oid(*relids, form->oid);
+	}
+	systable_endscan(scan);
+	table_close(classes, AccessShareLock);
+}
+
+/*
+ * state_relations - the OIDs of the state tables (dynview_state) of dynamic
+ * table relid, in the caller's memory context: its aggregate state, its
+ * count(DISTINCT) multiplicities (dist_<relid>_<j>), its top-N rows and
+ * bound, and its operators' states (ext_<relid>_<n>, optree.h).  Read by
+ * name from pg_class's index (a refresh of a new connection asks it:
+ * writes_are_own), no statement.
+ */
+static List *
+state_relations(Oid relid)
+{
+	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
+	List	   *relids = NIL;
+	char	   *names[3];
+
+	if (!OidIsValid(nsp))
+		return NIL;
+	names[0] = state_name(relid);
+	names[1] = topn_name(relid);
+	names[2] = topn_bound_name(relid);
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		Oid			state = get_relname_relid(names[i], nsp);
+
+		if (OidIsValid(state) && get_rel_relkind(state) == RELKIND_RELATION)
+			relids = lappend_oid(relids, state);
+	}
+	state_relations_named(nsp, psprintf("dist_%u_", relid), &relids);
+	state_relations_named(nsp, psprintf("ext_%u_", relid), &relids);
+	return relids;
+}
+
+/*
+ * dv_agg_state_holds_domain - has a state table of dynamic table relid a
+ * column of a type that holds a domain (dv_type_holds_domain)?  Writing it
+ * may then run the domain's CHECK constraints, user code: the refresh's
+ * writes are not dynview's own (writes_are_own, refresh.c).  The state's
+ * column types follow the query's value types, which writes_are_own asks
+ * too; this asks what was built.
+ */
+bool
+dv_agg_state_holds_domain(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, state_relations(relid))
+	{
+		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
+		TupleDesc	desc = RelationGetDescr(rel);
+		bool		holds = false;
+
+		for (int i = 0; !holds && i < desc->natts; i++)
+			holds = !TupleDescAttr(desc, i)->attisdropped &&
+				dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
+		table_close(rel, AccessShareLock);
+		if (holds)
+			return true;
+	}
+	return false;
+}
+
 /* drop the state tables of dynamic table relid (a FULL refresh rebuilds them) */
 void
 dv_agg_state_drop(Oid relid)
 {
-	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
-	Oid			types[6] = {OIDOID, NAMEOID, TEXTOID, NAMEOID, NAMEOID, TEXTOID};
-	Datum		values[6];
-	List	   *victims = NIL;
+	List	   *victims = state_relations(relid);
 	ListCell   *lc;
 
-	if (!OidIsValid(nsp))
-		return;
-	values[0] = ObjectIdGetDatum(nsp);
-	values[1] = CStringGetDatum(state_name(relid));
-	values[2] = CStringGetTextDatum(psprintf("dist\\_%u\\_%%", relid));
-	values[3] = CStringGetDatum(topn_name(relid));
-	values[4] = CStringGetDatum(topn_bound_name(relid));
-	/* (and the operators' states, optree.h) */
-	values[5] = CStringGetTextDatum(psprintf("ext\\_%u\\_%%", relid));
-	dv_catalog_exec("SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = $1 AND relkind = 'r' "
-					"AND (relname = $2 OR relname::pg_catalog.text LIKE $3 OR relname = $4 OR relname = $5 "
-					"OR relname::pg_catalog.text LIKE $6)",
-					6, types, values, NULL, -1);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		victims = lappend_oid(victims, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-																	  SPI_tuptable->tupdesc, 1, &isnull)));
-	}
 	foreach(lc, victims)
 	{
 		ObjectAddress obj;

@@ -66,6 +66,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/rls.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -491,15 +492,19 @@ full_refresh_in_parallel(DvTable *dt)
  * writes: the dynamic table has no trigger (foreign keys included), rule,
  * CHECK constraint, row-level security (a policy's expressions run for
  * each row written where they apply, and may call a volatile function),
- * column of a domain type or index whose expressions or predicate call code
+ * column of a type that holds a domain (dv_type_holds_domain: a domain, an
+ * array of one, ...) or index whose expressions or predicate call code
  * that is not built in, and its query calls none either (dv_calls_user_code:
  * a function declared IMMUTABLE may still write, through a volatile one it
- * calls) nor reads a column of a domain type (dv_reads_domain_columns: the
- * state kept of it has that type, and writing the state runs the domain's
- * CHECK constraints).  Then what they write is dynview's own and is not decoded
+ * calls) nor computes a value of a type that holds a domain
+ * (dv_computes_domain_values: forming one runs the domain's CHECK
+ * constraints, and the state kept of it has its type), and no state table
+ * of it has a column of such a type (dv_agg_state_holds_domain: writing the
+ * state runs them).  Then what they write is dynview's own and is not decoded
  * (dv_refresh_mark_own_writes); a write of user code under that mark would
  * never be captured, and the dynamic tables over the table it wrote would
- * miss it for good (regress brk14_own_writes).  Call as the table's owner.
+ * miss it for good (regress brk14_own_writes, brk15_domain_state,
+ * brk16_domain_values).  Call as the table's owner.
  * Asked once per plan cache entry (dv_plan_cache_own_writes, kept with the
  * cached plan and dropped with it), not at every refresh.
  */
@@ -515,7 +520,7 @@ writes_are_own(DvTable *dt)
 
 	for (int i = 0; own && i < desc->natts; i++)
 		own = TupleDescAttr(desc, i)->attisdropped ||
-			get_typtype(TupleDescAttr(desc, i)->atttypid) != TYPTYPE_DOMAIN;
+			!dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
 	/* (an index's expressions and predicate are evaluated for every row written) */
 	foreach(lc, own ? RelationGetIndexList(rel) : NIL)
 	{
@@ -530,7 +535,72 @@ writes_are_own(DvTable *dt)
 		return false;
 	query = (Node *) dv_plan_cache_query(dt);
 	return !contain_volatile_functions(query) && !dv_calls_user_code(query) &&
-		!dv_reads_domain_columns(query);
+		!dv_computes_domain_values(query) && !dv_agg_state_holds_domain(dt->relid);
+}
+
+/*
+ * dv_refuse_row_security_off - with row_security off, fail (42501, with a
+ * hint) when row-level security policies of a source apply to the dynamic
+ * table's owner: the table holds the rows they let the owner read, and
+ * PostgreSQL would fail the read anyway, with a message that names the
+ * source only and, for a role that does not own it, no hint (row_security =
+ * off asks for an error instead of filtered rows).  action names what fails
+ * ("refresh", "verify").  Any user may call it (the owner is asked for by
+ * OID); reads the relation cache of each source, no lock.  A table read
+ * behind a view is read as the view's owner: a policy that applies to that
+ * role only still fails with PostgreSQL's error.
+ */
+void
+dv_refuse_row_security_off(DvTable *dt, const char *action)
+{
+	ListCell   *lc;
+
+	if (row_security)
+		return;
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (check_enable_rls(src->relid, dt->owner, true) == RLS_ENABLED)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cannot %s dynamic table \"%s.%s\" with row_security off",
+							action, dt->schema_name, dt->table_name),
+					 errdetail("Row-level security policies of its source %s apply to the table's owner %s: the table holds the rows they let the owner read, and row_security = off makes every such read fail instead.",
+							   quote_qualified_identifier(src->schema_name, src->table_name),
+							   quote_identifier(GetUserNameFromId(dt->owner, false))),
+					 errhint("Run it with row_security on (SET row_security = on; a setting of the role or the database applies to scheduled refreshes too), or exempt the owner from the policies (BYPASSRLS).")));
+	}
+}
+
+/*
+ * check_owner_may_read - dv_check_definition_permissions of dt's query, as
+ * its owner: PostgreSQL's error (42501 "permission denied for table ...")
+ * gets a hint saying whose right is missing and what to do.
+ */
+static void
+check_owner_may_read(DvTable *dt)
+{
+	MemoryContext context = CurrentMemoryContext;
+	Query	   *query = dv_plan_cache_query(dt);
+
+	PG_TRY();
+	{
+		dv_check_definition_permissions(query);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (edata->sqlerrcode == ERRCODE_INSUFFICIENT_PRIVILEGE && edata->hint == NULL)
+			edata->hint = psprintf("A refresh reads the sources as the table's owner %s: grant it the right (GRANT SELECT), or give the table an owner that has it (ALTER TABLE ... OWNER TO). The table keeps its data meanwhile.",
+								   quote_identifier(GetUserNameFromId(dt->owner, false)));
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -1581,7 +1651,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	 * data.
 	 */
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-	dv_check_definition_permissions(dv_plan_cache_query(dt));
+	dv_refuse_row_security_off(dt, "refresh");
+	check_owner_may_read(dt);
 	/* writes that only dynview makes are not decoded (the decoder need not read them) */
 	dv_refresh_mark_own_writes(dv_plan_cache_own_writes(dt, writes_are_own));
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
@@ -2063,8 +2134,11 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		{
 			DvTable    *dt = dv_catalog_load(lfirst_oid(lc));
 			bool		recreated;
+			char	   *missing;
 
-			char	   *missing = find_missing_sources(dt, &recreated);
+			/* (before anything parses its definition: rewriting it fails then) */
+			dv_refuse_row_security_off(dt, "refresh");
+			missing = find_missing_sources(dt, &recreated);
 
 			if (missing == NULL && !recreated)
 				follow_renames(dt);

@@ -236,6 +236,7 @@ dv_verify(Oid relid, bool *unknown)
 	}
 
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+	dv_refuse_row_security_off(dt, "verify");
 	if (data_snapshot != NULL)
 		query_rows = fetch_counts(psprintf("SELECT ROW(dv_q.*)::text, pg_catalog.count(*) FROM (%s) dv_q GROUP BY 1",
 										   dt->definition), data_snapshot, &nquery);

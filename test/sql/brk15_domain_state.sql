@@ -12,17 +12,10 @@
 -- count(DISTINCT) without GROUP BY.  Each refresh in a transaction of its own, checked with
 -- verify() and by text and by =.
 SET client_min_messages = warning;
-CREATE TABLE bds_log (id int PRIMARY KEY, v int);
-INSERT INTO bds_log VALUES (0, 0);
--- (a row per call: every write counts)
-CREATE SEQUENCE bds_seq;
-CREATE FUNCTION bds_write(int) RETURNS int LANGUAGE plpgsql VOLATILE AS $$
-BEGIN INSERT INTO public.bds_log VALUES (nextval('public.bds_seq'), $1 % 100); RETURN $1; END $$;
--- an "immutable" CHECK function that writes (search_path is pg_catalog during a refresh)
-CREATE FUNCTION bds_ok(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN PERFORM public.bds_write(1000 + COALESCE($1, 0)); RETURN true; END $$;
-CREATE DOMAIN bds_dom AS int CHECK (public.bds_ok(VALUE));
-CREATE TABLE bds_src (id int PRIMARY KEY, g int, d bds_dom);
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set writing_domain :abs_srcdir '/sql/include/writing_domain.sql'
+\i :writing_domain
+CREATE TABLE bds_src (id int PRIMARY KEY, g int, d dw_dom);
 INSERT INTO bds_src SELECT i, i % 3, i FROM generate_series(1, 20) i;
 ANALYZE bds_src;
 -- the writers: no domain column in their results, no user code in their queries
@@ -42,12 +35,11 @@ SELECT t, a.attname, format_type(a.atttypid, a.atttypmod) AS type
   JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
  WHERE a.attname IN ('v', 'vs') ORDER BY t, a.attname;
 -- the reader of what they write
-SELECT dynview.create_dynamic_table('bds_rows', 'SELECT id, v FROM bds_log', schedule => 'manual') IS NOT NULL AS created;
-\getenv abs_srcdir PG_ABS_SRCDIR
+SELECT dynview.create_dynamic_table('bds_rows', 'SELECT id, v FROM dw_log', schedule => 'manual') IS NOT NULL AS created;
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 CREATE TABLE bds_defs (name text, query text);
-INSERT INTO bds_defs VALUES ('bds_rows', 'SELECT id, v FROM bds_log'),
+INSERT INTO bds_defs VALUES ('bds_rows', 'SELECT id, v FROM dw_log'),
   ('bds_arrays', 'SELECT g, count(DISTINCT d) AS nd, count(*) AS n FROM bds_src GROUP BY g'),
   ('bds_values', 'SELECT g, count(DISTINCT d) AS nd, count(*) AS n FROM bds_src GROUP BY g'),
   ('bds_global', 'SELECT count(DISTINCT d) AS nd, count(*) AS n FROM bds_src');
@@ -57,11 +49,11 @@ INSERT INTO bds_defs VALUES ('bds_rows', 'SELECT id, v FROM bds_log'),
 CREATE TABLE bds_size (n bigint);
 INSERT INTO bds_size VALUES (0);
 CREATE VIEW bds_round AS
-  SELECT stmt FROM (VALUES (0, 'UPDATE bds_size SET n = (SELECT count(*) FROM bds_log)'),
+  SELECT stmt FROM (VALUES (0, 'UPDATE bds_size SET n = (SELECT count(*) FROM dw_log)'),
                            (1, $$SELECT refresh_mode FROM dynview.refresh('bds_arrays')$$),
                            (2, $$SELECT refresh_mode FROM dynview.refresh('bds_values')$$),
                            (3, $$SELECT refresh_mode FROM dynview.refresh('bds_global')$$),
-                           (4, 'SELECT count(*) > (SELECT n FROM bds_size) AS log_grew FROM bds_log'),
+                           (4, 'SELECT count(*) > (SELECT n FROM bds_size) AS log_grew FROM dw_log'),
                            (5, 'SELECT * FROM dv_refresh_round(''bds_defs'')')) s(i, stmt)
    ORDER BY i;
 
@@ -80,7 +72,7 @@ SELECT dynview.drop_dynamic_table(n) FROM unnest(ARRAY['bds_arrays', 'bds_values
 DROP VIEW bds_round;
 DROP TABLE bds_defs, bds_size;
 DROP FUNCTION dv_refresh_round(regclass);
-DROP TABLE bds_src, bds_log;
-DROP SEQUENCE bds_seq;
-DROP DOMAIN bds_dom;
-DROP FUNCTION bds_ok(int), bds_write(int);
+DROP TABLE bds_src, dw_log;
+DROP SEQUENCE dw_seq;
+DROP DOMAIN dw_dom;
+DROP FUNCTION dw_ok(int), dw_write(int);
