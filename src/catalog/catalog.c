@@ -990,6 +990,41 @@ xid8_array(TransactionId *xids, int n, FullTransactionId next)
 }
 
 /*
+ * simple_write_begin - an executor state for writing rows of rel (opened
+ * with RowExclusiveLock) through the executor's routines
+ * (ExecSimpleRelationInsert, ExecSimpleRelationUpdate) as a statement of
+ * the current command would: one range table entry (updated_cols for an
+ * UPDATE's column-list triggers), the result relation with its indexes
+ * open (*rri).  Ended by simple_write_end.
+ */
+static EState *
+simple_write_begin(Relation rel, Bitmapset *updated_cols, ResultRelInfo **rri)
+{
+	EState	   *estate = CreateExecutorState();
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+	rte->rtekind = RTE_RELATION;
+	rte->relid = RelationGetRelid(rel);
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = RowExclusiveLock;
+	rte->updatedCols = updated_cols;
+	ExecInitRangeTable(estate, list_make1(rte));
+	*rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(*rri, rel, 1, NULL, 0);
+	estate->es_output_cid = GetCurrentCommandId(true);
+	ExecOpenIndices(*rri, false);
+	return estate;
+}
+
+static void
+simple_write_end(EState *estate, ResultRelInfo *rri)
+{
+	ExecCloseIndices(rri);
+	ExecResetTupleTable(estate->es_tupleTable, false);
+	FreeExecutorState(estate);
+}
+
+/*
  * update_catalog_row - set the named columns of relid's row of
  * dynamic_table_catalog, as an UPDATE statement of dv_catalog_exec would,
  * without parsing and planning one: every refresh records its data snapshot
@@ -1015,7 +1050,7 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 	TupleDesc	desc = RelationGetDescr(rel);
 	TriggerDesc *trig = rel->trigdesc;
 	EState	   *estate;
-	RangeTblEntry *rte;
+	Bitmapset  *updated = NULL;
 	ResultRelInfo *rri;
 	EPQState	epqstate;
 	TupleTableSlot *found;
@@ -1059,22 +1094,11 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 	}
 
 	dv_guard_note_write(RelationGetRelid(rel));
-	estate = CreateExecutorState();
-	rte = makeNode(RangeTblEntry);
-	rte->rtekind = RTE_RELATION;
-	rte->relid = RelationGetRelid(rel);
-	rte->relkind = rel->rd_rel->relkind;
-	rte->rellockmode = RowExclusiveLock;
 	/* (for the data_origin trigger's UPDATE OF data_snapshot) */
 	for (int i = 0; i < n; i++)
-		rte->updatedCols = bms_add_member(rte->updatedCols,
-										  catalog_column(desc, columns[i]) - FirstLowInvalidHeapAttributeNumber);
-	ExecInitRangeTable(estate, list_make1(rte));
-	rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	estate->es_output_cid = GetCurrentCommandId(true);
+		updated = bms_add_member(updated, catalog_column(desc, columns[i]) - FirstLowInvalidHeapAttributeNumber);
+	estate = simple_write_begin(rel, updated, &rri);
 	EvalPlanQualInit(&epqstate, estate, NULL, NIL, -1);
-	ExecOpenIndices(rri, false);
 	found = ExecInitExtraTupleSlot(estate, desc, table_slot_callbacks(rel));
 	slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
 
@@ -1109,10 +1133,8 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 	ExecSimpleRelationUpdate(rri, estate, &epqstate, found, slot);
 
 	catalog_read_end(&read);
-	ExecCloseIndices(rri);
 	EvalPlanQualEnd(&epqstate);
-	ExecResetTupleTable(estate->es_tupleTable, false);
-	FreeExecutorState(estate);
+	simple_write_end(estate, rri);
 	table_close(rel, NoLock);
 }
 
@@ -1893,19 +1915,14 @@ source_tables_json(Oid relid)
 static void
 set_text_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, const char *text)
 {
-	AttrNumber	attnum = catalog_column(desc, name);
-
-	values[attnum - 1] = text ? CStringGetTextDatum(text) : (Datum) 0;
-	nulls[attnum - 1] = text == NULL;
+	set_row_column(desc, values, nulls, NULL, name, text ? CStringGetTextDatum(text) : (Datum) 0,
+				   text == NULL);
 }
 
 static void
 set_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, Datum value)
 {
-	AttrNumber	attnum = catalog_column(desc, name);
-
-	values[attnum - 1] = value;
-	nulls[attnum - 1] = false;
+	set_row_column(desc, values, nulls, NULL, name, value, false);
 }
 
 /*
@@ -1920,29 +1937,19 @@ set_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, Datum va
 static void
 insert_row(Relation rel, HeapTuple tuple)
 {
-	EState	   *estate = CreateExecutorState();
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	EState	   *estate;
+	ResultRelInfo *rri;
 	TupleTableSlot *slot;
 
 	Assert(rel->trigdesc == NULL && rel->rd_rules == NULL);
 	dv_guard_note_write(RelationGetRelid(rel));
 	/* (as SPI does before a statement that writes) */
 	CommandCounterIncrement();
-	rte->rtekind = RTE_RELATION;
-	rte->relid = RelationGetRelid(rel);
-	rte->relkind = rel->rd_rel->relkind;
-	rte->rellockmode = RowExclusiveLock;
-	ExecInitRangeTable(estate, list_make1(rte));
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	estate->es_output_cid = GetCurrentCommandId(true);
-	ExecOpenIndices(rri, false);
+	estate = simple_write_begin(rel, NULL, &rri);
 	slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel), &TTSOpsHeapTuple);
 	ExecStoreHeapTuple(tuple, slot, false);
 	ExecSimpleRelationInsert(rri, estate, slot);
-	ExecCloseIndices(rri);
-	ExecResetTupleTable(estate->es_tupleTable, false);
-	FreeExecutorState(estate);
+	simple_write_end(estate, rri);
 }
 
 /*
@@ -2296,7 +2303,10 @@ dynview_data_origin(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(dynview_catalog_data_origin);
 
-/* set_row_column - the named column of a row being modified (heap_modify_tuple's arrays) */
+/*
+ * set_row_column - the named column of a row being formed or modified
+ * (heap_form_tuple's arrays; with replace, heap_modify_tuple's)
+ */
 static void
 set_row_column(TupleDesc desc, Datum *values, bool *nulls, bool *replace, const char *name,
 			   Datum value, bool isnull)
@@ -2305,7 +2315,8 @@ set_row_column(TupleDesc desc, Datum *values, bool *nulls, bool *replace, const 
 
 	values[attnum - 1] = value;
 	nulls[attnum - 1] = isnull;
-	replace[attnum - 1] = true;
+	if (replace)
+		replace[attnum - 1] = true;
 }
 
 /*
