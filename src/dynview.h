@@ -393,6 +393,15 @@ extern void dv_guard_begin_write(Oid *save_target, int *save_level);
 extern void dv_guard_end_write(Oid save_target, int save_level);
 extern bool dv_guard_in_refresh_statement(void);
 extern void dv_guard_allow_column_ddl(Oid relid);
+/* the levels dynview's own DDL runs at (guard.c dv_guard_begin_own_ddl) */
+typedef struct DvGuardOwnDdl
+{
+	int			utility;		/* utility nesting of the caller, -1 for none */
+	int			exec;			/* executor nesting of the caller */
+	LocalTransactionId lxid;	/* the caller's transaction */
+} DvGuardOwnDdl;
+extern void dv_guard_begin_own_ddl(DvGuardOwnDdl *save);
+extern void dv_guard_end_own_ddl(const DvGuardOwnDdl *save);
 extern bool dv_guard_is_dynamic_table(Oid relid);
 
 /* cdc/partitions.c */

@@ -222,10 +222,13 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	int			save_sec;
 	int			rc;
 	int			nestlevel;
+	DvGuardOwnDdl save_ddl;
 
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(BOOTSTRAP_SUPERUSERID, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	nestlevel = dv_safe_search_path_push();
+	/* (DDL on a change buffer or state table is dynview's own: the guard lets it pass) */
+	dv_guard_begin_own_ddl(&save_ddl);
 	PG_TRY();
 	{
 		if (nargs > 0)
@@ -235,6 +238,7 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	}
 	PG_CATCH();
 	{
+		dv_guard_end_own_ddl(&save_ddl);
 		/* (a catalog row changed after this transaction's snapshot) */
 		if (geterrcode() == ERRCODE_T_R_SERIALIZATION_FAILURE)
 		{
@@ -245,6 +249,7 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	dv_guard_end_own_ddl(&save_ddl);
 	dv_safe_search_path_pop(nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec);
 

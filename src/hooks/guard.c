@@ -57,6 +57,8 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
+#include "access/transam.h"
+#include "commands/defrem.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "commands/trigger.h"
@@ -231,14 +233,6 @@ refuse_write(Oid relid, const char *detail)
 			 errhint("Change the sources of the dynamic table and use dynview.refresh().")));
 }
 
-/*
- * refuse_internal_truncate - TRUNCATE of a change buffer (dynview_buffer)
- * or a state table (dynview_state) fails: dynview never truncates them, and
- * emptied by hand they lose the changes or state the next refreshes build
- * on, which no refresh can tell from "nothing changed" (the dynamic tables
- * would silently miss rows).  Even a superuser is refused; DROP EXTENSION or
- * dropping the dynamic tables removes them.
- */
 /* the schema of relid when it is one of dynview's internal schemas (buffers, states), else NULL */
 static const char *
 internal_schema(Oid relid)
@@ -252,6 +246,81 @@ internal_schema(Oid relid)
 	return schema;
 }
 
+/*
+ * Utility nesting: a utility statement run by another (an event trigger's,
+ * a function's called by it) is deeper.  dynview's own DDL on its change
+ * buffers and state tables (dv_catalog_exec: dv_guard_begin_own_ddl) is
+ * the statement that arrives one utility level below the caller, at the
+ * caller's executor level, in the caller's transaction: what runs nested in
+ * it (an event trigger, a trigger of a catalog row it writes) is deeper and
+ * is not dynview's.
+ */
+static int	utility_nesting = 0;
+static DvGuardOwnDdl own_ddl_levels = {-1, -1, InvalidLocalTransactionId};
+
+static bool
+own_ddl(void)
+{
+	return own_ddl_levels.utility >= 0 && own_ddl_levels.lxid == MyProc->lxid &&
+		utility_nesting == own_ddl_levels.utility + 1 && exec_nesting == own_ddl_levels.exec;
+}
+
+/*
+ * dv_guard_begin_own_ddl - the next utility statement dynview runs at the
+ * current levels is its own DDL on its internal tables (refuse_internal_ddl
+ * lets it pass).  The previous state goes to *save, for
+ * dv_guard_end_own_ddl (also on error).
+ */
+void
+dv_guard_begin_own_ddl(DvGuardOwnDdl *save)
+{
+	*save = own_ddl_levels;
+	own_ddl_levels.utility = utility_nesting;
+	own_ddl_levels.exec = exec_nesting;
+	own_ddl_levels.lxid = MyProc->lxid;
+}
+
+void
+dv_guard_end_own_ddl(const DvGuardOwnDdl *save)
+{
+	own_ddl_levels = *save;
+}
+
+/* the one detail of why code must not run inside writes to dynview's internal tables */
+#define INTERNAL_CODE_DETAIL \
+	"Code it runs on the rows written (a constraint, default, policy, index expression or predicate, an operator class's or access method's functions, a referencing table's foreign key action) would run inside change capture's and refreshes' writes, which dynview marks as its own and never decodes: what that code wrote would be missed for good by the dynamic tables reading it."
+
+/* what: the message, with %s for the table's qualified name */
+static void
+refuse_internal_code(const char *schema, const char *name, const char *what)
+{
+	char	   *qualified = psprintf("%s.%s", schema, name);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg(what, qualified),
+			 errdetail("It is a change buffer or state table of dynview. " INTERNAL_CODE_DETAIL),
+			 errhint("Index a state table's columns only (built-in types, operator classes and access methods), set storage parameters, or index and alter the dynamic table itself.")));
+}
+
+/* the internal table (change buffer or state table) rv names, or InvalidOid */
+static Oid
+internal_named(RangeVar *rv, const char **schema)
+{
+	Oid			relid = rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+
+	*schema = internal_schema(relid);
+	return *schema != NULL ? relid : InvalidOid;
+}
+
+/*
+ * refuse_internal_truncate - TRUNCATE of a change buffer (dynview_buffer)
+ * or a state table (dynview_state) fails: dynview never truncates them, and
+ * emptied by hand they lose the changes or state the next refreshes build
+ * on, which no refresh can tell from "nothing changed" (the dynamic tables
+ * would silently miss rows).  Even a superuser is refused; DROP EXTENSION or
+ * dropping the dynamic tables removes them.
+ */
 static void
 refuse_internal_truncate(Oid relid)
 {
@@ -561,6 +630,12 @@ check_foreign_keys(Node *node)
 	{
 		Constraint *c = lfirst_node(Constraint, lc);
 
+		const char *schema;
+
+		/* (its ON DELETE or ON UPDATE action would run inside dynview's own writes) */
+		if (c->contype == CONSTR_FOREIGN && c->pktable != NULL &&
+			OidIsValid(internal_named(c->pktable, &schema)))
+			refuse_internal_code(schema, c->pktable->relname, "a foreign key cannot reference \"%s\"");
 		if (c->contype == CONSTR_FOREIGN && c->pktable != NULL &&
 			OidIsValid(relid = dynamic_table_named(c->pktable)))
 			ereport(ERROR,
@@ -724,17 +799,105 @@ check_structure(Node *parsetree)
 }
 
 /*
- * refuse_internal_ddl - ALTER TABLE (or ALTER INDEX), CREATE INDEX and ALTER
- * ... SET SCHEMA of a change buffer or state table (or one of its indexes)
- * fail unless a superuser runs them (dynview's catalog statements run as
- * the bootstrap superuser; a DBA may tune them).  A state table is owned by
- * its dynamic table's owner, who could otherwise give it a CHECK
- * constraint, a default or an index expression: code that runs inside the
- * refreshes' writes, which dynview marks as its own and the decoder never
- * reads, so that what such code wrote to any table went uncaptured and the
- * dynamic tables over that table missed it for good (regress
- * brk14_internal_ddl); or change its columns, or move it out of
- * dynview_state.
+ * check_internal_index - a superuser's CREATE INDEX on a state table may
+ * only index columns: every key column of a built-in type, with a built-in
+ * operator class (named or its type's default) of a built-in access
+ * method, and no expression or predicate; such an index runs no user code
+ * when refreshes write the state.  A change buffer takes no index at all:
+ * change capture appends its rows with heap_insert and heap_multi_insert,
+ * which write no index entries (decoder.c, incremental.c), so an index
+ * would miss them and a read through it would miss changes.
+ */
+static void
+check_internal_index(IndexStmt *stmt, Oid relid, const char *schema)
+{
+	const char *name = get_rel_name(relid);
+	Oid			am;
+	ListCell   *lc;
+
+	if (strcmp(schema, DV_BUFFER_SCHEMA) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot index change buffer \"%s.%s\"", schema, name),
+				 errdetail("Change capture appends rows to change buffers without writing index entries: an index would miss them."),
+				 errhint("Index the source table or the dynamic table instead.")));
+	am = get_index_am_oid(stmt->accessMethod, false);
+	if (am >= FirstNormalObjectId || stmt->whereClause != NULL)
+		refuse_internal_code(schema, name, am >= FirstNormalObjectId
+							 ? "cannot index \"%s\" with an access method that is not built in"
+							 : "cannot create a partial index on \"%s\"");
+	foreach(lc, stmt->indexParams)
+	{
+		IndexElem  *elem = lfirst_node(IndexElem, lc);
+		AttrNumber	att = elem->name ? get_attnum(relid, elem->name) : InvalidAttrNumber;
+		Oid			type;
+		Oid			opclass;
+
+		if (elem->expr != NULL)
+			refuse_internal_code(schema, name, "cannot create an expression index on \"%s\"");
+		/* (a column that does not exist: DefineIndex says so) */
+		if (att == InvalidAttrNumber)
+			continue;
+		type = get_atttype(relid, att);
+		opclass = elem->opclass != NIL ? ResolveOpClass(elem->opclass, type, stmt->accessMethod, am)
+			: GetDefaultOpClass(type, am);
+		if (type >= FirstNormalObjectId || opclass >= FirstNormalObjectId)
+			refuse_internal_code(schema, name, "cannot index a column of \"%s\" whose type or operator class is not built in");
+	}
+}
+
+/*
+ * internal_alter_allowed - the ALTER TABLE (ALTER INDEX) actions a
+ * superuser may take on a change buffer or state table (a DBA tuning
+ * them): storage parameters, statistics targets, column storage and
+ * compression, clustering and tablespaces, none of which runs code on the
+ * rows written or changes what refreshes and change capture read.
+ */
+static bool
+internal_alter_allowed(AlterTableType subtype)
+{
+	switch (subtype)
+	{
+		case AT_SetRelOptions:
+		case AT_ResetRelOptions:
+		case AT_ReplaceRelOptions:
+		case AT_SetStatistics:
+		case AT_SetStorage:
+		case AT_SetCompression:
+		case AT_ClusterOn:
+		case AT_DropCluster:
+		case AT_SetTableSpace:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * refuse_internal_ddl - DDL that would shape a change buffer or state
+ * table (or one of its indexes) other than dynview does, or let code run
+ * inside the writes to it.  dynview's own DDL (own_ddl) passes.
+ *
+ * The writes to these tables (change capture's, the refreshes' own writes:
+ * refresh.c writes_are_own) are marked as dynview's own, which the decoder
+ * never decodes; a CHECK constraint, a default, a row-level security
+ * policy, an index expression or predicate, an operator class's functions,
+ * or a foreign key action of a referencing table runs inside them, and
+ * what such code writes to any table is then never captured: the dynamic
+ * tables over that table miss it for good (regress brk14_internal_ddl,
+ * brk17_superuser_state_index).  So:
+ *	- a role that is not superuser may not ALTER, index or move them at all
+ *	  (a state table is owned by its dynamic table's owner);
+ *	- a superuser (a DBA tuning them) may index a state table's columns
+ *	  (check_internal_index) and take the ALTER actions of
+ *	  internal_alter_allowed; nothing else, since PostgreSQL offers no
+ *	  role that passes every check;
+ *	- nobody may make one a partition (ATTACH PARTITION clones the
+ *	  parent's indexes and triggers into it) or a parent (INHERIT, CREATE
+ *	  TABLE ... INHERITS: a child's rows would show in its reads), point a
+ *	  foreign key at it (check_foreign_keys: its actions run on the
+ *	  refreshes' deletes), or give it a policy.
+ * Rules and triggers on them are refused by check_structure.
  */
 static void
 refuse_internal_ddl(Node *parsetree)
@@ -742,22 +905,74 @@ refuse_internal_ddl(Node *parsetree)
 	RangeVar   *rv = NULL;
 	Oid			relid;
 	const char *schema;
+	ListCell   *lc;
 
+	if (own_ddl())
+		return;
+	if (IsA(parsetree, CreatePolicyStmt))
+	{
+		rv = ((CreatePolicyStmt *) parsetree)->table;
+		if (OidIsValid(relid = internal_named(rv, &schema)))
+			refuse_internal_code(schema, rv->relname, "cannot create a policy on \"%s\"");
+		return;
+	}
+	if (IsA(parsetree, CreateStmt))
+	{
+		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
+		{
+			rv = lfirst_node(RangeVar, lc);
+			if (OidIsValid(relid = internal_named(rv, &schema)))
+				refuse_internal_code(schema, rv->relname, "cannot inherit from \"%s\"");
+		}
+		return;
+	}
 	if (IsA(parsetree, AlterTableStmt))
+	{
+		foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			rv = cmd->subtype == AT_AttachPartition ? ((PartitionCmd *) cmd->def)->name
+				: cmd->subtype == AT_AddInherit ? (RangeVar *) cmd->def : NULL;
+			if (OidIsValid(relid = internal_named(rv, &schema)))
+				refuse_internal_code(schema, rv->relname, cmd->subtype == AT_AttachPartition
+									 ? "cannot attach \"%s\" as a partition"
+									 : "cannot inherit from \"%s\"");
+		}
 		rv = ((AlterTableStmt *) parsetree)->relation;
+	}
 	else if (IsA(parsetree, IndexStmt))
 		rv = ((IndexStmt *) parsetree)->relation;
 	else if (IsA(parsetree, AlterObjectSchemaStmt))
 		rv = ((AlterObjectSchemaStmt *) parsetree)->relation;
-	if (rv == NULL || superuser())
+	if (!OidIsValid(relid = internal_named(rv, &schema)))
 		return;
-	relid = RangeVarGetRelid(rv, NoLock, true);
-	if ((schema = internal_schema(relid)) != NULL)
+	if (!superuser())
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot alter or index \"%s.%s\"", schema, rv->relname),
 				 errdetail("It is a change buffer or state table of dynview, shaped and written only by change capture and refreshes."),
 				 errhint("Index or alter the dynamic table itself.")));
+	if (IsA(parsetree, IndexStmt))
+		check_internal_index((IndexStmt *) parsetree, relid, schema);
+	else if (IsA(parsetree, AlterObjectSchemaStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot move \"%s.%s\" to another schema", schema, rv->relname),
+				 errdetail("Change capture and refreshes find their change buffers and state tables in schema \"%s\".", schema),
+				 errhint("Move the dynamic table itself.")));
+	else
+	{
+		foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+		{
+			if (!internal_alter_allowed(lfirst_node(AlterTableCmd, lc)->subtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						 errmsg("cannot make this change to \"%s.%s\"", schema, rv->relname),
+						 errdetail("It is a change buffer or state table of dynview: only its storage parameters, statistics targets, column storage, clustering and tablespace may be changed. " INTERNAL_CODE_DETAIL),
+						 errhint("Index or alter the dynamic table itself.")));
+		}
+	}
 }
 
 /*
@@ -832,7 +1047,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
-		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt)) && IsTransactionState())
+		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
+		 IsA(pstmt->utilityStmt, CreateStmt)) && IsTransactionState())
 		refuse_internal_ddl(pstmt->utilityStmt);
 	/*
 	 * COPY FROM into a source is a write to watch.  (Into a dynamic table it
@@ -921,9 +1137,9 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
  * (matview.c): into statements on tables, guarded as those are, or done.
  */
 static void
-guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					 ProcessUtilityContext context, ParamListInfo params,
-					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+guard_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+			  ProcessUtilityContext context, ParamListInfo params,
+			  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
 
@@ -941,6 +1157,23 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		return;
 	}
 	guard_process(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+static void
+guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					 ProcessUtilityContext context, ParamListInfo params,
+					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	utility_nesting++;
+	PG_TRY();
+	{
+		guard_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		utility_nesting--;
+	}
+	PG_END_TRY();
 }
 
 /*
