@@ -6,16 +6,16 @@
 -- the rows the owner may no longer read and added a new one).  verify() true and no row with
 -- v >= 100 in the table after the REVOKE.
 SET client_min_messages = warning;
-CREATE ROLE brk_rm_owner;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set rls_owner brk_rm_owner
+\set rls_src brk_rm
+\set rls_policy brk_rm_small
+\set rls_rows 200
+\set rls_mod 5
+\set rls_owner_source :abs_srcdir '/sql/include/rls_owner_source.sql'
+\i :rls_owner_source
 CREATE ROLE brk_rm_grp;
 GRANT brk_rm_grp TO brk_rm_owner;
-GRANT USAGE ON SCHEMA dynview TO brk_rm_owner;
-GRANT CREATE ON SCHEMA public TO brk_rm_owner;
-CREATE TABLE brk_rm (id int PRIMARY KEY, k int NOT NULL, v int NOT NULL);
-INSERT INTO brk_rm SELECT i, i % 5, i FROM generate_series(1, 200) i;
-GRANT SELECT ON brk_rm TO brk_rm_owner;
-ALTER TABLE brk_rm ENABLE ROW LEVEL SECURITY;
-CREATE POLICY brk_rm_small ON brk_rm FOR SELECT TO brk_rm_owner USING (v < 100);
 CREATE POLICY brk_rm_all ON brk_rm FOR SELECT TO brk_rm_grp USING (true);
 SET ROLE brk_rm_owner;
 SELECT dynview.create_dynamic_table('brk_rm_rows', 'SELECT id, k, v FROM brk_rm', schedule => 'manual');

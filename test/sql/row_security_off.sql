@@ -6,15 +6,15 @@
 -- row_security on is exact (verify() true, rows compared by text and by =).  An owner to whom no
 -- policy applies (it owns the source, without FORCE) refreshes with row_security off as before.
 SET client_min_messages = warning;
-CREATE ROLE rso_owner;
-GRANT USAGE ON SCHEMA dynview TO rso_owner;
-GRANT CREATE ON SCHEMA public TO rso_owner;
-CREATE TABLE rso_src (id int PRIMARY KEY, k int NOT NULL, v int NOT NULL);
-INSERT INTO rso_src SELECT i, i % 3, i FROM generate_series(1, 20) i;
-GRANT SELECT ON rso_src TO rso_owner;
-ALTER TABLE rso_src ENABLE ROW LEVEL SECURITY;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set rls_owner rso_owner
+\set rls_src rso_src
+\set rls_policy rso_small
+\set rls_rows 20
+\set rls_mod 3
+\set rls_owner_source :abs_srcdir '/sql/include/rls_owner_source.sql'
+\i :rls_owner_source
 ALTER TABLE rso_src REPLICA IDENTITY FULL;
-CREATE POLICY rso_small ON rso_src FOR SELECT TO rso_owner USING (v < 100);
 SET ROLE rso_owner;
 -- the owner's own source, no FORCE: no policy applies to its owner
 CREATE TABLE rso_mine (id int PRIMARY KEY, v int NOT NULL);
@@ -29,7 +29,6 @@ INSERT INTO rso_defs VALUES ('rso_rows', 'SELECT id, k, v FROM rso_src'),
 SELECT format('SELECT dynview.create_dynamic_table(%L, %L, schedule => ''manual'') IS NOT NULL AS created',
               name, query) FROM rso_defs ORDER BY name \gexec
 RESET ROLE;
-\getenv abs_srcdir PG_ABS_SRCDIR
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 INSERT INTO rso_src VALUES (21, 0, 21), (22, 1, 200);
