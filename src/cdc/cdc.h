@@ -52,6 +52,7 @@ extern void dv_buffer_check_layout(Relation buffer);
 extern uint16 dv_cdc_own_writes_begin(void);
 extern void dv_cdc_own_writes_end(uint16 previous);
 extern void dv_cdc_own_writes_always(void);
+extern uint16 dv_cdc_writes_not_own_begin(void);
 
 /*
  * Where the decoder of a database is (shared memory, shown by cdc_status).

@@ -272,10 +272,23 @@ load_state(Oid dboid, bool slot_created)
 	 * between the old and the new slot are missing, so every dynamic table
 	 * must be recomputed in full once.
 	 */
-	if (slot_created &&
-		SPI_execute("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CAPTURE_RESTARTED' "
-					"WHERE EXISTS (SELECT 1 FROM dynview.source_tracking)", false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not mark dynamic tables for a full refresh");
+	if (slot_created)
+	{
+		uint16		save_origin = dv_cdc_writes_not_own_begin();
+
+		/* (not dynview's own write: a DBA's trigger on the catalog may write) */
+		PG_TRY();
+		{
+			if (SPI_execute("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CAPTURE_RESTARTED' "
+							"WHERE EXISTS (SELECT 1 FROM dynview.source_tracking)", false, 0) != SPI_OK_UPDATE)
+				elog(ERROR, "could not mark dynamic tables for a full refresh");
+		}
+		PG_FINALLY();
+		{
+			dv_cdc_own_writes_end(save_origin);
+		}
+		PG_END_TRY();
+	}
 	if (SPI_execute("SELECT source_relid FROM dynview.source_tracking WHERE captured", false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read dynview.source_tracking");
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -790,6 +803,7 @@ prune_buffers(void)
 		foreach(lc3, expired)
 		{
 			Datum		margs[2];
+			uint16		save_origin;
 			Oid			mtypes[2] = {OIDOID, INT4OID};
 
 			/*
@@ -802,18 +816,32 @@ prune_buffers(void)
 				continue;
 			margs[0] = ObjectIdGetDatum(lfirst_oid(lc3));
 			margs[1] = Int32GetDatum(dv_change_retention);
-			if (SPI_execute_with_args("UPDATE dynview.dynamic_table_catalog "
-									  "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
-									  "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-									  "AND relid OPERATOR(pg_catalog.=) ANY (ARRAY("
-									  "  SELECT c.relid FROM dynview.dynamic_table_catalog c"
-									  "  WHERE c.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass"
-									  "  AND c.next_refresh_full IS NULL AND c.data_snapshot IS NOT NULL"
-									  "  AND c.data_timestamp OPERATOR(pg_catalog.<) (pg_catalog.now()"
-									  "      OPERATOR(pg_catalog.-) pg_catalog.make_interval(secs => $2))"
-									  "  FOR UPDATE SKIP LOCKED))",
-									  2, mtypes, margs, NULL, false, 0) != SPI_OK_UPDATE)
-				elog(ERROR, "could not mark dynamic table %u for a full refresh", lfirst_oid(lc3));
+			/*
+			 * Not dynview's own write (the rest of this worker's are): a
+			 * DBA's trigger on the catalog may write, and what it writes must
+			 * be decoded.
+			 */
+			save_origin = dv_cdc_writes_not_own_begin();
+			PG_TRY();
+			{
+				if (SPI_execute_with_args("UPDATE dynview.dynamic_table_catalog "
+										  "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
+										  "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+										  "AND relid OPERATOR(pg_catalog.=) ANY (ARRAY("
+										  "  SELECT c.relid FROM dynview.dynamic_table_catalog c"
+										  "  WHERE c.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass"
+										  "  AND c.next_refresh_full IS NULL AND c.data_snapshot IS NOT NULL"
+										  "  AND c.data_timestamp OPERATOR(pg_catalog.<) (pg_catalog.now()"
+										  "      OPERATOR(pg_catalog.-) pg_catalog.make_interval(secs => $2))"
+										  "  FOR UPDATE SKIP LOCKED))",
+										  2, mtypes, margs, NULL, false, 0) != SPI_OK_UPDATE)
+					elog(ERROR, "could not mark dynamic table %u for a full refresh", lfirst_oid(lc3));
+			}
+			PG_FINALLY();
+			{
+				dv_cdc_own_writes_end(save_origin);
+			}
+			PG_END_TRY();
 		}
 		if (SPI_execute_with_args(psprintf("DELETE FROM %s.%s b WHERE b.dv_xid < $1 AND NOT EXISTS ("
 										   " SELECT 1 FROM dynview.source_catalog s"
@@ -918,7 +946,10 @@ dynview_decoder_main(Datum main_arg)
 
 	/*
 	 * Everything this worker writes (change buffers, their pruning, its
-	 * state) is dynview's own: none of it is decoded (plugin.c).
+	 * state) is dynview's own: none of it is decoded (plugin.c).  Not its
+	 * UPDATEs of dynview.dynamic_table_catalog (a DBA may give that table
+	 * triggers: dv_cdc_writes_not_own_begin); triggers and rules on
+	 * dynview.decoder_state and the change buffers are refused (guard.c).
 	 */
 	dv_cdc_own_writes_always();
 	pgstat_report_appname("dynview decoder");

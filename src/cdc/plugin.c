@@ -603,9 +603,13 @@ plugin_shutdown(LogicalDecodingContext *ctx)
  * change records written while dv_cdc_own_writes_begin() was in effect carry
  * the origin DoNotReplicateId, and PostgreSQL drops records whose origin the
  * plugin filters before they reach the reorder buffer (no memory, no spill,
- * no replay).  Only records are marked, never a commit record (PostgreSQL
- * does not write DoNotReplicateId into commit records), so a transaction
- * that also wrote sources keeps those writes.  Records of real replication
+ * no replay).  A backend marks its change records only, never a commit
+ * record (the mark is on around its statements only; a commit record that
+ * carries it makes PostgreSQL skip the whole transaction), so a
+ * transaction that also wrote sources keeps those writes.  The decoder
+ * worker marks everything, commits included, but for a transaction with
+ * writes that are not its own (dv_cdc_writes_not_own_begin), whose commit
+ * it leaves unmarked.  Records of real replication
  * origins (a subscription applying into a source) are decoded as always.
  */
 static bool
@@ -631,6 +635,10 @@ static RepOriginId own_writes_outer;	/* the origin before the outermost begin */
  * A transaction that ends (an error thrown past the caller's end, say) must
  * not leave the mark on for the session's next writes.
  */
+static bool not_own_in_xact = false;	/* dv_cdc_writes_not_own_begin in this transaction */
+static bool commit_unmarked = false;	/* its commit record written without the mark */
+static RepOriginId commit_outer;	/* the origin before that commit */
+
 static void
 own_writes_xact_callback(XactEvent event, void *arg)
 {
@@ -639,6 +647,40 @@ own_writes_xact_callback(XactEvent event, void *arg)
 		replorigin_session_origin = own_writes_outer;
 		own_writes_open = false;
 	}
+	if (!not_own_in_xact)
+		return;
+
+	/*
+	 * A transaction with writes that are not dynview's own, in a process
+	 * whose writes are otherwise all marked (the decoder worker): its commit
+	 * record must not carry the mark, or PostgreSQL skips the whole
+	 * transaction, those writes included (DecodeCommit filters by the commit
+	 * record's origin).  The other records keep theirs.
+	 */
+	if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT ||
+		event == XACT_EVENT_PRE_PREPARE)
+	{
+		commit_outer = replorigin_session_origin;
+		replorigin_session_origin = InvalidRepOriginId;
+		commit_unmarked = true;
+	}
+	else
+	{
+		if (commit_unmarked)
+			replorigin_session_origin = commit_outer;
+		commit_unmarked = false;
+		not_own_in_xact = false;
+	}
+}
+
+static void
+register_xact_callback(void)
+{
+	if (!own_writes_callback)
+	{
+		RegisterXactCallback(own_writes_xact_callback, NULL);
+		own_writes_callback = true;
+	}
 }
 
 uint16
@@ -646,11 +688,7 @@ dv_cdc_own_writes_begin(void)
 {
 	RepOriginId previous = replorigin_session_origin;
 
-	if (!own_writes_callback)
-	{
-		RegisterXactCallback(own_writes_xact_callback, NULL);
-		own_writes_callback = true;
-	}
+	register_xact_callback();
 	if (!own_writes_open)
 	{
 		own_writes_outer = previous;
@@ -666,6 +704,27 @@ dv_cdc_own_writes_end(uint16 previous)
 	replorigin_session_origin = previous;
 	if (previous == own_writes_outer)
 		own_writes_open = false;
+}
+
+/*
+ * dv_cdc_writes_not_own_begin - the change records this backend writes from
+ * now on are not dynview's own (they are decoded as any) until
+ * dv_cdc_own_writes_end(previous), which the caller must also reach on
+ * error: for a statement that may run user code where writes are otherwise
+ * marked, as the decoder worker's UPDATEs of dynview.dynamic_table_catalog
+ * (a DBA's trigger on it fires there).  The transaction's commit record is
+ * then written unmarked too.  Returns the origin to restore.
+ */
+uint16
+dv_cdc_writes_not_own_begin(void)
+{
+	RepOriginId previous = replorigin_session_origin;
+
+	register_xact_callback();
+	/* (and the commit record: own_writes_xact_callback) */
+	not_own_in_xact = true;
+	replorigin_session_origin = InvalidRepOriginId;
+	return previous;
 }
 
 /*

@@ -682,8 +682,24 @@ check_structure(Node *parsetree)
 	{
 		RangeVar   *rv = IsA(parsetree, RuleStmt) ? ((RuleStmt *) parsetree)->relation
 			: ((CreateTrigStmt *) parsetree)->relation;
-		const char *schema = internal_schema(rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid);
+		Oid			target = rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+		const char *schema = internal_schema(target);
+		Oid			dvnsp = get_namespace_oid(DV_SCHEMA, true);
 
+		/*
+		 * Nor does dynview.decoder_state: only the decoder worker writes it,
+		 * and all it writes there is its own (never decoded), so that what
+		 * a trigger or rule wrote would be missed.
+		 */
+		if (OidIsValid(target) && OidIsValid(dvnsp) &&
+			target == get_relname_relid("decoder_state", dvnsp))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot create a %s on \"%s.%s\"", IsA(parsetree, RuleStmt) ? "rule" : "trigger",
+							DV_SCHEMA, rv->relname),
+					 errdetail("It is written only by dynview's decoder, whose writes there are never decoded: what a %s wrote would be missed by the dynamic tables reading it.",
+							   IsA(parsetree, RuleStmt) ? "rule" : "trigger"),
+					 errhint("Read dynview.cdc_status instead.")));
 		if (schema != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),

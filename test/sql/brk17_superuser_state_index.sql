@@ -10,7 +10,10 @@
 -- referencing the table, inheritance and partitioning, moving it; an index of any kind on a change
 -- buffer, whose writers keep no index), also when a superuser's event trigger tries it inside
 -- dynview's own DDL; a plain index on state columns and storage parameters stay allowed; the
--- table over the log stays equal to its query (verify(), by text and by =).
+-- table over the log stays equal to its query (verify(), by text and by =).  The decoder worker,
+-- whose writes are all its own, writes its updates of dynview.dynamic_table_catalog unmarked (a
+-- DBA's trigger there fires; on the old build its row was missed), and a trigger or rule on
+-- dynview.decoder_state is refused.
 SET client_min_messages = warning;
 CREATE TABLE bsi_src (id int PRIMARY KEY, g int, v int);
 CREATE TABLE bsi_log (id serial PRIMARY KEY, note text);
@@ -103,6 +106,38 @@ INSERT INTO bsi_src SELECT 100 + i, i % 5, i FROM generate_series(1, 7) i;
 SELECT refresh_mode FROM dynview.refresh('bsi_sum');
 SELECT refresh_mode FROM dynview.refresh('bsi_sum3');
 SELECT dynview.verify('bsi_sum') AS verified_sum, dynview.verify('bsi_sum3') AS verified_sum3;
+-- the decoder worker writes all but its updates of the catalog as its own (never decoded): a
+-- DBA's trigger on dynview.dynamic_table_catalog firing when the decoder marks a table
+-- CHANGE_RETENTION_EXCEEDED writes a row that must be captured; a trigger or rule on
+-- dynview.decoder_state, which it writes as its own only, is refused
+CREATE FUNCTION bsi_catalog_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.next_refresh_full IS DISTINCT FROM OLD.next_refresh_full AND NEW.next_refresh_full IS NOT NULL THEN
+    INSERT INTO public.bsi_log (note) VALUES ('catalog ' || NEW.next_refresh_full);
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER bsi_catalog AFTER UPDATE ON dynview.dynamic_table_catalog
+  FOR EACH ROW EXECUTE FUNCTION bsi_catalog_row();
+SELECT bsi_try('CREATE TRIGGER bsi_ds AFTER UPDATE ON dynview.decoder_state FOR EACH ROW EXECUTE FUNCTION bsi_catalog_row()') AS decoder_state_trigger,
+       bsi_try('CREATE RULE bsi_ds_rule AS ON UPDATE TO dynview.decoder_state DO ALSO NOTIFY bsi') AS decoder_state_rule;
+-- bsi_sum3 holds back a change of bsi_src, its data made older than dynview.change_retention
+-- (the decoder compares data_timestamp with now() minus the retention)
+INSERT INTO bsi_src VALUES (200, 1, 1);
+SELECT dynview.wait_for_capture();
+UPDATE dynview.dynamic_table_catalog
+   SET data_timestamp = data_timestamp - current_setting('dynview.change_retention')::interval - interval '1 hour'
+ WHERE relid = 'bsi_sum3'::regclass;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set poll_until :abs_srcdir '/sql/include/poll_until.sql'
+\i :poll_until
+SELECT dv_poll_until($$SELECT next_refresh_full = 'CHANGE_RETENTION_EXCEEDED'
+                 FROM dynview.dynamic_table_catalog WHERE relid = 'bsi_sum3'::regclass$$) AS marked;
+DROP TRIGGER bsi_catalog ON dynview.dynamic_table_catalog;
+SELECT note FROM bsi_log ORDER BY id;
+SELECT refresh_mode, mode_reason_code FROM dynview.refresh('bsi_sum3');
+SELECT refresh_mode FROM dynview.refresh('bsi_sum');
+SELECT dynview.verify('bsi_sum') AS verified_sum, dynview.verify('bsi_sum3') AS verified_sum3;
 SELECT dynview.wait_for_capture();
 SELECT r.refresh_mode, dynview.verify('bsi_log_n') AS verified
   FROM dynview.refresh('bsi_log_n') r;
@@ -110,7 +145,7 @@ SELECT (SELECT n FROM bsi_log_n) = (SELECT count(*) FROM bsi_log) AS same_rows,
        (SELECT bsi_log_n::text FROM bsi_log_n) = (SELECT q::text FROM (SELECT count(*) AS n FROM bsi_log) q) AS same_text;
 SELECT dynview.drop_dynamic_table('bsi_sum') IS NOT NULL, dynview.drop_dynamic_table('bsi_sum3') IS NOT NULL,
        dynview.drop_dynamic_table('bsi_log_n') IS NOT NULL;
-DROP FUNCTION bsi_try(text), bsi_on_ddl();
+DROP FUNCTION bsi_try(text), bsi_on_ddl(), bsi_catalog_row(), dv_poll_until(text);
 DROP OPERATOR CLASS bsi_ops USING btree;
 DROP OPERATOR FAMILY bsi_ops USING btree;
 DROP FUNCTION bsi_w(int), bsi_v(int), bsi_cmp(int8, int8);
