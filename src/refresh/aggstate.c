@@ -45,6 +45,7 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -284,15 +285,42 @@ state_relations(Oid relid)
 }
 
 /*
- * dv_agg_state_holds_domain - has a state table of dynamic table relid a
- * column of a type that holds a domain (dv_type_holds_domain)?  Writing it
- * may then run the domain's CHECK constraints, user code: the refresh's
- * writes are not dynview's own (writes_are_own, refresh.c).  The state's
- * column types follow the query's value types, which writes_are_own asks
- * too; this asks what was built.
+ * index_runs_user_code - may writing a row into index run code that is
+ * not built in: its expressions or predicate call some
+ * (dv_calls_user_code), or its access method or the operator family of a
+ * key column is not built in (their support functions run for every
+ * entry).
+ */
+static bool
+index_runs_user_code(Relation index)
+{
+	if (index->rd_rel->relam >= FirstNormalObjectId ||
+		dv_calls_user_code((Node *) RelationGetIndexExpressions(index)) ||
+		dv_calls_user_code((Node *) RelationGetIndexPredicate(index)))
+		return true;
+	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+	{
+		if (index->rd_opfamily[i] >= FirstNormalObjectId)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dv_agg_state_runs_user_code - may writing a state table of dynamic table
+ * relid run user code: has one a column of a type that holds a domain
+ * (dv_type_holds_domain: writing it runs the domain's CHECK constraints;
+ * the state's column types follow the query's value types, which
+ * writes_are_own asks too, this asks what was built), a trigger, a rule, a
+ * CHECK constraint, a column default, row-level security, or an index
+ * that runs user code (index_runs_user_code)?  Then the refresh's writes
+ * are not dynview's own (writes_are_own, refresh.c).  The guard refuses
+ * all of these on a state table, to superusers too (hooks/guard.c
+ * refuse_internal_ddl); this asks what is there, so that one made before
+ * (an older build let superusers make them) is not run under the mark.
  */
 bool
-dv_agg_state_holds_domain(Oid relid)
+dv_agg_state_runs_user_code(Oid relid)
 {
 	ListCell   *lc;
 
@@ -300,13 +328,23 @@ dv_agg_state_holds_domain(Oid relid)
 	{
 		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
 		TupleDesc	desc = RelationGetDescr(rel);
-		bool		holds = false;
+		bool		runs = rel->rd_rel->relhastriggers || rel->rd_rel->relhasrules ||
+			rel->rd_rel->relchecks > 0 || rel->rd_rel->relrowsecurity;
+		ListCell   *li;
 
-		for (int i = 0; !holds && i < desc->natts; i++)
-			holds = !TupleDescAttr(desc, i)->attisdropped &&
-				dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
+		for (int i = 0; !runs && i < desc->natts; i++)
+			runs = !TupleDescAttr(desc, i)->attisdropped &&
+				(TupleDescAttr(desc, i)->atthasdef ||
+				 dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid));
+		foreach(li, runs ? NIL : RelationGetIndexList(rel))
+		{
+			Relation	index = index_open(lfirst_oid(li), AccessShareLock);
+
+			runs = runs || index_runs_user_code(index);
+			index_close(index, AccessShareLock);
+		}
 		table_close(rel, AccessShareLock);
-		if (holds)
+		if (runs)
 			return true;
 	}
 	return false;

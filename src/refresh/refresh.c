@@ -499,8 +499,10 @@ full_refresh_in_parallel(DvTable *dt)
  * calls) nor computes a value of a type that holds a domain
  * (dv_computes_domain_values: forming one runs the domain's CHECK
  * constraints, and the state kept of it has its type), and no state table
- * of it has a column of such a type (dv_agg_state_holds_domain: writing the
- * state runs them).  Then what they write is dynview's own and is not decoded
+ * of it runs user code when written (dv_agg_state_runs_user_code: a column
+ * of such a type, a trigger, rule, constraint, default, policy or an index
+ * that is not plain, which the guard refuses but an older build let a
+ * superuser make).  Then what they write is dynview's own and is not decoded
  * (dv_refresh_mark_own_writes); a write of user code under that mark would
  * never be captured, and the dynamic tables over the table it wrote would
  * miss it for good (regress brk14_own_writes, brk15_domain_state,
@@ -535,7 +537,7 @@ writes_are_own(DvTable *dt)
 		return false;
 	query = (Node *) dv_plan_cache_query(dt);
 	return !contain_volatile_functions(query) && !dv_calls_user_code(query) &&
-		!dv_computes_domain_values(query) && !dv_agg_state_holds_domain(dt->relid);
+		!dv_computes_domain_values(query) && !dv_agg_state_runs_user_code(dt->relid);
 }
 
 /*
