@@ -16,13 +16,9 @@ GRANT INSERT ON bid_log TO brk14_owner;
 GRANT USAGE ON SEQUENCE bid_log_id_seq TO brk14_owner;
 SELECT dynview.create_dynamic_table('bid_log_n', 'SELECT count(*) AS n FROM bid_log', schedule => 'manual');
 -- DDL attempted as the owner of a state table: 'refused <SQLSTATE>' or 'allowed'
-CREATE FUNCTION bid_try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE stmt;
-  RETURN 'allowed';
-EXCEPTION WHEN OTHERS THEN
-  RETURN 'refused ' || SQLSTATE;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_statement :abs_srcdir '/sql/include/try_statement.sql'
+\i :try_statement
 SET ROLE brk14_owner;
 CREATE TABLE bid_src (id int PRIMARY KEY, g int, v int);
 INSERT INTO bid_src VALUES (1, 1, 1);
@@ -32,7 +28,7 @@ CREATE FUNCTION bid_ok(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN PERFORM public.bid_write($1); RETURN true; END $$;
 SELECT dynview.create_dynamic_table('bid_agg', 'SELECT g, sum(v) AS s, count(DISTINCT v) AS d FROM bid_src GROUP BY g',
                                     schedule => 'manual') IS NOT NULL AS created;
-SELECT v.what, bid_try(format(v.stmt, c.relname)) AS result
+SELECT v.what, dv_try(format(v.stmt, c.relname)) AS result
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace,
        (VALUES (1, 'CHECK constraint', 'ALTER TABLE dynview_state.%I ADD CONSTRAINT bid_chk CHECK (public.bid_ok(g1))'),
                (2, 'default', 'ALTER TABLE dynview_state.%I ADD COLUMN bid_x int DEFAULT public.bid_write(1)'),
@@ -43,10 +39,10 @@ SELECT v.what, bid_try(format(v.stmt, c.relname)) AS result
  WHERE n.nspname = 'dynview_state' AND c.relname = 'agg_' || 'bid_agg'::regclass::oid
  ORDER BY v.n;
 -- the state of the count(DISTINCT) and an index of the state
-SELECT bid_try(format('ALTER TABLE dynview_state.%I ADD CONSTRAINT bid_chk CHECK (public.bid_ok(g1))', c.relname)) AS dist_check
+SELECT dv_try(format('ALTER TABLE dynview_state.%I ADD CONSTRAINT bid_chk CHECK (public.bid_ok(g1))', c.relname)) AS dist_check
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = 'dynview_state' AND c.relname = 'dist_' || 'bid_agg'::regclass::oid || '_2';
-SELECT bid_try(format('ALTER INDEX dynview_state.%I SET (fillfactor = 50)', i.relname)) AS index_alter
+SELECT dv_try(format('ALTER INDEX dynview_state.%I SET (fillfactor = 50)', i.relname)) AS index_alter
   FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid
  WHERE c.relname = 'agg_' || 'bid_agg'::regclass::oid LIMIT 1;
 -- refreshes of the owner's table write its state; then the other role's table
@@ -64,7 +60,7 @@ SELECT dynview.verify('bid_log_n') AS verified,
 SELECT dynview.drop_dynamic_table('bid_agg');
 SELECT dynview.drop_dynamic_table('bid_log_n');
 DROP TABLE bid_src, bid_log;
-DROP FUNCTION bid_try(text);
+DROP FUNCTION dv_try(text);
 DROP OWNED BY brk14_owner;
 REVOKE CREATE ON SCHEMA public FROM brk14_owner;
 DROP ROLE brk14_owner;

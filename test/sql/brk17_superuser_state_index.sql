@@ -35,15 +35,11 @@ CREATE TABLE bsi_parent (g1 int, dv_count bigint, dv_recompute boolean, a1 bigin
   PARTITION BY RANGE (g1);
 CREATE TABLE bsi_parent2 (g1 int);
 -- DDL attempted as a superuser: 'refused <SQLSTATE>' or 'allowed'
-CREATE FUNCTION bsi_try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE stmt;
-  RETURN 'allowed';
-EXCEPTION WHEN OTHERS THEN
-  RETURN 'refused ' || SQLSTATE;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_statement :abs_srcdir '/sql/include/try_statement.sql'
+\i :try_statement
 SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user;
-SELECT v.what, bsi_try(format(v.stmt, c.relname)) AS result
+SELECT v.what, dv_try(format(v.stmt, c.relname)) AS result
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace,
        (VALUES (1, 'expression index', 'CREATE INDEX bsi_state_idx ON dynview_state.%I ((public.bsi_w(dv_count::int)))'),
                (2, 'partial index', 'CREATE INDEX ON dynview_state.%I (g1) WHERE public.bsi_w(g1) > 0'),
@@ -71,9 +67,9 @@ SELECT v.what, bsi_try(format(v.stmt, c.relname)) AS result
                (24, 'statistics target', 'ALTER TABLE dynview_state.%I ALTER COLUMN g1 SET STATISTICS 200')) v(n, what, stmt)
  WHERE n.nspname = 'dynview_state' AND c.relname = 'agg_' || 'bsi_sum'::regclass::oid
  ORDER BY v.n;
-SELECT bsi_try('ALTER INDEX dynview_state.bsi_plain_idx SET (fillfactor = 60)') AS index_storage_parameter;
+SELECT dv_try('ALTER INDEX dynview_state.bsi_plain_idx SET (fillfactor = 60)') AS index_storage_parameter;
 -- the change buffer of bsi_src: no index at all (change capture writes none of its entries)
-SELECT v.what, bsi_try(format(v.stmt, 'changes_' || 'bsi_src'::regclass::oid)) AS result
+SELECT v.what, dv_try(format(v.stmt, 'changes_' || 'bsi_src'::regclass::oid)) AS result
   FROM (VALUES (1, 'plain index', 'CREATE INDEX ON dynview_buffer.%I (g)'),
                (2, 'CHECK constraint', 'ALTER TABLE dynview_buffer.%I ADD CHECK (public.bsi_w(g) IS NOT NULL)'),
                (3, 'foreign key to it', 'CREATE TABLE bsi_ref (g int REFERENCES dynview_buffer.%I (g))')) v(n, what, stmt)
@@ -89,7 +85,7 @@ BEGIN
   END LOOP;
 END $$;
 CREATE EVENT TRIGGER bsi_ddl ON ddl_command_end EXECUTE FUNCTION bsi_on_ddl();
-SELECT bsi_try($$SELECT dynview.create_dynamic_table('bsi_sum2', 'SELECT g, sum(v) AS s FROM bsi_src GROUP BY g', schedule => 'manual')$$)
+SELECT dv_try($$SELECT dynview.create_dynamic_table('bsi_sum2', 'SELECT g, sum(v) AS s FROM bsi_src GROUP BY g', schedule => 'manual')$$)
        AS create_under_event_trigger;
 DROP EVENT TRIGGER bsi_ddl;
 -- no expression index was made anywhere, nor a table
@@ -120,8 +116,8 @@ BEGIN
 END $$;
 CREATE TRIGGER bsi_catalog AFTER UPDATE ON dynview.dynamic_table_catalog
   FOR EACH ROW EXECUTE FUNCTION bsi_catalog_row();
-SELECT bsi_try('CREATE TRIGGER bsi_ds AFTER UPDATE ON dynview.decoder_state FOR EACH ROW EXECUTE FUNCTION bsi_catalog_row()') AS decoder_state_trigger,
-       bsi_try('CREATE RULE bsi_ds_rule AS ON UPDATE TO dynview.decoder_state DO ALSO NOTIFY bsi') AS decoder_state_rule;
+SELECT dv_try('CREATE TRIGGER bsi_ds AFTER UPDATE ON dynview.decoder_state FOR EACH ROW EXECUTE FUNCTION bsi_catalog_row()') AS decoder_state_trigger,
+       dv_try('CREATE RULE bsi_ds_rule AS ON UPDATE TO dynview.decoder_state DO ALSO NOTIFY bsi') AS decoder_state_rule;
 -- bsi_sum3 holds back a change of bsi_src, its data made older than dynview.change_retention
 -- (the decoder compares data_timestamp with now() minus the retention)
 INSERT INTO bsi_src VALUES (200, 1, 1);
@@ -129,7 +125,6 @@ SELECT dynview.wait_for_capture();
 UPDATE dynview.dynamic_table_catalog
    SET data_timestamp = data_timestamp - current_setting('dynview.change_retention')::interval - interval '1 hour'
  WHERE relid = 'bsi_sum3'::regclass;
-\getenv abs_srcdir PG_ABS_SRCDIR
 \set poll_until :abs_srcdir '/sql/include/poll_until.sql'
 \i :poll_until
 SELECT dv_poll_until($$SELECT next_refresh_full = 'CHANGE_RETENTION_EXCEEDED'
@@ -176,7 +171,7 @@ SELECT (SELECT n FROM bsi_log_n) = (SELECT count(*) FROM bsi_log) AS same_rows,
        (SELECT bsi_log_n::text FROM bsi_log_n) = (SELECT q::text FROM (SELECT count(*) AS n FROM bsi_log) q) AS same_text;
 SELECT dynview.drop_dynamic_table('bsi_sum') IS NOT NULL, dynview.drop_dynamic_table('bsi_sum3') IS NOT NULL,
        dynview.drop_dynamic_table('bsi_log_n') IS NOT NULL;
-DROP FUNCTION bsi_try(text), bsi_on_ddl(), bsi_catalog_row(), dv_poll_until(text);
+DROP FUNCTION dv_try(text), bsi_on_ddl(), bsi_catalog_row(), dv_poll_until(text);
 DROP OPERATOR CLASS bsi_ops USING btree;
 DROP OPERATOR FAMILY bsi_ops USING btree;
 DROP FUNCTION bsi_w(int), bsi_v(int), bsi_cmp(int8, int8);
