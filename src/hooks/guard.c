@@ -20,7 +20,9 @@
  *	  refresh truncates), also when TRUNCATE reaches it through an
  *	  inheritance parent or, with CASCADE, through a foreign key; so does
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
- *	  and a rule or trigger on one.
+ *	  and a rule or trigger on one; and DDL that would run code inside
+ *	  dynview's own (never decoded) writes to them or reshape them, to
+ *	  superusers too but for dynview's own DDL (refuse_internal_ddl).
  *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
