@@ -52,6 +52,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/transam.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
@@ -59,7 +60,6 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
-#include "access/transam.h"
 #include "commands/defrem.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
@@ -631,7 +631,6 @@ check_foreign_keys(Node *node)
 	foreach(lc, constraints)
 	{
 		Constraint *c = lfirst_node(Constraint, lc);
-
 		const char *schema;
 
 		/* (its ON DELETE or ON UPDATE action would run inside dynview's own writes) */
