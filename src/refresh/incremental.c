@@ -762,6 +762,7 @@ window_contains(const WindowBounds *b, uint64 v)
 typedef struct WindowCache
 {
 	bool		valid;
+	bool		stable;			/* operands constants or parameters of the statement */
 	char	   *bytes[WINDOW_OPERANDS];
 	Size		len[WINDOW_OPERANDS];
 	WindowBounds bounds;
@@ -816,10 +817,12 @@ window_cache_fill(WindowCache *cache, FunctionCallInfo fcinfo)
  * cur pg_snapshot, cur_own xid8[]) - is a buffer row of transaction xid in
  * the window from prev (with the xids its refresh counted as its own) to
  * cur (with the current transaction's)?  window_contains, with the
- * operands parsed once and kept in fn_extra while they stay the same (a
- * window read's are its statement's parameters; they are compared by their
- * bytes at each call, so that a call whose operands change from row to
- * row is right too).  WINDOW_CONDITION's per-row test: one function call
+ * operands parsed once and kept in fn_extra while they stay the same: for
+ * the whole statement when they are constants or parameters
+ * (get_fn_expr_arg_stable; a window read's are its statement's
+ * parameters), else while their bytes are those parsed last (compared at
+ * each call, so that a call whose operands change from row to row is right
+ * too).  WINDOW_CONDITION's per-row test: one function call
  * instead of WINDOW_CONDITION_SNAPSHOTS' several and its array scans.
  * Strict; immutable (its result follows from its arguments alone).
  */
@@ -834,13 +837,18 @@ dynview_window_contains(PG_FUNCTION_ARGS)
 	if (cache == NULL)
 	{
 		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(WindowCache));
+		cache->stable = true;
+		for (int i = 1; i <= WINDOW_OPERANDS; i++)
+			cache->stable &= get_fn_expr_arg_stable(fcinfo->flinfo, i);
 		fcinfo->flinfo->fn_extra = cache;
 	}
+	/* (a window read's operands are its parameters: parsed at its first row, then trusted) */
 	if (!cache->valid ||
-		!window_operand_same(cache, 0, PG_GETARG_DATUM(1)) ||
-		!window_operand_same(cache, 1, PG_GETARG_DATUM(2)) ||
-		!window_operand_same(cache, 2, PG_GETARG_DATUM(3)) ||
-		!window_operand_same(cache, 3, PG_GETARG_DATUM(4)))
+		(!cache->stable &&
+		 (!window_operand_same(cache, 0, PG_GETARG_DATUM(1)) ||
+		  !window_operand_same(cache, 1, PG_GETARG_DATUM(2)) ||
+		  !window_operand_same(cache, 2, PG_GETARG_DATUM(3)) ||
+		  !window_operand_same(cache, 3, PG_GETARG_DATUM(4)))))
 		window_cache_fill(cache, fcinfo);
 	PG_RETURN_BOOL(window_contains(&cache->bounds, v));
 }
