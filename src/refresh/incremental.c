@@ -753,9 +753,10 @@ window_contains(const WindowBounds *b, uint64 v)
  * The window's operands as dynview_window_contains last parsed them: the
  * bytes of its arguments prev, prev_own, cur and cur_own (their data, not
  * their headers, which may be short or long for one value) and the bounds
- * window_bounds_of made of them.  Kept in the call's fn_extra, in its
- * fn_mcxt: for one statement, whose operands are constants or parameters
- * in a window read.
+ * window_bounds_of made of them, in cxt (emptied at each new parse, so that
+ * operands changing from row to row use no more memory than one set).
+ * Kept in the call's fn_extra, in its fn_mcxt: for one statement, whose
+ * operands are constants or parameters in a window read.
  */
 #define WINDOW_OPERANDS 4
 
@@ -763,6 +764,7 @@ typedef struct WindowCache
 {
 	bool		valid;
 	bool		stable;			/* operands constants or parameters of the statement */
+	MemoryContext cxt;			/* bytes and bounds */
 	char	   *bytes[WINDOW_OPERANDS];
 	Size		len[WINDOW_OPERANDS];
 	WindowBounds bounds;
@@ -779,20 +781,23 @@ window_operand_same(WindowCache *cache, int i, Datum arg)
 		memcmp(VARDATA_ANY(v), cache->bytes[i], cache->len[i]) == 0;
 }
 
-/* parse the operands of fcinfo into cache (in fn_mcxt) */
+/* parse the operands of fcinfo into cache (in its cxt) */
 static void
 window_cache_fill(WindowCache *cache, FunctionCallInfo fcinfo)
 {
-	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	MemoryContext old;
 	WindowTexts w;
 
 	cache->valid = false;
+	if (cache->cxt == NULL)
+		cache->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "dynview window operands",
+										   ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(cache->cxt);
+	old = MemoryContextSwitchTo(cache->cxt);
 	for (int i = 0; i < WINDOW_OPERANDS; i++)
 	{
 		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(PG_GETARG_DATUM(i + 1)));
 
-		if (cache->bytes[i])
-			pfree(cache->bytes[i]);
 		cache->len[i] = VARSIZE_ANY_EXHDR(v);
 		cache->bytes[i] = palloc(Max(cache->len[i], 1));
 		memcpy(cache->bytes[i], VARDATA_ANY(v), cache->len[i]);
@@ -802,7 +807,6 @@ window_cache_fill(WindowCache *cache, FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("prev_own and cur_own must not contain NULL"),
 				 errhint("Pass transaction ids only.")));
-	/* (the bounds of the previous operands leak into fn_mcxt: a statement's few) */
 	w.prev = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(1)));
 	w.prev_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(2));
 	w.cur = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(3)));
