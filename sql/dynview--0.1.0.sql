@@ -116,18 +116,32 @@ Example: SELECT dynview._window_filtered(1 < 2);$$;
 COMMENT ON FUNCTION dynview._window_filtered_support(internal) IS
 $$Internal: the planner support function of dynview._window_filtered() (its selectivity: the planner's guess for the argument, at least 1/3).$$;
 
+-- The window of design section 5: is a change buffer row of transaction xid one that snapshot cur
+-- sees and snapshot prev did not (each with the xids it counts as its own)?  Internal: every window
+-- read of a refresh tests each buffer row with it (one call a row; the snapshots and lists are parsed
+-- once per statement).
+CREATE FUNCTION dynview._window_contains(xid xid8, prev pg_snapshot, prev_own xid8[],
+                                         cur pg_snapshot, cur_own xid8[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'dynview_window_contains'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dynview._window_contains(xid8, pg_snapshot, xid8[], pg_snapshot, xid8[]) IS
+$$Internal: whether a change buffer row of transaction xid is in the refresh window from snapshot prev (and the xids prev_own its refresh counted as its own) to snapshot cur (and cur_own): visible in cur or one of cur_own, and neither visible in prev nor one of prev_own.  Window reads test every buffer row with it; an error if prev_own or cur_own holds NULL.
+Example: SELECT dynview._window_contains('7', '5:8:7', '{}', '5:9:', '{}');$$;
+
 -- The window of design section 5 (buffer rows whose transaction cur sees and prev did not, each
--- with the xids it counts as its own) decided for each of xids by both of its spellings: the SQL
--- condition that window reads run (by_sql) and its C twin that scans asking only whether a buffer
--- holds a row of the window use (by_c).  Internal: regress window_spellings checks they agree.
+-- with the xids it counts as its own) decided for each of xids by its three spellings: the SQL
+-- condition that window reads run (by_sql: dynview._window_contains), the C function that scans
+-- asking only whether a buffer holds a row of the window use (by_c), and the condition spelled with
+-- pg_visible_in_snapshot (by_snapshots).  Internal: regress window_spellings checks they agree.
 CREATE FUNCTION dynview._window_membership(xids xid8[], prev pg_snapshot, prev_own xid8[],
                                            cur pg_snapshot, cur_own xid8[])
-RETURNS TABLE (xid xid8, by_sql boolean, by_c boolean)
+RETURNS TABLE (xid xid8, by_sql boolean, by_c boolean, by_snapshots boolean)
 AS 'MODULE_PATHNAME', 'dynview_window_membership'
 LANGUAGE C STRICT IMMUTABLE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION dynview._window_membership(xid8[], pg_snapshot, xid8[], pg_snapshot, xid8[]) IS
-$$Internal, for tests: for each xid, whether a change buffer row of that transaction is in the refresh window from snapshot prev (and its own xids prev_own) to snapshot cur (and cur_own), by the SQL condition window reads use (by_sql) and by its C twin (by_c). The two must agree.
+$$Internal, for tests: for each xid, whether a change buffer row of that transaction is in the refresh window from snapshot prev (and its own xids prev_own) to snapshot cur (and cur_own), by the SQL condition window reads use (by_sql), by its C twin (by_c) and by the condition spelled with pg_visible_in_snapshot (by_snapshots).  The three must agree.
 Example: SELECT * FROM dynview._window_membership('{5,7}', '5:8:7', '{}', '5:9:', '{}');$$;
 
 -- Where data snapshots are taken: "<system identifier>:<database oid>".  A catalog row that arrives

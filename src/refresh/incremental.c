@@ -526,18 +526,31 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
  * own, $2 and $3) to S_new ($4, with the current transaction's xid as $1):
  * buffer rows whose transaction S_new sees and S_prev did not.
  *
- * This SQL spelling of design section 5's window is read by every window
- * read (read_window).  window_contains spells the same predicate in C for
- * the scans that only ask whether a buffer holds a row of the window
- * (window_has_row), and window_transactions lists the transactions of the
- * window from the same snapshots.  The three take their operands from one
- * place (window_texts: the snapshots' and xid lists' text), and regress
- * window_spellings compares the SQL spelling with window_contains
- * (dynview._window_membership) over xids around every bound of many
- * snapshots, wraparound-adjacent epochs included: change one of them, and
- * change the others with it.
+ * WINDOW_CONDITION is what every window read runs (read_window): one call
+ * per buffer row of dynview._window_contains (dynview_window_contains),
+ * which parses the window's operands once per statement and then decides
+ * each row with window_contains, the C spelling that the scans asking only
+ * whether a buffer holds a row of the window use too (window_has_row).
+ * WINDOW_CONDITION_SNAPSHOTS is design section 5's wording spelled with
+ * PostgreSQL's own functions (pg_visible_in_snapshot, = ANY); window reads
+ * ran it until the seventeenth session, when its five function calls and
+ * two array scans per row were most of a warm refresh's window read
+ * (bench/README.md).  It stays as the reference the others are checked
+ * against: window_transactions lists the transactions of the window from
+ * the same snapshots, the operands of all of them come from one place
+ * (window_texts: the snapshots' and xid lists' text), and regress
+ * window_spellings compares WINDOW_CONDITION, WINDOW_CONDITION_SNAPSHOTS
+ * and window_contains (dynview._window_membership, and the function on its
+ * own with operands changing from row to row) over xids around every bound
+ * of many snapshots, wraparound-adjacent epochs included: change one of
+ * them, and change the others with it.
  */
 #define WINDOW_CONDITION \
+	"dv_xid >= $5::pg_catalog.xid8 " \
+	"AND dynview._window_contains(dv_xid, $2::pg_catalog.pg_snapshot, $3::pg_catalog.xid8[], " \
+	"                             $4::pg_catalog.pg_snapshot, $1::pg_catalog.xid8[])"
+
+#define WINDOW_CONDITION_SNAPSHOTS \
 	"dv_xid >= $5::pg_catalog.xid8 " \
 	"AND (pg_catalog.pg_visible_in_snapshot(dv_xid, $4::pg_catalog.pg_snapshot) " \
 	"       OR dv_xid = ANY ($1::pg_catalog.xid8[])) " \
@@ -550,7 +563,8 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
  * bound follows from the condition's own "AND NOT visible in S_prev", and
  * holds whatever the own-xid lists say).  Tested first, it passes over the
  * rows that this table consumed but another reader of the buffer still
- * holds with one comparison instead of the snapshot functions.  (An index on
+ * holds with one comparison, and it gives the planner an estimate from the
+ * column's statistics (a function's call has none: a third).  (An index on
  * dv_xid would let a read skip them altogether; measured in bench/README.md,
  * its upkeep doubled the decoder's CPU per captured row, so buffers have
  * none.)
@@ -718,8 +732,8 @@ window_bounds_of(const WindowTexts *w, WindowBounds *b)
 }
 
 /*
- * window_contains - WINDOW_CONDITION in C, term by term: is a buffer row
- * of transaction v in the window?  Keep the two in step (see
+ * window_contains - WINDOW_CONDITION_SNAPSHOTS in C, term by term: is a
+ * buffer row of transaction v in the window?  Keep the two in step (see
  * WINDOW_CONDITION; regress window_spellings compares them).
  */
 static bool
@@ -733,6 +747,114 @@ window_contains(const WindowBounds *b, uint64 v)
 		return false;
 	/* AND NOT (pg_visible_in_snapshot(dv_xid, $2) OR dv_xid = ANY ($3)) */
 	return !(xid8_visible(v, &b->prev) || xid8_among(v, b->prev_own, b->nprev_own));
+}
+
+/*
+ * The window's operands as dynview_window_contains last parsed them: the
+ * bytes of its arguments prev, prev_own, cur and cur_own (their data, not
+ * their headers, which may be short or long for one value) and the bounds
+ * window_bounds_of made of them, in cxt (emptied at each new parse, so that
+ * operands changing from row to row use no more memory than one set).
+ * Kept in the call's fn_extra, in its fn_mcxt: for one statement, whose
+ * operands are constants or parameters in a window read.
+ */
+#define WINDOW_OPERANDS 4
+
+typedef struct WindowCache
+{
+	bool		valid;
+	bool		stable;			/* operands constants or parameters of the statement */
+	MemoryContext cxt;			/* bytes and bounds */
+	char	   *bytes[WINDOW_OPERANDS];
+	Size		len[WINDOW_OPERANDS];
+	WindowBounds bounds;
+} WindowCache;
+
+/* are the argument's bytes those cached for operand i? */
+static bool
+window_operand_same(WindowCache *cache, int i, Datum arg)
+{
+	/* (a compressed or out-of-line value: compared after detoasting) */
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(arg));
+
+	return VARSIZE_ANY_EXHDR(v) == cache->len[i] &&
+		memcmp(VARDATA_ANY(v), cache->bytes[i], cache->len[i]) == 0;
+}
+
+/* parse the operands of fcinfo into cache (in its cxt) */
+static void
+window_cache_fill(WindowCache *cache, FunctionCallInfo fcinfo)
+{
+	MemoryContext old;
+	WindowTexts w;
+
+	cache->valid = false;
+	if (cache->cxt == NULL)
+		cache->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "dynview window operands",
+										   ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(cache->cxt);
+	old = MemoryContextSwitchTo(cache->cxt);
+	for (int i = 0; i < WINDOW_OPERANDS; i++)
+	{
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(PG_GETARG_DATUM(i + 1)));
+
+		cache->len[i] = VARSIZE_ANY_EXHDR(v);
+		cache->bytes[i] = palloc(Max(cache->len[i], 1));
+		memcpy(cache->bytes[i], VARDATA_ANY(v), cache->len[i]);
+	}
+	if (array_contains_nulls(PG_GETARG_ARRAYTYPE_P(2)) || array_contains_nulls(PG_GETARG_ARRAYTYPE_P(4)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("prev_own and cur_own must not contain NULL"),
+				 errhint("Pass transaction ids only.")));
+	w.prev = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(1)));
+	w.prev_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(2));
+	w.cur = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, PG_GETARG_DATUM(3)));
+	w.cur_own = OidOutputFunctionCall(F_ARRAY_OUT, PG_GETARG_DATUM(4));
+	window_bounds_of(&w, &cache->bounds);
+	cache->valid = true;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * dynview._window_contains(xid xid8, prev pg_snapshot, prev_own xid8[],
+ * cur pg_snapshot, cur_own xid8[]) - is a buffer row of transaction xid in
+ * the window from prev (with the xids its refresh counted as its own) to
+ * cur (with the current transaction's)?  window_contains, with the
+ * operands parsed once and kept in fn_extra while they stay the same: for
+ * the whole statement when they are constants or parameters
+ * (get_fn_expr_arg_stable; a window read's are its statement's
+ * parameters), else while their bytes are those parsed last (compared at
+ * each call, so that a call whose operands change from row to row is right
+ * too).  WINDOW_CONDITION's per-row test: one function call
+ * instead of WINDOW_CONDITION_SNAPSHOTS' several and its array scans.
+ * Strict; immutable (its result follows from its arguments alone).
+ */
+PG_FUNCTION_INFO_V1(dynview_window_contains);
+
+Datum
+dynview_window_contains(PG_FUNCTION_ARGS)
+{
+	uint64		v = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(0));
+	WindowCache *cache = (WindowCache *) fcinfo->flinfo->fn_extra;
+
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(WindowCache));
+		cache->stable = true;
+		for (int i = 1; i <= WINDOW_OPERANDS; i++)
+			cache->stable &= get_fn_expr_arg_stable(fcinfo->flinfo, i);
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	/* (a window read's operands are its parameters: parsed at its first row, then trusted) */
+	if (!cache->valid ||
+		(!cache->stable &&
+		 (!window_operand_same(cache, 0, PG_GETARG_DATUM(1)) ||
+		  !window_operand_same(cache, 1, PG_GETARG_DATUM(2)) ||
+		  !window_operand_same(cache, 2, PG_GETARG_DATUM(3)) ||
+		  !window_operand_same(cache, 3, PG_GETARG_DATUM(4)))))
+		window_cache_fill(cache, fcinfo);
+	PG_RETURN_BOOL(window_contains(&cache->bounds, v));
 }
 
 /*
@@ -953,12 +1075,12 @@ window_has_row(DvTable *dt, Oid buffer, Snapshot snapshot, WindowRowKind kind, O
 /*
  * dynview._window_membership(xids xid8[], prev pg_snapshot, prev_own xid8[],
  * cur pg_snapshot, cur_own xid8[]) - for each of xids, is a buffer row of
- * that transaction in the window from prev to cur by WINDOW_CONDITION (run
- * through SPI over the xids, with the parameters window_parameters_of
- * makes) and by window_contains (with the bounds window_bounds_of makes)?
- * Rows (xid, by_sql, by_c), in the order of xids; for regress
- * window_spellings, which asks that the two never differ.  Needs no
- * transaction state but SPI's.
+ * that transaction in the window from prev to cur by WINDOW_CONDITION and
+ * by WINDOW_CONDITION_SNAPSHOTS (both run through SPI over the xids, with
+ * the parameters window_parameters_of makes) and by window_contains (with
+ * the bounds window_bounds_of makes)?  Rows (xid, by_sql, by_c,
+ * by_snapshots), in the order of xids; for regress window_spellings, which
+ * asks that the three never differ.  Needs no transaction state but SPI's.
  */
 PG_FUNCTION_INFO_V1(dynview_window_membership);
 
@@ -990,7 +1112,7 @@ dynview_window_membership(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT w.dv_xid, " WINDOW_CONDITION
+	if (SPI_execute_with_args("SELECT w.dv_xid, " WINDOW_CONDITION ", " WINDOW_CONDITION_SNAPSHOTS
 							  " FROM pg_catalog.unnest($6::pg_catalog.xid8[]) WITH ORDINALITY AS w(dv_xid, n)"
 							  " ORDER BY w.n",
 							  WINDOW_NARGS + 1, types, values, NULL, true, 0) != SPI_OK_SELECT)
@@ -999,8 +1121,8 @@ dynview_window_membership(PG_FUNCTION_ARGS)
 	{
 		bool		isnull;
 		Datum		xid = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-		Datum		row[3];
-		bool		nulls[3] = {false, false, false};
+		Datum		row[4];
+		bool		nulls[4] = {false, false, false, false};
 
 		if (isnull)
 			ereport(ERROR,
@@ -1010,6 +1132,7 @@ dynview_window_membership(PG_FUNCTION_ARGS)
 		row[0] = xid;
 		row[1] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &nulls[1]);
 		row[2] = BoolGetDatum(window_contains(&bounds, U64FromFullTransactionId(DatumGetFullTransactionId(xid))));
+		row[3] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &nulls[3]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
 	}
 	SPI_finish();
