@@ -1902,6 +1902,19 @@ typedef struct DvGen
 	const char *keys_filter_delta;
 
 	/*
+	 * keys_filter in the form partner_keys_filter writes after a keyed read
+	 * (keyed_shared_rows), "seen OR (unread AND probe)", in its three
+	 * parts (else NULL): seen, the key is among the keys read by key or the
+	 * left delta's; unread, it is not among the keys the keyed read looked
+	 * for; probe, the source has a row for it.  The changed keys are then
+	 * cut by "seen OR unread" before their DISTINCT (group_delta), the
+	 * probe made after it, once a key.
+	 */
+	const char *keys_split_seen;
+	const char *keys_split_unread;
+	const char *keys_split_probe;
+
+	/*
 	 * The scan under filters (bare_scan) whose rows now the partner filter
 	 * of the join being written reads (partner_scan), or NULL: a term of its
 	 * left side's delta that reads it whole writes it as a MATERIALIZED WITH
@@ -1919,9 +1932,9 @@ typedef struct DvGen
 	 * Where such a term read that scan by key instead (keyed_shared_rows):
 	 * the scan (keyed_op), the MATERIALIZED WITH entry of its rows whose
 	 * column keyed_var is "keyed_opno" some k1 of the WITH entry keyed_keys
-	 * (the distinct non-NULL keys of the term's delta), or NULL.  Only the
-	 * partner filter reads that entry (its rows for other keys are not
-	 * there); every other reading of the scan reads the source.
+	 * (the non-NULL keys of the term's delta, duplicates kept), or NULL.
+	 * Only the partner filter reads that entry (its rows for other keys are
+	 * not there); every other reading of the scan reads the source.
 	 */
 	DvOp	   *keyed_op;
 	const char *keyed_rows;
@@ -1977,6 +1990,9 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->keys_filter_op = NULL;
 	g->keys_filter = NULL;
 	g->keys_filter_delta = NULL;
+	g->keys_split_seen = NULL;
+	g->keys_split_unread = NULL;
+	g->keys_split_probe = NULL;
 	g->share_op = NULL;
 	g->share_rows = 0;
 	g->share_probed = false;
@@ -3201,12 +3217,14 @@ partner_keys_filter(DvGen *g, DvOp *join, const char *dl, const char **delta_fil
 	{
 		char	   *se = deparse(g, e, now, "o", NULL, NULL);
 
-		return psprintf("(k.k1 %s ANY (SELECT %s FROM %s o%s) OR "
-						"(NOT (k.k1 %s ANY (SELECT p.k1 FROM %s p)) AND EXISTS (SELECT FROM (%s) o WHERE %s OFFSET 0)))",
-						dv_operator_sql(opno), se, g->keyed_rows,
-						dl ? psprintf(" UNION ALL SELECT %s FROM %s o",
-									  deparse(g, e, join->left, "o", NULL, NULL), dl) : "",
-						dv_operator_sql(opno), g->keyed_keys, new_sql(g, now), eq);
+		g->keys_split_seen = psprintf("k.k1 %s ANY (SELECT %s FROM %s o%s)",
+									  dv_operator_sql(opno), se, g->keyed_rows,
+									  dl ? psprintf(" UNION ALL SELECT %s FROM %s o",
+													deparse(g, e, join->left, "o", NULL, NULL), dl) : "");
+		g->keys_split_unread = psprintf("NOT (k.k1 %s ANY (SELECT p.k1 FROM %s p))",
+										dv_operator_sql(opno), g->keyed_keys);
+		g->keys_split_probe = psprintf("EXISTS (SELECT FROM (%s) o WHERE %s OFFSET 0)", new_sql(g, now), eq);
+		return psprintf("(%s OR (%s AND %s))", g->keys_split_seen, g->keys_split_unread, g->keys_split_probe);
 	}
 
 	/*
@@ -4114,10 +4132,13 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
  * the partner filter of the join being written reads, bare_scan), to be
  * joined by quals with the delta of other (relation dother), read by key
  * in one index scan instead of whole: a MATERIALIZED WITH entry of the
- * scan's rows whose column v is "op ANY (ARRAY(keys))", keys the distinct
- * x of the delta's rows but the null value (a WITH entry of its own;
+ * scan's rows whose column v is "op ANY (ARRAY(keys))", keys the x of the
+ * delta's rows but the null value (a WITH entry of its own;
  * "num_nonnulls(x) > 0", not IS NOT NULL, which is false for a composite
- * key with a NULL field that the record equality matches), for a
+ * key with a NULL field that the record equality matches; not made
+ * distinct: the index scan sorts its array and drops the duplicates, and
+ * the partner filter's "NOT (k1 = ANY (keys))" is a hashed subplan, so a
+ * DISTINCT would only hash the delta's keys once more), for a
  * condition "v = x" of quals (keyed_equality; v leading an index of the
  * source with at most DV_PROBE_MAX_ROWS rows a value, x of the same type
  * as v, "=" that type's default equality).  The term joins it as it would
@@ -4152,8 +4173,8 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		char	   *sql;
 
 		/*
-		 * (the type's default equality: the keys' DISTINCT merges no two
-		 * values the join's equality tells apart)
+		 * (the type's default equality: the array's duplicates dropped by
+		 * the index scan are none that the join's equality tells apart)
 		 */
 		if (!probe_key(lfirst(lc), bare, other, scan, &k) || exprType(k.x) != k.v->vartype ||
 			!OidIsValid(get_array_type(k.v->vartype)) ||
@@ -4166,7 +4187,7 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 						   true, NULL))
 			continue;
 		xs = deparse(g, k.x, other, "o", NULL, NULL);
-		keys = add_cte(g, psprintf("SELECT DISTINCT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
+		keys = add_cte(g, psprintf("SELECT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
 								   xs, dother, xs));
 		/* (the scan written restricted by rows_sql, as reach_restrict does) */
 		g->reach_rti = k.v->varno;
@@ -4652,15 +4673,42 @@ group_delta(DvGen *g, DvOp *op, StringInfo terms)
 	if (inner->input_tlist != NIL)
 	{
 		StringInfoData k;
+		StringInfoData names;
+		int			prefix;
 
 		initStringInfo(&k);
+		initStringInfo(&names);
 		appendStringInfoString(&k, "SELECT DISTINCT ");
+		prefix = k.len;
 		foreach(lc, inner->input_tlist)
+		{
 			appendStringInfo(&k, "%s%s AS k%d", foreach_current_index(lc) ? ", " : "",
 							 deparse(&ig, (Node *) lfirst_node(TargetEntry, lc)->expr, inner->tree, "d", NULL, NULL),
 							 foreach_current_index(lc) + 1);
+			appendStringInfo(&names, "%sk.k%d", foreach_current_index(lc) ? ", " : "",
+							 foreach_current_index(lc) + 1);
+		}
 		appendStringInfo(&k, " FROM %s d", d);
-		if (g->keys_filter_op == op && g->keys_filter && g->keys_filter_delta)
+		if (g->keys_filter_op == op && g->keys_filter && !g->keys_filter_delta && g->keys_split_seen)
+		{
+			/*
+			 * (after a keyed read, "seen OR (unread AND probe)": every
+			 * changed row's key tested by "seen OR unread", two hashed
+			 * subplans, before the DISTINCT, which then merges the few
+			 * that pass, where it merged all the changed keys first (TPC-H
+			 * Q17: 12,000 changed parts of lineitem, 13 in the partner's
+			 * filter); the probe made after it, once a key, on those not
+			 * seen.  The same keys pass (three-valued logic alike: seen
+			 * NULL leaves "unread AND probe" to decide in both forms);
+			 * seen is computed once a row (OFFSET 0), its subplan built
+			 * once.)
+			 */
+			keys = add_cte(g, psprintf("SELECT %s FROM (SELECT DISTINCT * FROM (SELECT k.*, (%s) AS dv_seen FROM (SELECT %s) k OFFSET 0) k "
+									   "WHERE k.dv_seen OR %s) k WHERE k.dv_seen OR %s",
+									   names.data, g->keys_split_seen, k.data + prefix,
+									   g->keys_split_unread, g->keys_split_probe));
+		}
+		else if (g->keys_filter_op == op && g->keys_filter && g->keys_filter_delta)
 		{
 			/* (the changed keys written once, read by both filters) */
 			char	   *changed = add_cte(g, k.data);
@@ -5812,6 +5860,7 @@ delta_cte(DvGen *g, DvOp *op)
 				/* (a changed group of a subquery on the right that no left row joins adds nothing) */
 				if (op->right->kind == DV_OP_GROUP && has_delta(op->right))
 				{
+					g->keys_split_seen = g->keys_split_unread = g->keys_split_probe = NULL;
 					g->keys_filter = partner_keys_filter(g, op, dl, &g->keys_filter_delta);
 					g->share_probed = false;
 					g->keyed_op = NULL;
@@ -5829,6 +5878,7 @@ delta_cte(DvGen *g, DvOp *op)
 					{
 						g->keys_filter = g->keys_filter
 							? psprintf("%s AND %s", g->keys_filter, g->demand_key_test) : g->demand_key_test;
+						g->keys_split_seen = g->keys_split_unread = g->keys_split_probe = NULL;
 						if (g->keys_filter_delta)
 							g->keys_filter_delta = psprintf("%s AND %s", g->keys_filter_delta, g->demand_key_test);
 						g->keys_filter_op = op->right;
@@ -5839,6 +5889,7 @@ delta_cte(DvGen *g, DvOp *op)
 				g->keys_filter_op = NULL;
 				g->keys_filter = NULL;
 				g->keys_filter_delta = NULL;
+				g->keys_split_seen = g->keys_split_unread = g->keys_split_probe = NULL;
 				if (dr && g->demand_op == op)
 					dr = add_cte(g, psprintf("SELECT * FROM %s d WHERE %s", dr, g->demand_test));
 
