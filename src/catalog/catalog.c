@@ -1025,6 +1025,38 @@ simple_write_end(EState *estate, ResultRelInfo *rri)
 }
 
 /*
+ * dba_attached - has a DBA attached triggers (other than dynview's own
+ * data_origin) or rules to rel, dynamic_table_catalog or refresh_history?
+ * Then the rows every refresh writes there (update_catalog_row,
+ * dv_history_insert) are written by SQL statements (dv_catalog_exec), so
+ * that whatever was attached runs as it would, as the bootstrap superuser
+ * with a safe search_path, and a row a BEFORE ROW trigger skips (returns
+ * NULL) fails the refresh: the statement then affects no row instead of
+ * one.  Written directly, a skipped update left the data snapshot where it
+ * was while the table's rows moved on, and the next refresh applied the
+ * same change again (regress brk17_catalog_triggers).  Reads rel's
+ * relation cache entry and the trigger functions' syscache entries.
+ */
+static bool
+dba_attached(Relation rel)
+{
+	TriggerDesc *trig = rel->trigdesc;
+
+	if (rel->rd_rules != NULL)
+		return true;
+	for (int i = 0; trig != NULL && i < trig->numtriggers; i++)
+	{
+		Oid			fn = trig->triggers[i].tgfoid;
+		char	   *name = get_func_name(fn);
+
+		if (name == NULL || strcmp(name, "_catalog_data_origin") != 0 ||
+			get_func_namespace(fn) != RelationGetNamespace(rel))
+			return true;
+	}
+	return false;
+}
+
+/*
  * update_catalog_row - set the named columns of relid's row of
  * dynamic_table_catalog, as an UPDATE statement of dv_catalog_exec would,
  * without parsing and planning one: every refresh records its data snapshot
@@ -1037,10 +1069,10 @@ simple_write_end(EState *estate, ResultRelInfo *rri)
  * SERIALIZABLE a version newer than the snapshot fails the refresh
  * (catalog_serialization_failure, as the statement's error did).  The
  * update goes through the executor's routines (ExecSimpleRelationUpdate:
- * the BEFORE ROW triggers fired, data_origin's included, constraints
- * checked, indexes written unless the update is HOT) and the guard sees it
- * (dv_guard_note_write).  A catalog given other kinds of triggers, or
- * rules, is written by an UPDATE statement with the same values.
+ * dynview's BEFORE ROW trigger data_origin fired, constraints checked,
+ * indexes written unless the update is HOT) and the guard sees it
+ * (dv_guard_note_write).  A catalog given any other trigger, or a rule
+ * (dba_attached), is written by an UPDATE statement with the same values.
  */
 static void
 update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, bool *nulls)
@@ -1048,7 +1080,6 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 	Oid			nsp = get_namespace_oid(DV_SCHEMA, false);
 	Relation	rel = table_open(get_relname_relid(DV_CATALOG_TABLE, nsp), RowExclusiveLock);
 	TupleDesc	desc = RelationGetDescr(rel);
-	TriggerDesc *trig = rel->trigdesc;
 	EState	   *estate;
 	Bitmapset  *updated = NULL;
 	ResultRelInfo *rri;
@@ -1064,10 +1095,7 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 	bool	   *newnulls;
 	bool	   *replace;
 
-	if (rel->rd_rules != NULL ||
-		(trig != NULL && (trig->trig_update_after_row || trig->trig_update_before_statement ||
-						  trig->trig_update_after_statement || trig->trig_update_instead_row ||
-						  trig->trig_update_old_table || trig->trig_update_new_table)))
+	if (dba_attached(rel))
 	{
 		StringInfoData sql;
 		Oid		   *types = palloc(sizeof(Oid) * (n + 1));
@@ -1089,7 +1117,15 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 		argnulls[n + 1] = '\0';
 		appendStringInfo(&sql, " WHERE relid = $%d::regclass", n + 1);
 		table_close(rel, NoLock);
-		dv_catalog_exec(sql.data, n + 1, types, args, argnulls, 1);
+		dv_catalog_exec(sql.data, n + 1, types, args, argnulls, -1);
+		/* (a BEFORE ROW trigger returned NULL: the table's rows would not match the catalog) */
+		if (SPI_processed != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_TRIGGERED_ACTION_EXCEPTION),
+					 errmsg("a trigger on dynview.dynamic_table_catalog skipped the update of dynamic table \"%s\"'s catalog row",
+							get_rel_name(relid)),
+					 errdetail("A refresh records in that row the data snapshot its rows are of; without it the next refresh would apply the same changes again."),
+					 errhint("Have the trigger return the new row for the updates dynview makes, or drop it.")));
 		return;
 	}
 
@@ -1932,7 +1968,8 @@ set_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, Datum va
  * indexes written, unique ones checked), without parsing and planning a
  * statement.  The guard sees the write (dv_guard_note_write).  For a
  * relation without triggers and rules only: the caller writes through SQL
- * otherwise, so that whatever a DBA attached runs as it would.
+ * otherwise, so that whatever a DBA attached runs as it would
+ * (dba_attached).
  */
 static void
 insert_row(Relation rel, HeapTuple tuple)
@@ -1941,7 +1978,7 @@ insert_row(Relation rel, HeapTuple tuple)
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
 
-	Assert(rel->trigdesc == NULL && rel->rd_rules == NULL);
+	Assert(!dba_attached(rel));
 	dv_guard_note_write(RelationGetRelid(rel));
 	/* (as SPI does before a statement that writes) */
 	CommandCounterIncrement();
@@ -2008,7 +2045,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	set_text_value(desc, values, nulls, "error_message", res->error_message);
 	tup = heap_form_tuple(desc, values, nulls);
 
-	if (rel->trigdesc == NULL && rel->rd_rules == NULL)
+	if (!dba_attached(rel))
 		insert_row(rel, tup);
 	else
 	{
