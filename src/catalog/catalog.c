@@ -1947,18 +1947,21 @@ source_tables_json(Oid relid)
 	return buf.data;
 }
 
-/* set the named column of a row being formed (heap_form_tuple's arrays); NULL text is SQL NULL */
+/*
+ * set the named column of a row being formed (heap_form_tuple's arrays) and
+ * mark it in set; NULL text is SQL NULL
+ */
 static void
-set_text_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, const char *text)
+set_text_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, const char *text)
 {
-	set_row_column(desc, values, nulls, NULL, name, text ? CStringGetTextDatum(text) : (Datum) 0,
+	set_row_column(desc, values, nulls, set, name, text ? CStringGetTextDatum(text) : (Datum) 0,
 				   text == NULL);
 }
 
 static void
-set_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, Datum value)
+set_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, Datum value)
 {
-	set_row_column(desc, values, nulls, NULL, name, value, false);
+	set_row_column(desc, values, nulls, set, name, value, false);
 }
 
 /*
@@ -1997,8 +2000,12 @@ insert_row(Relation rel, HeapTuple tuple)
  * The row is formed here and written directly (insert_row): as an INSERT
  * statement it was parsed and planned once per connection, ~1.5 ms of
  * every new connection's first refresh (bench/README.md, fifteenth and
- * sixteenth sessions).  A history table given triggers or rules is written
- * by an INSERT of the same row.
+ * sixteenth sessions).  A history table given triggers or rules
+ * (dba_attached), or a column with a default that dynview does not set (a
+ * DBA's), is written by an INSERT of the columns set here, as before the
+ * direct write: the others get their defaults (formed here, the row held
+ * NULL there, and a NOT NULL such column failed every refresh: regress
+ * brk17_catalog_triggers), and the row returned is the row stored.
  */
 Datum
 dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
@@ -2008,6 +2015,8 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	TupleDesc	desc = RelationGetDescr(rel);
 	Datum	   *values = palloc0(desc->natts * sizeof(Datum));
 	bool	   *nulls = palloc(desc->natts * sizeof(bool));
+	bool	   *set = palloc0(desc->natts * sizeof(bool));
+	bool		unset_default = false;
 	char		running_null;
 	Datum		running;
 	HeapTuple	tup;
@@ -2016,45 +2025,77 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	memset(nulls, true, desc->natts * sizeof(bool));
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
 	running = take_running_id(dt->relid, &running_null, NULL, NULL);
-	set_value(desc, values, nulls, "refresh_id", running_null == 'n'
+	set_value(desc, values, nulls, set, "refresh_id", running_null == 'n'
 			  ? Int64GetDatum(nextval_internal(get_relname_relid("refresh_history_refresh_id_seq",
 																 RelationGetNamespace(rel)), false))
 			  : running);
-	set_value(desc, values, nulls, "name", ObjectIdGetDatum(dt->relid));
-	set_text_value(desc, values, nulls, "schema_name", dt->schema_name);
-	set_text_value(desc, values, nulls, "table_name", dt->table_name);
-	set_text_value(desc, values, nulls, "state", res->state);
-	set_text_value(desc, values, nulls, "refresh_mode", res->refresh_mode);
-	set_text_value(desc, values, nulls, "refresh_trigger", trigger_names[trigger]);
-	set_value(desc, values, nulls, "start_time", TimestampTzGetDatum(res->start_time));
-	set_value(desc, values, nulls, "end_time", TimestampTzGetDatum(res->end_time));
+	set_value(desc, values, nulls, set, "name", ObjectIdGetDatum(dt->relid));
+	set_text_value(desc, values, nulls, set, "schema_name", dt->schema_name);
+	set_text_value(desc, values, nulls, set, "table_name", dt->table_name);
+	set_text_value(desc, values, nulls, set, "state", res->state);
+	set_text_value(desc, values, nulls, set, "refresh_mode", res->refresh_mode);
+	set_text_value(desc, values, nulls, set, "refresh_trigger", trigger_names[trigger]);
+	set_value(desc, values, nulls, set, "start_time", TimestampTzGetDatum(res->start_time));
+	set_value(desc, values, nulls, set, "end_time", TimestampTzGetDatum(res->end_time));
 	/* (as extract(epoch FROM end_time - start_time) * 1000 rounds it) */
-	set_value(desc, values, nulls, "duration_ms",
+	set_value(desc, values, nulls, set, "duration_ms",
 			  Float8GetDatum((double) (res->end_time - res->start_time) / 1000.0));
-	set_value(desc, values, nulls, "rows_inserted", Int64GetDatum(res->rows_inserted));
-	set_value(desc, values, nulls, "rows_deleted", Int64GetDatum(res->rows_deleted));
-	set_value(desc, values, nulls, "source_tables",
+	set_value(desc, values, nulls, set, "rows_inserted", Int64GetDatum(res->rows_inserted));
+	set_value(desc, values, nulls, set, "rows_deleted", Int64GetDatum(res->rows_deleted));
+	set_value(desc, values, nulls, set, "source_tables",
 			  DirectFunctionCall1(jsonb_in, CStringGetDatum(source_tables_json(dt->relid))));
-	if (res->data_snapshot)
-		set_value(desc, values, nulls, "data_snapshot",
-				  DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(res->data_snapshot)));
-	if (res->data_lsn != InvalidXLogRecPtr)
-		set_value(desc, values, nulls, "data_lsn", LSNGetDatum(res->data_lsn));
-	set_text_value(desc, values, nulls, "mode_reason_code", res->mode_reason_code);
-	set_text_value(desc, values, nulls, "mode_reason", res->mode_reason);
-	set_text_value(desc, values, nulls, "error_message", res->error_message);
+	set_row_column(desc, values, nulls, set, "data_snapshot", res->data_snapshot
+				   ? DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(res->data_snapshot)) : (Datum) 0,
+				   res->data_snapshot == NULL);
+	set_row_column(desc, values, nulls, set, "data_lsn", LSNGetDatum(res->data_lsn),
+				   res->data_lsn == InvalidXLogRecPtr);
+	set_text_value(desc, values, nulls, set, "mode_reason_code", res->mode_reason_code);
+	set_text_value(desc, values, nulls, set, "mode_reason", res->mode_reason);
+	set_text_value(desc, values, nulls, set, "error_message", res->error_message);
 	tup = heap_form_tuple(desc, values, nulls);
 
-	if (!dba_attached(rel))
+	/* (a column a DBA added with a default: the row formed here would hold NULL there) */
+	for (int i = 0; i < desc->natts; i++)
+		if (!set[i] && !TupleDescAttr(desc, i)->attisdropped && TupleDescAttr(desc, i)->atthasdef)
+			unset_default = true;
+	if (!unset_default && !dba_attached(rel))
+	{
 		insert_row(rel, tup);
+		result = PointerGetDatum(SPI_returntuple(tup, desc));
+	}
 	else
 	{
+		/* an INSERT naming the columns set here, as before: the others get their defaults */
 		Oid			types[1] = {desc->tdtypeid};
 		Datum		row[1] = {HeapTupleGetDatum(tup)};
+		StringInfoData columns;
+		StringInfoData fields;
 
-		dv_catalog_exec("INSERT INTO dynview.refresh_history SELECT ($1).*", 1, types, row, NULL, 1);
+		initStringInfo(&columns);
+		initStringInfo(&fields);
+		for (int i = 0; i < desc->natts; i++)
+			if (set[i])
+			{
+				const char *name = quote_identifier(NameStr(TupleDescAttr(desc, i)->attname));
+
+				appendStringInfo(&columns, "%s%s", columns.len ? ", " : "", name);
+				appendStringInfo(&fields, "%s($1).%s", fields.len ? ", " : "", name);
+			}
+		dv_catalog_exec(psprintf("INSERT INTO dynview.refresh_history AS dv_h (%s) SELECT %s RETURNING dv_h",
+								 columns.data, fields.data),
+						1, types, row, NULL, 1);
+
+		/*
+		 * (the row stored, what defaults and BEFORE triggers made of it, as a
+		 * value of the table's row type: dropped columns included)
+		 */
+		{
+			bool		isnull;
+
+			result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			result = SPI_datumTransfer(result, false, -1);
+		}
 	}
-	result = PointerGetDatum(SPI_returntuple(tup, desc));
 	table_close(rel, NoLock);
 	if (dv_log_refreshes)
 		ereport(LOG,

@@ -9,7 +9,8 @@
 -- failed.  Correct result: a catalog or history table given any trigger other than dynview's
 -- data_origin, or a rule, is written by SQL statements (dba_attached): a skipped row fails the
 -- refresh, the table keeps its rows, and a trigger that lets the row through runs as before.
--- Each refresh checked with verify() and by text and by =.
+-- Then a column a DBA adds to refresh_history with a default (second finding, below).  Each refresh
+-- checked with verify() and by text and by =.
 SET client_min_messages = warning;
 CREATE TABLE bct_src (id int PRIMARY KEY, g int, v int);
 INSERT INTO bct_src SELECT i, i % 5, i FROM generate_series(1, 100) i;
@@ -60,6 +61,36 @@ DROP TRIGGER bct_skip ON dynview.dynamic_table_catalog;
 DELETE FROM bct_src WHERE id IN (1000, 1002);
 SELECT dynview.wait_for_capture();
 SELECT * FROM dv_refresh_round('bct_defs');
+
+-- A column a DBA adds to refresh_history with a default: the row formed for the direct write held
+-- NULL there (a NOT NULL one failed every refresh with a not-null violation, seen on b879c15), where
+-- the INSERT statement before it gave the default.  Correct result: the default, in the row stored
+-- and in the row refresh() returns; with a column dropped before it, and with a BEFORE trigger.
+ALTER TABLE dynview.refresh_history ADD COLUMN bct_dropped int;
+ALTER TABLE dynview.refresh_history DROP COLUMN bct_dropped;
+ALTER TABLE dynview.refresh_history ADD COLUMN bct_note text NOT NULL DEFAULT 'noted';
+INSERT INTO bct_src VALUES (1004, 0, 9);
+SELECT dynview.wait_for_capture();
+CREATE TEMP TABLE bct_returned AS SELECT * FROM dynview.refresh('bct_group');
+SELECT dynview.verify('bct_group');
+SELECT r.refresh_mode, r.bct_note, h.bct_note AS stored, r::text = h::text AS same_text
+  FROM bct_returned r JOIN dynview.refresh_history h USING (refresh_id);
+CREATE FUNCTION bct_note() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.bct_note := NEW.bct_note || ' by trigger'; RETURN NEW; END $$;
+CREATE TRIGGER bct_note BEFORE INSERT ON dynview.refresh_history FOR EACH ROW EXECUTE FUNCTION bct_note();
+DELETE FROM bct_src WHERE id = 1004;
+SELECT dynview.wait_for_capture();
+TRUNCATE bct_returned;
+INSERT INTO bct_returned SELECT * FROM dynview.refresh('bct_group');
+SELECT dynview.verify('bct_group');
+SELECT r.refresh_mode, r.bct_note, h.bct_note AS stored, r::text = h::text AS same_text
+  FROM bct_returned r JOIN dynview.refresh_history h USING (refresh_id);
+DROP TABLE bct_returned;
+DROP TRIGGER bct_note ON dynview.refresh_history;
+DROP FUNCTION bct_note();
+ALTER TABLE dynview.refresh_history DROP COLUMN bct_note;
+SELECT * FROM dv_refresh_round('bct_defs');
+
 SELECT dynview.drop_dynamic_table(name) FROM bct_defs ORDER BY name;
 DROP FUNCTION dv_refresh_round(regclass);
 DROP FUNCTION bct_skip();
