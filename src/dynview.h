@@ -357,7 +357,7 @@ extern void dv_refresh_mark_own_writes(bool on);
 extern Oid	dv_agg_state_relid(Oid relid);
 extern bool dv_agg_state_usable(DvTable *dt, struct DvPlan *plan, char **reason);
 extern void dv_agg_state_drop(Oid relid);
-extern bool dv_agg_state_holds_domain(Oid relid);
+extern bool dv_agg_state_runs_user_code(Oid relid);
 extern void dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot);
 extern char *dv_agg_state_projection(DvTable *dt, Snapshot snapshot);
 extern bool dv_topn_state_usable(DvTable *dt);

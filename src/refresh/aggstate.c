@@ -284,15 +284,17 @@ state_relations(Oid relid)
 }
 
 /*
- * dv_agg_state_holds_domain - has a state table of dynamic table relid a
- * column of a type that holds a domain (dv_type_holds_domain)?  Writing it
- * may then run the domain's CHECK constraints, user code: the refresh's
+ * dv_agg_state_runs_user_code - has a state table of dynamic table relid a
+ * column of a type whose values run code that is not built in
+ * (dv_type_runs_user_code: one that holds a domain, or whose default
+ * operator class is a superuser's)?  Writing it may then run that code (a
+ * domain's CHECK constraints, its index's comparisons): the refresh's
  * writes are not dynview's own (writes_are_own, refresh.c).  The state's
  * column types follow the query's value types, which writes_are_own asks
  * too; this asks what was built.
  */
 bool
-dv_agg_state_holds_domain(Oid relid)
+dv_agg_state_runs_user_code(Oid relid)
 {
 	ListCell   *lc;
 
@@ -304,7 +306,7 @@ dv_agg_state_holds_domain(Oid relid)
 
 		for (int i = 0; !holds && i < desc->natts; i++)
 			holds = !TupleDescAttr(desc, i)->attisdropped &&
-				dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
+				dv_type_runs_user_code(TupleDescAttr(desc, i)->atttypid);
 		table_close(rel, AccessShareLock);
 		if (holds)
 			return true;
