@@ -1398,6 +1398,54 @@ domain_coercion_walker(Node *node, void *context)
 }
 
 /*
+ * type_within_any - does test hold for type, or for a type a value of it
+ * holds, at any depth: an array's element type, a range's subtype, a
+ * multirange's range, a composite type's (live) column types?  A domain is
+ * not looked into (test sees it).
+ */
+static bool
+type_within_any(Oid type, bool (*test) (Oid type))
+{
+	Oid			inner;
+
+	check_stack_depth();
+	if (test(type))
+		return true;
+	switch (get_typtype(type))
+	{
+		case TYPTYPE_DOMAIN:
+			return false;
+		case TYPTYPE_RANGE:
+			inner = get_range_subtype(type);
+			break;
+		case TYPTYPE_MULTIRANGE:
+			inner = get_multirange_range(type);
+			break;
+		case TYPTYPE_COMPOSITE:
+			{
+				TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
+				bool		holds = false;
+
+				for (int i = 0; !holds && i < desc->natts; i++)
+					holds = !TupleDescAttr(desc, i)->attisdropped &&
+						type_within_any(TupleDescAttr(desc, i)->atttypid, test);
+				ReleaseTupleDesc(desc);
+				return holds;
+			}
+		default:
+			inner = get_element_type(type);
+			break;
+	}
+	return OidIsValid(inner) && type_within_any(inner, test);
+}
+
+static bool
+is_domain(Oid type)
+{
+	return get_typtype(type) == TYPTYPE_DOMAIN;
+}
+
+/*
  * dv_type_holds_domain - is type a domain, or may a value of it hold one:
  * an array of one, a range or multirange over one, a composite type with a
  * column that holds one (at any depth)?  Forming such a value (a cast from
@@ -1408,32 +1456,44 @@ domain_coercion_walker(Node *node, void *context)
 bool
 dv_type_holds_domain(Oid type)
 {
-	Oid			inner;
+	return type_within_any(type, is_domain);
+}
 
-	check_stack_depth();
-	switch (get_typtype(type))
+/*
+ * type_itself_runs_user_code - is type a domain (its CHECK constraints), or
+ * is its default btree or hash operator family not built in, or has it an
+ * operator or support function that is not, or an input or output
+ * function that is not?  (dv_type_runs_user_code, at one level)
+ */
+static bool
+type_itself_runs_user_code(Oid type)
+{
+	TypeCacheEntry *tc;
+	HeapTuple	tup;
+	bool		user = false;
+
+	if (is_domain(type))
+		return true;
+	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_GT_OPR |
+						   TYPECACHE_CMP_PROC | TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC |
+						   TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
+	if (tc->btree_opf >= FirstNormalObjectId || tc->hash_opf >= FirstNormalObjectId ||
+		(OidIsValid(tc->eq_opr) && get_opcode(tc->eq_opr) >= FirstNormalObjectId) ||
+		(OidIsValid(tc->lt_opr) && get_opcode(tc->lt_opr) >= FirstNormalObjectId) ||
+		(OidIsValid(tc->gt_opr) && get_opcode(tc->gt_opr) >= FirstNormalObjectId) ||
+		tc->cmp_proc >= FirstNormalObjectId || tc->hash_proc >= FirstNormalObjectId ||
+		tc->hash_extended_proc >= FirstNormalObjectId)
+		return true;
+	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+	if (HeapTupleIsValid(tup))
 	{
-		case TYPTYPE_DOMAIN:
-			return true;
-		case TYPTYPE_RANGE:
-			return dv_type_holds_domain(get_range_subtype(type));
-		case TYPTYPE_MULTIRANGE:
-			return dv_type_holds_domain(get_multirange_range(type));
-		case TYPTYPE_COMPOSITE:
-			{
-				TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
-				bool		holds = false;
+		Form_pg_type t = (Form_pg_type) GETSTRUCT(tup);
 
-				for (int i = 0; !holds && i < desc->natts; i++)
-					holds = !TupleDescAttr(desc, i)->attisdropped &&
-						dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
-				ReleaseTupleDesc(desc);
-				return holds;
-			}
-		default:
-			inner = get_element_type(type);
-			return OidIsValid(inner) && dv_type_holds_domain(inner);
+		user = t->typinput >= FirstNormalObjectId || t->typoutput >= FirstNormalObjectId ||
+			t->typreceive >= FirstNormalObjectId || t->typsend >= FirstNormalObjectId;
+		ReleaseSysCache(tup);
 	}
+	return user;
 }
 
 /*
@@ -1452,58 +1512,7 @@ dv_type_holds_domain(Oid type)
 bool
 dv_type_runs_user_code(Oid type)
 {
-	TypeCacheEntry *tc;
-	HeapTuple	tup;
-	Oid			inner = InvalidOid;
-
-	check_stack_depth();
-	if (dv_type_holds_domain(type))
-		return true;
-	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_GT_OPR |
-						   TYPECACHE_CMP_PROC | TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC |
-						   TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
-	if (tc->btree_opf >= FirstNormalObjectId || tc->hash_opf >= FirstNormalObjectId ||
-		(OidIsValid(tc->eq_opr) && get_opcode(tc->eq_opr) >= FirstNormalObjectId) ||
-		(OidIsValid(tc->lt_opr) && get_opcode(tc->lt_opr) >= FirstNormalObjectId) ||
-		(OidIsValid(tc->gt_opr) && get_opcode(tc->gt_opr) >= FirstNormalObjectId) ||
-		tc->cmp_proc >= FirstNormalObjectId || tc->hash_proc >= FirstNormalObjectId ||
-		tc->hash_extended_proc >= FirstNormalObjectId)
-		return true;
-	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
-	if (HeapTupleIsValid(tup))
-	{
-		Form_pg_type t = (Form_pg_type) GETSTRUCT(tup);
-		bool		user = t->typinput >= FirstNormalObjectId || t->typoutput >= FirstNormalObjectId ||
-			t->typreceive >= FirstNormalObjectId || t->typsend >= FirstNormalObjectId;
-
-		ReleaseSysCache(tup);
-		if (user)
-			return true;
-	}
-	switch (get_typtype(type))
-	{
-		case TYPTYPE_RANGE:
-			inner = get_range_subtype(type);
-			break;
-		case TYPTYPE_MULTIRANGE:
-			inner = get_multirange_range(type);
-			break;
-		case TYPTYPE_COMPOSITE:
-			{
-				TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
-				bool		runs = false;
-
-				for (int i = 0; !runs && i < desc->natts; i++)
-					runs = !TupleDescAttr(desc, i)->attisdropped &&
-						dv_type_runs_user_code(TupleDescAttr(desc, i)->atttypid);
-				ReleaseTupleDesc(desc);
-				return runs;
-			}
-		default:
-			inner = get_element_type(type);
-			break;
-	}
-	return OidIsValid(inner) && dv_type_runs_user_code(inner);
+	return type_within_any(type, type_itself_runs_user_code);
 }
 
 /* does a list of SortGroupClauses name an operator whose function is not built in? */

@@ -79,39 +79,24 @@ INSERT INTO buo_readers VALUES ('buo_rows', 'SELECT id, v FROM dw_log');
 SELECT dynview.create_dynamic_table('buo_rows', 'SELECT id, v FROM dw_log', schedule => 'manual') IS NOT NULL AS created;
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
--- a round (\gexec): the log's size; the writers refreshed, each in a transaction of its own; the
--- log grew (the comparisons ran inside their refreshes); the reader refreshed and compared with its
--- query; the writers compared with their queries; the reader refreshed and compared again
-CREATE TABLE buo_size (n bigint);
-INSERT INTO buo_size VALUES (0);
-CREATE VIEW buo_round AS
-  SELECT stmt FROM (SELECT 0, 'UPDATE buo_size SET n = (SELECT count(*) FROM dw_log)'
-                    UNION ALL
-                    SELECT 1, format('SELECT %L AS name, refresh_mode FROM dynview.refresh(%L)', name, name)
-                      FROM buo_writers
-                    UNION ALL
-                    VALUES (2, 'SELECT count(*) > (SELECT n FROM buo_size) AS log_grew FROM dw_log'),
-                           (3, 'SELECT * FROM dv_refresh_round(''buo_readers'')'),
-                           (4, 'SELECT * FROM dv_refresh_round(''buo_writers'')'),
-                           (5, 'SELECT * FROM dv_refresh_round(''buo_readers'')')) s(i, stmt)
-   ORDER BY i, stmt;
+\set writers_round :abs_srcdir '/sql/include/writers_round.sql'
+\i :writers_round
 
 -- rows into and out of groups, a new point, one moved
 INSERT INTO buo_src VALUES (21, point(5, 5), 1, 21), (22, point(1, 0), 2, 22);
 DELETE FROM buo_src WHERE id = 3;
 UPDATE buo_src SET p = point(2, 0), v = v + 100 WHERE id = 4;
-SELECT stmt FROM buo_round \gexec
+SELECT dv_writers_round('buo_writers', 'buo_readers') \gexec
 -- a group emptied, values changed
 DELETE FROM buo_src WHERE p ~= point(5, 5);
 UPDATE buo_src SET v = v * 2 WHERE g = 1;
-SELECT stmt FROM buo_round \gexec
+SELECT dv_writers_round('buo_writers', 'buo_readers') \gexec
 
 SELECT dynview.drop_dynamic_table(name) FROM buo_writers ORDER BY name;
 SELECT dynview.drop_dynamic_table('buo_rows');
-DROP VIEW buo_round;
-DROP TABLE buo_writers, buo_readers, buo_size, buo_src;
+DROP TABLE buo_writers, buo_readers, dw_size, buo_src;
 DROP TYPE buo_pair;
-DROP FUNCTION dv_refresh_round(regclass);
+DROP FUNCTION dv_refresh_round(regclass), dv_writers_round(regclass, regclass);
 DROP OPERATOR CLASS buo_point_ops USING btree CASCADE;
 DROP OPERATOR CLASS buo_int_ops USING btree CASCADE;
 DROP OPERATOR FAMILY buo_point_ops USING btree;
