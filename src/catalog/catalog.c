@@ -1122,7 +1122,7 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 		if (SPI_processed != 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_TRIGGERED_ACTION_EXCEPTION),
-					 errmsg("a trigger on dynview.dynamic_table_catalog skipped the update of dynamic table \"%s\"'s catalog row",
+					 errmsg("a trigger on dynview.dynamic_table_catalog skipped the update of the catalog row of dynamic table \"%s\"",
 							get_rel_name(relid)),
 					 errdetail("A refresh records in that row the data snapshot its rows are of; without it the next refresh would apply the same changes again."),
 					 errhint("Have the trigger return the new row for the updates dynview makes, or drop it.")));
