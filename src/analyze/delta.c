@@ -1398,6 +1398,54 @@ domain_coercion_walker(Node *node, void *context)
 }
 
 /*
+ * type_within_any - does test hold for type, or for a type a value of it
+ * holds, at any depth: an array's element type, a range's subtype, a
+ * multirange's range, a composite type's (live) column types?  A domain is
+ * not looked into (test sees it).
+ */
+static bool
+type_within_any(Oid type, bool (*test) (Oid type))
+{
+	Oid			inner;
+
+	check_stack_depth();
+	if (test(type))
+		return true;
+	switch (get_typtype(type))
+	{
+		case TYPTYPE_DOMAIN:
+			return false;
+		case TYPTYPE_RANGE:
+			inner = get_range_subtype(type);
+			break;
+		case TYPTYPE_MULTIRANGE:
+			inner = get_multirange_range(type);
+			break;
+		case TYPTYPE_COMPOSITE:
+			{
+				TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
+				bool		holds = false;
+
+				for (int i = 0; !holds && i < desc->natts; i++)
+					holds = !TupleDescAttr(desc, i)->attisdropped &&
+						type_within_any(TupleDescAttr(desc, i)->atttypid, test);
+				ReleaseTupleDesc(desc);
+				return holds;
+			}
+		default:
+			inner = get_element_type(type);
+			break;
+	}
+	return OidIsValid(inner) && type_within_any(inner, test);
+}
+
+static bool
+is_domain(Oid type)
+{
+	return get_typtype(type) == TYPTYPE_DOMAIN;
+}
+
+/*
  * dv_type_holds_domain - is type a domain, or may a value of it hold one:
  * an array of one, a range or multirange over one, a composite type with a
  * column that holds one (at any depth)?  Forming such a value (a cast from
@@ -1408,32 +1456,80 @@ domain_coercion_walker(Node *node, void *context)
 bool
 dv_type_holds_domain(Oid type)
 {
-	Oid			inner;
+	return type_within_any(type, is_domain);
+}
 
-	check_stack_depth();
-	switch (get_typtype(type))
+/*
+ * type_itself_runs_user_code - is type a domain (its CHECK constraints), or
+ * is its default btree or hash operator family not built in, or has it an
+ * operator or support function that is not, or an input or output
+ * function that is not?  (dv_type_runs_user_code, at one level)
+ */
+static bool
+type_itself_runs_user_code(Oid type)
+{
+	TypeCacheEntry *tc;
+	HeapTuple	tup;
+	bool		user = false;
+
+	if (is_domain(type))
+		return true;
+	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_GT_OPR |
+						   TYPECACHE_CMP_PROC | TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC |
+						   TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
+	if (tc->btree_opf >= FirstNormalObjectId || tc->hash_opf >= FirstNormalObjectId ||
+		(OidIsValid(tc->eq_opr) && get_opcode(tc->eq_opr) >= FirstNormalObjectId) ||
+		(OidIsValid(tc->lt_opr) && get_opcode(tc->lt_opr) >= FirstNormalObjectId) ||
+		(OidIsValid(tc->gt_opr) && get_opcode(tc->gt_opr) >= FirstNormalObjectId) ||
+		tc->cmp_proc >= FirstNormalObjectId || tc->hash_proc >= FirstNormalObjectId ||
+		tc->hash_extended_proc >= FirstNormalObjectId)
+		return true;
+	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+	if (HeapTupleIsValid(tup))
 	{
-		case TYPTYPE_DOMAIN:
-			return true;
-		case TYPTYPE_RANGE:
-			return dv_type_holds_domain(get_range_subtype(type));
-		case TYPTYPE_MULTIRANGE:
-			return dv_type_holds_domain(get_multirange_range(type));
-		case TYPTYPE_COMPOSITE:
-			{
-				TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
-				bool		holds = false;
+		Form_pg_type t = (Form_pg_type) GETSTRUCT(tup);
 
-				for (int i = 0; !holds && i < desc->natts; i++)
-					holds = !TupleDescAttr(desc, i)->attisdropped &&
-						dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid);
-				ReleaseTupleDesc(desc);
-				return holds;
-			}
-		default:
-			inner = get_element_type(type);
-			return OidIsValid(inner) && dv_type_holds_domain(inner);
+		user = t->typinput >= FirstNormalObjectId || t->typoutput >= FirstNormalObjectId ||
+			t->typreceive >= FirstNormalObjectId || t->typsend >= FirstNormalObjectId;
+		ReleaseSysCache(tup);
 	}
+	return user;
+}
+
+/*
+ * dv_type_runs_user_code - may forming, comparing or hashing a value of
+ * type run code that is not built in?  True for a type that holds a domain
+ * (dv_type_holds_domain: its CHECK constraints run), one whose default
+ * btree or hash operator family (what GROUP BY, DISTINCT, a unique index,
+ * a MERGE's or a join's "=" and a hash use) is not built in or has an
+ * operator or support function that is not (a superuser may give a
+ * built-in type without one, point, an operator class written in
+ * PL/pgSQL: regress brk17_user_opclass), or whose input or output function
+ * is not built in; at any depth (an array's elements, a range's subtype, a
+ * composite type's columns: array_eq and record_eq call theirs).  Reads
+ * the type cache and syscache; no lock.
+ */
+bool
+dv_type_runs_user_code(Oid type)
+{
+	return type_within_any(type, type_itself_runs_user_code);
+}
+
+/* does a list of SortGroupClauses name an operator whose function is not built in? */
+static bool
+sort_group_runs_user_code(List *clauses)
+{
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+
+		if ((OidIsValid(sgc->eqop) && get_opcode(sgc->eqop) >= FirstNormalObjectId) ||
+			(OidIsValid(sgc->sortop) && get_opcode(sgc->sortop) >= FirstNormalObjectId))
+			return true;
+	}
+	return false;
 }
 
 /* a node exprType() answers for: one that computes a value */
@@ -1486,17 +1582,35 @@ computes_value(Node *node)
 	}
 }
 
-/* dv_computes_domain_values's walker */
+/* dv_values_run_user_code's walker */
 static bool
-domain_value_walker(Node *node, void *context)
+user_value_walker(Node *node, void *context)
 {
 	ListCell   *lc;
 
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, domain_value_walker, context,
-								 QTW_EXAMINE_RTES_BEFORE);
+	{
+		Query	   *query = (Query *) node;
+
+		/* (the operators that group, sort and tell rows apart: not expressions) */
+		if (sort_group_runs_user_code(query->groupClause) ||
+			sort_group_runs_user_code(query->distinctClause) ||
+			sort_group_runs_user_code(query->sortClause))
+			return true;
+		foreach(lc, query->windowClause)
+			if (sort_group_runs_user_code(((WindowClause *) lfirst(lc))->partitionClause) ||
+				sort_group_runs_user_code(((WindowClause *) lfirst(lc))->orderClause))
+				return true;
+		return query_tree_walker(query, user_value_walker, context, QTW_EXAMINE_RTES_BEFORE);
+	}
+	/* (an aggregate's ORDER BY and DISTINCT; a UNION's, INTERSECT's or EXCEPT's grouping) */
+	if (IsA(node, SortGroupClause))
+		return sort_group_runs_user_code(list_make1(node));
+	if (IsA(node, SetOperationStmt) &&
+		sort_group_runs_user_code(((SetOperationStmt *) node)->groupClauses))
+		return true;
 	if (IsA(node, RangeTblEntry))
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) node;
@@ -1511,38 +1625,45 @@ domain_value_walker(Node *node, void *context)
 				ListCell   *t;
 
 				foreach(t, ((RangeTblFunction *) lfirst(lc))->funccoltypes)
-					if (dv_type_holds_domain(lfirst_oid(t)))
+					if (dv_type_runs_user_code(lfirst_oid(t)))
 						return true;
 			}
 		if (rte->rtekind == RTE_TABLEFUNC)
 			foreach(lc, rte->tablefunc->coltypes)
-				if (dv_type_holds_domain(lfirst_oid(lc)))
+				if (dv_type_runs_user_code(lfirst_oid(lc)))
 					return true;
 		return false;
 	}
-	if (computes_value(node) && dv_type_holds_domain(exprType(node)))
+	if (computes_value(node) && dv_type_runs_user_code(exprType(node)))
 		return true;
-	return expression_tree_walker(node, domain_value_walker, context);
+	return expression_tree_walker(node, user_value_walker, context);
 }
 
 /*
- * dv_computes_domain_values - may evaluating node (an expression or a
- * Query, at any level) form or read a value of a domain type, or of a type
- * that holds one (dv_type_holds_domain)?  Not only a coercion to a domain
- * runs its CHECK constraints, which may call any function: a built-in
- * function that forms a value of a type holding it does too (a cast from
- * text to a composite type with a column of the domain, jsonb_populate_record
- * into it: the query names neither the domain nor user code; regress
- * brk16_domain_values), and the state dynview keeps of such a value has its
- * type (count(DISTINCT x): the multiplicities' value column, or their array
- * of values, into which the refresh's statements coerce an array_agg(x) of
- * the base type: regress brk15_domain_state).  So every value the query
- * computes is asked, by its type, not only its Vars and coercions.
+ * dv_values_run_user_code - may evaluating node (an expression or a
+ * Query, at any level) form, read, compare or hash a value of a type whose
+ * handling runs code that is not built in (dv_type_runs_user_code), or
+ * group, sort or tell rows apart with an operator that is not built in?
+ * A domain's CHECK constraints run wherever a value of a type holding it
+ * is formed, not only in a coercion to the domain: a built-in function
+ * that forms a value of such a type runs them too (a cast from text to a
+ * composite type with a column of the domain, jsonb_populate_record into
+ * it: the query names neither the domain nor user code; regress
+ * brk16_domain_values), and the state dynview keeps of such a value has
+ * its type (count(DISTINCT x): the multiplicities' value column, or their
+ * array of values, into which the refresh's statements coerce an
+ * array_agg(x) of the base type: regress brk15_domain_state).  A type's
+ * default operator class, which GROUP BY, the refresh's joins and its
+ * indexes use, may be a superuser's, in PL/pgSQL (regress
+ * brk17_user_opclass).  So every value the query computes is asked, by its
+ * type, not only its Vars and coercions, and so are the operators of its
+ * GROUP BY, DISTINCT, ORDER BY, windows, set operations and aggregates'
+ * ORDER BY and DISTINCT.
  */
 bool
-dv_computes_domain_values(Node *node)
+dv_values_run_user_code(Node *node)
 {
-	return domain_value_walker(node, NULL);
+	return user_value_walker(node, NULL);
 }
 
 /*

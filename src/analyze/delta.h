@@ -260,7 +260,8 @@ extern char *dv_operator_sql(Oid opno);
 extern bool dv_find_function(Node *node, check_function_callback checker, void *context);
 extern bool dv_calls_user_code(Node *node);
 extern bool dv_type_holds_domain(Oid type);
-extern bool dv_computes_domain_values(Node *node);
+extern bool dv_type_runs_user_code(Oid type);
+extern bool dv_values_run_user_code(Node *node);
 
 /* how a window read may apply a conjunct of the filter on a source (delta.c) */
 typedef enum DvWindowConjunct

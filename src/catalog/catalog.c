@@ -1030,21 +1030,20 @@ simple_write_end(EState *estate, ResultRelInfo *rri)
 }
 
 /*
- * written_by_statement - must a row of rel (refresh_history,
- * dynamic_table_catalog) be written by an SQL statement (dv_catalog_exec)
- * rather than directly (insert_row, update_catalog_row): has a DBA
- * attached rules or triggers to it?  The direct write goes through the
- * executor's routines (ExecSimpleRelationInsert/Update), which run no rule,
- * fire no AFTER, INSTEAD OF or statement-level trigger, and would fire a
- * BEFORE ROW trigger as the refreshing role where the statement runs it
- * as dynview's catalog statements run (and fails when it skips the row);
- * so a relation with any trigger but the catalog's own data_origin
- * (dynview._catalog_data_origin, which the direct update fires) is written
- * by the statement, and what a DBA attached runs as it always did
- * (regress history_direct).
+ * dba_attached - has a DBA attached triggers (other than dynview's own
+ * data_origin) or rules to rel, dynamic_table_catalog or refresh_history?
+ * Then the rows every refresh writes there (update_catalog_row,
+ * dv_history_insert) are written by SQL statements (dv_catalog_exec), so
+ * that whatever was attached runs as it would, as the bootstrap superuser
+ * with a safe search_path, and a row a BEFORE ROW trigger skips (returns
+ * NULL) fails the refresh: the statement then affects no row instead of
+ * one.  Written directly, a skipped update left the data snapshot where it
+ * was while the table's rows moved on, and the next refresh applied the
+ * same change again (regress brk17_catalog_triggers).  Reads rel's
+ * relation cache entry and the trigger functions' syscache entries.
  */
 static bool
-written_by_statement(Relation rel)
+dba_attached(Relation rel)
 {
 	TriggerDesc *trig = rel->trigdesc;
 
@@ -1052,11 +1051,11 @@ written_by_statement(Relation rel)
 		return true;
 	for (int i = 0; trig != NULL && i < trig->numtriggers; i++)
 	{
-		Oid			func = trig->triggers[i].tgfoid;
-		char	   *name = get_func_name(func);
+		Oid			fn = trig->triggers[i].tgfoid;
+		char	   *name = get_func_name(fn);
 
 		if (name == NULL || strcmp(name, "_catalog_data_origin") != 0 ||
-			get_func_namespace(func) != RelationGetNamespace(rel))
+			get_func_namespace(fn) != RelationGetNamespace(rel))
 			return true;
 	}
 	return false;
@@ -1075,11 +1074,10 @@ written_by_statement(Relation rel)
  * SERIALIZABLE a version newer than the snapshot fails the refresh
  * (catalog_serialization_failure, as the statement's error did).  The
  * update goes through the executor's routines (ExecSimpleRelationUpdate:
- * its BEFORE ROW trigger data_origin fired, constraints
- * checked, indexes written unless the update is HOT) and the guard sees it
- * (dv_guard_note_write).  A catalog given rules or triggers of a DBA
- * (written_by_statement) is written by an UPDATE statement with the same
- * values.
+ * dynview's BEFORE ROW trigger data_origin fired, constraints checked,
+ * indexes written unless the update is HOT) and the guard sees it
+ * (dv_guard_note_write).  A catalog given any other trigger, or a rule
+ * (dba_attached), is written by an UPDATE statement with the same values.
  */
 static void
 update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, bool *nulls)
@@ -1102,7 +1100,7 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 	bool	   *newnulls;
 	bool	   *replace;
 
-	if (written_by_statement(rel))
+	if (dba_attached(rel))
 	{
 		StringInfoData sql;
 		Oid		   *types = palloc(sizeof(Oid) * (n + 1));
@@ -1124,7 +1122,15 @@ update_catalog_row(Oid relid, int n, const char *const *columns, Datum *values, 
 		argnulls[n + 1] = '\0';
 		appendStringInfo(&sql, " WHERE relid = $%d::regclass", n + 1);
 		table_close(rel, NoLock);
-		dv_catalog_exec(sql.data, n + 1, types, args, argnulls, 1);
+		dv_catalog_exec(sql.data, n + 1, types, args, argnulls, -1);
+		/* (a BEFORE ROW trigger returned NULL: the table's rows would not match the catalog) */
+		if (SPI_processed != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_TRIGGERED_ACTION_EXCEPTION),
+					 errmsg("a trigger on dynview.dynamic_table_catalog skipped the update of the catalog row of dynamic table \"%s\"",
+							get_rel_name(relid)),
+					 errdetail("A refresh records in that row the data snapshot its rows are of; without it the next refresh would apply the same changes again."),
+					 errhint("Have the trigger return the new row for the updates dynview makes, or drop it.")));
 		return;
 	}
 
@@ -1946,18 +1952,21 @@ source_tables_json(Oid relid)
 	return buf.data;
 }
 
-/* set the named column of a row being formed (heap_form_tuple's arrays); NULL text is SQL NULL */
+/*
+ * set the named column of a row being formed (heap_form_tuple's arrays) and
+ * mark it in set; NULL text is SQL NULL
+ */
 static void
-set_text_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, const char *text)
+set_text_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, const char *text)
 {
-	set_row_column(desc, values, nulls, NULL, name, text ? CStringGetTextDatum(text) : (Datum) 0,
+	set_row_column(desc, values, nulls, set, name, text ? CStringGetTextDatum(text) : (Datum) 0,
 				   text == NULL);
 }
 
 static void
-set_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, Datum value)
+set_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, Datum value)
 {
-	set_row_column(desc, values, nulls, NULL, name, value, false);
+	set_row_column(desc, values, nulls, set, name, value, false);
 }
 
 /*
@@ -1965,9 +1974,10 @@ set_value(TupleDesc desc, Datum *values, bool *nulls, const char *name, Datum va
  * INSERT statement would, through the executor's routines
  * (ExecSimpleRelationInsert: the relation's constraints checked, its
  * indexes written, unique ones checked), without parsing and planning a
- * statement.  The guard sees the write (dv_guard_note_write).  Only for a
- * relation that needs no statement (written_by_statement): the caller
- * writes through SQL otherwise.
+ * statement.  The guard sees the write (dv_guard_note_write).  For a
+ * relation without triggers and rules only: the caller writes through SQL
+ * otherwise, so that whatever a DBA attached runs as it would
+ * (dba_attached).
  */
 static void
 insert_row(Relation rel, HeapTuple tuple)
@@ -1976,7 +1986,7 @@ insert_row(Relation rel, HeapTuple tuple)
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
 
-	Assert(!written_by_statement(rel));
+	Assert(!dba_attached(rel));
 	dv_guard_note_write(RelationGetRelid(rel));
 	/* (as SPI does before a statement that writes) */
 	CommandCounterIncrement();
@@ -1995,8 +2005,12 @@ insert_row(Relation rel, HeapTuple tuple)
  * The row is formed here and written directly (insert_row): as an INSERT
  * statement it was parsed and planned once per connection, ~1.5 ms of
  * every new connection's first refresh (bench/README.md, fifteenth and
- * sixteenth sessions).  A history table given rules or triggers
- * (written_by_statement) is written by an INSERT of the same row.
+ * sixteenth sessions).  A history table given triggers or rules
+ * (dba_attached), or a column with a default that dynview does not set (a
+ * DBA's), is written by an INSERT of the columns set here, as before the
+ * direct write: the others get their defaults (formed here, the row held
+ * NULL there, and a NOT NULL such column failed every refresh: regress
+ * brk17_catalog_triggers), and the row returned is the row stored.
  */
 Datum
 dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
@@ -2006,6 +2020,8 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	TupleDesc	desc = RelationGetDescr(rel);
 	Datum	   *values = palloc0(desc->natts * sizeof(Datum));
 	bool	   *nulls = palloc(desc->natts * sizeof(bool));
+	bool	   *set = palloc0(desc->natts * sizeof(bool));
+	bool		unset_default = false;
 	char		running_null;
 	Datum		running;
 	HeapTuple	tup;
@@ -2014,45 +2030,77 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	memset(nulls, true, desc->natts * sizeof(bool));
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
 	running = take_running_id(dt->relid, &running_null, NULL, NULL);
-	set_value(desc, values, nulls, "refresh_id", running_null == 'n'
+	set_value(desc, values, nulls, set, "refresh_id", running_null == 'n'
 			  ? Int64GetDatum(nextval_internal(get_relname_relid("refresh_history_refresh_id_seq",
 																 RelationGetNamespace(rel)), false))
 			  : running);
-	set_value(desc, values, nulls, "name", ObjectIdGetDatum(dt->relid));
-	set_text_value(desc, values, nulls, "schema_name", dt->schema_name);
-	set_text_value(desc, values, nulls, "table_name", dt->table_name);
-	set_text_value(desc, values, nulls, "state", res->state);
-	set_text_value(desc, values, nulls, "refresh_mode", res->refresh_mode);
-	set_text_value(desc, values, nulls, "refresh_trigger", trigger_names[trigger]);
-	set_value(desc, values, nulls, "start_time", TimestampTzGetDatum(res->start_time));
-	set_value(desc, values, nulls, "end_time", TimestampTzGetDatum(res->end_time));
+	set_value(desc, values, nulls, set, "name", ObjectIdGetDatum(dt->relid));
+	set_text_value(desc, values, nulls, set, "schema_name", dt->schema_name);
+	set_text_value(desc, values, nulls, set, "table_name", dt->table_name);
+	set_text_value(desc, values, nulls, set, "state", res->state);
+	set_text_value(desc, values, nulls, set, "refresh_mode", res->refresh_mode);
+	set_text_value(desc, values, nulls, set, "refresh_trigger", trigger_names[trigger]);
+	set_value(desc, values, nulls, set, "start_time", TimestampTzGetDatum(res->start_time));
+	set_value(desc, values, nulls, set, "end_time", TimestampTzGetDatum(res->end_time));
 	/* (as extract(epoch FROM end_time - start_time) * 1000 rounds it) */
-	set_value(desc, values, nulls, "duration_ms",
+	set_value(desc, values, nulls, set, "duration_ms",
 			  Float8GetDatum((double) (res->end_time - res->start_time) / 1000.0));
-	set_value(desc, values, nulls, "rows_inserted", Int64GetDatum(res->rows_inserted));
-	set_value(desc, values, nulls, "rows_deleted", Int64GetDatum(res->rows_deleted));
-	set_value(desc, values, nulls, "source_tables",
+	set_value(desc, values, nulls, set, "rows_inserted", Int64GetDatum(res->rows_inserted));
+	set_value(desc, values, nulls, set, "rows_deleted", Int64GetDatum(res->rows_deleted));
+	set_value(desc, values, nulls, set, "source_tables",
 			  DirectFunctionCall1(jsonb_in, CStringGetDatum(source_tables_json(dt->relid))));
-	if (res->data_snapshot)
-		set_value(desc, values, nulls, "data_snapshot",
-				  DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(res->data_snapshot)));
-	if (res->data_lsn != InvalidXLogRecPtr)
-		set_value(desc, values, nulls, "data_lsn", LSNGetDatum(res->data_lsn));
-	set_text_value(desc, values, nulls, "mode_reason_code", res->mode_reason_code);
-	set_text_value(desc, values, nulls, "mode_reason", res->mode_reason);
-	set_text_value(desc, values, nulls, "error_message", res->error_message);
+	set_row_column(desc, values, nulls, set, "data_snapshot", res->data_snapshot
+				   ? DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(res->data_snapshot)) : (Datum) 0,
+				   res->data_snapshot == NULL);
+	set_row_column(desc, values, nulls, set, "data_lsn", LSNGetDatum(res->data_lsn),
+				   res->data_lsn == InvalidXLogRecPtr);
+	set_text_value(desc, values, nulls, set, "mode_reason_code", res->mode_reason_code);
+	set_text_value(desc, values, nulls, set, "mode_reason", res->mode_reason);
+	set_text_value(desc, values, nulls, set, "error_message", res->error_message);
 	tup = heap_form_tuple(desc, values, nulls);
 
-	if (!written_by_statement(rel))
+	/* (a column a DBA added with a default: the row formed here would hold NULL there) */
+	for (int i = 0; i < desc->natts; i++)
+		if (!set[i] && !TupleDescAttr(desc, i)->attisdropped && TupleDescAttr(desc, i)->atthasdef)
+			unset_default = true;
+	if (!unset_default && !dba_attached(rel))
+	{
 		insert_row(rel, tup);
+		result = PointerGetDatum(SPI_returntuple(tup, desc));
+	}
 	else
 	{
+		/* an INSERT naming the columns set here, as before: the others get their defaults */
 		Oid			types[1] = {desc->tdtypeid};
 		Datum		row[1] = {HeapTupleGetDatum(tup)};
+		StringInfoData columns;
+		StringInfoData fields;
 
-		dv_catalog_exec("INSERT INTO dynview.refresh_history SELECT ($1).*", 1, types, row, NULL, 1);
+		initStringInfo(&columns);
+		initStringInfo(&fields);
+		for (int i = 0; i < desc->natts; i++)
+			if (set[i])
+			{
+				const char *name = quote_identifier(NameStr(TupleDescAttr(desc, i)->attname));
+
+				appendStringInfo(&columns, "%s%s", columns.len ? ", " : "", name);
+				appendStringInfo(&fields, "%s($1).%s", fields.len ? ", " : "", name);
+			}
+		dv_catalog_exec(psprintf("INSERT INTO dynview.refresh_history AS dv_h (%s) SELECT %s RETURNING dv_h",
+								 columns.data, fields.data),
+						1, types, row, NULL, 1);
+
+		/*
+		 * (the row stored, what defaults and BEFORE triggers made of it, as a
+		 * value of the table's row type: dropped columns included)
+		 */
+		{
+			bool		isnull;
+
+			result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			result = SPI_datumTransfer(result, false, -1);
+		}
 	}
-	result = PointerGetDatum(SPI_returntuple(tup, desc));
 	table_close(rel, NoLock);
 	if (dv_log_refreshes)
 		ereport(LOG,

@@ -308,16 +308,18 @@ index_runs_user_code(Relation index)
 
 /*
  * dv_agg_state_runs_user_code - may writing a state table of dynamic table
- * relid run user code: has one a column of a type that holds a domain
- * (dv_type_holds_domain: writing it runs the domain's CHECK constraints;
- * the state's column types follow the query's value types, which
- * writes_are_own asks too, this asks what was built), a trigger, a rule, a
- * CHECK constraint, a column default, row-level security, or an index
- * that runs user code (index_runs_user_code)?  Then the refresh's writes
- * are not dynview's own (writes_are_own, refresh.c).  The guard refuses
- * all of these on a state table, to superusers too (hooks/guard.c
- * refuse_internal_ddl); this asks what is there, so that one made before
- * (an older build let superusers make them) is not run under the mark.
+ * relid run user code: has one a column of a type whose values run code
+ * that is not built in (dv_type_runs_user_code: one that holds a domain,
+ * whose CHECK constraints run, or whose default operator class is a
+ * superuser's, whose comparisons run in its index; the state's column
+ * types follow the query's value types, which writes_are_own asks too,
+ * this asks what was built), a trigger, a rule, a CHECK constraint, a
+ * column default, row-level security, or an index that runs user code
+ * (index_runs_user_code)?  Then the refresh's writes are not dynview's own
+ * (writes_are_own, refresh.c).  The guard refuses all of these on a state
+ * table, to superusers too (hooks/guard.c refuse_internal_ddl); this asks
+ * what is there, so that one made before (an older build let superusers
+ * make them) is not run under the mark.
  */
 bool
 dv_agg_state_runs_user_code(Oid relid)
@@ -335,7 +337,7 @@ dv_agg_state_runs_user_code(Oid relid)
 		for (int i = 0; !runs && i < desc->natts; i++)
 			runs = !TupleDescAttr(desc, i)->attisdropped &&
 				(TupleDescAttr(desc, i)->atthasdef ||
-				 dv_type_holds_domain(TupleDescAttr(desc, i)->atttypid));
+				 dv_type_runs_user_code(TupleDescAttr(desc, i)->atttypid));
 		foreach(li, runs ? NIL : RelationGetIndexList(rel))
 		{
 			Relation	index = index_open(lfirst_oid(li), AccessShareLock);

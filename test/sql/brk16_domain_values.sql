@@ -37,39 +37,23 @@ INSERT INTO bdv_readers VALUES ('bdv_rows', 'SELECT id, v FROM dw_log');
 SELECT dynview.create_dynamic_table('bdv_rows', 'SELECT id, v FROM dw_log', schedule => 'manual') IS NOT NULL AS created;
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
--- a round (\gexec): the log's size; the writers refreshed, each in a transaction of its own; the
--- log grew (the CHECK ran inside their refreshes); the reader refreshed and compared with its query;
--- the writers compared with their queries (dv_refresh_round: NO_DATA; evaluating the queries writes
--- the log again); the reader refreshed and compared again
-CREATE TABLE bdv_size (n bigint);
-INSERT INTO bdv_size VALUES (0);
-CREATE VIEW bdv_round AS
-  SELECT stmt FROM (SELECT 0, 'UPDATE bdv_size SET n = (SELECT count(*) FROM dw_log)'
-                    UNION ALL
-                    SELECT 1, format('SELECT %L AS name, refresh_mode FROM dynview.refresh(%L)', name, name)
-                      FROM bdv_writers
-                    UNION ALL
-                    VALUES (2, 'SELECT count(*) > (SELECT n FROM bdv_size) AS log_grew FROM dw_log'),
-                           (3, 'SELECT * FROM dv_refresh_round(''bdv_readers'')'),
-                           (4, 'SELECT * FROM dv_refresh_round(''bdv_writers'')'),
-                           (5, 'SELECT * FROM dv_refresh_round(''bdv_readers'')')) s(i, stmt)
-   ORDER BY i, stmt;
+\set writers_round :abs_srcdir '/sql/include/writers_round.sql'
+\i :writers_round
 
 -- rows in and out of groups, a value twice, a NULL
 INSERT INTO bdv_src VALUES (21, 1, 21, ROW(21, 0)), (22, 2, 3, ROW(3, 0)), (23, 0, NULL, NULL);
 DELETE FROM bdv_src WHERE id = 2;
 UPDATE bdv_src SET g = 0 WHERE id = 5;
-SELECT stmt FROM bdv_round \gexec
+SELECT dv_writers_round('bdv_writers', 'bdv_readers') \gexec
 -- values changed, a group emptied
 UPDATE bdv_src SET x = x + 100, c = ROW((c).f + 100, 1) WHERE id % 4 = 0;
 DELETE FROM bdv_src WHERE g = 2;
-SELECT stmt FROM bdv_round \gexec
+SELECT dv_writers_round('bdv_writers', 'bdv_readers') \gexec
 
 SELECT dynview.drop_dynamic_table(name) FROM bdv_writers;
 SELECT dynview.drop_dynamic_table('bdv_rows');
-DROP VIEW bdv_round;
-DROP TABLE bdv_writers, bdv_readers, bdv_size;
-DROP FUNCTION dv_refresh_round(regclass);
+DROP TABLE bdv_writers, bdv_readers, dw_size;
+DROP FUNCTION dv_refresh_round(regclass), dv_writers_round(regclass, regclass);
 DROP TABLE bdv_src, dw_log;
 DROP SEQUENCE dw_seq;
 DROP TYPE bdv_pair;
