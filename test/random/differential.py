@@ -1228,9 +1228,26 @@ def rowkey_dkey(rng):
     return rng.choice(["NULL", "ROW(NULL, NULL)", "ROW(1, NULL)", "ROW(2, 1)", "ROW(NULL, 2)", "ROW(3, 3)"]) + "::rk_dkey"
 
 
-def rowkey_dml(rng, cur):
+def rowkey_dml(rng, cur, large=False):
     """One change of rp or rq: inserts, keys moved between (a, b), (a, NULL), (NULL, b), (NULL, NULL)
-    and NULL, values and domain columns updated, deletes (by key, with IS NOT DISTINCT FROM)."""
+    and NULL, values and domain columns updated, deletes (by key, with IS NOT DISTINCT FROM).  With
+    large (rowkey_setup's), now and then a bulk change of rq: 1,000 rows inserted with two or three
+    keys drawn as above, or such rows deleted or updated, so that a window holds more changed
+    rows than probing each costs (optree.c probe_rows) over few keys (keyed_shared_rows)."""
+    if large and rng.random() < 0.03:
+        op = rng.random()
+        if op < 0.5:
+            keys = [rowkey_value(rng, 0.05) for _ in range(rng.randint(2, 3))]
+            base = 100000 + 1000 * rng.randint(0, 7)
+            cur.execute(f"INSERT INTO rq SELECT {base} + i, (ARRAY[{', '.join(keys)}]::rk[])[1 + i %% %s], "
+                        "i %% 10, i %% 7, NULL, NULL, NULL FROM generate_series(1, 1000) i "
+                        "ON CONFLICT (id) DO NOTHING", (len(keys),))
+        elif op < 0.75:
+            cur.execute("DELETE FROM rq WHERE id >= 100000 AND id %% %s = 0", (rng.randint(2, 4),))
+        else:
+            cur.execute(f"UPDATE rq SET k = {rowkey_value(rng, 0.05)} WHERE id >= 100000 AND id %% %s = 0",
+                        (rng.randint(2, 5),))
+        return
     op = rng.random()
     if rng.random() < 0.35:
         key = rowkey_value(rng, 0)
@@ -1510,7 +1527,8 @@ def run_seed(seed, steps, nested, tally):
                         (" ON CONFLICT (id) DO NOTHING" if rel == "ip" else ""), row)
     # keys of a row type, domains (their own rng too)
     r_rng = random.Random(f"rowkey-{seed}")
-    rowkey_setup(r_rng, cur, LARGE_ROW_KEYS > 0 and seed % LARGE_ROW_KEYS == 0)
+    r_large = LARGE_ROW_KEYS > 0 and seed % LARGE_ROW_KEYS == 0
+    rowkey_setup(r_rng, cur, r_large)
     # session settings of refreshes (their own rng too)
     s_rng = random.Random(f"settings-{seed}")
     spelling = Spelling()
@@ -1696,7 +1714,8 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
         side_step(c_rng, c_writers, composite_dml, 0.7, c_names, C_REFRESH_P, step)
         side_step(i_rng, i_writers, inheritance_dml, 0.6, i_names, I_REFRESH_P, step)
-        side_step(r_rng, r_writers, rowkey_dml, 0.6, r_names, R_REFRESH_P, step)
+        side_step(r_rng, r_writers, lambda srng, c: rowkey_dml(srng, c, r_large), 0.6, r_names,
+                  R_REFRESH_P, step)
         if o_rng.random() < REFRESH_P / 2 or step == steps - 1:
             refresh_and_verify(o_rng.choice(o_names), f"at step {step}")
     for n in names:
