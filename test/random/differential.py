@@ -102,6 +102,8 @@ I_REFRESH_P = 0.08
 R_REFRESH_P = 0.1
 # seeds divisible by this one (0: none) fill rp and rq past DV_PROBE_MIN_ROWS (--large-row-keys)
 LARGE_ROW_KEYS = 0
+# only the tables of rowkey_queries, with the same draws (--row-keys-only)
+ROW_KEYS_ONLY = False
 
 
 def admin_exec(sql):
@@ -1559,6 +1561,9 @@ def run_seed(seed, steps, nested, tally):
     defs += o_defs
     r_defs = rowkey_queries(r_rng)
     defs += r_defs
+    if ROW_KEYS_ONLY:
+        # (the other tables drawn as ever, none created)
+        defs = r_defs
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -1683,6 +1688,10 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(srng.choice(snames), f"at step {step}")
 
     for step in range(steps):
+        if ROW_KEYS_ONLY:
+            side_step(r_rng, r_writers, lambda srng, c: rowkey_dml(srng, c, r_large), 0.6, r_names,
+                      R_REFRESH_P, step)
+            continue
         w = rng.randrange(len(writers))
         conn = writers[w]
         wcur = conn.cursor()
@@ -1818,7 +1827,7 @@ def print_tally(tally):
 
 
 def main():
-    global DB, LARGE_ROW_KEYS
+    global DB, LARGE_ROW_KEYS, ROW_KEYS_ONLY
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--steps", type=int, default=2000)
@@ -1832,11 +1841,15 @@ def main():
     ap.add_argument("--large-row-keys", type=int, default=LARGE_ROW_KEYS, metavar="N",
                     help="seeds divisible by N fill the row-key tables rp and rq past the size where "
                     "probes and keyed reads are planned (12,000 rows more each; 0: no seed)")
+    ap.add_argument("--row-keys-only", action="store_true",
+                    help="create, change and refresh only the row-key tables (rowkey_queries), drawn as in a "
+                    "full run of the seed")
     ap.add_argument("--db", default=DB,
                     help="the scratch database (dropped and re-created per seed); two runs at once need two names")
     a = ap.parse_args()
     DB = a.db
     LARGE_ROW_KEYS = a.large_row_keys
+    ROW_KEYS_ONLY = a.row_keys_only
     passed = failed = 0
     if a.large_window > 0:
         try:
