@@ -42,7 +42,16 @@ there, char(4) with short values), and dynamic tables of three sorts:
   partitions): the parent read with and without ONLY, a child read directly, joins, NOT EXISTS
   over a child, a UNION ALL of a child's own rows and its child's; their writers write every
   level, with and without ONLY, truncate a child and detach one (NO INHERIT) and attach it
-  again.  Queries are
+  again; and, from a random generator of their own again (rowkey_queries: with their own
+  writers, DML and refreshes), tables over rp, whose primary key is of a row type rk (a int, b
+  int), and rq, referring to it by a nullable rk column: keys (n, NULL), (NULL, n), (NULL, NULL)
+  and NULL on both sides of joins, IN / NOT IN, EXISTS / NOT EXISTS, correlated aggregates (TPC-H
+  Q17's and Q20's shapes), GROUP BY, DISTINCT and count(DISTINCT), keys formed by ROW(x, y)::rk,
+  domains with CHECKs (over text, int and rk) as keys and aggregate inputs, and queries drawn
+  from the grammar with rp and rq among its bases; --large-row-keys N makes the seeds divisible
+  by N fill rp and rq past the size where probes and keyed reads are planned (optree.c
+  DV_PROBE_MIN_ROWS), with bulk changes of 1,000 rows now and then (slow: a local option, not
+  CI's); --row-keys-only runs those tables alone.  Queries are
   deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
@@ -76,7 +85,8 @@ Before the seeds, one large window (--large-window ROWS, default 100000): more t
 change rows applied in one refresh of each kind of table (see large_window).
 
 usage: differential.py [--seeds N] [--steps N] [--nested N] [--first-seed S]
-                       [--large-window ROWS] [--min-verified N] [--db NAME]
+                       [--large-window ROWS] [--min-verified N] [--large-row-keys N]
+                       [--row-keys-only] [--db NAME]
 (rerun one failing seed with --first-seed S --seeds 1 --large-window 0 and the same --steps and
 --nested).  Connection: libpq environment (PGHOST, PGPORT, PGUSER).  Ends with the plain line
 "N passed, N failed" (one count per seed, and one for the large window).
