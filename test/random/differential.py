@@ -1024,19 +1024,30 @@ def composite_queries(rng):
         "SELECT m.k1, m.k2, count(*) AS n FROM m, c WHERE c.a_id = m.id AND c.y = m.x GROUP BY m.k1, m.k2",
         "SELECT DISTINCT h.t, m.k2 FROM h, m WHERE m.k1 = h.k1 AND m.k2 = h.k2 AND h.v > m.x",
     ]
-    rng.shuffle(fixed)
-    out = [(f"cf{i}", q, {"composite keys / comma lists (fixed)"}) for i, q in enumerate(fixed[: rng.randint(3, 5)])]
-    gen = QueryGen(rng, composite=True)
     wanted = ("comma-list join", "on two columns", "of two columns")
-    for i in range(3):
+    return fixed_and_drawn(rng, fixed, ("cf", "composite keys / comma lists (fixed)"), (3, 5),
+                           QueryGen(rng, composite=True), ("cg", "composite generator"), 3,
+                           lambda rel: any(w in t for t in rel.tags for w in wanted))
+
+
+def fixed_and_drawn(rng, fixed, fixed_name, fixed_count, gen, drawn_name, drawn_count, wanted):
+    """A side generator's queries: a random few of the list fixed (shuffled; between fixed_count's
+    bounds), named by fixed_name's prefix and tagged with its tag, then drawn_count drawn by gen
+    (depth 3 or 4) for which wanted(rel) is true, named and tagged by drawn_name.  [(name, query,
+    tags)]"""
+    rng.shuffle(fixed)
+    prefix, tag = fixed_name
+    out = [(f"{prefix}{i}", q, {tag}) for i, q in enumerate(fixed[: rng.randint(*fixed_count)])]
+    prefix, tag = drawn_name
+    for i in range(drawn_count):
         for _ in range(200):
             rel = gen.gen(rng.choice([3, 3, 4]))
-            if any(w in t for t in rel.tags for w in wanted):
+            if wanted(rel):
                 break
         else:
             raise RuntimeError("the query generator found no query of this shape")
         assert rel.depth >= 3, rel.sql
-        out.append((f"cg{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}", "composite generator"}))
+        out.append((f"{prefix}{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}", tag}))
     return out
 
 
@@ -1182,18 +1193,9 @@ def rowkey_queries(rng):
         "SELECT p.id, g.s, g.c FROM rp p JOIN (SELECT k, sum(n) AS s, count(*) AS c FROM rq GROUP BY k) g ON g.k = p.id",
         "SELECT count(*) AS c, sum(n) AS s FROM rq WHERE k IN (SELECT id FROM rp WHERE t = 'y')",
     ]
-    rng.shuffle(fixed)
-    out = [(f"rf{i}", q, {"row-type keys / domains (fixed)"}) for i, q in enumerate(fixed[: rng.randint(6, 8)])]
-    gen = QueryGen(rng, rowkey=True)
-    for i in range(2):
-        for _ in range(200):
-            rel = gen.gen(rng.choice([3, 3, 4]))
-            if "rp " in rel.sql or "rq " in rel.sql:
-                break
-        else:
-            raise RuntimeError("the query generator found no query of this shape")
-        out.append((f"rg{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}", "row-key generator"}))
-    return out
+    return fixed_and_drawn(rng, fixed, ("rf", "row-type keys / domains (fixed)"), (6, 8),
+                           QueryGen(rng, rowkey=True), ("rg", "row-key generator"), 2,
+                           lambda rel: "rp " in rel.sql or "rq " in rel.sql)
 
 
 def rowkey_value(rng, null_p=0.1):
