@@ -42,7 +42,16 @@ there, char(4) with short values), and dynamic tables of three sorts:
   partitions): the parent read with and without ONLY, a child read directly, joins, NOT EXISTS
   over a child, a UNION ALL of a child's own rows and its child's; their writers write every
   level, with and without ONLY, truncate a child and detach one (NO INHERIT) and attach it
-  again.  Queries are
+  again; and, from a random generator of their own again (rowkey_queries: with their own
+  writers, DML and refreshes), tables over rp, whose primary key is of a row type rk (a int, b
+  int), and rq, referring to it by a nullable rk column: keys (n, NULL), (NULL, n), (NULL, NULL)
+  and NULL on both sides of joins, IN / NOT IN, EXISTS / NOT EXISTS, correlated aggregates (TPC-H
+  Q17's and Q20's shapes), GROUP BY, DISTINCT and count(DISTINCT), keys formed by ROW(x, y)::rk,
+  domains with CHECKs (over text, int and rk) as keys and aggregate inputs, and queries drawn
+  from the grammar with rp and rq among its bases; --large-row-keys N makes the seeds divisible
+  by N fill rp and rq past the size where probes and keyed reads are planned (optree.c
+  DV_PROBE_MIN_ROWS), with bulk changes of 1,000 rows now and then (slow: a local option, not
+  CI's); --row-keys-only runs those tables alone.  Queries are
   deterministic: LIMIT,
   DISTINCT ON and row_number() sort by every output column last (rows that tie are identical),
   no float aggregate, and no DISTINCT, grouping, set operation, sort or min/max on a numeric of
@@ -76,7 +85,8 @@ Before the seeds, one large window (--large-window ROWS, default 100000): more t
 change rows applied in one refresh of each kind of table (see large_window).
 
 usage: differential.py [--seeds N] [--steps N] [--nested N] [--first-seed S]
-                       [--large-window ROWS] [--min-verified N] [--db NAME]
+                       [--large-window ROWS] [--min-verified N] [--large-row-keys N]
+                       [--row-keys-only] [--db NAME]
 (rerun one failing seed with --first-seed S --seeds 1 --large-window 0 and the same --steps and
 --nested).  Connection: libpq environment (PGHOST, PGPORT, PGUSER).  Ends with the plain line
 "N passed, N failed" (one count per seed, and one for the large window).
@@ -98,6 +108,12 @@ REFRESH_P = 0.4
 C_REFRESH_P = 0.05
 # the same for the tables over the inheritance tree (inheritance_queries)
 I_REFRESH_P = 0.08
+# the same for the tables over keys of a row type and domains (rowkey_queries)
+R_REFRESH_P = 0.1
+# seeds divisible by this one (0: none) fill rp and rq past DV_PROBE_MIN_ROWS (--large-row-keys)
+LARGE_ROW_KEYS = 0
+# only the tables of rowkey_queries, with the same draws (--row-keys-only)
+ROW_KEYS_ONLY = False
 
 
 def admin_exec(sql):
@@ -196,7 +212,7 @@ class Rel:
 
 # kinds that group keys, DISTINCT, PARTITION BY and set operations may use: every value has one
 # spelling at a time (interval and citext values are respelled all at once, see Spelling)
-KEYABLE = ("int", "text", "bool", "iv", "ci")
+KEYABLE = ("int", "text", "bool", "iv", "ci", "rk")
 
 BASES = [
     Rel(None, [Col("id", "int", 100), Col("g", "int", 4), Col("v", "int", 30), Col("w", "text", 4)],
@@ -221,12 +237,28 @@ COMPOSITE_BASES = [
 ]
 
 
+# two tables with keys of a composite type (drawn only by the generator of rowkey_queries): rp's
+# primary key id is of the row type rk (a int, b int), whose fields may be NULL ((n, NULL),
+# (NULL, n), (NULL, NULL)); rq refers to it by k (rk, nullable, indexed) and by x, y (ROW(x, y)::rk);
+# t is a domain over text, n one over int, dk one over rk, each with a CHECK (kind rk: a
+# composite value, compared by the record equality, for which IS NULL is not "the null value")
+ROWKEY_BASES = [
+    Rel(None, [Col("id", "rk", 20), Col("t", "text", 3), Col("v", "int", 10), Col("dk", "rk", 8)],
+        18, 0, [], table="rp"),
+    Rel(None, [Col("id", "int", 60), Col("k", "rk", 20), Col("n", "int", 8), Col("v", "int", 10),
+               Col("x", "int", 4), Col("y", "int", 3), Col("dk", "rk", 8)], 50, 0, [], table="rq"),
+]
+
+
 class QueryGen:
     """Draws nested queries: gen(depth) returns a Rel with depth operators on its longest path
     (more when a dynamic table stands for a base: its own query's depth counts)."""
 
-    def __init__(self, rng, upstreams=(), lateral=False, composite=False):
+    def __init__(self, rng, upstreams=(), lateral=False, composite=False, rowkey=False):
         self.rng = rng
+        # rowkey: draw rp and rq (keys of a composite type, domains) among the bases (only
+        # rowkey_queries' generator does)
+        self.rowkey = rowkey
         # composite: draw h and m among the bases, joins and correlated subqueries on two
         # columns more often, and inner joins written as comma lists (FROM l, r WHERE ...), as
         # TPC-H Q2, Q5, Q7, Q8, Q9, Q21 write them (only composite_queries' generator does)
@@ -245,6 +277,8 @@ class QueryGen:
         r = self.rng
         if self.upstreams and r.random() < 0.25:
             return r.choice(self.upstreams)
+        if self.rowkey:
+            return r.choice(BASES[:2] + ROWKEY_BASES * 3)
         if self.composite:
             return r.choice(BASES[:3] + COMPOSITE_BASES * 3)
         return r.choice(BASES[:3] * 3 + BASES[3:])
@@ -264,6 +298,10 @@ class QueryGen:
             return r.choice([f"{e} > '1 day'", f"{e} = '48 hours'", f"{e} IS NULL"])
         if c.kind == "ci":
             return r.choice([f"{e} = 'bob'", f"{e} <> 'EVE'", f"{e} IS NOT NULL"])
+        if c.kind == "rk":
+            return r.choice([f"{e} IS NULL", f"{e} IS NOT NULL", f"pg_catalog.num_nulls({e}) = 1",
+                             f"({e}).a > 1", f"({e}).b IS NULL", f"{e} > ROW(2, NULL)::rk",
+                             f"{e} IS DISTINCT FROM ROW(NULL, NULL)::rk"])
         k = r.choice([0, 1, 2, 3, 5, 10, 20])
         return r.choice([f"{e} > {k}", f"{e} <= {k}", f"{e} <> {k}", f"{e} IS NULL",
                          f"{e} IS NOT NULL", f"{e} BETWEEN {k} AND {k + 10}", f"({e} + 1) % 3 = 0"])
@@ -986,19 +1024,30 @@ def composite_queries(rng):
         "SELECT m.k1, m.k2, count(*) AS n FROM m, c WHERE c.a_id = m.id AND c.y = m.x GROUP BY m.k1, m.k2",
         "SELECT DISTINCT h.t, m.k2 FROM h, m WHERE m.k1 = h.k1 AND m.k2 = h.k2 AND h.v > m.x",
     ]
-    rng.shuffle(fixed)
-    out = [(f"cf{i}", q, {"composite keys / comma lists (fixed)"}) for i, q in enumerate(fixed[: rng.randint(3, 5)])]
-    gen = QueryGen(rng, composite=True)
     wanted = ("comma-list join", "on two columns", "of two columns")
-    for i in range(3):
+    return fixed_and_drawn(rng, fixed, ("cf", "composite keys / comma lists (fixed)"), (3, 5),
+                           QueryGen(rng, composite=True), ("cg", "composite generator"), 3,
+                           lambda rel: any(w in t for t in rel.tags for w in wanted))
+
+
+def fixed_and_drawn(rng, fixed, fixed_name, fixed_count, gen, drawn_name, drawn_count, wanted):
+    """A side generator's queries: a random few of the list fixed (shuffled; between fixed_count's
+    bounds), named by fixed_name's prefix and tagged with its tag, then drawn_count drawn by gen
+    (depth 3 or 4) for which wanted(rel) is true, named and tagged by drawn_name.  [(name, query,
+    tags)]"""
+    rng.shuffle(fixed)
+    prefix, tag = fixed_name
+    out = [(f"{prefix}{i}", q, {tag}) for i, q in enumerate(fixed[: rng.randint(*fixed_count)])]
+    prefix, tag = drawn_name
+    for i in range(drawn_count):
         for _ in range(200):
             rel = gen.gen(rng.choice([3, 3, 4]))
-            if any(w in t for t in rel.tags for w in wanted):
+            if wanted(rel):
                 break
         else:
             raise RuntimeError("the query generator found no query of this shape")
         assert rel.depth >= 3, rel.sql
-        out.append((f"cg{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}", "composite generator"}))
+        out.append((f"{prefix}{i}", rel.sql, rel.tags | {f"depth {min(rel.depth, 5)}", tag}))
     return out
 
 
@@ -1095,6 +1144,157 @@ def composite_dml(rng, cur):
                         (rand_val(rng, 1, 6 if col == "k1" else 5, 0.1), rng.randint(1, 60)))
         else:
             cur.execute("DELETE FROM m WHERE id = %s", (rng.randint(1, 60),))
+
+
+def rowkey_queries(rng):
+    """Queries over rp (primary key id of the row type rk (a int, b int)) and rq (k of type rk
+    referring to it, nullable, indexed; x, y forming ROW(x, y)::rk; n of a domain over int, dk of a
+    domain over rk, rp.t of a domain over text, each with a CHECK): keys (n, NULL), (NULL, n),
+    (NULL, NULL) and NULL on both sides of joins, IN / NOT IN, EXISTS / NOT EXISTS, correlated
+    aggregates (TPC-H Q17's and Q20's shapes), GROUP BY, DISTINCT and count(DISTINCT), keys formed
+    by ROW(x, y)::rk, the domains as keys and aggregate inputs; a few from a fixed list and two
+    drawn from the grammar with rp and rq among its bases.  (s16-brk found two silent wrong
+    results there by hand: keyed_shared_rows' key filter, the null value told by IS NULL.)  With
+    the seed's large row keys (run_seed), rp and rq hold over DV_PROBE_MIN_ROWS (optree.c) rows,
+    so that probes and keyed reads are planned.  Drawn with an rng of their own and refreshed by
+    their own draws, so that a seed's other tables, DML and refreshes stay as they were."""
+    fixed = [
+        "SELECT q.id, q.v, p.v AS pv FROM rq q JOIN rp p ON p.id = q.k",
+        "SELECT q.id, p.id AS pid, p.t FROM rq q LEFT JOIN rp p ON p.id = q.k",
+        "SELECT q.id, p.id AS pid FROM rq q FULL JOIN rp p ON p.id = q.k AND p.v > 2",
+        "SELECT p.id, count(q.id) AS c, sum(q.n) AS s FROM rp p LEFT JOIN rq q ON q.k = p.id GROUP BY p.id",
+        "SELECT q.id, p.v FROM rq q JOIN rp p ON p.id = ROW(q.x, q.y)::rk",
+        "SELECT q.id, q.v FROM rq q WHERE q.k IN (SELECT p.id FROM rp p WHERE p.v > 3)",
+        "SELECT q.id, q.v FROM rq q WHERE q.k NOT IN (SELECT p.id FROM rp p WHERE p.t = 'X')",
+        "SELECT p.id, p.v FROM rp p WHERE p.id NOT IN (SELECT q.k FROM rq q WHERE q.v > 2)",
+        "SELECT q.id FROM rq q WHERE q.dk::rk NOT IN (SELECT p.id FROM rp p)",
+        "SELECT q.id, q.n FROM rq q WHERE EXISTS (SELECT FROM rp p WHERE p.id = q.k AND p.v > 4)",
+        "SELECT q.id, q.n FROM rq q WHERE NOT EXISTS (SELECT FROM rp p WHERE p.id = q.k AND p.v > 4)",
+        "SELECT p.id, p.t FROM rp p WHERE NOT EXISTS (SELECT FROM rq q WHERE q.k = p.id)",
+        # TPC-H Q17: the partner's rows read by key (keyed_shared_rows)
+        "SELECT sum(q.v) AS s, count(*) AS c FROM rq q, rp p WHERE p.id = q.k AND p.t = 'X' "
+        "AND q.n < (SELECT 0.5 * avg(q2.n) FROM rq q2 WHERE q2.k = p.id)",
+        "SELECT q.id, q.v FROM rq q, rp p WHERE p.id = q.k AND p.t <> 'Z' "
+        "AND q.n < (SELECT avg(q2.n) FROM rq q2 WHERE q2.k = p.id)",
+        "SELECT q.k, sum(q.v) AS s, count(*) AS c FROM rq q, rp p WHERE p.id = q.k "
+        "AND q.n <= (SELECT avg(q2.n) FROM rq q2 WHERE q2.k = p.id) GROUP BY q.k",
+        # TPC-H Q20: a correlated aggregate of the other table
+        "SELECT p.id, p.v FROM rp p WHERE p.v > (SELECT 0.5 * sum(q.n) FROM rq q WHERE q.k = p.id)",
+        "SELECT q.id, q.n FROM rq q WHERE q.n <= (SELECT avg(q2.n) FROM rq q2 WHERE q2.k = q.k)",
+        "SELECT k, sum(n) AS s, count(*) AS c, min(v) AS mn, max(n) AS mx FROM rq GROUP BY k",
+        "SELECT k, v, sum(n) AS s, count(*) AS c FROM rq GROUP BY k, v",
+        "SELECT ROW(x, y)::rk AS xy, count(*) AS c, sum(v) AS s FROM rq GROUP BY ROW(x, y)::rk",
+        "SELECT v, count(DISTINCT k) AS nd, count(k) AS nk FROM rq GROUP BY v",
+        "SELECT DISTINCT k FROM rq",
+        "SELECT DISTINCT ROW(x, y)::rk AS xy, dk FROM rq",
+        "SELECT dk, sum(n) AS s, avg(n) AS av, count(*) AS c FROM rq GROUP BY dk",
+        "SELECT p.t, sum(q.n) AS s, count(*) AS c FROM rq q JOIN rp p ON p.dk = q.dk GROUP BY p.t",
+        "SELECT t, count(*) AS c, sum(v) AS s, count(DISTINCT dk) AS nd FROM rp GROUP BY t",
+        "SELECT p.id, g.s, g.c FROM rp p JOIN (SELECT k, sum(n) AS s, count(*) AS c FROM rq GROUP BY k) g ON g.k = p.id",
+        "SELECT count(*) AS c, sum(n) AS s FROM rq WHERE k IN (SELECT id FROM rp WHERE t = 'y')",
+    ]
+    return fixed_and_drawn(rng, fixed, ("rf", "row-type keys / domains (fixed)"), (6, 8),
+                           QueryGen(rng, rowkey=True), ("rg", "row-key generator"), 2,
+                           lambda rel: "rp " in rel.sql or "rq " in rel.sql)
+
+
+def rowkey_value(rng, null_p=0.1):
+    """A key of type rk as SQL: NULL, (NULL, NULL), (a, NULL), (NULL, b) or (a, b), a in 1..4, b in
+    1..3 (the fields NULL more often than not in some draws)."""
+    x = rng.random()
+    if x < null_p:
+        return "NULL"
+    a, b = rng.randint(1, 4), rng.randint(1, 3)
+    return rng.choice([f"ROW({a}, {b})", f"ROW({a}, {b})", f"ROW({a}, NULL)", f"ROW({a}, NULL)",
+                       f"ROW(NULL, {b})", "ROW(NULL, NULL)"]) + "::rk"
+
+
+def rowkey_setup(rng, cur, large):
+    """rp and rq (rowkey_queries) with their types and domains, filled; with large, each holds
+    more than DV_PROBE_MIN_ROWS rows besides (keys no change touches, analyzed)."""
+    cur.execute("CREATE TYPE rk AS (a int, b int)")
+    cur.execute("CREATE DOMAIN rk_tag AS text CHECK (VALUE IN ('X', 'y', 'Z'))")
+    cur.execute("CREATE DOMAIN rk_count AS int CHECK (VALUE >= 0)")
+    cur.execute("CREATE DOMAIN rk_dkey AS rk CHECK ((VALUE).a IS NULL OR (VALUE).a < 4)")
+    cur.execute("CREATE TABLE rp (id rk PRIMARY KEY, t rk_tag, v int, dk rk_dkey)")
+    cur.execute("CREATE TABLE rq (id int PRIMARY KEY, k rk, n rk_count, v int, x int, y int, dk rk_dkey)")
+    cur.execute("CREATE INDEX ON rq (k)")
+    for _ in range(18):
+        cur.execute(f"INSERT INTO rp VALUES ({rowkey_value(rng, 0)}, %s, %s, {rowkey_dkey(rng)}) "
+                    "ON CONFLICT (id) DO NOTHING",
+                    (rng.choice([None, "X", "y", "Z"]), rand_val(rng, 0, 9)))
+    for i in range(1, 41):
+        cur.execute(f"INSERT INTO rq VALUES (%s, {rowkey_value(rng)}, %s, %s, %s, %s, {rowkey_dkey(rng)})",
+                    (i, rand_val(rng, 0, 9), rand_val(rng, 0, 9), rand_val(rng, 1, 4, 0.3),
+                     rand_val(rng, 1, 3, 0.3)))
+    if large:
+        # keys (1000 + i, i % 7) match nothing the changes write: the tables are large, their
+        # changes as small as in the other seeds; the other columns NULL, so that the grammar's
+        # joins on them (sized for small tables) match none of these rows (a self-join of rp on
+        # t took minutes)
+        cur.execute("INSERT INTO rp SELECT ROW(1000 + i, i % 7)::rk, NULL, NULL, NULL "
+                    "FROM generate_series(1, 12000) i")
+        cur.execute("INSERT INTO rq SELECT 1000 + i, ROW(1000 + i, i % 7)::rk, NULL, NULL, NULL, NULL, NULL "
+                    "FROM generate_series(1, 12000) i")
+        cur.execute("ANALYZE rp, rq")
+
+
+def rowkey_dkey(rng):
+    """A value of the domain rk_dkey (a < 4 or NULL) as SQL."""
+    return rng.choice(["NULL", "ROW(NULL, NULL)", "ROW(1, NULL)", "ROW(2, 1)", "ROW(NULL, 2)", "ROW(3, 3)"]) + "::rk_dkey"
+
+
+def rowkey_dml(rng, cur, large=False):
+    """One change of rp or rq: inserts, keys moved between (a, b), (a, NULL), (NULL, b), (NULL, NULL)
+    and NULL, values and domain columns updated, deletes (by key, with IS NOT DISTINCT FROM).  With
+    large (rowkey_setup's), now and then a bulk change of rq: 1,000 rows inserted with two or three
+    keys drawn as above, or such rows deleted or updated, so that a window holds more changed
+    rows than probing each costs (optree.c probe_rows) over few keys (keyed_shared_rows)."""
+    if large and rng.random() < 0.03:
+        op = rng.random()
+        if op < 0.5:
+            keys = [rowkey_value(rng, 0.05) for _ in range(rng.randint(2, 3))]
+            base = 100000 + 1000 * rng.randint(0, 7)
+            cur.execute(f"INSERT INTO rq SELECT {base} + i, (ARRAY[{', '.join(keys)}]::rk[])[1 + i %% %s], "
+                        "i %% 10, CASE WHEN i %% 20 = 0 THEN i %% 7 END, NULL, NULL, NULL "
+                        "FROM generate_series(1, 1000) i "
+                        "ON CONFLICT (id) DO NOTHING", (len(keys),))
+        elif op < 0.75:
+            cur.execute("DELETE FROM rq WHERE id >= 100000 AND id %% %s = 0", (rng.randint(2, 4),))
+        else:
+            cur.execute(f"UPDATE rq SET k = {rowkey_value(rng, 0.05)} WHERE id >= 100000 AND id %% %s = 0",
+                        (rng.randint(2, 5),))
+        return
+    op = rng.random()
+    if rng.random() < 0.35:
+        key = rowkey_value(rng, 0)
+        if op < 0.35:
+            cur.execute(f"INSERT INTO rp VALUES ({key}, %s, %s, {rowkey_dkey(rng)}) ON CONFLICT (id) DO NOTHING",
+                        (rng.choice([None, "X", "y", "Z"]), rand_val(rng, 0, 9)))
+        elif op < 0.6:
+            cur.execute(f"UPDATE rp SET v = %s, t = %s WHERE id IS NOT DISTINCT FROM {key}",
+                        (rand_val(rng, 0, 9), rng.choice([None, "X", "y", "Z"])))
+        elif op < 0.7:
+            cur.execute(f"UPDATE rp SET dk = {rowkey_dkey(rng)} WHERE id IS NOT DISTINCT FROM {key}")
+        elif op < 0.8:
+            cur.execute(f"UPDATE rp SET id = {rowkey_value(rng, 0)} WHERE id IS NOT DISTINCT FROM {key}")
+        else:
+            cur.execute(f"DELETE FROM rp WHERE id IS NOT DISTINCT FROM {key}")
+    else:
+        if op < 0.4:
+            cur.execute(f"INSERT INTO rq VALUES (%s, {rowkey_value(rng)}, %s, %s, %s, %s, {rowkey_dkey(rng)}) "
+                        "ON CONFLICT (id) DO NOTHING",
+                        (rng.randint(1, 60), rand_val(rng, 0, 9), rand_val(rng, 0, 9),
+                         rand_val(rng, 1, 4, 0.3), rand_val(rng, 1, 3, 0.3)))
+        elif op < 0.6:
+            cur.execute(f"UPDATE rq SET k = {rowkey_value(rng)} WHERE id = %s", (rng.randint(1, 60),))
+        elif op < 0.75:
+            col = rng.choice(["n", "v", "x", "y"])
+            cur.execute(f"UPDATE rq SET {col} = %s WHERE id = %s", (rand_val(rng, 0, 9), rng.randint(1, 60)))
+        elif op < 0.8:
+            cur.execute(f"UPDATE rq SET dk = {rowkey_dkey(rng)} WHERE id = %s", (rng.randint(1, 60),))
+        else:
+            cur.execute("DELETE FROM rq WHERE id = %s", (rng.randint(1, 60),))
 
 
 def rand_val(rng, lo, hi, null_p=0.15):
@@ -1342,6 +1542,10 @@ def run_seed(seed, steps, nested, tally):
         else:
             cur.execute(f"INSERT INTO {rel} VALUES (%s, %s, %s)" +
                         (" ON CONFLICT (id) DO NOTHING" if rel == "ip" else ""), row)
+    # keys of a row type, domains (their own rng too)
+    r_rng = random.Random(f"rowkey-{seed}")
+    r_large = LARGE_ROW_KEYS > 0 and seed % LARGE_ROW_KEYS == 0
+    rowkey_setup(r_rng, cur, r_large)
     # session settings of refreshes (their own rng too)
     s_rng = random.Random(f"settings-{seed}")
     spelling = Spelling()
@@ -1370,6 +1574,11 @@ def run_seed(seed, steps, nested, tally):
     o_rng = random.Random(f"or-{seed}")
     o_defs = or_queries(o_rng)
     defs += o_defs
+    r_defs = rowkey_queries(r_rng)
+    defs += r_defs
+    if ROW_KEYS_ONLY:
+        # (the other tables drawn as ever, none created)
+        defs = r_defs
     names, tags, queries = [], {}, {}
     for name, q, t in defs:
         try:
@@ -1395,8 +1604,9 @@ def run_seed(seed, steps, nested, tally):
     c_names = [n for n, _, _ in c_defs]
     i_names = [n for n, _, _ in i_defs]
     o_names = [n for n, _, _ in o_defs]
-    main_names = [n for n in names
-                  if n not in ns_names and n not in c_names and n not in i_names and n not in o_names]
+    r_names = [n for n, _, _ in r_defs]
+    main_names = [n for n in names if n not in ns_names and n not in c_names and n not in i_names
+                  and n not in o_names and n not in r_names]
     # the composite tables' writers, driven by c_rng (their lock timeouts and rollbacks leave
     # the main writers' transactions as they were)
     c_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
@@ -1406,6 +1616,11 @@ def run_seed(seed, steps, nested, tally):
     # the inheritance tree's writers, driven by i_rng (likewise)
     i_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
     for c in i_writers:
+        c.cursor().execute("SET lock_timeout = '50ms'")
+        c.commit()
+    # the row-key tables' writers, driven by r_rng (likewise)
+    r_writers = [psycopg2.connect(dbname=DB) for _ in range(2)]
+    for c in r_writers:
         c.cursor().execute("SET lock_timeout = '50ms'")
         c.commit()
     writers = [psycopg2.connect(dbname=DB) for _ in range(3)]
@@ -1488,6 +1703,10 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(srng.choice(snames), f"at step {step}")
 
     for step in range(steps):
+        if ROW_KEYS_ONLY:
+            side_step(r_rng, r_writers, lambda srng, c: rowkey_dml(srng, c, r_large), 0.6, r_names,
+                      R_REFRESH_P, step)
+            continue
         w = rng.randrange(len(writers))
         conn = writers[w]
         wcur = conn.cursor()
@@ -1519,6 +1738,8 @@ def run_seed(seed, steps, nested, tally):
             refresh_and_verify(ns_rng.choice(ns_names), f"at step {step}")
         side_step(c_rng, c_writers, composite_dml, 0.7, c_names, C_REFRESH_P, step)
         side_step(i_rng, i_writers, inheritance_dml, 0.6, i_names, I_REFRESH_P, step)
+        side_step(r_rng, r_writers, lambda srng, c: rowkey_dml(srng, c, r_large), 0.6, r_names,
+                  R_REFRESH_P, step)
         if o_rng.random() < REFRESH_P / 2 or step == steps - 1:
             refresh_and_verify(o_rng.choice(o_names), f"at step {step}")
     for n in names:
@@ -1539,7 +1760,7 @@ def run_seed(seed, steps, nested, tally):
                     f"UNION ALL (({query}) EXCEPT ALL TABLE {n})) dv_x")
         if cur.fetchone()[0] != 0:
             fail(f"{n} differs from its query by =", n)
-    for c in writers + c_writers + i_writers:
+    for c in writers + c_writers + i_writers + r_writers:
         c.close()
     setup.close()
     admin_exec(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
@@ -1621,7 +1842,7 @@ def print_tally(tally):
 
 
 def main():
-    global DB
+    global DB, LARGE_ROW_KEYS, ROW_KEYS_ONLY
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--steps", type=int, default=2000)
@@ -1632,10 +1853,18 @@ def main():
                     help="rows of the large-window run (0: none); its window holds about 2.2 times as many changes")
     ap.add_argument("--min-verified", type=int, default=0,
                     help="fail unless the seeds verify at least this many refreshes in all")
+    ap.add_argument("--large-row-keys", type=int, default=LARGE_ROW_KEYS, metavar="N",
+                    help="seeds divisible by N fill the row-key tables rp and rq past the size where "
+                    "probes and keyed reads are planned (12,000 rows more each; 0: no seed)")
+    ap.add_argument("--row-keys-only", action="store_true",
+                    help="create, change and refresh only the row-key tables (rowkey_queries), drawn as in a "
+                    "full run of the seed")
     ap.add_argument("--db", default=DB,
                     help="the scratch database (dropped and re-created per seed); two runs at once need two names")
     a = ap.parse_args()
     DB = a.db
+    LARGE_ROW_KEYS = a.large_row_keys
+    ROW_KEYS_ONLY = a.row_keys_only
     passed = failed = 0
     if a.large_window > 0:
         try:

@@ -11,16 +11,20 @@
 -- NULL: brk16_null_row_keys.)
 SET client_min_messages = warning;
 CREATE TYPE bck_key AS (a int, b int);
--- 20,000 parts (probes are considered from 10,000 rows): one in 60 with a NULL field
+-- 10,500 parts (probes and keyed reads are considered from 10,000 rows: DV_PROBE_MIN_ROWS in
+-- optree.c), one in 30 with a NULL field; 2,000 lines to begin with (each comparison with the
+-- query runs its correlated subquery once per line: 30,000 lines made the test take a minute).
+-- The 1,200 lines a round changes over 300 parts are more than probing part once a changed line
+-- costs (10,500 rows), so part is read by key (keyed_shared_rows), the path of the defect.
 CREATE TABLE bck_part (id bck_key PRIMARY KEY, brand text NOT NULL, cont text);
 CREATE TABLE bck_li (id int PRIMARY KEY, part bck_key, qty numeric(10, 2) NOT NULL, price numeric(10, 2));
 CREATE INDEX ON bck_li (part);
-INSERT INTO bck_part SELECT ROW(n, CASE WHEN n % 60 = 3 THEN NULL ELSE n % 5 END)::bck_key, 'B3', 'C3'
-  FROM generate_series(1, 20000) n;
-INSERT INTO bck_li SELECT i, ROW(1 + (i * 7919) % 20000,
-                                 CASE WHEN (1 + (i * 7919) % 20000) % 60 = 3 THEN NULL ELSE (1 + (i * 7919) % 20000) % 5 END)::bck_key,
+INSERT INTO bck_part SELECT ROW(n, CASE WHEN n % 30 = 3 THEN NULL ELSE n % 5 END)::bck_key, 'B3', 'C3'
+  FROM generate_series(1, 10500) n;
+INSERT INTO bck_li SELECT i, ROW(1 + (i * 7919) % 10500,
+                                 CASE WHEN (1 + (i * 7919) % 10500) % 30 = 3 THEN NULL ELSE (1 + (i * 7919) % 10500) % 5 END)::bck_key,
                           1 + i % 50, (i * 31) % 1000 / 10.0
-  FROM generate_series(1, 30000) i;
+  FROM generate_series(1, 2000) i;
 ANALYZE bck_part, bck_li;
 
 CREATE TABLE bck_defs (name text PRIMARY KEY, query text NOT NULL);
@@ -47,14 +51,14 @@ SELECT count(dynview.create_dynamic_table(name, query, schedule => 'manual', ref
 
 -- round 1: four lines for each of 300 parts (n, NULL): two of quantity 1 (below half the
 -- average before and after), two of 200 (the average rises)
-INSERT INTO bck_li SELECT 200000 + i, ROW(3 + 60 * (i % 300), NULL)::bck_key,
+INSERT INTO bck_li SELECT 200000 + i, ROW(3 + 30 * (i % 300), NULL)::bck_key,
                           CASE WHEN i % 4 < 2 THEN 1 ELSE 200 END, i % 500 / 10.0
   FROM generate_series(1, 1200) i;
 SELECT dynview.wait_for_capture();
 SELECT * FROM dv_refresh_round('bck_defs');
 
 -- round 2: lines of 300 such parts whose average falls, lines with a NULL part
-INSERT INTO bck_li SELECT 300000 + i, ROW(63 + 60 * (i % 300), NULL)::bck_key, 1 + i % 30, i % 500 / 10.0
+INSERT INTO bck_li SELECT 300000 + i, ROW(33 + 30 * (i % 300), NULL)::bck_key, 1 + i % 30, i % 500 / 10.0
   FROM generate_series(1, 1200) i;
 INSERT INTO bck_li SELECT 500000 + i, NULL, 1, i FROM generate_series(1, 10) i;
 SELECT dynview.wait_for_capture();
