@@ -3871,15 +3871,23 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
  * hashed (bench/README.md, seventeenth session).
  *
  * Only where it pays and cannot mislead the planner: bare is a source of
- * at least DV_PROBE_MIN_ROWS rows whose rows the term's delta would not
- * be cheaper to probe one by one (probe_cheaper: else the planner drives
- * the delta into bare's index, and the fenced subquery would forbid that);
- * every member of the chain has at most DV_IMPLIED_MAX_ROWS rows
- * (pg_class.reltuples: the array is small and cheap to compute), and one
- * of them at least a filter (else the chain implies nothing but the
- * joins' integrity, and the read would be bare read whole by an index).
- * Of several conditions, the one whose column has the fewest rows per
- * value.  Not inside a grouped subquery's affected groups (restrict_rti).
+ * at least DV_PROBE_MIN_ROWS rows too large to stay in shared buffers
+ * (probe_cheaper's resident: a resident one the planner hashes cheaply, and
+ * TPC-H Q5's supplier so restricted was slower), and the delta's rows that
+ * reach the join would not be cheaper probed into bare one by one
+ * (probe_cheaper; else the planner drives them into bare's index, which
+ * the fenced subquery would forbid).  Those rows are the window rows under
+ * the join's left side, times the share of its relations' rows that the
+ * other filtered chains above join to them keep (implied_share: the
+ * chain's distinct values, counted by a statement, times the column's rows
+ * per value): TPC-H Q7's customer is joined after the suppliers of two
+ * nations cut the delta to 586 rows, which the planner probes; so
+ * restricted it was read whole, +40%.  Every member of a chain has at most
+ * DV_IMPLIED_MAX_ROWS rows (pg_class.reltuples: the array and the count
+ * are cheap), and one member at least a filter (else the chain implies
+ * nothing but the joins' integrity).  Of several conditions, the one whose
+ * column has the fewest rows per value.  Not inside a grouped subquery's
+ * affected groups (restrict_rti).
  */
 #define DV_IMPLIED_MAX_ROWS 1000
 
