@@ -4038,6 +4038,47 @@ implied_share(DvGen *g, DvOp *chain, Var *v, Node *x)
 	return Min(1.0, k * Max(rows, 1.0) / tuples);
 }
 
+/* a condition "v = x" of a join above, v a column of rels, x of a filtered implied chain */
+typedef struct ImpliedLink
+{
+	Var		   *v;
+	Node	   *x;
+	Oid			opno;			/* as "v opno x" */
+	DvOp	   *chain;			/* implied_chain */
+} ImpliedLink;
+
+/*
+ * implied_links - the ImpliedLinks of the joins of above_joins from a
+ * column of rels to an unchanged small scan whose chain has a filter
+ */
+static List *
+implied_links(List *above_joins, Bitmapset *rels)
+{
+	List	   *result = NIL;
+	ListCell   *le;
+
+	foreach(le, above_joins)
+	{
+		DvOp	   *above = lfirst(le);
+		ListCell   *lc;
+
+		if (!implied_member(above->right))
+			continue;
+		foreach(lc, above->quals)
+		{
+			ImpliedLink *link = palloc(sizeof(ImpliedLink));
+			bool		filtered;
+
+			if (!keyed_equality(lfirst(lc), rels, above->right->rels, &link->v, &link->x, &link->opno))
+				continue;
+			link->chain = implied_chain(above_joins, above, &filtered);
+			if (filtered)
+				result = lappend(result, link);
+		}
+	}
+	return result;
+}
+
 static void
 implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 {
@@ -4064,37 +4105,21 @@ implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 		return;
 
 	/* the implied condition: of several, the column with the fewest rows per value */
-	foreach(le, above_joins)
+	foreach(le, implied_links(above_joins, scan->rels))
 	{
-		DvOp	   *above = lfirst(le);
-		ListCell   *lc;
+		ImpliedLink *link = lfirst(le);
+		double		rows;
 
-		if (!implied_member(above->right))
+		if (!OidIsValid(get_array_type(exprType(link->x))))
 			continue;
-		foreach(lc, above->quals)
-		{
-			Var		   *v;
-			Node	   *x;
-			Oid			opno;
-			double		rows;
-			DvOp	   *chain;
-			bool		filtered;
-
-			if (!keyed_equality(lfirst(lc), scan->rels, above->right->rels, &v, &x, &opno) ||
-				!OidIsValid(get_array_type(exprType(x))))
-				continue;
-			rows = leading_rows_per_value(relid, v->varattno, NULL);
-			if (rows < 0 || (best >= 0 && rows >= best))
-				continue;
-			chain = implied_chain(above_joins, above, &filtered);
-			if (!filtered)
-				continue;
-			best = rows;
-			fence_v = v;
-			fence_x = x;
-			fence_opno = opno;
-			fence_chain = chain;
-		}
+		rows = leading_rows_per_value(relid, link->v->varattno, NULL);
+		if (rows < 0 || (best >= 0 && rows >= best))
+			continue;
+		best = rows;
+		fence_v = link->v;
+		fence_x = link->x;
+		fence_opno = link->opno;
+		fence_chain = link->chain;
 	}
 	if (fence_chain == NULL)
 		return;
@@ -4129,27 +4154,11 @@ implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 	 * first when they cut: TPC-H Q7's nations of the suppliers)
 	 */
 	reach = (double) n;
-	foreach(le, above_joins)
+	foreach(le, implied_links(above_joins, join->left->rels))
 	{
-		DvOp	   *above = lfirst(le);
-		ListCell   *lc;
+		ImpliedLink *link = lfirst(le);
 
-		if (!implied_member(above->right))
-			continue;
-		foreach(lc, above->quals)
-		{
-			Var		   *v;
-			Node	   *x;
-			Oid			opno;
-			bool		filtered;
-			DvOp	   *chain;
-
-			if (!keyed_equality(lfirst(lc), join->left->rels, above->right->rels, &v, &x, &opno))
-				continue;
-			chain = implied_chain(above_joins, above, &filtered);
-			if (filtered)
-				reach *= implied_share(g, chain, v, x);
-		}
+		reach *= implied_share(g, link->chain, link->v, link->x);
 	}
 
 	/* (those rows cheaper probed into bare one by one: the planner does so, left free) */
