@@ -3850,9 +3850,9 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
  * implied_restrict - before the rows now of the scan bare (under filters
  * only, bare_scan) are written for the term of inner join join that joins
  * them with the delta of its left side: when an inner join above
- * (above_joins: g->implied_above where join's delta is written) joins bare's rows to an unchanged scan T by "v = x"
- * (v a column of bare leading one of its indexes, x a column of T,
- * keyed_equality), a row of bare reaches the level's output only if v
+ * (above_joins: g->implied_above where join's delta is written) joins
+ * bare's rows to an unchanged scan T by "v = x" (v a column of bare
+ * leading one of its indexes, x a column of T, keyed_equality), a row of bare reaches the level's output only if v
  * equals some x of T's rows now that pass T's filters and join, by the
  * conditions of the joins above, the other unchanged small scans of that
  * chain (T's and theirs filtered, the chain's own conditions only): so the
@@ -3988,16 +3988,29 @@ implied_chain(List *above_joins, DvOp *above, bool *filtered)
 /*
  * implied_values - the number of distinct values of x over the rows now of
  * chain (its members have at most DV_IMPLIED_MAX_ROWS rows each), counted
- * by a statement; -1 if unknown
+ * by a statement; -1 if unknown (also when a member's rows are a WITH entry
+ * of the statement being written, shared_name)
  */
+static bool
+chain_shared(DvGen *g, DvOp *op)
+{
+	if (shared_name(g, op) != NULL)
+		return true;
+	return (op->left && chain_shared(g, op->left)) || (op->right && chain_shared(g, op->right));
+}
+
 static double
 implied_values(DvGen *g, DvOp *chain, Node *x)
 {
 	bool		reach_done = g->reach_done;
-	char	   *sql = psprintf("SELECT pg_catalog.count(DISTINCT %s) FROM (%s) c",
-							   deparse(g, x, chain, "c", NULL, NULL), rows_sql(g, chain));
+	char	   *sql;
 	double		result = -1;
 
+	/* (a member read from a WITH entry of the statement: not a statement of its own) */
+	if (chain_shared(g, chain))
+		return -1;
+	sql = psprintf("SELECT pg_catalog.count(DISTINCT %s) FROM (%s) c",
+				   deparse(g, x, chain, "c", NULL, NULL), rows_sql(g, chain));
 	g->reach_done = reach_done;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
