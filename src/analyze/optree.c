@@ -53,6 +53,7 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "parser/parse_oper.h"
 #include "utils/rel.h"
@@ -1956,6 +1957,16 @@ typedef struct DvGen
 	bool		reach_done;		/* set when a scan was written so restricted */
 
 	/*
+	 * The inner joins above the operator whose delta is being written,
+	 * nearest last, through which every row of that delta reaches the
+	 * level's output (only inner joins and filters between), each joining
+	 * it to a scan under filters only (bare_scan) on its right: their
+	 * conditions imply filters on the scans below (implied_restrict).  NIL
+	 * outside such a chain.
+	 */
+	List	   *implied_above;
+
+	/*
 	 * The grouped subquery operator whose new state rows are being computed
 	 * (dv_optree_state_new_sql), its state not yet replaced: the left join
 	 * that is its input may count a row's matches from it
@@ -1999,6 +2010,7 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->keyed_op = NULL;
 	g->keyed_rows = NULL;
 	g->reach_rti = 0;
+	g->implied_above = NIL;
 	g->pad_state_op = NULL;
 	g->demand_op = NULL;
 	g->demand_test = NULL;
@@ -3851,6 +3863,354 @@ probe_cheaper(Oid relid, double n, double distinct, double rows_per_value, doubl
  */
 #define DV_PROBE_MAX_ROWS 10
 #define DV_PROBE_MIN_ROWS 10000
+
+/*
+ * implied_restrict - before the rows now of the scan bare (under filters
+ * only, bare_scan) are written for the term of inner join join that joins
+ * them with the delta of its left side: when an inner join above
+ * (above_joins: g->implied_above where join's delta is written) joins
+ * bare's rows to an unchanged scan T by "v = x" (v a column of bare
+ * leading one of its indexes, x a column of T, keyed_equality), a row of bare reaches the level's output only if v
+ * equals some x of T's rows now that pass T's filters and join, by the
+ * conditions of the joins above, the other unchanged small scans of that
+ * chain (T's and theirs filtered, the chain's own conditions only): so the
+ * scan is restricted to "v = ANY (ARRAY(SELECT x FROM chain))" (g->reach_*,
+ * written by rows_sql with OFFSET 0 like reach_restrict's; reach_reset
+ * clears them).  Exact: the chain is unchanged (its delta empty, so only
+ * the terms joining its rows now with the delta below it exist), every
+ * join between is inner and every operator a filter or an inner join, so
+ * a row cut here would have been dropped by the joins above; the term
+ * keeps its own condition.  TPC-H Q8: customer joined to the changed
+ * lineitems' orders, then to nation n1 and region 'AMERICA'; the planner,
+ * left to itself, joins nation and region first and reads customer by one
+ * bitmap heap scan per nation of AMERICA (five scans over nearly all of
+ * customer's pages, 20,821 buffers); so restricted, customer is read in
+ * one bitmap heap scan of the array's five nations (4,507 buffers) and
+ * hashed (bench/README.md, seventeenth session).
+ *
+ * Only where it pays and cannot mislead the planner: bare is a source of
+ * at least DV_PROBE_MIN_ROWS rows too large to stay in shared buffers
+ * (probe_cheaper's resident: a resident one the planner hashes cheaply, and
+ * TPC-H Q5's supplier so restricted was slower), and the delta's rows that
+ * reach the join would not be cheaper probed into bare one by one
+ * (probe_cheaper; else the planner drives them into bare's index, which
+ * the fenced subquery would forbid).  Those rows are the window rows under
+ * the join's left side, times the share of its relations' rows that the
+ * other filtered chains above join to them keep (implied_share: the
+ * chain's distinct values, counted by a statement, times the column's rows
+ * per value): TPC-H Q7's customer is joined after the suppliers of two
+ * nations cut the delta to 586 rows, which the planner probes; so
+ * restricted it was read whole, +40%.  Every member of a chain has at most
+ * DV_IMPLIED_MAX_ROWS rows (pg_class.reltuples: the array and the count
+ * are cheap), and one member at least a filter (else the chain implies
+ * nothing but the joins' integrity).  Of several conditions, the one whose
+ * column has the fewest rows per value.  Not inside a grouped subquery's
+ * affected groups (restrict_rti).
+ */
+#define DV_IMPLIED_MAX_ROWS 1000
+
+static double
+rel_tuples(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		tuples = -1;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
+
+		if (form->relkind == RELKIND_RELATION && form->relpages > 0)
+			tuples = form->reltuples;
+		ReleaseSysCache(tup);
+	}
+	return tuples;
+}
+
+/* the scan under bare's filters (bare_scan(bare) holds) */
+static DvOp *
+scan_of(DvOp *bare)
+{
+	while (bare->kind == DV_OP_FILTER)
+		bare = bare->left;
+	return bare;
+}
+
+/* may the bare scan op be a member of an implied chain: unchanged and small? */
+static bool
+implied_member(DvOp *op)
+{
+	double		tuples;
+
+	if (!bare_scan(op) || has_delta(op))
+		return false;
+	tuples = rel_tuples(scan_of(op)->source->relid);
+	return tuples >= 0 && tuples <= DV_IMPLIED_MAX_ROWS;
+}
+
+/* the conditions of quals that read only rels' columns and some of them of both a and b */
+static List *
+chain_quals(List *quals, Bitmapset *a, Bitmapset *b)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		Bitmapset  *vars = expr_varnos(lfirst(lc));
+
+		if (vars && bms_is_subset(vars, bms_union(a, b)) && bms_overlap(vars, a) &&
+			bms_overlap(vars, b) && !contain_volatile_functions(lfirst(lc)) &&
+			!checkExprHasSubLink(lfirst(lc)) && !has_outer_refs(lfirst(lc)))
+			result = lappend(result, lfirst(lc));
+	}
+	return result;
+}
+
+/*
+ * implied_chain - the chain of unchanged small scans (implied_member) that
+ * starts at the right side of above (one of above_joins) and takes in
+ * every other such right side that a join of above_joins joins to it by
+ * conditions of their columns alone (chain_quals), as inner joins with
+ * those conditions; *filtered says whether a member is under a filter
+ */
+static DvOp *
+implied_chain(List *above_joins, DvOp *above, bool *filtered)
+{
+	DvOp	   *chain = above->right;
+	bool		grown = true;
+
+	*filtered = chain->kind == DV_OP_FILTER;
+	while (grown)
+	{
+		ListCell   *lm;
+
+		grown = false;
+		foreach(lm, above_joins)
+		{
+			DvOp	   *m = lfirst(lm);
+			List	   *quals;
+
+			if (bms_overlap(m->right->rels, chain->rels) || !implied_member(m->right))
+				continue;
+			quals = chain_quals(m->quals, chain->rels, m->right->rels);
+			if (quals == NIL)
+				continue;
+			chain = make_join(JOIN_INNER, chain, m->right, quals);
+			*filtered |= m->right->kind == DV_OP_FILTER;
+			grown = true;
+		}
+	}
+	return chain;
+}
+
+/*
+ * implied_values - the number of distinct values of x over the rows now of
+ * chain (its members have at most DV_IMPLIED_MAX_ROWS rows each), counted
+ * by a statement; -1 if unknown (also when a member's rows are a WITH entry
+ * of the statement being written, shared_name)
+ */
+static bool
+chain_shared(DvGen *g, DvOp *op)
+{
+	if (shared_name(g, op) != NULL)
+		return true;
+	return (op->left && chain_shared(g, op->left)) || (op->right && chain_shared(g, op->right));
+}
+
+static double
+implied_values(DvGen *g, DvOp *chain, Node *x)
+{
+	bool		reach_done = g->reach_done;
+	char	   *sql;
+	double		result = -1;
+
+	/* (a member read from a WITH entry of the statement: not a statement of its own) */
+	if (chain_shared(g, chain))
+		return -1;
+	sql = psprintf("SELECT pg_catalog.count(DISTINCT %s) FROM (%s) c",
+				   deparse(g, x, chain, "c", NULL, NULL), rows_sql(g, chain));
+	g->reach_done = reach_done;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			result = (double) DatumGetInt64(d);
+	}
+	SPI_finish();
+	return result;
+}
+
+/*
+ * implied_share - the share of the rows of the relation of Var v that
+ * have a value of x among the rows now of chain (its values counted,
+ * times v's rows per value by the statistics), at most 1; 1 when unknown
+ */
+static double
+implied_share(DvGen *g, DvOp *chain, Var *v, Node *x)
+{
+	RangeTblEntry *rte = rt_fetch(v->varno, g->q->rtable);
+	double		k;
+	double		rows;
+	double		tuples;
+	double		null_rows;
+	Relation	rel;
+
+	if (rte->rtekind != RTE_RELATION || (tuples = rel_tuples(rte->relid)) < 1)
+		return 1.0;
+	rel = relation_open(rte->relid, AccessShareLock);
+	rows = dv_rows_per_value(rel, v->varattno, &null_rows);
+	relation_close(rel, AccessShareLock);
+	if (rows < 0 || (k = implied_values(g, chain, x)) < 0)
+		return 1.0;
+	return Min(1.0, k * Max(rows, 1.0) / tuples);
+}
+
+/* a condition "v = x" of a join above, v a column of rels, x of a filtered implied chain */
+typedef struct ImpliedLink
+{
+	Var		   *v;
+	Node	   *x;
+	Oid			opno;			/* as "v opno x" */
+	DvOp	   *chain;			/* implied_chain */
+} ImpliedLink;
+
+/*
+ * implied_links - the ImpliedLinks of the joins of above_joins from a
+ * column of rels to an unchanged small scan whose chain has a filter
+ */
+static List *
+implied_links(List *above_joins, Bitmapset *rels)
+{
+	List	   *result = NIL;
+	ListCell   *le;
+
+	foreach(le, above_joins)
+	{
+		DvOp	   *above = lfirst(le);
+		ListCell   *lc;
+
+		if (!implied_member(above->right))
+			continue;
+		foreach(lc, above->quals)
+		{
+			ImpliedLink *link = palloc(sizeof(ImpliedLink));
+			bool		filtered;
+
+			if (!keyed_equality(lfirst(lc), rels, above->right->rels, &link->v, &link->x, &link->opno))
+				continue;
+			link->chain = implied_chain(above_joins, above, &filtered);
+			if (filtered)
+				result = lappend(result, link);
+		}
+	}
+	return result;
+}
+
+static void
+implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
+{
+	DvOp	   *scan = scan_of(bare);
+	Oid			relid = scan->source->relid;
+	double		best = -1;
+	double		reach;
+	double		key_rows = -1;
+	double		index_pages = 1;
+	int64		n;
+	bool		resident;
+	Var		   *fence_v = NULL;
+	Node	   *fence_x = NULL;
+	Oid			fence_opno = InvalidOid;
+	DvOp	   *fence_chain = NULL;
+	ListCell   *le;
+
+	g->reach_rti = 0;
+	if (above_joins == NIL || g->restrict_rti != 0 || scan->source->rtindex <= 0 ||
+		rt_fetch(scan->source->rtindex, g->q->rtable)->rtekind != RTE_RELATION)
+		return;
+	n = delta_rows_under(join->left);
+	if (rel_tuples(relid) < DV_PROBE_MIN_ROWS || n <= 0)
+		return;
+
+	/* the implied condition: of several, the column with the fewest rows per value */
+	foreach(le, implied_links(above_joins, scan->rels))
+	{
+		ImpliedLink *link = lfirst(le);
+		double		rows;
+
+		if (!OidIsValid(get_array_type(exprType(link->x))))
+			continue;
+		rows = leading_rows_per_value(relid, link->v->varattno, NULL);
+		if (rows < 0 || (best >= 0 && rows >= best))
+			continue;
+		best = rows;
+		fence_v = link->v;
+		fence_x = link->x;
+		fence_opno = link->opno;
+		fence_chain = link->chain;
+	}
+	if (fence_chain == NULL)
+		return;
+
+	/* (the join's key of bare: the fewest rows per value) */
+	foreach(le, join->quals)
+	{
+		Var		   *v;
+		Node	   *x;
+		Oid			opno;
+		double		p;
+		double		r;
+
+		if (!keyed_equality(lfirst(le), scan->rels, join->left->rels, &v, &x, &opno))
+			continue;
+		r = leading_rows_per_value(relid, v->varattno, &p);
+		if (r >= 0 && (key_rows < 0 || r < key_rows))
+		{
+			key_rows = r;
+			index_pages = p;
+		}
+	}
+
+	/* (bare resident in shared buffers: the planner's own hash of it is cheap) */
+	probe_cheaper(relid, (double) n, (double) n, Max(key_rows, 1.0), index_pages, false, &resident);
+	if (resident)
+		return;
+
+	/*
+	 * The delta's rows that reach the join: its window rows, cut by the
+	 * chains the joins above join to the left side (the planner joins those
+	 * first when they cut: TPC-H Q7's nations of the suppliers)
+	 */
+	reach = (double) n;
+	foreach(le, implied_links(above_joins, join->left->rels))
+	{
+		ImpliedLink *link = lfirst(le);
+
+		reach *= implied_share(g, link->chain, link->v, link->x);
+	}
+
+	/* (those rows cheaper probed into bare one by one: the planner does so, left free) */
+	if (key_rows >= 0 &&
+		probe_cheaper(relid, reach, reach, Max(key_rows, 1.0), index_pages, false, NULL))
+		return;
+
+	{
+		bool		reach_done = g->reach_done;
+		char	   *sql = rows_sql(g, fence_chain);
+
+		g->reach_done = reach_done;
+		g->reach_rti = fence_v->varno;
+		g->reach_attno = fence_v->varattno;
+		g->reach_op = dv_operator_sql(fence_opno);
+		g->reach_array = psprintf("ARRAY(SELECT %s FROM (%s) c)",
+								  deparse(g, fence_x, fence_chain, "c", NULL, NULL), sql);
+		g->reach_opno = fence_opno;
+		g->reach_keys = NULL;
+	}
+}
 
 /* a count of window_distinct, kept with its source for the refresh (DvPlanSource.delta_distinct) */
 typedef struct WindowDistinct
@@ -5757,10 +6117,17 @@ static char *
 delta_cte(DvGen *g, DvOp *op)
 {
 	StringInfoData terms;
+	List	   *above = g->implied_above;
 
 	if (!has_delta(op))
 		return NULL;
 	initStringInfo(&terms);
+
+	/*
+	 * (the chain of inner joins above goes on only into a filter's child and
+	 * an inner join's left side, g->implied_above; set there below)
+	 */
+	g->implied_above = NIL;
 	switch (op->kind)
 	{
 		case DV_OP_SCAN:
@@ -5790,6 +6157,7 @@ delta_cte(DvGen *g, DvOp *op)
 				 */
 				while (below->kind == DV_OP_FILTER)
 					below = below->left;
+				g->implied_above = above;
 				if (below->kind == DV_OP_SCAN && below->source->window_filtered)
 					appendStringInfo(&terms, "SELECT * FROM %s f WHERE dynview._window_filtered(%s)",
 									 delta_cte(g, op->left), quals);
@@ -5853,7 +6221,15 @@ delta_cte(DvGen *g, DvOp *op)
 					g->demand_key_test = demand_key_test;
 				}
 				else
+				{
+					/* (an inner join to a scan: its conditions imply filters below) */
+					if (op->jointype == JOIN_INNER && bare_scan(op->right))
+						g->implied_above = has_delta(op->right) ? above : lappend(list_copy(above), op);
+					else if (op->jointype == JOIN_INNER && op->right->kind != DV_OP_GROUP)
+						g->implied_above = above;
 					dl = delta_cte(g, op->left);
+					g->implied_above = NIL;
+				}
 				g->share_op = share_op;
 				g->share_rows = share_rows;
 
@@ -5938,6 +6314,8 @@ delta_cte(DvGen *g, DvOp *op)
 						{
 							if (!bare_scan(op->right))
 								reach_restrict(g, op->right, op->left, dl, op->quals);
+							else if (op->jointype == JOIN_INNER)
+								implied_restrict(g, op, op->right, above);
 							right = right_sql(g, op->right, op->left, "l");
 							reach_reset(g);
 						}
@@ -5996,6 +6374,7 @@ delta_cte(DvGen *g, DvOp *op)
 	/* (a delta that cancels out can still have no term: an empty relation of the right shape) */
 	if (terms.len == 0)
 		appendStringInfo(&terms, "SELECT %s0::pg_catalog.int8 AS dv_weight WHERE false", null_list(op));
+	g->implied_above = above;
 	return add_cte(g, terms.data);
 }
 

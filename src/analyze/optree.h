@@ -64,6 +64,16 @@
  * is a scan (under filters) alone: the planner drives the delta into its
  * index itself, estimated from the delta's true size (TPC-H Q9).
  *
+ * In an inner join's term that joins a scan's rows now (a source under
+ * filters) with the delta of its left side, when the inner joins above
+ * join that scan by "v = x" to an unchanged chain of small scans, one of
+ * them filtered, the scan is read restricted to
+ * v = ANY (ARRAY(SELECT x FROM the chain)), a subquery of its own (OFFSET
+ * 0): a row cut so would be dropped by the joins above.  Only for a scan
+ * too large to stay in shared buffers whose rows the delta would not be
+ * cheaper to probe (optree.c implied_restrict; TPC-H Q8's customer, read
+ * in one bitmap scan of its nation index instead of once per nation).
+ *
  * The items of a FROM list are joined left-deep in the order of their join
  * conditions (the first item, then each time the first that a WHERE
  * conjunct joins to those before it; an item no conjunct joins comes when
