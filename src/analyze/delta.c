@@ -55,6 +55,11 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_operator.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_range.h"
+#include "access/genam.h"
+#include "utils/catcache.h"
 #include "access/htup_details.h"
 #include "utils/syscache.h"
 #include "lib/stringinfo.h"
@@ -1474,6 +1479,26 @@ type_itself_runs_user_code(Oid type)
 
 	if (is_domain(type))
 		return true;
+	/*
+	 * A range compares its bounds with its subtype's operator class (not
+	 * necessarily the subtype's default one) and may have a canonical and a
+	 * subtype difference function.
+	 */
+	if (get_typtype(type) == TYPTYPE_RANGE)
+	{
+		tup = SearchSysCache1(RANGETYPE, ObjectIdGetDatum(type));
+		if (HeapTupleIsValid(tup))
+		{
+			Form_pg_range r = (Form_pg_range) GETSTRUCT(tup);
+
+			user = r->rngcanonical >= FirstNormalObjectId || r->rngsubdiff >= FirstNormalObjectId ||
+				dv_index_column_runs_user_code(r->rngsubtype, get_opclass_family(r->rngsubopc),
+											   get_opclass_input_type(r->rngsubopc));
+			ReleaseSysCache(tup);
+		}
+		if (user)
+			return true;
+	}
 	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_LT_OPR | TYPECACHE_GT_OPR |
 						   TYPECACHE_CMP_PROC | TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC |
 						   TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
@@ -1513,6 +1538,120 @@ bool
 dv_type_runs_user_code(Oid type)
 {
 	return type_within_any(type, type_itself_runs_user_code);
+}
+
+/*
+ * family_members_run_user_code - has operator family opfamily an operator
+ * or support function between two values of type that is not built in?
+ * (A superuser's operator class may put its own members for a new type
+ * into a built-in family.)  Reads the syscache; no lock.
+ */
+static bool
+family_members_run_user_code(Oid opfamily, Oid type)
+{
+	CatCList   *members;
+	bool		user = false;
+
+	members = SearchSysCacheList3(AMOPSTRATEGY, ObjectIdGetDatum(opfamily),
+								  ObjectIdGetDatum(type), ObjectIdGetDatum(type));
+	for (int i = 0; !user && i < members->n_members; i++)
+	{
+		Form_pg_amop op = (Form_pg_amop) GETSTRUCT(&members->members[i]->tuple);
+
+		user = op->amopopr >= FirstNormalObjectId || get_opcode(op->amopopr) >= FirstNormalObjectId;
+	}
+	ReleaseSysCacheList(members);
+	if (user)
+		return true;
+	members = SearchSysCacheList3(AMPROCNUM, ObjectIdGetDatum(opfamily),
+								  ObjectIdGetDatum(type), ObjectIdGetDatum(type));
+	for (int i = 0; !user && i < members->n_members; i++)
+		user = ((Form_pg_amproc) GETSTRUCT(&members->members[i]->tuple))->amproc >= FirstNormalObjectId;
+	ReleaseSysCacheList(members);
+	return user;
+}
+
+/*
+ * dv_index_column_runs_user_code - may an index key column of type type,
+ * compared by operator family opfamily for its input type opcintype (an
+ * operator class's family and input type, or a range's subtype operator
+ * class), run code that is not built in when a row is written: the type
+ * runs some (dv_type_runs_user_code), or the family is not built in, or
+ * one of its operators or support functions for opcintype is not.  The
+ * one definition of the guard (hooks/guard.c check_internal_index, before
+ * such an index is made on a state table) and of the refreshes' backstop
+ * (dv_index_runs_user_code).  Reads the type cache and syscache; no lock.
+ */
+bool
+dv_index_column_runs_user_code(Oid type, Oid opfamily, Oid opcintype)
+{
+	return opfamily >= FirstNormalObjectId || dv_type_runs_user_code(type) ||
+		(OidIsValid(opcintype) && opcintype != type && dv_type_runs_user_code(opcintype)) ||
+		family_members_run_user_code(opfamily, opcintype);
+}
+
+/*
+ * dv_index_runs_user_code - may writing a row into index run code that is
+ * not built in: its expressions or predicate call some
+ * (dv_calls_user_code), its access method is not built in, or a key
+ * column's comparison does (dv_index_column_runs_user_code, asked of the
+ * operator class's input type: the table's column types are the caller's
+ * to ask).  The index open and locked by the caller.
+ */
+bool
+dv_index_runs_user_code(Relation index)
+{
+	if (index->rd_rel->relam >= FirstNormalObjectId ||
+		dv_calls_user_code((Node *) RelationGetIndexExpressions(index)) ||
+		dv_calls_user_code((Node *) RelationGetIndexPredicate(index)))
+		return true;
+	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+	{
+		if (dv_index_column_runs_user_code(index->rd_opcintype[i], index->rd_opfamily[i],
+										   index->rd_opcintype[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dv_relation_runs_user_code - may writing a row into table rel (a
+ * dynamic table, a state table) run code that is not built in: a trigger
+ * (foreign keys included), a rule, a CHECK constraint, row-level security
+ * (a policy's expressions run for each row written where they apply), a
+ * column default, a live column of a type whose values run such code
+ * (dv_type_runs_user_code) or an index that does
+ * (dv_index_runs_user_code)?  Then a refresh's writes to it are not
+ * dynview's own (refresh.c writes_are_own, aggstate.c
+ * dv_agg_state_runs_user_code).  rel open and locked by the caller; takes
+ * AccessShareLock on its indexes, to the transaction's end.
+ */
+bool
+dv_relation_runs_user_code(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	ListCell   *lc;
+
+	if (rel->rd_rel->relhastriggers || rel->rd_rel->relhasrules ||
+		rel->rd_rel->relchecks > 0 || rel->rd_rel->relrowsecurity)
+		return true;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && (att->atthasdef || dv_type_runs_user_code(att->atttypid)))
+			return true;
+	}
+	foreach(lc, RelationGetIndexList(rel))
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		bool		runs = dv_index_runs_user_code(index);
+
+		index_close(index, AccessShareLock);
+		if (runs)
+			return true;
+	}
+	return false;
 }
 
 /* does a list of SortGroupClauses name an operator whose function is not built in? */

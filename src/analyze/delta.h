@@ -10,6 +10,7 @@
 
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
+#include "utils/relcache.h"
 
 typedef enum DvPlanKind
 {
@@ -261,6 +262,9 @@ extern bool dv_find_function(Node *node, check_function_callback checker, void *
 extern bool dv_calls_user_code(Node *node);
 extern bool dv_type_holds_domain(Oid type);
 extern bool dv_type_runs_user_code(Oid type);
+extern bool dv_index_column_runs_user_code(Oid type, Oid opfamily, Oid opcintype);
+extern bool dv_index_runs_user_code(Relation index);
+extern bool dv_relation_runs_user_code(Relation rel);
 extern bool dv_values_run_user_code(Node *node);
 
 /* how a window read may apply a conjunct of the filter on a source (delta.c) */

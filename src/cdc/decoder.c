@@ -242,6 +242,34 @@ forget_streams(void)
 }
 
 /*
+ * update_catalog_not_own - run sql, an UPDATE of
+ * dynview.dynamic_table_catalog with nargs parameters of types argtypes and
+ * values values (none: NULLs), through SPI (connected), with the
+ * worker's own-writes mark lifted for it (dv_cdc_writes_not_own_begin):
+ * the rest of this worker's writes are dynview's own and never decoded, but
+ * a DBA may give the catalog triggers, and what they write must be decoded.
+ * The mark is restored on error too.  Fails (elog: it cannot fail but for a
+ * bug) unless the statement is an UPDATE.  Needs a transaction and a
+ * snapshot; takes the locks the UPDATE takes, to the transaction's end.
+ */
+static void
+update_catalog_not_own(const char *sql, int nargs, Oid *argtypes, Datum *values)
+{
+	uint16		save_origin = dv_cdc_writes_not_own_begin();
+
+	PG_TRY();
+	{
+		if (SPI_execute_with_args(sql, nargs, argtypes, values, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "could not mark dynamic tables for a full refresh");
+	}
+	PG_FINALLY();
+	{
+		dv_cdc_own_writes_end(save_origin);
+	}
+	PG_END_TRY();
+}
+
+/*
  * load_state - read the decoded-up-to position and register the tracked
  * sources in shared memory (after a restart shared memory is empty).
  */
@@ -273,22 +301,9 @@ load_state(Oid dboid, bool slot_created)
 	 * must be recomputed in full once.
 	 */
 	if (slot_created)
-	{
-		uint16		save_origin = dv_cdc_writes_not_own_begin();
-
-		/* (not dynview's own write: a DBA's trigger on the catalog may write) */
-		PG_TRY();
-		{
-			if (SPI_execute("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CAPTURE_RESTARTED' "
-							"WHERE EXISTS (SELECT 1 FROM dynview.source_tracking)", false, 0) != SPI_OK_UPDATE)
-				elog(ERROR, "could not mark dynamic tables for a full refresh");
-		}
-		PG_FINALLY();
-		{
-			dv_cdc_own_writes_end(save_origin);
-		}
-		PG_END_TRY();
-	}
+		update_catalog_not_own("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CAPTURE_RESTARTED' "
+							   "WHERE EXISTS (SELECT 1 FROM dynview.source_tracking)",
+							   0, NULL, NULL);
 	if (SPI_execute("SELECT source_relid FROM dynview.source_tracking WHERE captured", false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read dynview.source_tracking");
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -803,7 +818,6 @@ prune_buffers(void)
 		foreach(lc3, expired)
 		{
 			Datum		margs[2];
-			uint16		save_origin;
 			Oid			mtypes[2] = {OIDOID, INT4OID};
 
 			/*
@@ -816,32 +830,17 @@ prune_buffers(void)
 				continue;
 			margs[0] = ObjectIdGetDatum(lfirst_oid(lc3));
 			margs[1] = Int32GetDatum(dv_change_retention);
-			/*
-			 * Not dynview's own write (the rest of this worker's are): a
-			 * DBA's trigger on the catalog may write, and what it writes must
-			 * be decoded.
-			 */
-			save_origin = dv_cdc_writes_not_own_begin();
-			PG_TRY();
-			{
-				if (SPI_execute_with_args("UPDATE dynview.dynamic_table_catalog "
-										  "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
-										  "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-										  "AND relid OPERATOR(pg_catalog.=) ANY (ARRAY("
-										  "  SELECT c.relid FROM dynview.dynamic_table_catalog c"
-										  "  WHERE c.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass"
-										  "  AND c.next_refresh_full IS NULL AND c.data_snapshot IS NOT NULL"
-										  "  AND c.data_timestamp OPERATOR(pg_catalog.<) (pg_catalog.now()"
-										  "      OPERATOR(pg_catalog.-) pg_catalog.make_interval(secs => $2))"
-										  "  FOR UPDATE SKIP LOCKED))",
-										  2, mtypes, margs, NULL, false, 0) != SPI_OK_UPDATE)
-					elog(ERROR, "could not mark dynamic table %u for a full refresh", lfirst_oid(lc3));
-			}
-			PG_FINALLY();
-			{
-				dv_cdc_own_writes_end(save_origin);
-			}
-			PG_END_TRY();
+			update_catalog_not_own("UPDATE dynview.dynamic_table_catalog "
+								   "SET next_refresh_full = 'CHANGE_RETENTION_EXCEEDED' "
+								   "WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+								   "AND relid OPERATOR(pg_catalog.=) ANY (ARRAY("
+								   "  SELECT c.relid FROM dynview.dynamic_table_catalog c"
+								   "  WHERE c.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass"
+								   "  AND c.next_refresh_full IS NULL AND c.data_snapshot IS NOT NULL"
+								   "  AND c.data_timestamp OPERATOR(pg_catalog.<) (pg_catalog.now()"
+								   "      OPERATOR(pg_catalog.-) pg_catalog.make_interval(secs => $2))"
+								   "  FOR UPDATE SKIP LOCKED))",
+								   2, mtypes, margs);
 		}
 		if (SPI_execute_with_args(psprintf("DELETE FROM %s.%s b WHERE b.dv_xid < $1 AND NOT EXISTS ("
 										   " SELECT 1 FROM dynview.source_catalog s"

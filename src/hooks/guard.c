@@ -81,6 +81,7 @@
 
 #include "dynview.h"
 #include "cdc/cdc.h"
+#include "analyze/delta.h"
 
 PG_FUNCTION_INFO_V1(dynview_on_sql_drop);
 
@@ -817,10 +818,13 @@ check_structure(Node *parsetree)
 
 /*
  * check_internal_index - a superuser's CREATE INDEX on a state table may
- * only index columns: every key column of a built-in type, with a built-in
- * operator class (named or its type's default) of a built-in access
- * method, and no expression or predicate; such an index runs no user code
- * when refreshes write the state.  A change buffer takes no index at all:
+ * only index columns, with a built-in access method and no expression or
+ * predicate, each key column one whose comparison runs no user code with
+ * its operator class (named or its type's default): the definition the
+ * refreshes' backstop asks of an index already there
+ * (dv_index_column_runs_user_code: the column's type runs none, the
+ * class's family and its members for the class's type are built in);
+ * such an index runs no user code when refreshes write the state.  A change buffer takes no index at all:
  * change capture appends its rows with heap_insert and heap_multi_insert,
  * which write no index entries (decoder.c, incremental.c), so an index
  * would miss them and a read through it would miss changes.
@@ -858,7 +862,11 @@ check_internal_index(IndexStmt *stmt, Oid relid, const char *schema)
 		type = get_atttype(relid, att);
 		opclass = elem->opclass != NIL ? ResolveOpClass(elem->opclass, type, stmt->accessMethod, am)
 			: GetDefaultOpClass(type, am);
-		if (type >= FirstNormalObjectId || opclass >= FirstNormalObjectId)
+		/* (a type without a default operator class: DefineIndex says so) */
+		if (!OidIsValid(opclass))
+			continue;
+		if (dv_index_column_runs_user_code(type, get_opclass_family(opclass),
+										   get_opclass_input_type(opclass)))
 			refuse_internal_code(schema, name, "cannot index a column of \"%s\" whose type or operator class is not built in");
 	}
 }

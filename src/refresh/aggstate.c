@@ -285,41 +285,18 @@ state_relations(Oid relid)
 }
 
 /*
- * index_runs_user_code - may writing a row into index run code that is
- * not built in: its expressions or predicate call some
- * (dv_calls_user_code), or its access method or the operator family of a
- * key column is not built in (their support functions run for every
- * entry).
- */
-static bool
-index_runs_user_code(Relation index)
-{
-	if (index->rd_rel->relam >= FirstNormalObjectId ||
-		dv_calls_user_code((Node *) RelationGetIndexExpressions(index)) ||
-		dv_calls_user_code((Node *) RelationGetIndexPredicate(index)))
-		return true;
-	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
-	{
-		if (index->rd_opfamily[i] >= FirstNormalObjectId)
-			return true;
-	}
-	return false;
-}
-
-/*
  * dv_agg_state_runs_user_code - may writing a state table of dynamic table
- * relid run user code: has one a column of a type whose values run code
- * that is not built in (dv_type_runs_user_code: one that holds a domain,
- * whose CHECK constraints run, or whose default operator class is a
- * superuser's, whose comparisons run in its index; the state's column
- * types follow the query's value types, which writes_are_own asks too,
- * this asks what was built), a trigger, a rule, a CHECK constraint, a
- * column default, row-level security, or an index that runs user code
- * (index_runs_user_code)?  Then the refresh's writes are not dynview's own
- * (writes_are_own, refresh.c).  The guard refuses all of these on a state
- * table, to superusers too (hooks/guard.c refuse_internal_ddl); this asks
- * what is there, so that one made before (an older build let superusers
- * make them) is not run under the mark.
+ * relid run user code (dv_relation_runs_user_code: a trigger, a rule, a
+ * CHECK constraint, a column default, row-level security, a column of a
+ * type whose values run code that is not built in, or an index that runs
+ * such code; the state's column types follow the query's value types,
+ * which writes_are_own asks too, this asks what was built)?  Then the
+ * refresh's writes are not dynview's own (writes_are_own, refresh.c).
+ * The guard refuses all of these on a state table, to superusers too
+ * (hooks/guard.c refuse_internal_ddl); this asks what is there, so that
+ * one made before (an older build let superusers make them) is not run
+ * under the mark.  Takes AccessShareLock on the state tables and their
+ * indexes, to the transaction's end.
  */
 bool
 dv_agg_state_runs_user_code(Oid relid)
@@ -329,22 +306,8 @@ dv_agg_state_runs_user_code(Oid relid)
 	foreach(lc, state_relations(relid))
 	{
 		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
-		TupleDesc	desc = RelationGetDescr(rel);
-		bool		runs = rel->rd_rel->relhastriggers || rel->rd_rel->relhasrules ||
-			rel->rd_rel->relchecks > 0 || rel->rd_rel->relrowsecurity;
-		ListCell   *li;
+		bool		runs = dv_relation_runs_user_code(rel);
 
-		for (int i = 0; !runs && i < desc->natts; i++)
-			runs = !TupleDescAttr(desc, i)->attisdropped &&
-				(TupleDescAttr(desc, i)->atthasdef ||
-				 dv_type_runs_user_code(TupleDescAttr(desc, i)->atttypid));
-		foreach(li, runs ? NIL : RelationGetIndexList(rel))
-		{
-			Relation	index = index_open(lfirst_oid(li), AccessShareLock);
-
-			runs = runs || index_runs_user_code(index);
-			index_close(index, AccessShareLock);
-		}
 		table_close(rel, AccessShareLock);
 		if (runs)
 			return true;

@@ -490,57 +490,35 @@ full_refresh_in_parallel(DvTable *dt)
 
 /*
  * writes_are_own - can the refresh's write statements run no user code that
- * writes: the dynamic table has no trigger (foreign keys included), rule,
- * CHECK constraint, row-level security (a policy's expressions run for
- * each row written where they apply, and may call a volatile function),
- * column of a type whose values run code that is not built in
- * (dv_type_runs_user_code: a domain, an array of one, a type whose default
- * operator class is a superuser's, ...) or index whose expressions or
- * predicate call such code or whose operator families are not built in,
- * and its query calls none either (dv_calls_user_code: a function declared
- * IMMUTABLE may still write, through a volatile one it calls) nor computes
- * a value of such a type nor groups or sorts with such an operator
+ * writes: the dynamic table runs none when written (dv_relation_runs_user_code:
+ * no trigger, foreign keys included, rule, CHECK constraint, row-level
+ * security, default, column of a type whose values run code that is not
+ * built in, dv_type_runs_user_code: a domain, an array of one, a type
+ * whose default operator class is a superuser's, ..., nor an index whose
+ * expressions, predicate or comparisons call such code), and its query
+ * calls none either (dv_calls_user_code: a function declared IMMUTABLE may
+ * still write, through a volatile one it calls) nor computes a value of
+ * such a type nor groups or sorts with such an operator
  * (dv_values_run_user_code: forming a value that holds a domain runs its
  * CHECK constraints, and the state kept of it has its type), and no state
- * table of it runs user code when written (dv_agg_state_runs_user_code: a
- * column of such a type, a trigger, rule, constraint, default, policy or
- * an index that is not plain, which the guard refuses but an older build
- * let a superuser make).  Then what they write is dynview's own and is not decoded
- * (dv_refresh_mark_own_writes); a write of user code under that mark would
- * never be captured, and the dynamic tables over the table it wrote would
- * miss it for good (regress brk14_own_writes, brk15_domain_state,
- * brk16_domain_values, brk17_user_opclass).  Call as the table's owner.
- * Asked once per plan cache entry (dv_plan_cache_own_writes, kept with the
- * cached plan and dropped with it), not at every refresh.
+ * table of it runs user code when written (dv_agg_state_runs_user_code,
+ * the same test of each state table: the guard refuses all of it there,
+ * but an older build let a superuser make some).  Then what they write is
+ * dynview's own and is not decoded (dv_refresh_mark_own_writes); a write
+ * of user code under that mark would never be captured, and the dynamic
+ * tables over the table it wrote would miss it for good (regress
+ * brk14_own_writes, brk15_domain_state, brk16_domain_values,
+ * brk17_user_opclass).  Call as the table's owner.  Asked once per plan
+ * cache entry (dv_plan_cache_own_writes, kept with the cached plan and
+ * dropped with it), not at every refresh.
  */
 static bool
 writes_are_own(DvTable *dt)
 {
 	Relation	rel = table_open(dt->relid, AccessShareLock);
-	TupleDesc	desc = RelationGetDescr(rel);
+	bool		own = !dv_relation_runs_user_code(rel);
 	Node	   *query;
-	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
-		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
-	ListCell   *lc;
 
-	for (int i = 0; own && i < desc->natts; i++)
-		own = TupleDescAttr(desc, i)->attisdropped ||
-			!dv_type_runs_user_code(TupleDescAttr(desc, i)->atttypid);
-
-	/*
-	 * (an index's expressions and predicate are evaluated for every row
-	 * written, and its operator families' functions compare the keys)
-	 */
-	foreach(lc, own ? RelationGetIndexList(rel) : NIL)
-	{
-		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
-
-		own = own && !dv_calls_user_code((Node *) RelationGetIndexExpressions(index)) &&
-			!dv_calls_user_code((Node *) RelationGetIndexPredicate(index));
-		for (int i = 0; own && i < IndexRelationGetNumberOfKeyAttributes(index); i++)
-			own = index->rd_opfamily[i] < FirstNormalObjectId;
-		index_close(index, AccessShareLock);
-	}
 	table_close(rel, AccessShareLock);
 	if (!own)
 		return false;
