@@ -373,6 +373,46 @@ dv_equality_is_identity(Oid type, int32 typmod, Oid collation)
 }
 
 /*
+ * dv_key_equality_is_identity - dv_equality_is_identity, and also true for
+ * a composite type (a table's row type, CREATE TYPE ... AS, a domain over
+ * one; not an anonymous record, whose columns the type does not tell)
+ * whose live columns' equality all is identity, with their typmods and
+ * collations, at any depth: record_eq compares column by column with each
+ * column's default equality under the column's collation and holds two
+ * NULL columns equal, so two values it calls equal hold the same columns
+ * with NULLs in the same places, and print alike (a NULL record and a
+ * record of NULLs are not equal: they are two keys).  Asked of the keys a
+ * subquery operator keeps one row of (identity_group_keys, DISTINCT ON,
+ * spelling.c dv_group_spelling_reaches), whose rows are recomputed by
+ * group; not (yet) of aggregate states kept in place or min/max values,
+ * which dv_equality_is_identity decides.  Needs a transaction.
+ */
+bool
+dv_key_equality_is_identity(Oid type, int32 typmod, Oid collation)
+{
+	Oid			base;
+	TupleDesc	desc;
+	bool		identity = true;
+
+	if (dv_equality_is_identity(type, typmod, collation))
+		return true;
+	base = getBaseType(type);
+	if (base == RECORDOID || get_typtype(base) != TYPTYPE_COMPOSITE)
+		return false;
+	check_stack_depth();
+	desc = lookup_rowtype_tupdesc(base, -1);
+	for (int i = 0; identity && i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		identity = att->attisdropped ||
+			dv_key_equality_is_identity(att->atttypid, att->atttypmod, att->attcollation);
+	}
+	ReleaseTupleDesc(desc);
+	return identity;
+}
+
+/*
  * dv_equality_operator - "OPERATOR(schema.=)" of the type's default equality
  * (its default btree or hash operator class), for generated SQL: written
  * out by OID so that it is found whatever the search_path (the refresh's is
@@ -680,6 +720,14 @@ static bool
 identity_equality(Node *e)
 {
 	return dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e)) ||
+		integral_extract(e);
+}
+
+/* as identity_equality, for a subquery operator's keys (dv_key_equality_is_identity) */
+static bool
+identity_key(Node *e)
+{
+	return dv_key_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e)) ||
 		integral_extract(e);
 }
 
@@ -2705,7 +2753,7 @@ identity_group_keys(Query *q)
 
 		if (te->ressortgroupref != 0 &&
 			get_sortgroupref_clause_noerr(te->ressortgroupref, q->distinctClause) != NULL &&
-			!identity_equality((Node *) te->expr))
+			!identity_key((Node *) te->expr))
 			return false;
 	}
 	return true;
@@ -3153,7 +3201,7 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 				return full_plan("DISTINCT_ON",
 								 "DISTINCT ON in a subquery is incremental when its ORDER BY sorts every output column, so that the row it keeps of each value does not depend on the plan.");
 			if (!lfirst_node(TargetEntry, lc)->resjunk &&
-				!identity_equality((Node *) lfirst_node(TargetEntry, lc)->expr))
+				!identity_key((Node *) lfirst_node(TargetEntry, lc)->expr))
 				return full_plan("DISTINCT_ON", "%s", NONIDENTITY_KEY_REASON);
 		}
 		plan->grouped_level = query;

@@ -262,6 +262,7 @@ extern bool dv_find_function(Node *node, check_function_callback checker, void *
 extern bool dv_calls_user_code(Node *node);
 extern bool dv_type_holds_domain(Oid type);
 extern bool dv_type_runs_user_code(Oid type);
+extern bool dv_key_equality_is_identity(Oid type, int32 typmod, Oid collation);
 extern bool dv_index_column_runs_user_code(Oid type, Oid opfamily, Oid opcintype);
 extern bool dv_index_runs_user_code(Relation index);
 extern bool dv_relation_runs_user_code(Relation rel);

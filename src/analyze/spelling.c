@@ -220,7 +220,7 @@ reads_tracked(Node *node, UseContext *ctx)
 /*
  * dv_group_spelling_reaches - is the subquery in FROM at rti of q grouped
  * by a key whose equal values can print differently
- * (dv_equality_is_identity), and does q read an output of it that carries
+ * (dv_key_equality_is_identity), and does q read an output of it that carries
  * the key's spelling other than as an operand of an equality (=, = ANY;
  * under the key's collation), or does the subquery's HAVING?  Then the rows q computes depend on which
  * spelling the subquery's row shows, which its recomputed old row cannot
@@ -246,7 +246,7 @@ dv_group_spelling_reaches(Query *q, int rti)
 
 		if (te->ressortgroupref != 0 &&
 			get_sortgroupref_clause_noerr(te->ressortgroupref, sq->groupClause) != NULL &&
-			!dv_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e)))
+			!dv_key_equality_is_identity(exprType(e), exprTypmod(e), exprCollation(e)))
 			keys.keys = lappend(keys.keys, strip_relabel(e));
 	}
 	if (keys.keys == NIL)
