@@ -7,8 +7,12 @@
 #      the decoder (from /proc: on a shared machine wall times are noise), WAL bytes, and the time
 #      from the writer's commit until the decoder has captured it; then the refresh right after
 #      creating a dynamic table of about 0.9M rows over that source (the decoder's wait included)
+#   4. the WAL a writer pays for REPLICA IDENTITY FULL (which capture sets on a source): the same
+#      UPDATE of every row and DELETE of a tenth of $ROWS rows of one untracked table, under
+#      REPLICA IDENTITY DEFAULT and FULL, WAL bytes each statement wrote (EXPLAIN (ANALYZE, WAL);
+#      full-page images excluded: each statement runs once before it is measured)
 # Usage: eval "$(scripts/cluster.sh env)"; bench/capture.sh [rows] [seconds]
-#        DV_BENCH_ONLY=rate: part 3 only.
+#        DV_BENCH_ONLY=rate: part 3 only; DV_BENCH_ONLY=identity: part 4 only.
 # Needs a running cluster with dynview preloaded (scripts/cluster.sh start), on this machine (it
 # reads /proc of the server's processes). Uses database dv_bench.
 set -euo pipefail
@@ -61,6 +65,41 @@ bulk_rate() {
 		"decoder $((c1 - c0)) ms CPU, caught up $((t2 - t1)) ms after the commit;" \
 		"decoder rate / writer rate (CPU): $(awk -v w=$((w1 - w0)) -v d=$((c1 - c0)) 'BEGIN { r = 0; if (d > 0) r = w / d; printf "%.2f", r }')"
 }
+# ---- 4. WAL of updates and deletes under REPLICA IDENTITY DEFAULT and FULL ---------------------
+# identity_wal IDENTITY: prints the WAL bytes of an UPDATE of every row and of a DELETE of a tenth
+# wal_of STATEMENT: the WAL bytes the statement itself wrote (EXPLAIN (ANALYZE, WAL): what other
+# sessions write meanwhile does not count)
+wal_of() {
+	q -c "EXPLAIN (ANALYZE, WAL, COSTS OFF, TIMING OFF, FORMAT JSON) $1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["Plan"]["WAL Bytes"])'
+}
+identity_wal() {
+	local u d
+	q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS ident" \
+	  -c "CREATE TABLE ident (id bigint PRIMARY KEY, account int, amount numeric(12,2), note text) WITH (fillfactor = 50)" \
+	  -c "ALTER TABLE ident REPLICA IDENTITY $1" \
+	  -c "INSERT INTO ident SELECT g, g % 1000, (g % 997) * 1.25, 'note ' || g FROM generate_series(1, $ROWS) g" \
+	  -c "VACUUM ident" -c "CHECKPOINT" >/dev/null
+	# (the first UPDATE writes each page's full-page image; the second is measured)
+	q -c "UPDATE ident SET amount = amount + 1" >/dev/null
+	u=$(wal_of "UPDATE ident SET amount = amount + 1")
+	q -c "DELETE FROM ident WHERE id % 10 = 1" >/dev/null
+	d=$(wal_of "DELETE FROM ident WHERE id % 10 = 2")
+	echo "REPLICA IDENTITY $1: UPDATE of $ROWS rows $((u / 1024)) kB WAL ($((u / ROWS)) bytes a row); DELETE of $((ROWS / 10)) rows $((d / 1024)) kB ($((d * 10 / ROWS)) bytes a row)"
+}
+if [ "${DV_BENCH_ONLY:-}" = identity ] || [ -z "${DV_BENCH_ONLY:-}" ]; then
+	echo "== WAL of a writer's updates and deletes by replica identity ($ROWS rows; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	identity_wal DEFAULT
+	identity_wal FULL
+	identity_wal DEFAULT
+	identity_wal FULL
+	q -c "DROP TABLE ident"
+	if [ "${DV_BENCH_ONLY:-}" = identity ]; then
+		psql -X -q -c "DROP DATABASE $DB WITH (FORCE)"
+		exit 0
+	fi
+fi
+
 if [ "${DV_BENCH_ONLY:-}" = rate ] || [ -z "${DV_BENCH_ONLY:-}" ]; then
 	echo "== decoder rate: $BULK rows inserted by one backend (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 	bulk_rate plain
