@@ -4006,9 +4006,8 @@ implied_chain(List *above_joins, DvOp *above, bool *filtered)
 /*
  * implied_values - the number of distinct values of x over the rows now of
  * chain (its members have at most DV_IMPLIED_MAX_ROWS rows each), counted
- * by a statement, or kept from the table's refresh before (ImpliedCount,
- * below); -1 if unknown (also when a member's rows are a WITH entry of the
- * statement being written, shared_name)
+ * by a statement; -1 if unknown (also when a member's rows are a WITH entry
+ * of the statement being written, shared_name)
  */
 static bool
 chain_shared(DvGen *g, DvOp *op)
@@ -4018,81 +4017,12 @@ chain_shared(DvGen *g, DvOp *op)
 	return (op->left && chain_shared(g, op->left)) || (op->right && chain_shared(g, op->right));
 }
 
-/*
- * The counts implied_values made in incremental refreshes, kept in
- * TopMemoryContext for the next refresh of the same table (at most
- * DV_IMPLIED_KEPT, the oldest dropped first).  A count is of the chain's
- * rows at the data snapshot of the refresh that made it (stamp, with the
- * xids that refresh counts as its own); a later refresh whose window
- * starts at that very snapshot, and in which the chain's members have no
- * change (implied_member), reads the same rows: the count is still right,
- * and its stamp moves to that refresh's snapshot.  Any other window (a
- * refresh in between by another backend, one that failed or refreshed in
- * full, a member changed) misses, and the count is made again.  Only an
- * estimate for a choice of plan rests on it, never a row.
- */
-#define DV_IMPLIED_KEPT 32
-
-typedef struct ImpliedCount
-{
-	Oid			relid;			/* the dynamic table */
-	char	   *sql;			/* the count statement */
-	char	   *stamp;			/* "S_new own_xids" of the refresh that made or last used it */
-	double		count;
-} ImpliedCount;
-
-static List *implied_kept = NIL;	/* of ImpliedCount *, in TopMemoryContext */
-static Oid	window_relid = InvalidOid;
-static char *window_from = NULL;	/* "S_prev own_xids", in TopMemoryContext */
-static char *window_to = NULL;	/* "S_new own_xids" */
-
-/*
- * dv_optree_set_window - the window of the incremental refresh of dynamic
- * table relid that generates statements now: from snapshot prev (with the
- * xids prev_own, xid8[] text, its refresh counted as its own) to cur (and
- * cur_own); relid InvalidOid when none (implied_values then keeps no
- * count).  Copies into TopMemoryContext.  No lock, no transaction needed.
- */
-void
-dv_optree_set_window(Oid relid, const char *prev, const char *prev_own,
-					 const char *cur, const char *cur_own)
-{
-	if (window_from)
-		pfree(window_from);
-	if (window_to)
-		pfree(window_to);
-	window_from = window_to = NULL;
-	window_relid = InvalidOid;
-	if (!OidIsValid(relid) || prev == NULL || cur == NULL)
-		return;
-	window_from = MemoryContextStrdup(TopMemoryContext, psprintf("%s %s", prev, prev_own ? prev_own : "{}"));
-	window_to = MemoryContextStrdup(TopMemoryContext, psprintf("%s %s", cur, cur_own ? cur_own : "{}"));
-	window_relid = relid;
-}
-
-/* the count kept for sql in the current window's table, or NULL */
-static ImpliedCount *
-implied_kept_count(const char *sql)
-{
-	ListCell   *lc;
-
-	foreach(lc, implied_kept)
-	{
-		ImpliedCount *c = lfirst(lc);
-
-		if (c->relid == window_relid && strcmp(c->sql, sql) == 0)
-			return c;
-	}
-	return NULL;
-}
-
 static double
 implied_values(DvGen *g, DvOp *chain, Node *x)
 {
 	bool		reach_done = g->reach_done;
 	char	   *sql;
 	double		result = -1;
-	ImpliedCount *kept = NULL;
 
 	/* (a member read from a WITH entry of the statement: not a statement of its own) */
 	if (chain_shared(g, chain))
@@ -4100,16 +4030,6 @@ implied_values(DvGen *g, DvOp *chain, Node *x)
 	sql = psprintf("SELECT pg_catalog.count(DISTINCT %s) FROM (%s) c",
 				   deparse(g, x, chain, "c", NULL, NULL), rows_sql(g, chain));
 	g->reach_done = reach_done;
-	if (OidIsValid(window_relid))
-	{
-		kept = implied_kept_count(sql);
-		if (kept != NULL && strcmp(kept->stamp, window_from) == 0)
-		{
-			pfree(kept->stamp);
-			kept->stamp = MemoryContextStrdup(TopMemoryContext, window_to);
-			return kept->count;
-		}
-	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute(sql, true, 1) == SPI_OK_SELECT && SPI_processed == 1)
@@ -4121,32 +4041,6 @@ implied_values(DvGen *g, DvOp *chain, Node *x)
 			result = (double) DatumGetInt64(d);
 	}
 	SPI_finish();
-	if (OidIsValid(window_relid) && result >= 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		if (kept == NULL)
-		{
-			if (list_length(implied_kept) >= DV_IMPLIED_KEPT)
-			{
-				ImpliedCount *oldest = linitial(implied_kept);
-
-				pfree(oldest->sql);
-				pfree(oldest->stamp);
-				pfree(oldest);
-				implied_kept = list_delete_first(implied_kept);
-			}
-			kept = palloc0(sizeof(ImpliedCount));
-			kept->relid = window_relid;
-			kept->sql = pstrdup(sql);
-			implied_kept = lappend(implied_kept, kept);
-		}
-		else
-			pfree(kept->stamp);
-		kept->stamp = pstrdup(window_to);
-		kept->count = result;
-		MemoryContextSwitchTo(old);
-	}
 	return result;
 }
 

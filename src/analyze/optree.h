@@ -279,8 +279,6 @@ extern bool dv_optree_reads_as_other_role(Node *node);
 extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
 extern List *dv_optree_state_ops(struct DvPlan *plan);
 extern void dv_optree_use_state(bool use);
-extern void dv_optree_set_window(Oid relid, const char *prev, const char *prev_own,
-								 const char *cur, const char *cur_own);
 extern char *dv_optree_state_name(DvOp *op);	/* unqualified, in dynview_state */
 extern bool dv_optree_state_usable(DvOp *op);
 

@@ -3856,13 +3856,6 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		 * their new rows, computed first)
 		 */
 		dv_optree_use_state(true);
-		{
-			WindowTexts w;
-
-			/* (counts made for the SQL of one refresh may serve the next: optree.c) */
-			window_texts(dt, snapshot, &w);
-			dv_optree_set_window(dt->relid, w.prev, w.prev_own, w.cur, w.cur_own);
-		}
 		states = compute_operator_states(plan, snapshot);
 		if (plan->kind == DV_PLAN_TOPN)
 		{
@@ -3901,7 +3894,6 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		replace_operator_states(states, ok, snapshot);
 		dv_statements_end();
 		dv_optree_use_state(false);
-		dv_optree_set_window(InvalidOid, NULL, NULL, NULL, NULL);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		if (!ok && !topn_full)
 		{
@@ -3985,7 +3977,6 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 		dv_forget_aborted_tuples();
 		dv_statements_end();
 		dv_optree_use_state(false);
-		dv_optree_set_window(InvalidOid, NULL, NULL, NULL, NULL);
 		if (!row_may_raise(edata))
 			ReThrowError(edata);
 		ereport(DEBUG1,
