@@ -2346,6 +2346,7 @@ static char *rows_sql(DvGen *g, DvOp *op);
 static bool reads_state(DvOp *op);
 static char *state_qualified(DvOp *op);
 static bool reads_filter_state(DvGen *g, DvOp *op);
+static DvOp *filter_chain_scan(DvOp *op);
 static const char *filter_state_key_name(DvOp *op);
 static bool constant_filter_qual(Node *qual);
 static List *extreme_aggrefs(DvOp *op);
@@ -5467,6 +5468,26 @@ reads_state(DvOp *op)
 	return use_state && op->kind == DV_OP_GROUP && op->state_id > 0 && dv_optree_state_usable(op);
 }
 
+/* the scan under the filter op and the filters below it, or NULL if another operator is */
+static DvOp *
+filter_chain_scan(DvOp *op)
+{
+	while (op != NULL && op->kind == DV_OP_FILTER)
+		op = op->left;
+	return op != NULL && op->kind == DV_OP_SCAN ? op : NULL;
+}
+
+/* the conditions of the filter op and of the filters below it, down to its scan (palloc'd list) */
+static List *
+filter_chain_quals(DvOp *op)
+{
+	List	   *quals = NIL;
+
+	for (; op->kind == DV_OP_FILTER; op = op->left)
+		quals = list_concat(quals, op->quals);
+	return quals;
+}
+
 /*
  * reads_filter_state - does the statement generated now read the rows now
  * of the filter op from its filter state (optree.h)?  Not while its scan
@@ -5478,9 +5499,9 @@ reads_filter_state(DvGen *g, DvOp *op)
 {
 	Index		rti;
 
-	if (!use_state || op->kind != DV_OP_FILTER || op->state_id == 0 || op->left->kind != DV_OP_SCAN)
+	if (!use_state || op->kind != DV_OP_FILTER || op->state_id == 0 || filter_chain_scan(op) == NULL)
 		return false;
-	rti = op->left->source->rtindex;
+	rti = filter_chain_scan(op)->source->rtindex;
 	if (g != NULL && (g->restrict_rti == (int) rti || g->reach_rti == (int) rti))
 		return false;
 	return dv_optree_state_usable(op);
@@ -5489,7 +5510,8 @@ reads_filter_state(DvGen *g, DvOp *op)
 /*
  * filter_state_key - can the filter op keep its rows now in a filter state
  * (optree.h), and by which of its columns are the rows a window changes
- * found?  op a filter directly over a scan, with a comparison of a column
+ * found?  op a filter over a scan under filters only (bare_scan: the top
+ * of the chain holds the state), one of whose conditions compares a column
  * with constants (constant_filter_qual: it keeps the rows of a few values),
  * whose source has a primary key whose first column is one of the scan's
  * columns (the window's rows carry it; its index reads the source's rows
@@ -5513,17 +5535,18 @@ filter_state_key(DvOp *op)
 	Oid			opfamily = InvalidOid;
 	DvOpCol    *key = NULL;
 	bool		constant = false;
+	List	   *quals;
 	ListCell   *lc;
 
 	if (op->state_key != NULL)
 		return op->state_key;
-	if (op->kind != DV_OP_FILTER || op->left == NULL || op->left->kind != DV_OP_SCAN)
+	if (op->kind != DV_OP_FILTER || (scan = filter_chain_scan(op)) == NULL)
 		return NULL;
-	scan = op->left;
-	foreach(lc, op->quals)
+	quals = filter_chain_quals(op);
+	foreach(lc, quals)
 		constant = constant || constant_filter_qual(lfirst(lc));
-	if (!constant || contain_mutable_functions((Node *) op->quals) || has_outer_refs((Node *) op->quals) ||
-		checkExprHasSubLink((Node *) op->quals) || !bms_equal(expr_varnos((Node *) op->quals), scan->rels))
+	if (!constant || contain_mutable_functions((Node *) quals) || has_outer_refs((Node *) quals) ||
+		checkExprHasSubLink((Node *) quals) || !bms_equal(expr_varnos((Node *) quals), scan->rels))
 		return NULL;
 	rel = try_relation_open(scan->source->relid, AccessShareLock);
 	if (rel == NULL)
@@ -5576,7 +5599,7 @@ filter_state_key_name(DvOp *op)
 	ListCell   *lc;
 	ListCell   *ln;
 
-	forboth(lc, op->cols, ln, op->left->source->columns)
+	forboth(lc, op->cols, ln, filter_chain_scan(op)->source->columns)
 	{
 		if (lfirst(lc) == filter_state_key(op))
 			return quote_identifier(strVal(lfirst(ln)));
@@ -5587,7 +5610,7 @@ filter_state_key_name(DvOp *op)
 /*
  * filter_state_new_sql - the rows now of the filter op with a filter state
  * (dv_optree_state_new_sql; its scan's window registered): the state's
- * rows whose key no row of the window has, and the source's rows now of
+ * rows whose key no row of the window has (an anti-join), and the source's rows now of
  * the window's keys that pass the filter (read by key: "= ANY (ARRAY)",
  * and a NULL key, which "=" matches nowhere, by IS NULL).  A row the
  * window did not change is as it was at the data snapshot, when the state
@@ -5614,18 +5637,19 @@ filter_state_new_sql(DvOp *op)
 	eq = dv_operator_sql(eqopr);
 	kc = col_name(key);
 	gen_init(&ig, op->state_level, NULL);
-	d = delta_cte(&ig, op->left);
+	d = delta_cte(&ig, filter_chain_scan(op));
 	if (d == NULL)
 		return NULL;
 	keys = add_cte(&ig, psprintf("SELECT d.%s AS k1 FROM %s d", kc, d));
-	kept = psprintf("SELECT * FROM %s x WHERE (x.%s %s ANY (ARRAY(SELECT k.k1 FROM %s k WHERE k.k1 IS NOT NULL))) IS NOT TRUE "
+	/* (an anti-join the planner hashes; a NULL key matches no "=": tested apart) */
+	kept = psprintf("SELECT * FROM %s x WHERE NOT EXISTS (SELECT FROM %s k WHERE x.%s %s k.k1) "
 					"AND NOT (x.%s IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL))",
-					state_qualified(op), kc, eq, keys, kc, keys);
+					state_qualified(op), keys, kc, eq, kc, keys);
 	/* (the source read, not the state: the scan restricted as reach_restrict does) */
 	use_state = false;
 	PG_TRY();
 	{
-		ig.reach_rti = op->left->source->rtindex;
+		ig.reach_rti = filter_chain_scan(op)->source->rtindex;
 		ig.reach_attno = key->attno;
 		ig.reach_op = eq;
 		ig.reach_opno = eqopr;
@@ -5940,7 +5964,7 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 				Node	   *e = group_key_match(op->right, op->left, op->quals, &opno);
 				DvOp	   *s = e ? partner_scan(op->left, e) : NULL;
 
-				if (s != NULL && s->kind == DV_OP_FILTER && s->left->kind == DV_OP_SCAN)
+				if (s != NULL && s->kind == DV_OP_FILTER)
 					s->state_wanted = true;
 			}
 			assign_states_op(op->left, relid, n, ops);

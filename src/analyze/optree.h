@@ -197,7 +197,7 @@ typedef struct DvOp
 	int			index_rule_keys;
 
 	/*
-	 * DV_OP_FILTER directly over a scan (a filter state, optree.c
+	 * DV_OP_FILTER over a scan under filters only (a filter state, optree.c
 	 * filter_state_key): state_wanted, set by dv_optree_assign_states when
 	 * it is the scan a partner filter reads (partner_scan of a
 	 * partner-bounded join); with a state number (state_table, state_id),
