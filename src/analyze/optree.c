@@ -6266,7 +6266,8 @@ dv_optree_state_new_name(DvOp *op)
 /*
  * dv_optree_state_new_sql - op's state rows at the refresh's snapshot (run
  * during an incremental refresh, its windows registered, before its
- * statements, which read them as dv_optree_state_new_name): a value
+ * statements, which read them as dv_optree_state_new_name): a filter
+ * state's rows, the filtered scan's rows now (filter_state_new_sql); a value
  * state's row, the operator's row over its input now; the extreme rows,
  * the first rows of the state and the inserted rows of the input's delta
  * when no deleted row reaches an extreme (the state's rows are all still
@@ -6287,24 +6288,19 @@ dv_optree_state_new_sql(DvOp *op)
 	char	   *cand;
 	char	   *sql = NULL;
 
-	if (op->kind == DV_OP_FILTER)
-	{
-		if (!has_delta(op) || !reads_filter_state(NULL, op))
-			return NULL;
-		nestlevel = NewGUCNestLevel();
-		(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-		dv_set_output_styles();
-		sql = filter_state_new_sql(op);
-		AtEOXact_GUC(true, nestlevel);
-		return sql;
-	}
-	if (!has_delta(op) || !reads_state(op))
+	if (!has_delta(op) || !(op->kind == DV_OP_FILTER ? reads_filter_state(NULL, op) : reads_state(op)))
 		return NULL;
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
+	/* (a filter state: its rows now, filter_state_new_sql) */
+	if (op->kind == DV_OP_FILTER)
+	{
+		sql = filter_state_new_sql(op);
+		AtEOXact_GUC(true, nestlevel);
+		return sql;
+	}
 	state = state_qualified(op);
 	gen_init(&ig, op->inner->level, NULL);
 	if (is_group_state(op))
