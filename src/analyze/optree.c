@@ -17,6 +17,7 @@
 
 #include <math.h>
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
@@ -2344,6 +2345,10 @@ old_rows_sql(DvGen *g, DvOp *tree, const char *dtree)
 static char *rows_sql(DvGen *g, DvOp *op);
 static bool reads_state(DvOp *op);
 static char *state_qualified(DvOp *op);
+static bool reads_filter_state(DvGen *g, DvOp *op);
+static DvOp *filter_chain_scan(DvOp *op);
+static const char *filter_state_key_name(DvOp *op);
+static bool constant_filter_qual(Node *qual);
 static List *extreme_aggrefs(DvOp *op);
 static char *right_sql(DvGen *g, DvOp *right, DvOp *left, const char *alias);
 static OpExpr *not_in_test(List *quals, DvOp *keep, DvOp *other, List **rest);
@@ -2910,6 +2915,12 @@ rows_sql(DvGen *g, DvOp *op)
 				break;
 			}
 		case DV_OP_FILTER:
+			/* (its rows now kept in a filter state: the same rows, dv_optree_state_new_sql) */
+			if (reads_filter_state(g, op))
+			{
+				appendStringInfo(&buf, "SELECT * FROM %s", state_qualified(op));
+				break;
+			}
 			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left),
 							 deparse_quals(g, op->quals, op->left, "f", NULL, NULL));
 			break;
@@ -4398,6 +4409,12 @@ probe_start(DvGen *g, DvOp *bare, DvOp *other, const char *dother, int64 *n)
 {
 	if (dother == NULL || !bare_scan(bare) || g->restrict_rti != 0)
 		return NULL;
+	/* (its rows now kept in a filter state: that is read whole, hashed) */
+	for (DvOp *f = bare; f->kind == DV_OP_FILTER; f = f->left)
+	{
+		if (reads_filter_state(g, f))
+			return NULL;
+	}
 	*n = delta_rows_under(other);
 	if (*n < 0)
 		return NULL;
@@ -5451,6 +5468,208 @@ reads_state(DvOp *op)
 	return use_state && op->kind == DV_OP_GROUP && op->state_id > 0 && dv_optree_state_usable(op);
 }
 
+/* the scan under the filter op and the filters below it, or NULL if another operator is */
+static DvOp *
+filter_chain_scan(DvOp *op)
+{
+	while (op != NULL && op->kind == DV_OP_FILTER)
+		op = op->left;
+	return op != NULL && op->kind == DV_OP_SCAN ? op : NULL;
+}
+
+/* the conditions of the filter op and of the filters below it, down to its scan (palloc'd list) */
+static List *
+filter_chain_quals(DvOp *op)
+{
+	List	   *quals = NIL;
+
+	for (; op->kind == DV_OP_FILTER; op = op->left)
+		quals = list_concat(quals, op->quals);
+	return quals;
+}
+
+/*
+ * reads_filter_state - does the statement generated now read the rows now
+ * of the filter op from its filter state (optree.h)?  Not while its scan
+ * is being read restricted to some keys (g->restrict_rti, g->reach_rti:
+ * the source is read so restricted, as without a state).
+ */
+static bool
+reads_filter_state(DvGen *g, DvOp *op)
+{
+	Index		rti;
+
+	if (!use_state || op->kind != DV_OP_FILTER || op->state_id == 0 || filter_chain_scan(op) == NULL)
+		return false;
+	rti = filter_chain_scan(op)->source->rtindex;
+	if (g != NULL && (g->restrict_rti == (int) rti || g->reach_rti == (int) rti))
+		return false;
+	return dv_optree_state_usable(op);
+}
+
+/*
+ * filter_state_key - can the filter op keep its rows now in a filter state
+ * (optree.h), and by which of its columns are the rows a window changes
+ * found?  op a filter over a scan under filters only (bare_scan: the top
+ * of the chain holds the state), one of whose conditions compares a column
+ * with constants (constant_filter_qual: it keeps the rows of a few values),
+ * whose source has a primary key whose first column is one of the scan's
+ * columns (the window's rows carry it; its index reads the source's rows
+ * of the changed keys), compared by its type's default equality (the
+ * index's operator family), with an array type.  Each column of the scan
+ * has the source column's own type (not a domain: the state's column has
+ * the base type the window has) and, if collatable, the default collation
+ * (the state's column has it), and can be stored.  The column, or NULL.
+ * (Exactness does not rest on the key being unique: every row of the
+ * state whose key equals a changed one is replaced by every row of the
+ * source with that key now.)  Needs a transaction (catalog reads); cached
+ * in op->state_key.
+ */
+static DvOpCol *
+filter_state_key(DvOp *op)
+{
+	DvOp	   *scan;
+	Relation	rel;
+	Oid			pk;
+	AttrNumber	attno = InvalidAttrNumber;
+	Oid			opfamily = InvalidOid;
+	DvOpCol    *key = NULL;
+	bool		constant = false;
+	List	   *quals;
+	ListCell   *lc;
+
+	if (op->state_key != NULL)
+		return op->state_key;
+	if (op->kind != DV_OP_FILTER || (scan = filter_chain_scan(op)) == NULL)
+		return NULL;
+	quals = filter_chain_quals(op);
+	foreach(lc, quals)
+		constant = constant || constant_filter_qual(lfirst(lc));
+	if (!constant || contain_mutable_functions((Node *) quals) || has_outer_refs((Node *) quals) ||
+		checkExprHasSubLink((Node *) quals) || !bms_equal(expr_varnos((Node *) quals), scan->rels))
+		return NULL;
+	rel = try_relation_open(scan->source->relid, AccessShareLock);
+	if (rel == NULL)
+		return NULL;
+	pk = RelationGetPrimaryKeyIndex(rel);
+	relation_close(rel, AccessShareLock);
+	if (OidIsValid(pk))
+	{
+		Relation	index = index_open(pk, AccessShareLock);
+
+		if (index->rd_index->indnkeyatts >= 1)
+		{
+			attno = index->rd_index->indkey.values[0];
+			opfamily = index->rd_opfamily[0];
+		}
+		index_close(index, AccessShareLock);
+	}
+	if (attno <= 0)
+		return NULL;
+	foreach(lc, op->cols)
+	{
+		DvOpCol    *col = lfirst(lc);
+		Oid			type;
+		int32		typmod;
+		Oid			coll;
+
+		get_atttypetypmodcoll(scan->source->relid, col->attno, &type, &typmod, &coll);
+		if (type != col->type || get_typtype(col->type) == TYPTYPE_PSEUDO ||
+			(OidIsValid(coll) && coll != DEFAULT_COLLATION_OID))
+			return NULL;
+		if (col->attno == attno)
+			key = col;
+	}
+	if (key == NULL || !OidIsValid(get_array_type(key->type)))
+		return NULL;
+	{
+		TypeCacheEntry *tc = lookup_type_cache(key->type, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
+
+		if (!OidIsValid(tc->eq_opr) || tc->btree_opf != opfamily)
+			return NULL;
+	}
+	op->state_key = key;
+	return key;
+}
+
+/* the source's name of the filter state's key column (explain()), quoted */
+static const char *
+filter_state_key_name(DvOp *op)
+{
+	ListCell   *lc;
+	ListCell   *ln;
+
+	forboth(lc, op->cols, ln, filter_chain_scan(op)->source->columns)
+	{
+		if (lfirst(lc) == filter_state_key(op))
+			return quote_identifier(strVal(lfirst(ln)));
+	}
+	return "?";
+}
+
+/*
+ * filter_state_new_sql - the rows now of the filter op with a filter state
+ * (dv_optree_state_new_sql; its scan's window registered): the state's
+ * rows whose key no row of the window has (an anti-join), and the source's rows now of
+ * the window's keys that pass the filter (read by key: "= ANY (ARRAY)",
+ * and a NULL key, which "=" matches nowhere, by IS NULL).  A row the
+ * window did not change is as it was at the data snapshot, when the state
+ * was exact.
+ */
+static char *
+filter_state_new_sql(DvOp *op)
+{
+	DvOpCol    *key = filter_state_key(op);
+	DvGen		ig;
+	char	   *d;
+	char	   *keys;
+	char	   *kc;
+	char	   *eq;
+	char	   *now;
+	char	   *nulls;
+	char	   *kept;
+	Oid			eqopr;
+	bool		save = use_state;
+
+	if (key == NULL)
+		elog(ERROR, "filter state without a key column");
+	eqopr = lookup_type_cache(key->type, TYPECACHE_EQ_OPR)->eq_opr;
+	eq = dv_operator_sql(eqopr);
+	kc = col_name(key);
+	gen_init(&ig, op->state_level, NULL);
+	d = delta_cte(&ig, filter_chain_scan(op));
+	if (d == NULL)
+		return NULL;
+	keys = add_cte(&ig, psprintf("SELECT d.%s AS k1 FROM %s d", kc, d));
+	/* (an anti-join the planner hashes; a NULL key matches no "=": tested apart) */
+	kept = psprintf("SELECT * FROM %s x WHERE NOT EXISTS (SELECT FROM %s k WHERE x.%s %s k.k1) "
+					"AND NOT (x.%s IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL))",
+					state_qualified(op), keys, kc, eq, kc, keys);
+	/* (the source read, not the state: the scan restricted as reach_restrict does) */
+	use_state = false;
+	PG_TRY();
+	{
+		ig.reach_rti = filter_chain_scan(op)->source->rtindex;
+		ig.reach_attno = key->attno;
+		ig.reach_op = eq;
+		ig.reach_opno = eqopr;
+		ig.reach_array = psprintf("ARRAY(SELECT k.k1 FROM %s k WHERE k.k1 IS NOT NULL)", keys);
+		ig.reach_done = false;
+		now = rows_sql(&ig, op);
+		if (!ig.reach_done)
+			elog(ERROR, "filter state's key column not read");
+		ig.reach_rti = 0;
+		nulls = psprintf("SELECT * FROM (%s) n WHERE n.%s IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)",
+						 rows_sql(&ig, op), kc, keys);
+	}
+	PG_FINALLY();
+	{
+		use_state = save;
+	}
+	PG_END_TRY();
+	return psprintf("WITH %s %s UNION ALL %s UNION ALL %s", ig.with->data, kept, now, nulls);
+}
+
 /*
  * value_state_eligible - can the subquery operator op keep its row?  Any
  * other aggregate without GROUP BY (one row at most: no windows, no
@@ -5639,6 +5858,9 @@ partner_bounded(DvOp *join)
  */
 static List *numbered_state_ops = NIL;
 
+/* the level of the plan whose operators dv_optree_assign_states is numbering */
+static Query *assign_level = NULL;
+
 /*
  * same_state_op - an operator numbered before op (numbered_state_ops)
  * whose subquery is the same as op's (its level, grouped level and group
@@ -5723,9 +5945,28 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 			assign_states_plan(op->inner, relid, n, ops);
 			break;
 		case DV_OP_FILTER:
+			/* (a filter state: the scan a partner filter reads, marked by the join above) */
+			if (op->state_wanted && op->state_id == 0 && relid != InvalidOid && assign_level != NULL &&
+				filter_state_key(op) != NULL)
+			{
+				op->state_table = relid;
+				op->state_id = ++*n;
+				op->state_level = assign_level;
+			}
+			if (op->state_id > 0 && ops && !list_member_ptr(*ops, op))
+				*ops = lappend(*ops, op);
 			assign_states_op(op->left, relid, n, ops);
 			break;
 		case DV_OP_JOIN:
+			if (relid != InvalidOid && partner_bounded(op))
+			{
+				Oid			opno;
+				Node	   *e = group_key_match(op->right, op->left, op->quals, &opno);
+				DvOp	   *s = e ? partner_scan(op->left, e) : NULL;
+
+				if (s != NULL && s->kind == DV_OP_FILTER)
+					s->state_wanted = true;
+			}
 			assign_states_op(op->left, relid, n, ops);
 			if (relid != InvalidOid && op->right->kind == DV_OP_GROUP && op->right->state_id == 0 &&
 				partner_bounded(op))
@@ -5772,10 +6013,13 @@ static void
 assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops)
 {
 	ListCell   *lc;
+	Query	   *outer_level = assign_level;
 
 	if (plan == NULL)
 		return;
+	assign_level = plan->level;
 	assign_states_op(plan->tree, relid, n, ops);
+	assign_level = outer_level;
 	assign_states_node(plan->topn_input, relid, n, ops);
 	assign_states_node(plan->window_input, relid, n, ops);
 	foreach(lc, plan->branches)
@@ -5802,6 +6046,7 @@ dv_optree_assign_states(DvPlan *plan, Oid relid)
 	{
 		list_free(numbered_state_ops);
 		numbered_state_ops = NIL;
+		assign_level = NULL;
 	}
 	PG_END_TRY();
 }
@@ -5940,6 +6185,25 @@ dv_optree_state_fill_sql(DvOp *op)
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
+	if (op->kind == DV_OP_FILTER)
+	{
+		/* (a filter state: the filtered scan's rows, from the source) */
+		bool		save = use_state;
+
+		gen_init(&ig, op->state_level, NULL);
+		use_state = false;
+		PG_TRY();
+		{
+			sql = rows_sql(&ig, op);
+		}
+		PG_FINALLY();
+		{
+			use_state = save;
+		}
+		PG_END_TRY();
+		AtEOXact_GUC(true, nestlevel);
+		return sql;
+	}
 	gen_init(&ig, op->inner->level, NULL);
 	if (is_group_state(op))
 	{
@@ -6002,7 +6266,8 @@ dv_optree_state_new_name(DvOp *op)
 /*
  * dv_optree_state_new_sql - op's state rows at the refresh's snapshot (run
  * during an incremental refresh, its windows registered, before its
- * statements, which read them as dv_optree_state_new_name): a value
+ * statements, which read them as dv_optree_state_new_name): a filter
+ * state's rows, the filtered scan's rows now (filter_state_new_sql); a value
  * state's row, the operator's row over its input now; the extreme rows,
  * the first rows of the state and the inserted rows of the input's delta
  * when no deleted row reaches an extreme (the state's rows are all still
@@ -6023,12 +6288,19 @@ dv_optree_state_new_sql(DvOp *op)
 	char	   *cand;
 	char	   *sql = NULL;
 
-	if (!has_delta(op) || !reads_state(op))
+	if (!has_delta(op) || !(op->kind == DV_OP_FILTER ? reads_filter_state(NULL, op) : reads_state(op)))
 		return NULL;
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", DV_SAFE_SEARCH_PATH,
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	dv_set_output_styles();
+	/* (a filter state: its rows now, filter_state_new_sql) */
+	if (op->kind == DV_OP_FILTER)
+	{
+		sql = filter_state_new_sql(op);
+		AtEOXact_GUC(true, nestlevel);
+		return sql;
+	}
 	state = state_qualified(op);
 	gen_init(&ig, op->inner->level, NULL);
 	if (is_group_state(op))
@@ -6079,7 +6351,7 @@ dv_optree_state_new_sql(DvOp *op)
 bool
 dv_optree_state_replace_first(DvOp *op)
 {
-	return is_group_state(op);
+	return is_group_state(op) || op->kind == DV_OP_FILTER;
 }
 
 /* the statement that makes op's new state rows its state (dv_optree_state_replace_first says when) */
@@ -6705,8 +6977,12 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 							 op->lateral ? "applied to each changed row of the left side" : "no changes of its own");
 			return;
 		case DV_OP_FILTER:
-			appendStringInfo(buf, "filter %s: applied to the delta%s\n", explain_quals(g, op->quals),
-							 explain_window_filter(g, op));
+			appendStringInfo(buf, "filter %s: applied to the delta%s%s\n", explain_quals(g, op->quals),
+							 explain_window_filter(g, op),
+							 op->state_id > 0 ?
+							 psprintf("; state dynview_state.%s, its rows now (read for the scan's rows now); the rows whose key %s its window has replaced from the source before the statements",
+									  quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)),
+									  filter_state_key_name(op)) : "");
 			explain_op(g, buf, op->left, depth + 1);
 			return;
 		case DV_OP_JOIN:

@@ -195,6 +195,19 @@ typedef struct DvOp
 	 * leads with both (grouprule.c assess_two_keys)
 	 */
 	int			index_rule_keys;
+
+	/*
+	 * DV_OP_FILTER over a scan under filters only (a filter state, optree.c
+	 * filter_state_key): state_wanted, set by dv_optree_assign_states when
+	 * it is the scan a partner filter reads (partner_scan of a
+	 * partner-bounded join); with a state number (state_table, state_id),
+	 * state_level, the level its quals and columns are over, and
+	 * state_key, its column of the source's primary key's first column, by
+	 * which the rows its window changes are read again.
+	 */
+	bool		state_wanted;
+	Query	   *state_level;
+	DvOpCol    *state_key;
 } DvOp;
 
 /*
@@ -277,6 +290,23 @@ extern bool dv_optree_reads_as_other_role(Node *node);
  * is rebuilt by the next FULL refresh).
  */
 extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
+
+/*
+ * A filter state: the rows now of a scan under a filter of constants that a
+ * partner filter reads (the left side of a join to a partner-bounded
+ * grouped subquery: TPC-H Q17's parts of one brand and container), kept in
+ * dynview_state.ext_<table oid>_<n> with the scan's columns, when the
+ * source has a primary key whose first column is among them.  Before the
+ * statements of an incremental refresh whose window has rows of that
+ * source, the state's rows whose key some window row has are replaced by
+ * the source's rows of those keys now that pass the filter (read by key);
+ * every other row is unchanged since the data snapshot.  The statements
+ * then read the state wherever they read the filtered scan now (not where
+ * the scan is read restricted to some keys: the source, as before), so a
+ * join's delta joins the changed rows to the few rows kept instead of
+ * reading the source by key for each.  Built with the other states,
+ * dropped with them, listed by dv_optree_state_ops; explain() shows it.
+ */
 extern List *dv_optree_state_ops(struct DvPlan *plan);
 extern void dv_optree_use_state(bool use);
 extern char *dv_optree_state_name(DvOp *op);	/* unqualified, in dynview_state */

@@ -1996,7 +1996,8 @@ some_state_built(DvPlan *plan)
 
 	foreach(lc, dv_optree_state_ops(plan))
 	{
-		if (!dv_optree_index_rule_chosen(lfirst(lc)))
+		/* (a filter state holds a source's rows, no groups to project from) */
+		if (((DvOp *) lfirst(lc))->kind != DV_OP_FILTER && !dv_optree_index_rule_chosen(lfirst(lc)))
 			return true;
 	}
 	return false;

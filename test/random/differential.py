@@ -990,7 +990,8 @@ def composite_queries(rng):
     h, nullable, with a two-column index), and comma-list joins (FROM x, y WHERE x.a = y.b, as
     TPC-H Q2, Q5, Q7, Q8, Q9 and Q21 write them): a few from a fixed list (joins, outer joins,
     EXISTS / NOT EXISTS / IN / NOT IN and correlated aggregates on two columns, comma lists of
-    three tables under GROUP BY, Q21's EXISTS / NOT EXISTS over the comma list's own table), and
+    three tables under GROUP BY, Q21's EXISTS / NOT EXISTS over the comma list's own table, Q17's
+    correlated aggregate over h filtered by constants: a filter state), and
     three drawn from the grammar with h and m among its bases, two-column equalities and comma
     lists preferred (each must contain a comma list or a two-column condition).  Drawn with an
     rng of their own and refreshed by their own draws (run_seed), so that a seed's other tables,
@@ -1023,6 +1024,12 @@ def composite_queries(rng):
         "WHERE b.a_id = a.id AND m.id = b.id AND h.k1 = m.k1 AND h.k2 = m.k2 AND h.k1 = a.g GROUP BY a.w, h.k2",
         "SELECT m.k1, m.k2, count(*) AS n FROM m, c WHERE c.a_id = m.id AND c.y = m.x GROUP BY m.k1, m.k2",
         "SELECT DISTINCT h.t, m.k2 FROM h, m WHERE m.k1 = h.k1 AND m.k2 = h.k2 AND h.v > m.x",
+        # TPC-H Q17 over h filtered by a constant: h's rows kept in a filter state (optree.h), its
+        # rows of the window's keys (k1, the first column of h's primary key) read again
+        "SELECT sum(m.x) AS s, count(*) AS n FROM m, h WHERE h.k1 = m.k1 AND h.k2 = m.k2 AND h.t = 'X' "
+        "AND m.x < (SELECT avg(m2.x) + 1 FROM m m2 WHERE m2.k1 = h.k1)",
+        "SELECT h.k1, h.k2, h.v, count(*) AS n FROM m, h WHERE h.k1 = m.k1 AND h.t IN ('X', 'Z') "
+        "AND m.x <= (SELECT avg(m2.x) FROM m m2 WHERE m2.k1 = h.k1) GROUP BY h.k1, h.k2, h.v",
     ]
     wanted = ("comma-list join", "on two columns", "of two columns")
     return fixed_and_drawn(rng, fixed, ("cf", "composite keys / comma lists (fixed)"), (3, 5),

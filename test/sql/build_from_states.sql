@@ -90,7 +90,8 @@ SELECT state_rows('bs.distinct_counts');
 SELECT * FROM distinct_counts ORDER BY brand, kind;
 
 -- 6. a grouped subquery joined on its key to rows filtered by constants (TPC-H Q17): no state
---    of its own (the aggregate's only), only the groups of the filtered parts computed
+--    of its own (the aggregate's, and the filtered parts' filter state, ext_N_1: optree.h), only
+--    the groups of the filtered parts computed
 SELECT dynview.create_dynamic_table('bs.small_lines',
   $$SELECT sum(l.price) AS total, count(*) AS n FROM bs.line l JOIN bs.part p ON p.p_id = l.p_id
      WHERE p.brand = 'B2' AND p.kind = 'box'

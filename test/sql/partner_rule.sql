@@ -34,7 +34,8 @@ SELECT dynview.create_dynamic_table(name, query, schedule => 'manual') IS NOT NU
   FROM pr_tables ORDER BY name;
 SELECT t.name, d.effective_mode FROM pr_tables t JOIN dynview.dynamic_tables d ON d.name = t.name::regclass ORDER BY 1;
 
--- the rule of each grouped subquery, as explain() gives it, and the state tables
+-- the rule of each grouped subquery, as explain() gives it, and the state tables (the partner
+-- rule's tables keep their filtered parts in a filter state, optree.h)
 SELECT t.name,
        (SELECT count(*) FROM regexp_matches(e.value, 'aggregates kept in state', 'g')) AS kept_groups,
        (SELECT count(*) FROM regexp_matches(e.value, 'no state: joined on its group key to rows filtered by constants', 'g')) AS partner_rule,

@@ -61,6 +61,9 @@ SELECT j.name,
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
 \i :refresh_round
 
+-- (the Q17 tables keep their filtered parts, a key and a filter of constants, in a filter state,
+-- optree.h: their refreshes read that, not the table of parts, which is no longer scanned; the
+-- other shapes read it as before)
 -- sequential scans of a table of parts during one refresh (pg_stat_xact_user_tables: the
 -- counts of the current transaction, not yet flushed)
 CREATE FUNCTION ps_scans(t text, parts regclass) RETURNS TABLE (refresh_mode text, part_seq_scans bigint)
