@@ -490,7 +490,8 @@ full_refresh_in_parallel(DvTable *dt)
 
 /*
  * writes_are_own - can the refresh's write statements run no user code that
- * writes: the dynamic table has no trigger (foreign keys included), rule,
+ * writes: the dynamic table has a built-in access method (another's code
+ * writes its rows), no trigger (foreign keys included), rule,
  * CHECK constraint, row-level security (a policy's expressions run for
  * each row written where they apply, and may call a volatile function),
  * column of a type whose values run code that is not built in
@@ -520,7 +521,8 @@ writes_are_own(DvTable *dt)
 	TupleDesc	desc = RelationGetDescr(rel);
 	Node	   *query;
 	bool		own = !rel->rd_rel->relhastriggers && !rel->rd_rel->relhasrules &&
-		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity;
+		rel->rd_rel->relchecks == 0 && !rel->rd_rel->relrowsecurity &&
+		rel->rd_rel->relam < FirstNormalObjectId;
 	ListCell   *lc;
 
 	for (int i = 0; own && i < desc->natts; i++)
