@@ -1463,7 +1463,9 @@ dv_type_holds_domain(Oid type)
  * type_itself_runs_user_code - is type a domain (its CHECK constraints), or
  * is its default btree or hash operator family not built in, or has it an
  * operator or support function that is not, or an input or output
- * function that is not?  (dv_type_runs_user_code, at one level)
+ * function that is not, or is it a range whose subtype operator class,
+ * canonical or subtype_diff function is not?  (dv_type_runs_user_code, at
+ * one level)
  */
 static bool
 type_itself_runs_user_code(Oid type)
@@ -1484,6 +1486,20 @@ type_itself_runs_user_code(Oid type)
 		tc->cmp_proc >= FirstNormalObjectId || tc->hash_proc >= FirstNormalObjectId ||
 		tc->hash_extended_proc >= FirstNormalObjectId)
 		return true;
+
+	/*
+	 * A range compares its bounds with its own subtype operator class's
+	 * comparison function, not the subtype's default, and a GiST index of
+	 * it calls its subtype_diff (regress brk18_range_subtype)
+	 */
+	if (tc->typtype == TYPTYPE_RANGE)
+	{
+		tc = lookup_type_cache(type, TYPECACHE_RANGE_INFO);
+		if (tc->rng_cmp_proc_finfo.fn_oid >= FirstNormalObjectId ||
+			tc->rng_canonical_finfo.fn_oid >= FirstNormalObjectId ||
+			tc->rng_subdiff_finfo.fn_oid >= FirstNormalObjectId)
+			return true;
+	}
 	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
 	if (HeapTupleIsValid(tup))
 	{
@@ -1505,7 +1521,9 @@ type_itself_runs_user_code(Oid type)
  * operator or support function that is not (a superuser may give a
  * built-in type without one, point, an operator class written in
  * PL/pgSQL: regress brk17_user_opclass), or whose input or output function
- * is not built in; at any depth (an array's elements, a range's subtype, a
+ * is not built in, or a range whose own subtype operator class (which
+ * compares its bounds), canonical or subtype_diff function is not; at any
+ * depth (an array's elements, a range's subtype, a
  * composite type's columns: array_eq and record_eq call theirs).  Reads
  * the type cache and syscache; no lock.
  */
