@@ -804,7 +804,24 @@ check_structure(Node *parsetree)
 	else if (IsA(parsetree, RenameStmt))
 	{
 		RenameStmt *stmt = (RenameStmt *) parsetree;
+		const char *schema;
 
+		/*
+		 * A change buffer is found by its name and its columns by theirs
+		 * (the source's): renamed, its source is no longer captured where
+		 * the refreshes read, and every refresh of the tables over it was
+		 * FULL (SOURCE_NOT_TRACKED) until it got its name back (regress
+		 * brk18_buffer_rename).  dynview never renames one.
+		 */
+		if (stmt->relation != NULL && !own_ddl() &&
+			OidIsValid(internal_named(stmt->relation, &schema)) &&
+			strcmp(schema, DV_BUFFER_SCHEMA) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot rename change buffer \"%s.%s\" or its columns", schema,
+							stmt->relation->relname),
+					 errdetail("Change capture and refreshes find a change buffer by its name, and its columns by the names of its source's columns."),
+					 errhint("Rename the source table or its columns instead: its buffer follows.")));
 		if (stmt->renameType == OBJECT_COLUMN && stmt->relationType == OBJECT_TABLE &&
 			OidIsValid(relid = dynamic_table_named(stmt->relation)))
 			ereport(ERROR,
