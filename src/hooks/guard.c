@@ -807,6 +807,21 @@ check_structure(Node *parsetree)
 		const char *schema;
 
 		/*
+		 * dynview's schemas keep their names: the decoder and refreshes name
+		 * them in their statements, and a change decoded while one was
+		 * renamed was lost, so that the tables over it missed it for good
+		 * once the name came back (regress brk18_buffer_rename)
+		 */
+		if (stmt->renameType == OBJECT_SCHEMA && stmt->subname != NULL &&
+			(strcmp(stmt->subname, DV_SCHEMA) == 0 || strcmp(stmt->subname, DV_BUFFER_SCHEMA) == 0 ||
+			 strcmp(stmt->subname, "dynview_state") == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot rename schema \"%s\"", stmt->subname),
+					 errdetail("It is a schema of dynview, which change capture and refreshes find by its name."),
+					 errhint("Leave dynview's schemas their names; drop the extension to remove them.")));
+
+		/*
 		 * A change buffer is found by its name and its columns by theirs
 		 * (the source's): renamed, its source is no longer captured where
 		 * the refreshes read, and every refresh of the tables over it was
