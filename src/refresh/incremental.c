@@ -755,8 +755,10 @@ window_contains(const WindowBounds *b, uint64 v)
  * their headers, which may be short or long for one value) and the bounds
  * window_bounds_of made of them, in cxt (emptied at each new parse, so that
  * operands changing from row to row use no more memory than one set).
- * Kept in the call's fn_extra, in its fn_mcxt: for one statement, whose
- * operands are constants or parameters in a window read.
+ * Kept in the call's fn_extra, in its fn_mcxt, as long as the expression
+ * state lives (one statement; a PL/pgSQL simple expression's, a whole
+ * transaction): trusted without comparing only when every operand is a
+ * constant (window_operand_const).
  */
 #define WINDOW_OPERANDS 4
 
