@@ -41,6 +41,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
@@ -1516,7 +1517,9 @@ dv_type_holds_domain(Oid type)
  * type_itself_runs_user_code - is type a domain (its CHECK constraints), or
  * is its default btree or hash operator family not built in, or has it an
  * operator or support function that is not, or an input or output
- * function that is not?  (dv_type_runs_user_code, at one level)
+ * function that is not, or is it a range whose subtype operator class,
+ * canonical or subtype_diff function is not?  (dv_type_runs_user_code, at
+ * one level)
  */
 static bool
 type_itself_runs_user_code(Oid type)
@@ -1530,7 +1533,8 @@ type_itself_runs_user_code(Oid type)
 	/*
 	 * A range compares its bounds with its subtype's operator class (not
 	 * necessarily the subtype's default one) and may have a canonical and a
-	 * subtype difference function.
+	 * subtype difference function (a GiST index of it calls subtype_diff;
+	 * regress user_code_ranges, brk18_range_subtype).
 	 */
 	if (get_typtype(type) == TYPTYPE_RANGE)
 	{
@@ -1557,6 +1561,7 @@ type_itself_runs_user_code(Oid type)
 		tc->cmp_proc >= FirstNormalObjectId || tc->hash_proc >= FirstNormalObjectId ||
 		tc->hash_extended_proc >= FirstNormalObjectId)
 		return true;
+
 	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
 	if (HeapTupleIsValid(tup))
 	{
@@ -1578,7 +1583,9 @@ type_itself_runs_user_code(Oid type)
  * operator or support function that is not (a superuser may give a
  * built-in type without one, point, an operator class written in
  * PL/pgSQL: regress brk17_user_opclass), or whose input or output function
- * is not built in; at any depth (an array's elements, a range's subtype, a
+ * is not built in, or a range whose own subtype operator class (which
+ * compares its bounds), canonical or subtype_diff function is not; at any
+ * depth (an array's elements, a range's subtype, a
  * composite type's columns: array_eq and record_eq call theirs).  Reads
  * the type cache and syscache; no lock.
  */
@@ -1667,7 +1674,9 @@ dv_index_runs_user_code(Relation index)
  * dynamic table, a state table) run code that is not built in: a trigger
  * (foreign keys included), a rule, a CHECK constraint, row-level security
  * (a policy's expressions run for each row written where they apply), a
- * column default, a live column of a type whose values run such code
+ * column default, a table access method other than heap (another's code
+ * writes its rows; dynview creates its change buffers and state tables
+ * USING heap), a live column of a type whose values run such code
  * (dv_type_runs_user_code) or an index that does
  * (dv_index_runs_user_code)?  Then a refresh's writes to it are not
  * dynview's own (refresh.c writes_are_own, aggstate.c
@@ -1681,7 +1690,8 @@ dv_relation_runs_user_code(Relation rel)
 	ListCell   *lc;
 
 	if (rel->rd_rel->relhastriggers || rel->rd_rel->relhasrules ||
-		rel->rd_rel->relchecks > 0 || rel->rd_rel->relrowsecurity)
+		rel->rd_rel->relchecks > 0 || rel->rd_rel->relrowsecurity ||
+		rel->rd_rel->relam != HEAP_TABLE_AM_OID)
 		return true;
 	for (int i = 0; i < desc->natts; i++)
 	{

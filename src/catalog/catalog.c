@@ -2006,8 +2006,8 @@ insert_row(Relation rel, HeapTuple tuple)
  * statement it was parsed and planned once per connection, ~1.5 ms of
  * every new connection's first refresh (bench/README.md, fifteenth and
  * sixteenth sessions).  A history table given triggers or rules
- * (dba_attached), or a column with a default that dynview does not set (a
- * DBA's), is written by an INSERT of the columns set here, as before the
+ * (dba_attached), or a column with a default or an identity that dynview
+ * does not set (a DBA's), is written by an INSERT of the columns set here, as before the
  * direct write: the others get their defaults (formed here, the row held
  * NULL there, and a NOT NULL such column failed every refresh: regress
  * brk17_catalog_triggers), and the row returned is the row stored.
@@ -2059,9 +2059,15 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	set_text_value(desc, values, nulls, set, "error_message", res->error_message);
 	tup = heap_form_tuple(desc, values, nulls);
 
-	/* (a column a DBA added with a default: the row formed here would hold NULL there) */
+	/*
+	 * (a column a DBA added with a default, or an identity column, whose
+	 * value comes from its sequence and not from pg_attrdef: the row formed
+	 * here would hold NULL there, and a refresh fail on its NOT NULL;
+	 * regress brk18_history_identity)
+	 */
 	for (int i = 0; i < desc->natts; i++)
-		if (!set[i] && !TupleDescAttr(desc, i)->attisdropped && TupleDescAttr(desc, i)->atthasdef)
+		if (!set[i] && !TupleDescAttr(desc, i)->attisdropped &&
+			(TupleDescAttr(desc, i)->atthasdef || TupleDescAttr(desc, i)->attidentity != '\0'))
 			unset_default = true;
 	if (!unset_default && !dba_attached(rel))
 	{

@@ -474,7 +474,12 @@ create_buffer(Oid relid, List *columns)
 					 "dv_marker pg_catalog.\"char\"",
 					 DV_BUFFER_SCHEMA, name);
 	append_columns(&sql, relid, columns, ", ");
-	appendStringInfoString(&sql, ") WITH (autovacuum_vacuum_scale_factor = 0.01)");
+	/*
+	 * (heap whatever default_table_access_method says: change capture
+	 * appends with heap_insert and heap_multi_insert; regress
+	 * brk18_internal_table_am)
+	 */
+	appendStringInfoString(&sql, ") USING heap WITH (autovacuum_vacuum_scale_factor = 0.01)");
 
 	dv_catalog_exec(sql.data, 0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();

@@ -805,7 +805,39 @@ check_structure(Node *parsetree)
 	else if (IsA(parsetree, RenameStmt))
 	{
 		RenameStmt *stmt = (RenameStmt *) parsetree;
+		const char *schema;
 
+		/*
+		 * dynview's schemas keep their names: the decoder and refreshes name
+		 * them in their statements, and a change decoded while one was
+		 * renamed was lost, so that the tables over it missed it for good
+		 * once the name came back (regress brk18_buffer_rename)
+		 */
+		if (stmt->renameType == OBJECT_SCHEMA && stmt->subname != NULL &&
+			(strcmp(stmt->subname, DV_SCHEMA) == 0 || strcmp(stmt->subname, DV_BUFFER_SCHEMA) == 0 ||
+			 strcmp(stmt->subname, "dynview_state") == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot rename schema \"%s\"", stmt->subname),
+					 errdetail("It is a schema of dynview, which change capture and refreshes find by its name."),
+					 errhint("Leave dynview's schemas their names; drop the extension to remove them.")));
+
+		/*
+		 * A change buffer is found by its name and its columns by theirs
+		 * (the source's): renamed, its source is no longer captured where
+		 * the refreshes read, and every refresh of the tables over it was
+		 * FULL (SOURCE_NOT_TRACKED) until it got its name back (regress
+		 * brk18_buffer_rename).  dynview never renames one.
+		 */
+		if (stmt->relation != NULL && !own_ddl() &&
+			OidIsValid(internal_named(stmt->relation, &schema)) &&
+			strcmp(schema, DV_BUFFER_SCHEMA) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot rename change buffer \"%s.%s\" or its columns", schema,
+							stmt->relation->relname),
+					 errdetail("Change capture and refreshes find a change buffer by its name, and its columns by the names of its source's columns."),
+					 errhint("Rename the source table or its columns instead: its buffer follows.")));
 		if (stmt->renameType == OBJECT_COLUMN && stmt->relationType == OBJECT_TABLE &&
 			OidIsValid(relid = dynamic_table_named(stmt->relation)))
 			ereport(ERROR,

@@ -49,6 +49,7 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
@@ -287,16 +288,19 @@ state_relations(Oid relid)
 /*
  * dv_agg_state_runs_user_code - may writing a state table of dynamic table
  * relid run user code (dv_relation_runs_user_code: a trigger, a rule, a
- * CHECK constraint, a column default, row-level security, a column of a
+ * CHECK constraint, a column default, row-level security, an access
+ * method other than heap, a column of a
  * type whose values run code that is not built in, or an index that runs
  * such code; the state's column types follow the query's value types,
  * which writes_are_own asks too, this asks what was built)?  Then the
  * refresh's writes are not dynview's own (writes_are_own, refresh.c).
  * The guard refuses all of these on a state table, to superusers too
- * (hooks/guard.c refuse_internal_ddl); this asks what is there, so that
- * one made before (an older build let superusers make them) is not run
- * under the mark.  Takes AccessShareLock on the state tables and their
- * indexes, to the transaction's end.
+ * (hooks/guard.c refuse_internal_ddl), and state tables are created USING
+ * heap (create_state_table); this asks what is there, so that one made
+ * before (an older build let superusers make them, or took a
+ * default_table_access_method) is not run under the mark.  Takes
+ * AccessShareLock on the state tables and their indexes, to the
+ * transaction's end.
  */
 bool
 dv_agg_state_runs_user_code(Oid relid)
@@ -691,15 +695,22 @@ state_value_columns(DvPlan *plan)
 	return cols;
 }
 
-/* create a state table as the extension's, owned by the table's owner */
+/*
+ * create a state table as the extension's, owned by the table's owner: heap
+ * whatever default_table_access_method says (its writes are marked as
+ * dynview's own, which another access method's code must not run inside:
+ * regress brk18_internal_table_am); with vacuum, autovacuum at 1% of its
+ * rows changed
+ */
 static void
-create_state_table(DvTable *dt, const char *name, const char *columns)
+create_state_table(DvTable *dt, const char *name, const char *columns, bool vacuum)
 {
 	ObjectAddress obj;
 	ObjectAddress ext;
 	Oid			relid;
 
-	dv_catalog_exec(psprintf("CREATE TABLE %s (%s)", qualified_state(name), columns),
+	dv_catalog_exec(psprintf("CREATE TABLE %s (%s) USING heap%s", qualified_state(name), columns,
+							 vacuum ? " WITH (autovacuum_vacuum_scale_factor = 0.01)" : ""),
 					0, NULL, NULL, NULL, -1);
 	CommandCounterIncrement();
 	relid = get_relname_relid(name, get_namespace_oid(DV_STATE_SCHEMA, false));
@@ -1120,7 +1131,7 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 			if (lf == NULL)
 				filled = lappend(filled, list_make3(fill, columns, name));
 		}
-		create_state_table(dt, name, dv_optree_state_columns(op));
+		create_state_table(dt, name, dv_optree_state_columns(op), false);
 		if (dv_optree_state_key_columns(op, NULL) != NIL)
 		{
 			/* (room on each page: a changed group's row is updated in place, HOT) */
@@ -1792,8 +1803,8 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 	{
 		char	   *like = psprintf("LIKE %s", quote_qualified_identifier(dt->schema_name, dt->table_name));
 
-		create_state_table(dt, topn_name(dt->relid), like);
-		create_state_table(dt, topn_bound_name(dt->relid), like);
+		create_state_table(dt, topn_name(dt->relid), like, false);
+		create_state_table(dt, topn_bound_name(dt->relid), like, false);
 		dv_set_current_table(quote_qualified_identifier(dt->schema_name, dt->table_name));
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		if (!topn_fill_from_state(dt, plan, snapshot))
@@ -1834,8 +1845,7 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 		if (is_bool(agg))
 			appendStringInfo(&cols, ", nt%d pg_catalog.int8 NOT NULL", j);
 	}
-	appendStringInfoString(&cols, ") WITH (autovacuum_vacuum_scale_factor = 0.01");
-	create_state_table(dt, state_name(dt->relid), cols.data);
+	create_state_table(dt, state_name(dt->relid), cols.data, true);
 
 	/*
 	 * filled as the owner (it reads the sources) at the refresh's snapshot;
@@ -1864,15 +1874,13 @@ dv_agg_state_rebuild(DvTable *dt, Snapshot snapshot)
 		foreach(lk, plan->key_types)
 			appendStringInfo(&cols, "g%d %s, ", foreach_current_index(lk) + 1, (char *) lfirst(lk));
 		if (choose_arrays(plan, agg, j, input))
-			appendStringInfo(&cols, "vs %s[]%s NOT NULL, ms pg_catalog.int8[] NOT NULL"
-							 ") WITH (autovacuum_vacuum_scale_factor = 0.01",
+			appendStringInfo(&cols, "vs %s[]%s NOT NULL, ms pg_catalog.int8[] NOT NULL",
 							 agg->arg_type, agg->arg_collate);
 		else
-			appendStringInfo(&cols, "v %s%s NOT NULL, dv_mult pg_catalog.int8 NOT NULL"
-							 ") WITH (autovacuum_vacuum_scale_factor = 0.01",
+			appendStringInfo(&cols, "v %s%s NOT NULL, dv_mult pg_catalog.int8 NOT NULL",
 							 agg->arg_type, agg->arg_collate);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		create_state_table(dt, dist_name(dt->relid, j), cols.data);
+		create_state_table(dt, dist_name(dt->relid, j), cols.data, true);
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	}
 	dv_restore_user(save_nestlevel, save_userid, save_sec);

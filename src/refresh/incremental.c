@@ -755,15 +755,17 @@ window_contains(const WindowBounds *b, uint64 v)
  * their headers, which may be short or long for one value) and the bounds
  * window_bounds_of made of them, in cxt (emptied at each new parse, so that
  * operands changing from row to row use no more memory than one set).
- * Kept in the call's fn_extra, in its fn_mcxt: for one statement, whose
- * operands are constants or parameters in a window read.
+ * Kept in the call's fn_extra, in its fn_mcxt, as long as the expression
+ * state lives (one statement; a PL/pgSQL simple expression's, a whole
+ * transaction): trusted without comparing only when every operand is a
+ * constant (window_operand_const).
  */
 #define WINDOW_OPERANDS 4
 
 typedef struct WindowCache
 {
 	bool		valid;
-	bool		stable;			/* operands constants or parameters of the statement */
+	bool		stable;			/* operands constants of the expression */
 	MemoryContext cxt;			/* bytes and bounds */
 	char	   *bytes[WINDOW_OPERANDS];
 	Size		len[WINDOW_OPERANDS];
@@ -817,18 +819,42 @@ window_cache_fill(WindowCache *cache, FunctionCallInfo fcinfo)
 }
 
 /*
+ * window_operand_const - is argument argnum of the call flinfo evaluates a
+ * constant of its expression?  Only such an operand is parsed once and
+ * trusted for the life of fn_extra: a parameter is not.  PL/pgSQL
+ * evaluates a simple expression (an assignment, an IF condition) with one
+ * expression state for the whole transaction, its variables being
+ * parameters whose values change from call to call (regress
+ * brk18_window_contains), so get_fn_expr_arg_stable's "constant or
+ * parameter" does not mean "the same at every call".
+ */
+static bool
+window_operand_const(FmgrInfo *flinfo, int argnum)
+{
+	Node	   *expr = flinfo->fn_expr;
+	List	   *args;
+
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return false;
+	args = ((FuncExpr *) expr)->args;
+	return argnum < list_length(args) && IsA(list_nth(args, argnum), Const);
+}
+
+/*
  * dynview._window_contains(xid xid8, prev pg_snapshot, prev_own xid8[],
  * cur pg_snapshot, cur_own xid8[]) - is a buffer row of transaction xid in
  * the window from prev (with the xids its refresh counted as its own) to
  * cur (with the current transaction's)?  window_contains, with the
  * operands parsed once and kept in fn_extra while they stay the same: for
- * the whole statement when they are constants or parameters
- * (get_fn_expr_arg_stable; a window read's are its statement's
- * parameters), else while their bytes are those parsed last (compared at
- * each call, so that a call whose operands change from row to row is right
- * too).  WINDOW_CONDITION's per-row test: one function call
- * instead of WINDOW_CONDITION_SNAPSHOTS' several and its array scans.
- * Strict; immutable (its result follows from its arguments alone).
+ * as long as fn_extra lives when they are constants of the expression
+ * (window_operand_const), else while their bytes are those parsed last
+ * (compared at each call, a few short memcmp: a window read's operands are
+ * its statement's parameters, the same for all its rows; a call whose
+ * operands change from row to row, or a PL/pgSQL variable's value from
+ * call to call, is parsed again).  WINDOW_CONDITION's per-row test: one
+ * function call instead of WINDOW_CONDITION_SNAPSHOTS' several and its
+ * array scans.  Strict; immutable (its result follows from its arguments
+ * alone).
  */
 PG_FUNCTION_INFO_V1(dynview_window_contains);
 
@@ -843,10 +869,10 @@ dynview_window_contains(PG_FUNCTION_ARGS)
 		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(WindowCache));
 		cache->stable = true;
 		for (int i = 1; i <= WINDOW_OPERANDS; i++)
-			cache->stable &= get_fn_expr_arg_stable(fcinfo->flinfo, i);
+			cache->stable &= window_operand_const(fcinfo->flinfo, i);
 		fcinfo->flinfo->fn_extra = cache;
 	}
-	/* (a window read's operands are its parameters: parsed at its first row, then trusted) */
+	/* (a window read's operands are its parameters: parsed at its first row, then compared) */
 	if (!cache->valid ||
 		(!cache->stable &&
 		 (!window_operand_same(cache, 0, PG_GETARG_DATUM(1)) ||
