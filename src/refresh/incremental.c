@@ -3650,7 +3650,11 @@ linear_tree(DvOp *op)
  * apart (by its text), and its removed row is looked for in the table:
  * one a later change undid is not there, so the DELETE finds fewer rows
  * than the delta removes, and the refresh is done again over consolidated
- * windows (INCREMENTAL_MISMATCH, below).
+ * windows (INCREMENTAL_MISMATCH, below).  Two images of one text form (NaNs
+ * of two bit patterns), which the consolidated read sums as one row, stay
+ * apart here: the table's row is found by its text and written again with
+ * the new image (INCREMENTAL where the consolidated read says NO_DATA;
+ * regress spj_consolidation).
  *
  * What consolidating also gave, and what replaces it: the query's
  * expressions (filters, join conditions, the aggregates' inputs) now see
