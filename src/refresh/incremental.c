@@ -3665,7 +3665,22 @@ linear_tree(DvOp *op)
  * pair +r/-r within a window then adds 0 to every sum and count (numeric
  * sums, exact; NaN or an infinity recomputes the group from the sources),
  * and the group keys compare as identity (agg_state_eligible), so no key is
- * spelled by a row that a later change undid.
+ * spelled by a row that a later change undid.  Or a select/join table
+ * (DV_PLAN_SPJ, no UNION ALL branch) over the same kind of tree: apply_spj
+ * consolidates the delta of the result itself (consolidate_delta, by the
+ * rows' binary images), so a pair +r/-r of the window gives a pair of
+ * result rows of identical images (the same captured values through the
+ * same expressions and the same rows of the unchanged sources) that nets
+ * to nothing; a pair whose images differ (an UPDATE to an equal value
+ * spelled otherwise) stays apart, as read_window's consolidation keeps it
+ * apart (by its text), and its removed row is looked for in the table:
+ * one a later change undid is not there, so the DELETE finds fewer rows
+ * than the delta removes, and the refresh is done again over consolidated
+ * windows (INCREMENTAL_MISMATCH, below).  Two images of one text form (NaNs
+ * of two bit patterns), which the consolidated read sums as one row, stay
+ * apart here: the table's row is found by its text and written again with
+ * the new image (INCREMENTAL where the consolidated read says NO_DATA;
+ * regress spj_consolidation).
  *
  * What consolidating also gave, and what replaces it: the query's
  * expressions (filters, join conditions, the aggregates' inputs) now see
@@ -3683,8 +3698,9 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	ListCell   *lc;
 	int			changed = 0;
 
-	if (!(dv_linear_windows_as_is && plan->kind == DV_PLAN_GROUPED && plan->agg_state &&
-		  plan->branches == NIL && dv_agg_state_linear(plan) &&
+	if (!(dv_linear_windows_as_is && plan->branches == NIL &&
+		  ((plan->kind == DV_PLAN_GROUPED && plan->agg_state && dv_agg_state_linear(plan)) ||
+		   plan->kind == DV_PLAN_SPJ) &&
 		  dv_optree_state_ops(plan) == NIL && linear_tree(plan->tree)))
 		return false;
 
@@ -3898,7 +3914,17 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		else if (plan->kind == DV_PLAN_WINDOW)
 			apply_window(dt, plan, snapshot, res, &seq);
 		else if (plan->kind == DV_PLAN_SPJ)
+		{
 			ok = apply_spj(dt, plan, snapshot, res, &seq);
+
+			/*
+			 * (windows read as they are that changed no row: NO_DATA if
+			 * consolidated they are empty, as for an aggregate below)
+			 */
+			if (ok && raw && res->rows_inserted == 0 && res->rows_deleted == 0 &&
+				!consolidated_rows && windows_cancel_out(dt, read_as_is, snapshot))
+				res->refresh_mode = "NO_DATA";
+		}
 		else if (plan->agg_state)
 		{
 			bool		no_group = false;

@@ -7,10 +7,11 @@
 -- rejects first (nz(b), a user's function, cheap, which the query evaluates before a / b).  The
 -- read is then made again with the leakproof conjuncts only: the refresh stays INCREMENTAL, its
 -- mode_reason says so, and every refresh is compared with its query.  Tables read as they are
--- (sums over a filter, dynview.linear_windows_as_is: wff_lin, wff_sum) and consolidated ones
--- (rows, groups with count(DISTINCT)); explain() names the conjuncts the window read applies,
--- and with the setting off only the leakproof ones, which the refreshes then apply (no error to
--- fall back from).
+-- (sums over a filter, dynview.linear_windows_as_is: wff_lin, wff_sum; rows: wff_rows, whose
+-- read as it is fails on the undone row and is applied again over the consolidated window, as
+-- wff_lin's) and consolidated ones (groups with count(DISTINCT)); explain() names the conjuncts
+-- the window read applies, and with the setting off only the leakproof ones, which the refreshes
+-- then apply (no error to fall back from).
 SET client_min_messages = warning;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set refresh_round :abs_srcdir '/sql/include/refresh_round.sql'
