@@ -1968,6 +1968,15 @@ typedef struct DvGen
 	List	   *implied_above;
 
 	/*
+	 * The operators whose delta was written as a WITH entry of this level,
+	 * and the names of those entries, in step (delta_cte; the latest last):
+	 * where implied_restrict finds the keys of a join's delta below the
+	 * one it joins (delta_keys_source)
+	 */
+	List	   *delta_ops;
+	List	   *delta_names;
+
+	/*
 	 * The grouped subquery operator whose new state rows are being computed
 	 * (dv_optree_state_new_sql), its state not yet replaced: the left join
 	 * that is its input may count a row's matches from it
@@ -2012,6 +2021,8 @@ gen_init(DvGen *g, Query *q, DvGen *outer)
 	g->keyed_rows = NULL;
 	g->reach_rti = 0;
 	g->implied_above = NIL;
+	g->delta_ops = NIL;
+	g->delta_names = NIL;
 	g->pad_state_op = NULL;
 	g->demand_op = NULL;
 	g->demand_test = NULL;
@@ -4121,6 +4132,180 @@ implied_links(List *above_joins, Bitmapset *rels)
 	return result;
 }
 
+static double window_distinct(DvOp *op, Node *x);
+
+/*
+ * delta_name - the WITH entry last written at this level for the delta of
+ * op (delta_cte), or NULL
+ */
+static const char *
+delta_name(DvGen *g, DvOp *op)
+{
+	const char *result = NULL;
+	ListCell   *lo;
+	ListCell   *ln;
+
+	forboth(lo, g->delta_ops, ln, g->delta_names)
+	{
+		if (lfirst(lo) == op)
+			result = lfirst(ln);
+	}
+	return result;
+}
+
+/*
+ * delta_keys_source - the operator at or below op whose delta holds every
+ * value of column x (a column of a source under op) that the rows of op's
+ * delta carry, with an upper bound of its distinct values of x in
+ * *distinct; NULL when none is known.  From op down: through a filter
+ * (its delta is a subset of its child's) and through an inner join whose
+ * side without x has no delta (its delta is the other side's delta joined
+ * to that side now, x as it was), down to the inner join whose side with x
+ * is a scan under filters (bare_scan), which is returned: its delta's x
+ * values are those of that scan's window (window_distinct) and, when its
+ * other side has a delta too, those of the scan's rows now that the other
+ * side's delta reaches by a condition "k = y" of the join, k a column of
+ * the scan with one row per value (leading_rows_per_value: a unique index,
+ * or the statistics' estimate), counted as the distinct y of the other
+ * side's window (a scan under filters too).  The bound only steers a cost
+ * decision (implied_restrict); the restriction it serves is exact whatever
+ * it is.  TPC-H Q8: customer's key o_custkey, from the join of the changed
+ * lineitems to orders: at most their distinct l_orderkey (3,000 orders for
+ * 12,043 lineitems) plus the distinct o_custkey of the orders window.
+ * Returns; no memory context or lock of its own (window_distinct counts
+ * the window in the refresh's).
+ */
+static DvOp *
+delta_keys_source(DvOp *op, Var *x, double *distinct)
+{
+	for (;;)
+	{
+		DvOp	   *side;
+		DvOp	   *other;
+		double		d;
+		bool		bounded;
+		ListCell   *lc;
+
+		if (op->kind == DV_OP_FILTER)
+		{
+			op = op->left;
+			continue;
+		}
+		if (op->kind != DV_OP_JOIN || op->jointype != JOIN_INNER)
+			return NULL;
+		if (bms_is_member(x->varno, op->left->rels))
+		{
+			side = op->left;
+			other = op->right;
+		}
+		else if (bms_is_member(x->varno, op->right->rels))
+		{
+			side = op->right;
+			other = op->left;
+		}
+		else
+			return NULL;
+		if (!bare_scan(side))
+		{
+			if (has_delta(other))
+				return NULL;
+			op = side;
+			continue;
+		}
+		d = has_delta(side) ? window_distinct(side, (Node *) x) : 0;
+		if (d < 0)
+			return NULL;
+		if (has_delta(other))
+		{
+			DvOp	   *scan = scan_of(side);
+
+			bounded = false;
+			if (!bare_scan(other))
+				return NULL;
+			foreach(lc, op->quals)
+			{
+				Var		   *k;
+				Node	   *y;
+				Oid			opno;
+				double		dy;
+
+				if (!keyed_equality(lfirst(lc), side->rels, other->rels, &k, &y, &opno) ||
+					k->varno != scan->source->rtindex ||
+					leading_rows_per_value(scan->source->relid, k->varattno, NULL) != 1.0 ||
+					(dy = window_distinct(other, y)) < 0)
+					continue;
+				d += dy;
+				bounded = true;
+				break;
+			}
+			if (!bounded)
+				return NULL;
+		}
+		*distinct = d;
+		return op;
+	}
+}
+
+/*
+ * implied_keys - implied_restrict's alternative to the fence: bare's scan
+ * restricted to the values of x that the delta below carries, "v = ANY
+ * (ARRAY(SELECT x FROM <that delta's WITH entry>))" (g->reach_*, written by
+ * rows_sql as reach_restrict's), when a condition "v = x" of join (v of
+ * bare's scan leading an index with key_rows rows a value, its pages
+ * index_pages; x a column of the left side) has a source of its keys
+ * below (delta_keys_source) and reading bare by that source's distinct
+ * keys (at most its bound, at most n), in key order, costs less than
+ * reading bare whole (probe_cheaper).  Exact as reach_restrict is: every
+ * row of join's left delta has its x among that entry's (the operators
+ * between pass x on unchanged and add no rows of their own), and the term
+ * keeps its condition.  The keys come from that entry, not from the left
+ * delta's own: the left delta is then read once, so the planner still
+ * joins it as it likes (TPC-H Q8: customer before part, probed by the
+ * rows customer keeps), where reading it twice would make PostgreSQL plan
+ * it apart, on the terms' estimate (s16-low: part read whole).  TPC-H Q8
+ * at SF1: the ~1,350 customers of the changed orders read by
+ * customer_pkey, ~1,300 of customer's pages, instead of the 4,440 of the
+ * fence's read of AMERICA's 59,887 customers, hashed (bench/README.md,
+ * eighteenth session).  true when so restricted.
+ */
+static bool
+implied_keys(DvGen *g, DvOp *join, DvOp *scan, double n, double key_rows, double index_pages)
+{
+	ListCell   *lc;
+
+	foreach(lc, join->quals)
+	{
+		Var		   *v;
+		Node	   *x;
+		Oid			opno;
+		double		distinct;
+		DvOp	   *src;
+		const char *name;
+		char	   *xs;
+
+		if (!keyed_equality(lfirst(lc), scan->rels, join->left->rels, &v, &x, &opno) ||
+			v->varno != scan->source->rtindex || !IsA(x, Var) ||
+			!OidIsValid(get_array_type(exprType(x))) ||
+			leading_rows_per_value(scan->source->relid, v->varattno, NULL) != key_rows ||
+			(src = delta_keys_source(join->left, (Var *) x, &distinct)) == NULL ||
+			(name = delta_name(g, src)) == NULL)
+			continue;
+		distinct = Max(Min(distinct, n), 1.0);
+		if (!probe_cheaper(scan->source->relid, distinct, distinct, Max(key_rows, 1.0), index_pages,
+						   true, NULL))
+			continue;
+		xs = deparse(g, x, src, "o", NULL, NULL);
+		g->reach_rti = v->varno;
+		g->reach_attno = v->varattno;
+		g->reach_op = dv_operator_sql(opno);
+		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", xs, name);
+		g->reach_opno = opno;
+		g->reach_keys = psprintf("SELECT DISTINCT %s AS k1 FROM %s o", xs, name);
+		return true;
+	}
+	return false;
+}
+
 static void
 implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 {
@@ -4206,6 +4391,10 @@ implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 	/* (those rows cheaper probed into bare one by one: the planner does so, left free) */
 	if (key_rows >= 0 &&
 		probe_cheaper(relid, reach, reach, Max(key_rows, 1.0), index_pages, false, NULL))
+		return;
+
+	/* (or by the distinct keys of the delta below, in key order: implied_keys) */
+	if (key_rows >= 0 && implied_keys(g, join, scan, (double) n, key_rows, index_pages))
 		return;
 
 	{
@@ -6655,7 +6844,13 @@ delta_cte(DvGen *g, DvOp *op)
 	if (terms.len == 0)
 		appendStringInfo(&terms, "SELECT %s0::pg_catalog.int8 AS dv_weight WHERE false", null_list(op));
 	g->implied_above = above;
-	return add_cte(g, terms.data);
+	{
+		char	   *name = add_cte(g, terms.data);
+
+		g->delta_ops = lappend(g->delta_ops, op);
+		g->delta_names = lappend(g->delta_names, name);
+		return name;
+	}
 }
 
 /* "expr AS name, ..." of the level's output over alias d */
