@@ -98,6 +98,10 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 
+# (whether the server's shared memory is in huge pages decides much of a new connection's first
+# refresh: doc/configuration.md "Recommended: huge pages"; PostgreSQL 15 does not report it, the
+# kernel's counters do)
+echo "huge_pages = $(q -c "SHOW huge_pages"), shared_memory_size_in_huge_pages = $(q -c "SHOW shared_memory_size_in_huge_pages"); kernel: $(grep -E '^HugePages_(Total|Free|Rsvd):' /proc/meminfo 2>/dev/null | tr -s ' ' | tr '\n' ' ')"
 echo "orders: $(q -c "SELECT count(*) FROM orders"), lineitems: $(q -c "SELECT count(*) FROM lineitem"), change: $n_change orders inserted and $n_change deleted (with their lineitems) per round"
 q -F ' | ' <<'SQL'
 SELECT '| q | mode at creation (reason) | create: dynview ms / MV ms | MV + same index ms: ratio | refresh mode (reason) | refresh: dynview ms | REFRESH MATERIALIZED VIEW ms | MV / dynview | verified |';
