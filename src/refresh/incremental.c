@@ -3626,9 +3626,17 @@ static void replace_operator_states(List *computed, bool apply, Snapshot snapsho
  * join DELTA(Y) - DELTA(X) join DELTA(Y), products of weights), with no
  * subquery in a condition?  Then rows added and removed within a window
  * (+r, -r) give rows that cancel in every sum over the delta.
+ *
+ * Left and right joins pass too, but they are linear only in the side they
+ * preserve, and only while the side they pad with NULLs has no change:
+ * DELTA(X) LEFT JOIN NEW(Y), each changed row of X outer-joined to Y as it
+ * is, its weight carried (optree.c's rule for a join whose preserved side
+ * alone changed), whereas a change of Y adds or removes X's padded rows by
+ * a count of matches, not a sum of weights.  The caller tells which source
+ * changed (nullable_reads); *outer says whether the tree has such a join.
  */
 static bool
-linear_tree(DvOp *op)
+linear_tree(DvOp *op, bool *outer)
 {
 	ListCell   *lc;
 
@@ -3644,11 +3652,33 @@ linear_tree(DvOp *op)
 		case DV_OP_SCAN:
 			return true;
 		case DV_OP_FILTER:
-			return linear_tree(op->left);
+			return linear_tree(op->left, outer);
 		case DV_OP_JOIN:
-			return op->jointype == JOIN_INNER && linear_tree(op->left) && linear_tree(op->right);
+			if (op->jointype == JOIN_LEFT || op->jointype == JOIN_RIGHT)
+				*outer = true;
+			else if (op->jointype != JOIN_INNER)
+				return false;
+			return linear_tree(op->left, outer) && linear_tree(op->right, outer);
 		default:
 			return false;
+	}
+}
+
+/* does op read relid under a scan that an outer join within op pads with NULLs? */
+static bool
+nullable_reads(DvOp *op, Oid relid, bool nullable)
+{
+	switch (op->kind)
+	{
+		case DV_OP_SCAN:
+			return nullable && op->source->relid == relid;
+		case DV_OP_FILTER:
+			return nullable_reads(op->left, relid, nullable);
+		case DV_OP_JOIN:
+			return nullable_reads(op->left, relid, nullable || op->jointype == JOIN_RIGHT) ||
+				nullable_reads(op->right, relid, nullable || op->jointype == JOIN_LEFT);
+		default:
+			return true;		/* (linear_tree lets no other operator through) */
 	}
 }
 
@@ -3661,7 +3691,9 @@ linear_tree(DvOp *op)
  * weighted rows (dv_agg_state_linear: count, sum, avg, the variance
  * family, bool_and/or; its one statement groups the delta by the keys and
  * drops the groups whose every sum is 0), over scans, filters and inner
- * joins (linear_tree), with no operator state, no UNION ALL branches.  A
+ * joins, and left or right joins whose NULL-padded side did not change
+ * (linear_tree, nullable_reads), with no operator state, no UNION ALL
+ * branches.  A
  * pair +r/-r within a window then adds 0 to every sum and count (numeric
  * sums, exact; NaN or an infinity recomputes the group from the sources),
  * and the group keys compare as identity (agg_state_eligible), so no key is
@@ -3697,11 +3729,13 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 {
 	ListCell   *lc;
 	int			changed = 0;
+	bool		outer = false;
+	DvPlanSource *changed_src = NULL;
 
 	if (!(dv_linear_windows_as_is && plan->branches == NIL &&
 		  ((plan->kind == DV_PLAN_GROUPED && plan->agg_state && dv_agg_state_linear(plan)) ||
 		   plan->kind == DV_PLAN_SPJ) &&
-		  dv_optree_state_ops(plan) == NIL && linear_tree(plan->tree)))
+		  dv_optree_state_ops(plan) == NIL && linear_tree(plan->tree, &outer)))
 		return false;
 
 	/*
@@ -3718,15 +3752,28 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	 * caller looked); with one or none, no window need be looked into.
 	 */
 	if (list_length(buffered) <= 1)
-		return true;
-	foreach(lc, buffered)
+		changed_src = buffered != NIL ? linitial(buffered) : NULL;
+	else
 	{
-		Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
+		foreach(lc, buffered)
+		{
+			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
 
-		if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid) && ++changed > 1)
-			return false;
+			if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid))
+			{
+				if (++changed > 1)
+					return false;
+				changed_src = lfirst(lc);
+			}
+		}
 	}
-	return true;
+
+	/*
+	 * (an outer join: only if the changed source is on no side one pads with
+	 * NULLs, linear_tree; by relation, so that a source read on both sides
+	 * of a self-join counts as changed on both)
+	 */
+	return !outer || changed_src == NULL || !nullable_reads(plan->tree, changed_src->relid, false);
 }
 
 /*
