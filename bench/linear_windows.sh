@@ -14,16 +14,21 @@
 #        bench/linear_windows.sh dv_bench_tpch_3000 7 dt.q1 dt.q6
 #        DV_BENCH_SETTING=dynview.window_filter_functions bench/linear_windows.sh ... compares that
 #        boolean setting on and off instead (its columns then say "on" and "off").
+#        DV_BENCH_ON and DV_BENCH_OFF: the two values set (default on and off), e.g.
+#        DV_BENCH_SETTING=plan_cache_mode DV_BENCH_ON=auto DV_BENCH_OFF=force_custom_plan.
 # Needs a superuser (pg_read_file of /proc). Not a test.
 set -euo pipefail
 SETTING=${DV_BENCH_SETTING:-dynview.linear_windows_as_is}
+ON_VALUE=${DV_BENCH_ON:-on}
+OFF_VALUE=${DV_BENCH_OFF:-off}
+value() { if [ "$1" = on ]; then echo "$ON_VALUE"; else echo "$OFF_VALUE"; fi; }
 DB=${1:?usage: bench/linear_windows.sh DB [rounds] [table ...]}
 R=${2:-7}
 shift $(($# < 2 ? $# : 2))
 . "$(dirname "$0")/lib.sh"
 if [ "$#" -gt 0 ]; then tables=("$@"); else mapfile -t tables < <(q -c "SELECT name::text FROM dynview.dynamic_tables ORDER BY 1"); fi
 echo "database $DB, $R rounds, load: $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%H:%M) UTC"
-if [ "$SETTING" = dynview.linear_windows_as_is ]; then on="as is"; off="consolidated"; else on="$SETTING on"; off="off"; fi
+if [ "$SETTING" = dynview.linear_windows_as_is ]; then on="as is"; off="consolidated"; else on="$SETTING $ON_VALUE"; off="$OFF_VALUE"; fi
 echo "| table | mode | $on: CPU ms (median) | $off: CPU ms (median) | $on / $off | verified ($on, $off) | mode_reason (applied again) |"
 echo "|---|---|---|---|---|---|---|"
 cpu="SELECT 'cpu ' || split_part(pg_read_file('/proc/self/schedstat'), ' ', 1);"
@@ -31,14 +36,14 @@ for t in "${tables[@]}"; do
 	{
 		echo "SET client_min_messages = warning;"
 		for s in on off; do
-			echo "SET $SETTING = $s; BEGIN;"
+			echo "SET $SETTING = $(value "$s"); BEGIN;"
 			echo "SELECT 'mode ' || refresh_mode || ' ' || (mode_reason IS NOT NULL) FROM dynview.refresh('$t');"
 			echo "SELECT 'verified $s ' || dynview.verify('$t'); ROLLBACK;"
 		done
 		for r in $(seq 1 "$R"); do
 			if [ $((r % 2)) = 1 ]; then order="on off"; else order="off on"; fi
 			for s in $order; do
-				echo "SET $SETTING = $s; BEGIN;"
+				echo "SET $SETTING = $(value "$s"); BEGIN;"
 				echo "$cpu"
 				echo "SELECT 'again ' || (mode_reason IS NOT NULL) FROM dynview.refresh('$t');"
 				echo "$cpu"
