@@ -3693,8 +3693,7 @@ nullable_reads(DvOp *op, Oid relid, bool nullable)
  * drops the groups whose every sum is 0), over scans, filters and inner
  * joins, and left or right joins whose NULL-padded side did not change
  * (linear_tree, nullable_reads), with no operator state, no UNION ALL
- * branches.  A
- * pair +r/-r within a window then adds 0 to every sum and count (numeric
+ * branches.  A pair +r/-r within a window then adds 0 to every sum and count (numeric
  * sums, exact; NaN or an infinity recomputes the group from the sources),
  * and the group keys compare as identity (agg_state_eligible), so no key is
  * spelled by a row that a later change undid.  Or a select/join table
