@@ -5726,11 +5726,11 @@ reads_filter_state(DvGen *g, DvOp *op)
  * (the state's column has it), and can be stored.  The column, or NULL.
  * (Exactness does not rest on the key being unique: every row of the
  * state whose key equals a changed one is replaced by every row of the
- * source with that key now.)  Needs a transaction (catalog reads); cached
- * in op->state_key.
+ * source with that key now.)  Needs a transaction (catalog reads);
+ * uncached (filter_state_key caches it).
  */
 static DvOpCol *
-filter_state_key(DvOp *op)
+filter_state_key_ask(DvOp *op)
 {
 	DvOp	   *scan;
 	Relation	rel;
@@ -5742,8 +5742,6 @@ filter_state_key(DvOp *op)
 	List	   *quals;
 	ListCell   *lc;
 
-	if (op->state_key != NULL)
-		return op->state_key;
 	if (op->kind != DV_OP_FILTER || (scan = filter_chain_scan(op)) == NULL)
 		return NULL;
 	quals = filter_chain_quals(op);
@@ -5792,8 +5790,25 @@ filter_state_key(DvOp *op)
 		if (!OidIsValid(tc->eq_opr) || tc->btree_opf != opfamily)
 			return NULL;
 	}
-	op->state_key = key;
 	return key;
+}
+
+/*
+ * filter_state_key - filter_state_key_ask, asked once per operator: its
+ * answer, a column or none, kept in op (state_key, state_key_known), so
+ * with the operator tree and dropped with it (the plan cache entry's; a
+ * catalog change that could change the answer invalidates that entry).
+ * Set only once the answer is complete (an error leaves it unasked).
+ */
+static DvOpCol *
+filter_state_key(DvOp *op)
+{
+	if (!op->state_key_known)
+	{
+		op->state_key = filter_state_key_ask(op);
+		op->state_key_known = true;
+	}
+	return op->state_key;
 }
 
 /* the source's name of the filter state's key column (explain()), quoted */
