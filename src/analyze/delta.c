@@ -49,6 +49,7 @@
 #include "catalog/pg_inherits.h"
 #include "access/relation.h"
 #include "access/sysattr.h"
+#include "access/table.h"
 #include "access/transam.h"
 #include "catalog/pg_type.h"
 #include "utils/rel.h"
@@ -1680,8 +1681,9 @@ dv_index_runs_user_code(Relation index)
  * (dv_type_runs_user_code) or an index that does
  * (dv_index_runs_user_code)?  Then a refresh's writes to it are not
  * dynview's own (refresh.c writes_are_own, aggstate.c
- * dv_agg_state_runs_user_code).  rel open and locked by the caller; takes
- * AccessShareLock on its indexes, to the transaction's end.
+ * dv_agg_state_runs_user_code; both through dv_relid_runs_user_code).
+ * rel open and locked by the caller; takes AccessShareLock on its indexes,
+ * released when each is closed.
  */
 bool
 dv_relation_runs_user_code(Relation rel)
@@ -1710,6 +1712,21 @@ dv_relation_runs_user_code(Relation rel)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * dv_relid_runs_user_code - dv_relation_runs_user_code of the table relid,
+ * for callers that do not have it open: opens it with AccessShareLock and
+ * closes it, releasing the lock (its indexes' likewise).
+ */
+bool
+dv_relid_runs_user_code(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	bool		runs = dv_relation_runs_user_code(rel);
+
+	table_close(rel, AccessShareLock);
+	return runs;
 }
 
 /* does a list of SortGroupClauses name an operator whose function is not built in? */

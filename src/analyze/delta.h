@@ -266,6 +266,7 @@ extern bool dv_key_equality_is_identity(Oid type, int32 typmod, Oid collation);
 extern bool dv_index_column_runs_user_code(Oid type, Oid opfamily, Oid opcintype);
 extern bool dv_index_runs_user_code(Relation index);
 extern bool dv_relation_runs_user_code(Relation rel);
+extern bool dv_relid_runs_user_code(Oid relid);
 extern bool dv_values_run_user_code(Node *node);
 
 /* how a window read may apply a conjunct of the filter on a source (delta.c) */

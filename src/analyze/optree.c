@@ -3407,7 +3407,8 @@ shared_rows(DvGen *g, DvOp *bare)
  * the x.  NULL if the rule does not apply.  Only where the equality is the
  * same operator for both (so the x of a key k1 = v = x are equal to it by
  * its transitivity) and, for a collatable type, under a deterministic
- * collation.
+ * collation, and a restriction that names its values as a relation
+ * (reach_keys; reach_set).
  */
 static char *
 reach_group_sql(DvGen *g, DvOp *join)
@@ -3416,8 +3417,8 @@ reach_group_sql(DvGen *g, DvOp *join)
 	Node	   *e;
 	Oid			coll;
 
-	if (g->reach_rti == 0 || !g->reach_done || join->right->kind != DV_OP_GROUP ||
-		reads_group_state(join->right) ||
+	if (g->reach_rti == 0 || !g->reach_done || g->reach_keys == NULL ||
+		join->right->kind != DV_OP_GROUP || reads_group_state(join->right) ||
 		(join->jointype != JOIN_INNER && join->jointype != JOIN_LEFT) ||
 		!preserved_scan(join->left, g->reach_rti))
 		return NULL;
@@ -3562,6 +3563,31 @@ delta_rows_under(DvOp *op)
 			return n;
 	}
 	return -1;
+}
+
+/*
+ * reach_set - restrict the scan of range table entry rti to the rows whose
+ * column attno is "opno ANY (array_sql)" when rows_sql next writes it
+ * (g->reach_*; reach_reset undoes it); keys_sql, "SELECT DISTINCT x AS k1
+ * FROM ...", the same values as a relation for reach_group_sql, or NULL.
+ * g->reach_done is left as it is.  Allocates in the current memory context.
+ */
+static void
+reach_set(DvGen *g, int rti, AttrNumber attno, Oid opno, const char *array_sql, const char *keys_sql)
+{
+	g->reach_rti = rti;
+	g->reach_attno = attno;
+	g->reach_op = dv_operator_sql(opno);
+	g->reach_opno = opno;
+	g->reach_array = array_sql;
+	g->reach_keys = keys_sql;
+}
+
+/* reach_reset - undo reach_set: rows_sql writes scans unrestricted */
+static void
+reach_reset(DvGen *g)
+{
+	g->reach_rti = 0;
 }
 
 /*
@@ -3729,6 +3755,7 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 		double		index_pages;
 		bool		resident;
 		Oid			relid;
+		char	   *xs;
 
 		if (!keyed_equality(lfirst(lc), keep->rels, other->rels, &v, &x, &opno) ||
 			!preserved_scan(keep, v->varno) ||
@@ -3745,12 +3772,9 @@ reach_restrict(DvGen *g, DvOp *keep, DvOp *other, const char *dother, List *qual
 			resident)
 			continue;
 		best = rows;
-		g->reach_rti = v->varno;
-		g->reach_attno = v->varattno;
-		g->reach_op = dv_operator_sql(opno);
-		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", deparse(g, x, other, "o", NULL, NULL), dother);
-		g->reach_opno = opno;
-		g->reach_keys = psprintf("SELECT DISTINCT %s AS k1 FROM %s o", deparse(g, x, other, "o", NULL, NULL), dother);
+		xs = deparse(g, x, other, "o", NULL, NULL);
+		reach_set(g, v->varno, v->varattno, opno, psprintf("ARRAY(SELECT %s FROM %s o)", xs, dother),
+				  psprintf("SELECT DISTINCT %s AS k1 FROM %s o", xs, dother));
 	}
 }
 
@@ -4295,12 +4319,8 @@ implied_keys(DvGen *g, DvOp *join, DvOp *scan, double n, double key_rows, double
 						   true, NULL))
 			continue;
 		xs = deparse(g, x, src, "o", NULL, NULL);
-		g->reach_rti = v->varno;
-		g->reach_attno = v->varattno;
-		g->reach_op = dv_operator_sql(opno);
-		g->reach_array = psprintf("ARRAY(SELECT %s FROM %s o)", xs, name);
-		g->reach_opno = opno;
-		g->reach_keys = psprintf("SELECT DISTINCT %s AS k1 FROM %s o", xs, name);
+		reach_set(g, v->varno, v->varattno, opno, psprintf("ARRAY(SELECT %s FROM %s o)", xs, name),
+				  psprintf("SELECT DISTINCT %s AS k1 FROM %s o", xs, name));
 		return true;
 	}
 	return false;
@@ -4402,13 +4422,10 @@ implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 		char	   *sql = rows_sql(g, fence_chain);
 
 		g->reach_done = reach_done;
-		g->reach_rti = fence_v->varno;
-		g->reach_attno = fence_v->varattno;
-		g->reach_op = dv_operator_sql(fence_opno);
-		g->reach_array = psprintf("ARRAY(SELECT %s FROM (%s) c)",
-								  deparse(g, fence_x, fence_chain, "c", NULL, NULL), sql);
-		g->reach_opno = fence_opno;
-		g->reach_keys = NULL;
+		reach_set(g, fence_v->varno, fence_v->varattno, fence_opno,
+				  psprintf("ARRAY(SELECT %s FROM (%s) c)",
+						   deparse(g, fence_x, fence_chain, "c", NULL, NULL), sql),
+				  NULL);
 	}
 }
 
@@ -4764,14 +4781,10 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		keys = add_cte(g, psprintf("SELECT %s AS k1 FROM %s o WHERE pg_catalog.num_nonnulls(%s) > 0",
 								   xs, dother, xs));
 		/* (the scan written restricted by rows_sql, as reach_restrict does) */
-		g->reach_rti = k.v->varno;
-		g->reach_attno = k.v->varattno;
-		g->reach_op = dv_operator_sql(k.opno);
-		g->reach_array = psprintf("ARRAY(SELECT k.k1 FROM %s k)", keys);
-		g->reach_opno = k.opno;
+		reach_set(g, k.v->varno, k.v->varattno, k.opno, psprintf("ARRAY(SELECT k.k1 FROM %s k)", keys), NULL);
 		g->reach_done = false;
 		sql = rows_sql(g, bare);
-		g->reach_rti = 0;
+		reach_reset(g);
 		if (!g->reach_done)
 			return NULL;
 		g->keyed_op = bare;
@@ -4782,12 +4795,6 @@ keyed_shared_rows(DvGen *g, DvOp *bare, DvOp *other, const char *dother, List *q
 		return psprintf("(SELECT * FROM %s)", g->keyed_rows);
 	}
 	return NULL;
-}
-
-static void
-reach_reset(DvGen *g)
-{
-	g->reach_rti = 0;
 }
 
 /* "q AND " for a condition list (nothing when empty) */
@@ -5719,11 +5726,11 @@ reads_filter_state(DvGen *g, DvOp *op)
  * (the state's column has it), and can be stored.  The column, or NULL.
  * (Exactness does not rest on the key being unique: every row of the
  * state whose key equals a changed one is replaced by every row of the
- * source with that key now.)  Needs a transaction (catalog reads); cached
- * in op->state_key.
+ * source with that key now.)  Needs a transaction (catalog reads);
+ * uncached (filter_state_key caches it).
  */
 static DvOpCol *
-filter_state_key(DvOp *op)
+filter_state_key_ask(DvOp *op)
 {
 	DvOp	   *scan;
 	Relation	rel;
@@ -5735,8 +5742,6 @@ filter_state_key(DvOp *op)
 	List	   *quals;
 	ListCell   *lc;
 
-	if (op->state_key != NULL)
-		return op->state_key;
 	if (op->kind != DV_OP_FILTER || (scan = filter_chain_scan(op)) == NULL)
 		return NULL;
 	quals = filter_chain_quals(op);
@@ -5785,8 +5790,25 @@ filter_state_key(DvOp *op)
 		if (!OidIsValid(tc->eq_opr) || tc->btree_opf != opfamily)
 			return NULL;
 	}
-	op->state_key = key;
 	return key;
+}
+
+/*
+ * filter_state_key - filter_state_key_ask, asked once per operator: its
+ * answer, a column or none, kept in op (state_key, state_key_known), so
+ * with the operator tree and dropped with it (the plan cache entry's; a
+ * catalog change that could change the answer invalidates that entry).
+ * Set only once the answer is complete (an error leaves it unasked).
+ */
+static DvOpCol *
+filter_state_key(DvOp *op)
+{
+	if (!op->state_key_known)
+	{
+		op->state_key = filter_state_key_ask(op);
+		op->state_key_known = true;
+	}
+	return op->state_key;
 }
 
 /* the source's name of the filter state's key column (explain()), quoted */
@@ -5846,16 +5868,13 @@ filter_state_new_sql(DvOp *op)
 	use_state = false;
 	PG_TRY();
 	{
-		ig.reach_rti = filter_chain_scan(op)->source->rtindex;
-		ig.reach_attno = key->attno;
-		ig.reach_op = eq;
-		ig.reach_opno = eqopr;
-		ig.reach_array = psprintf("ARRAY(SELECT k.k1 FROM %s k WHERE k.k1 IS NOT NULL)", keys);
+		reach_set(&ig, filter_chain_scan(op)->source->rtindex, key->attno, eqopr,
+				  psprintf("ARRAY(SELECT k.k1 FROM %s k WHERE k.k1 IS NOT NULL)", keys), NULL);
 		ig.reach_done = false;
 		now = rows_sql(&ig, op);
 		if (!ig.reach_done)
 			elog(ERROR, "filter state's key column not read");
-		ig.reach_rti = 0;
+		reach_reset(&ig);
 		nulls = psprintf("SELECT * FROM (%s) n WHERE n.%s IS NULL AND EXISTS (SELECT FROM %s k WHERE k.k1 IS NULL)",
 						 rows_sql(&ig, op), kc, keys);
 	}

@@ -208,11 +208,13 @@ typedef struct DvOp
 	 * partner-bounded join); with a state number (state_table, state_id),
 	 * state_level, the level its quals and columns are over, and
 	 * state_key, its column of the source's primary key's first column, by
-	 * which the rows its window changes are read again.
+	 * which the rows its window changes are read again (state_key_known
+	 * once asked: NULL then means it can keep none).
 	 */
 	bool		state_wanted;
 	Query	   *state_level;
 	DvOpCol    *state_key;
+	bool		state_key_known;
 } DvOp;
 
 /*

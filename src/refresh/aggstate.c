@@ -299,8 +299,8 @@ state_relations(Oid relid)
  * heap (create_state_table); this asks what is there, so that one made
  * before (an older build let superusers make them, or took a
  * default_table_access_method) is not run under the mark.  Takes
- * AccessShareLock on the state tables and their indexes, to the
- * transaction's end.
+ * AccessShareLock on each state table and its indexes while it asks
+ * (dv_relid_runs_user_code).
  */
 bool
 dv_agg_state_runs_user_code(Oid relid)
@@ -309,11 +309,7 @@ dv_agg_state_runs_user_code(Oid relid)
 
 	foreach(lc, state_relations(relid))
 	{
-		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
-		bool		runs = dv_relation_runs_user_code(rel);
-
-		table_close(rel, AccessShareLock);
-		if (runs)
+		if (dv_relid_runs_user_code(lfirst_oid(lc)))
 			return true;
 	}
 	return false;

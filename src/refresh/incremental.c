@@ -982,6 +982,29 @@ buffer_is_empty(Oid buffer)
 }
 
 /*
+ * window_known_empty - is src's window (in buffer) empty without a
+ * statement to find that out: no source's window has a transaction
+ * (no_window, see window_is_empty), or src is not a dynamic table and its
+ * buffer has no page (buffer_is_empty: the refresh waited for the decoder
+ * first, and the lock taken stays until the transaction ends; a dynamic
+ * table's buffer is read in any case, as its upstream may have written it
+ * in this transaction)?  Then sets what an empty window reads as,
+ * delta_rows 0 and no relation registered: the operators read no delta of
+ * a source with delta_rows 0.  Saves a new connection parsing, planning and
+ * running a window read (TPC-H: part, supplier, partsupp, customer, nation
+ * and region do not change; Q8 read eight windows, six of them of empty
+ * buffers).  The one place read_and_apply decides so.
+ */
+static bool
+window_known_empty(DvPlanSource *src, Oid buffer, bool no_window)
+{
+	if (!no_window && (dv_is_dynamic_table(src->relid) || !buffer_is_empty(buffer)))
+		return false;
+	src->delta_rows = 0;
+	return true;
+}
+
+/*
  * window_read_snapshot - the snapshot every read of a window in the change
  * buffers reads with (read_window, window_has_row): one taken now
  * (GetLatestSnapshot, after a CommandCounterIncrement: this transaction's
@@ -3858,12 +3881,9 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		src->delta_store = NULL;
 		src->delta_desc = NULL;
 		src->delta_distinct = NIL;
-		/* (no transaction in the window: no buffer row to read, see window_is_empty) */
-		if (no_window)
-		{
-			src->delta_rows = 0;
+		/* (no buffer row to read: also none of this transaction's, nor an old row) */
+		if (window_known_empty(src, buffer, no_window))
 			continue;
-		}
 		/*
 		 * Refreshed before in this very transaction: rows this transaction
 		 * buffered since then carry the same xid as those it consumed then
@@ -3887,24 +3907,6 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			break;
 		}
 
-		/*
-		 * A buffer without a page holds no row of the window (buffer_is_empty:
-		 * the refresh waited for the decoder first, and the lock taken stays
-		 * until the transaction ends): its window is empty without a
-		 * statement to find that out, which a new connection would parse,
-		 * plan and run (TPC-H: part, supplier, partsupp, customer, nation
-		 * and region do not change; Q8 read eight windows, six of them of
-		 * empty buffers).  What an empty window reads as, delta_rows 0 and
-		 * no relation registered, as when no source's window has a
-		 * transaction (no_window above): the operators read no delta of a
-		 * source with delta_rows 0.  A dynamic table's buffer is read in
-		 * any case (its upstream may have written it in this transaction).
-		 */
-		if (!dv_is_dynamic_table(src->relid) && buffer_is_empty(buffer))
-		{
-			src->delta_rows = 0;
-			continue;
-		}
 		{
 			int			ncolumns = 0;
 			int64		weight_sum = 0;

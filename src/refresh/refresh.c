@@ -490,7 +490,7 @@ full_refresh_in_parallel(DvTable *dt)
 
 /*
  * writes_are_own - can the refresh's write statements run no user code that
- * writes: the dynamic table runs none when written (dv_relation_runs_user_code:
+ * writes: the dynamic table runs none when written (dv_relid_runs_user_code:
  * no trigger, foreign keys included, rule, CHECK constraint, row-level
  * security, default, column of a type whose values run code that is not
  * built in, dv_type_runs_user_code: a domain, an array of one, a type
@@ -515,12 +515,9 @@ full_refresh_in_parallel(DvTable *dt)
 static bool
 writes_are_own(DvTable *dt)
 {
-	Relation	rel = table_open(dt->relid, AccessShareLock);
-	bool		own = !dv_relation_runs_user_code(rel);
 	Node	   *query;
 
-	table_close(rel, AccessShareLock);
-	if (!own)
+	if (dv_relid_runs_user_code(dt->relid))
 		return false;
 	query = (Node *) dv_plan_cache_query(dt);
 	return !contain_volatile_functions(query) && !dv_calls_user_code(query) &&
