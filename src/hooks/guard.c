@@ -22,7 +22,9 @@
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
- *	  superusers too but for dynview's own DDL (refuse_internal_ddl).
+ *	  superusers too but for dynview's own DDL (refuse_internal_ddl); and
+ *	  CREATE OR REPLACE of a function of the extension, outside its scripts
+ *	  (refuse_member_replace).
  *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
@@ -53,11 +55,13 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "catalog/dependency.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
@@ -72,6 +76,7 @@
 #include "storage/proc.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -1033,6 +1038,51 @@ refuse_internal_ddl(Node *parsetree)
 }
 
 /*
+ * refuse_member_replace - CREATE OR REPLACE FUNCTION (or PROCEDURE) of a
+ * function of the dynview extension fails, to superusers too, outside the
+ * extension's own scripts (CREATE and ALTER EXTENSION ... UPDATE).
+ * dynview's functions are its code: the catalog's trigger
+ * _catalog_data_origin replaced by one returning NULL skipped every
+ * refresh's update of the catalog row silently (the next refresh applied
+ * the same changes again), _window_contains replaced made refreshes miss
+ * changes and verify() agree with them (regress brk19_member_functions).
+ * PostgreSQL keeps a replaced function a member of its extension, so no
+ * later test of membership would tell.  A new function of the same name in
+ * that schema is refused too (it would be an overload of dynview's).
+ * Reads pg_proc and pg_depend; needs a transaction.
+ */
+static void
+refuse_member_replace(CreateFunctionStmt *stmt)
+{
+	Oid			ext = get_extension_oid("dynview", true);
+	char	   *name;
+	Oid			nsp;
+	CatCList   *list;
+
+	if (!stmt->replace || !OidIsValid(ext) ||
+		(creating_extension && CurrentExtensionObject == ext))
+		return;
+	nsp = QualifiedNameGetCreationNamespace(stmt->funcname, &name);
+	list = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
+	for (int i = 0; i < list->n_members; i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&list->members[i]->tuple);
+
+		if (proc->pronamespace == nsp && getExtensionOfObject(ProcedureRelationId, proc->oid) == ext)
+		{
+			ReleaseSysCacheList(list);
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot replace function \"%s.%s\" of extension dynview",
+							get_namespace_name(nsp), name),
+					 errdetail("dynview's functions are its code: change capture and refreshes rely on what they do, and a replaced one would make dynamic tables silently wrong."),
+					 errhint("Install another version of dynview with ALTER EXTENSION dynview UPDATE.")));
+		}
+	}
+	ReleaseSysCacheList(list);
+}
+
+/*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
  * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
  * for a partitioned dynamic table, that of each of its partitions (COPY
@@ -1103,6 +1153,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
+	if (IsA(pstmt->utilityStmt, CreateFunctionStmt) && IsTransactionState())
+		refuse_member_replace((CreateFunctionStmt *) pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
 		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
 		 IsA(pstmt->utilityStmt, CreateStmt)) && IsTransactionState())
