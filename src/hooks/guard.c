@@ -22,9 +22,10 @@
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
- *	  superusers too but for dynview's own DDL (refuse_internal_ddl); and
- *	  CREATE OR REPLACE of a function of the extension, outside its scripts
- *	  (refuse_member_replace).
+ *	  superusers too but for dynview's own DDL (refuse_internal_ddl); and,
+ *	  outside the extension's scripts, CREATE OR REPLACE of its functions
+ *	  and functions created, moved or renamed in schema dynview
+ *	  (refuse_function_ddl).
  *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
@@ -72,6 +73,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "parser/parse_func.h"
 #include "parser/parsetree.h"
 #include "storage/proc.h"
 #include "tcop/utility.h"
@@ -1037,49 +1039,85 @@ refuse_internal_ddl(Node *parsetree)
 	}
 }
 
+/* the one refusal of a change to dynview's functions */
+static void
+refuse_function_change(const char *schema, const char *name, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg(what, schema, name),
+			 errdetail("dynview's functions are its code: change capture and refreshes rely on what they do, and a replaced one would make dynamic tables silently wrong."),
+			 errhint("Leave schema \"%s\" to dynview; install another version of dynview with ALTER EXTENSION dynview UPDATE.", DV_SCHEMA)));
+}
+
 /*
- * refuse_member_replace - CREATE OR REPLACE FUNCTION (or PROCEDURE) of a
- * function of the dynview extension fails, to superusers too, outside the
- * extension's own scripts (CREATE and ALTER EXTENSION ... UPDATE).
- * dynview's functions are its code: the catalog's trigger
- * _catalog_data_origin replaced by one returning NULL skipped every
- * refresh's update of the catalog row silently (the next refresh applied
- * the same changes again), _window_contains replaced made refreshes miss
- * changes and verify() agree with them (regress brk19_member_functions).
- * PostgreSQL keeps a replaced function a member of its extension, so no
- * later test of membership would tell.  A new function of the same name in
- * that schema is refused too (it would be an overload of dynview's).
- * Reads pg_proc and pg_depend; needs a transaction.
+ * refuse_function_ddl - dynview's functions keep their code: outside the
+ * extension's own scripts (CREATE and ALTER EXTENSION ... UPDATE), to
+ * superusers too, CREATE [OR REPLACE] FUNCTION (or PROCEDURE) in schema
+ * dynview, OR REPLACE of a function of the extension elsewhere, and moving
+ * a function into schema dynview or renaming one there fail.  The
+ * catalog's trigger _catalog_data_origin replaced by one returning NULL
+ * skipped every refresh's update of the catalog row silently (the next
+ * refresh applied the same changes again); _window_contains replaced made
+ * refreshes miss changes and verify() agree with them (regress
+ * brk19_member_functions).  PostgreSQL keeps a replaced function a member
+ * of its extension, so no later test of membership would tell; and the
+ * generated SQL names dynview's functions by schema and name, so a
+ * function put there under such a name (created, moved, renamed) would be
+ * called instead.  Reads pg_proc and pg_depend; needs a transaction.
  */
 static void
-refuse_member_replace(CreateFunctionStmt *stmt)
+refuse_function_ddl(Node *parsetree)
 {
 	Oid			ext = get_extension_oid("dynview", true);
-	char	   *name;
-	Oid			nsp;
-	CatCList   *list;
+	Oid			dv = get_namespace_oid(DV_SCHEMA, true);
 
-	if (!stmt->replace || !OidIsValid(ext) ||
-		(creating_extension && CurrentExtensionObject == ext))
+	if (!OidIsValid(ext) || !OidIsValid(dv) || (creating_extension && CurrentExtensionObject == ext))
 		return;
-	nsp = QualifiedNameGetCreationNamespace(stmt->funcname, &name);
-	list = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
-	for (int i = 0; i < list->n_members; i++)
+	if (IsA(parsetree, CreateFunctionStmt))
 	{
-		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&list->members[i]->tuple);
+		CreateFunctionStmt *stmt = (CreateFunctionStmt *) parsetree;
+		char	   *name;
+		Oid			nsp = QualifiedNameGetCreationNamespace(stmt->funcname, &name);
+		CatCList   *list;
+		bool		member = false;
 
-		if (proc->pronamespace == nsp && getExtensionOfObject(ProcedureRelationId, proc->oid) == ext)
+		list = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
+		for (int i = 0; i < list->n_members && stmt->replace && !member; i++)
 		{
-			ReleaseSysCacheList(list);
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("cannot replace function \"%s.%s\" of extension dynview",
-							get_namespace_name(nsp), name),
-					 errdetail("dynview's functions are its code: change capture and refreshes rely on what they do, and a replaced one would make dynamic tables silently wrong."),
-					 errhint("Install another version of dynview with ALTER EXTENSION dynview UPDATE.")));
+			Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&list->members[i]->tuple);
+
+			member = proc->pronamespace == nsp &&
+				getExtensionOfObject(ProcedureRelationId, proc->oid) == ext;
 		}
+		ReleaseSysCacheList(list);
+		if (member)
+			refuse_function_change(get_namespace_name(nsp), name,
+								   "cannot replace function \"%s.%s\" of extension dynview");
+		if (nsp == dv)
+			refuse_function_change(DV_SCHEMA, name, "cannot create function \"%s.%s\" in dynview's schema");
 	}
-	ReleaseSysCacheList(list);
+	else if (IsA(parsetree, AlterObjectSchemaStmt))
+	{
+		AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
+
+		if ((stmt->objectType == OBJECT_FUNCTION || stmt->objectType == OBJECT_PROCEDURE ||
+			 stmt->objectType == OBJECT_ROUTINE) && strcmp(stmt->newschema, DV_SCHEMA) == 0)
+			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
+								   "cannot move function \"%2$s\" into schema \"%1$s\"");
+	}
+	else if (IsA(parsetree, RenameStmt))
+	{
+		RenameStmt *stmt = (RenameStmt *) parsetree;
+		Oid			fn;
+
+		if (stmt->renameType != OBJECT_FUNCTION && stmt->renameType != OBJECT_PROCEDURE &&
+			stmt->renameType != OBJECT_ROUTINE)
+			return;
+		fn = LookupFuncWithArgs(stmt->renameType, (ObjectWithArgs *) stmt->object, true);
+		if (OidIsValid(fn) && get_func_namespace(fn) == dv)
+			refuse_function_change(DV_SCHEMA, get_func_name(fn), "cannot rename function \"%s.%s\" of dynview");
+	}
 }
 
 /*
@@ -1153,8 +1191,9 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
-	if (IsA(pstmt->utilityStmt, CreateFunctionStmt) && IsTransactionState())
-		refuse_member_replace((CreateFunctionStmt *) pstmt->utilityStmt);
+	if ((IsA(pstmt->utilityStmt, CreateFunctionStmt) || IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) ||
+		 IsA(pstmt->utilityStmt, RenameStmt)) && IsTransactionState())
+		refuse_function_ddl(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
 		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
 		 IsA(pstmt->utilityStmt, CreateStmt)) && IsTransactionState())
