@@ -7,7 +7,8 @@
  *	- ExecutorStart hook: INSERT/UPDATE/DELETE/MERGE whose target is a
  *	  dynamic table fails unless it is a refresh statement of that very
  *	  table: started by dynview (dv_guard_begin_write) at the executor
- *	  nesting level dynview issued it at.  Statements nested inside it
+ *	  nesting level dynview issued it at; so does one whose target is a
+ *	  state table (refuse_state_write).  Statements nested inside it
  *	  (triggers, functions, foreign key actions) are one level deeper, so
  *	  they cannot write any dynamic table, not even the one refreshed, nor
  *	  a source of the table being refreshed.
@@ -348,6 +349,32 @@ refuse_internal_truncate(Oid relid)
 }
 
 /*
+ * refuse_state_write - a statement that is not one of dynview's own
+ * (own_statement: a refresh's or a build's, dv_guard_begin_write) may not
+ * write a state table (dynview_state), not even its owner (the dynamic
+ * table's owner owns its states) or a superuser: the refreshes build on
+ * what they wrote there, and a row changed by hand made the dynamic table
+ * differ from its query, silently, until a FULL refresh (regress
+ * brk19_state_writes), as a write to the dynamic table itself would
+ * (refuse_write).  Change buffers are written by change capture without
+ * statements and pruned by the decoder's; TRUNCATE is refused apart
+ * (refuse_internal_truncate).
+ */
+static void
+refuse_state_write(Oid relid)
+{
+	const char *schema = internal_schema(relid);
+
+	if (schema == NULL || strcmp(schema, "dynview_state") != 0)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("cannot modify \"%s.%s\"", schema, get_rel_name(relid)),
+			 errdetail("It is a state table of dynview, written only by the refreshes of its dynamic table, which build on what they wrote there."),
+			 errhint("Change the sources of the dynamic table and use dynview.refresh(); a FULL refresh rebuilds a table's state.")));
+}
+
+/*
  * check_source_write - a statement nested in a refresh statement (a trigger
  * or function it runs) may not write a source of the table being refreshed:
  * the refresh has read it, and its data snapshot will count this
@@ -447,7 +474,10 @@ guard_write(Oid relid, bool own)
 					 ? "A trigger, rule or function run by a refresh may not write a dynamic table."
 					 : NULL);
 	if (!own)
+	{
+		refuse_state_write(relid);
 		check_source_write(relid);
+	}
 	/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
 	if (!own && (dv_watch_active() || write_level >= 0))
 	{
@@ -1213,6 +1243,7 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			/* (the refresh's own catalog write would lose the mark below) */
 			if (write_level >= 0 && is_dynamic_table(relid))
 				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
+			refuse_state_write(relid);
 			check_source_write(relid);
 			watch_write_tree(relid);
 		}
