@@ -352,11 +352,12 @@ refuse_internal_truncate(Oid relid)
  * refuse_state_write - a statement that is not one of dynview's own
  * (own_statement: a refresh's or a build's, dv_guard_begin_write) may not
  * write a state table (dynview_state), not even its owner (the dynamic
- * table's owner owns its states) or a superuser: the refreshes build on
- * what they wrote there, and a row changed by hand made the dynamic table
- * differ from its query, silently, until a FULL refresh (regress
- * brk19_state_writes), as a write to the dynamic table itself would
- * (refuse_write).  Change buffers are written by change capture without
+ * table's owner owns its states): the refreshes build on what they wrote
+ * there, and a row changed by hand made the dynamic table differ from its
+ * query, silently, until a FULL refresh (regress brk19_state_writes), as a
+ * write to the dynamic table itself would (refuse_write).  A superuser
+ * may (a DBA repairing or testing: the refreshes' backstops then find
+ * what they can, INCREMENTAL_MISMATCH, STATE_MISSING).  Change buffers are written by change capture without
  * statements and pruned by the decoder's; TRUNCATE is refused apart
  * (refuse_internal_truncate).
  */
@@ -365,7 +366,7 @@ refuse_state_write(Oid relid)
 {
 	const char *schema = internal_schema(relid);
 
-	if (schema == NULL || strcmp(schema, "dynview_state") != 0)
+	if (schema == NULL || strcmp(schema, "dynview_state") != 0 || superuser())
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
