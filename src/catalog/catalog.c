@@ -35,6 +35,8 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/sequence.h"
@@ -1030,8 +1032,35 @@ simple_write_end(EState *estate, ResultRelInfo *rri)
 }
 
 /*
+ * runs_data_origin - does function fn run dynview's C code of
+ * dynview_catalog_data_origin?  Its name and schema do not tell: a
+ * function of that name whose code was changed (the guard refuses CREATE
+ * OR REPLACE; a superuser may still edit pg_proc) and that returns NULL
+ * would skip the direct update of update_catalog_row silently (regress
+ * brk19_member_functions).  Reads fn's syscache entry.
+ */
+static bool
+runs_data_origin(Oid fn)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	bool		ours = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(tup);
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+
+		ours = proc->prolang == ClanguageId && !proc->proretset && !isnull &&
+			strcmp(TextDatumGetCString(src), "dynview_catalog_data_origin") == 0;
+		ReleaseSysCache(tup);
+	}
+	return ours;
+}
+
+/*
  * dba_attached - has a DBA attached triggers (other than dynview's own
- * data_origin) or rules to rel, dynamic_table_catalog or refresh_history?
+ * data_origin, running dynview's C code: runs_data_origin) or rules to rel, dynamic_table_catalog or refresh_history?
  * Then the rows every refresh writes there (update_catalog_row,
  * dv_history_insert) are written by SQL statements (dv_catalog_exec), so
  * that whatever was attached runs as it would, as the bootstrap superuser
@@ -1055,7 +1084,7 @@ dba_attached(Relation rel)
 		char	   *name = get_func_name(fn);
 
 		if (name == NULL || strcmp(name, "_catalog_data_origin") != 0 ||
-			get_func_namespace(fn) != RelationGetNamespace(rel))
+			get_func_namespace(fn) != RelationGetNamespace(rel) || !runs_data_origin(fn))
 			return true;
 	}
 	return false;

@@ -7,7 +7,8 @@
  *	- ExecutorStart hook: INSERT/UPDATE/DELETE/MERGE whose target is a
  *	  dynamic table fails unless it is a refresh statement of that very
  *	  table: started by dynview (dv_guard_begin_write) at the executor
- *	  nesting level dynview issued it at.  Statements nested inside it
+ *	  nesting level dynview issued it at; so does one whose target is a
+ *	  state table (refuse_state_write).  Statements nested inside it
  *	  (triggers, functions, foreign key actions) are one level deeper, so
  *	  they cannot write any dynamic table, not even the one refreshed, nor
  *	  a source of the table being refreshed.
@@ -22,7 +23,10 @@
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
- *	  superusers too but for dynview's own DDL (refuse_internal_ddl).
+ *	  superusers too but for dynview's own DDL (refuse_internal_ddl); and,
+ *	  outside the extension's scripts, CREATE OR REPLACE of its functions
+ *	  and functions created, moved or renamed in schema dynview
+ *	  (refuse_function_ddl).
  *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
@@ -53,11 +57,13 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "catalog/dependency.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_trigger.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
@@ -68,10 +74,12 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "parser/parse_func.h"
 #include "parser/parsetree.h"
 #include "storage/proc.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -341,6 +349,33 @@ refuse_internal_truncate(Oid relid)
 }
 
 /*
+ * refuse_state_write - a statement that is not one of dynview's own
+ * (own_statement: a refresh's or a build's, dv_guard_begin_write) may not
+ * write a state table (dynview_state), not even its owner (the dynamic
+ * table's owner owns its states): the refreshes build on what they wrote
+ * there, and a row changed by hand made the dynamic table differ from its
+ * query, silently, until a FULL refresh (regress brk19_state_writes), as a
+ * write to the dynamic table itself would (refuse_write).  A superuser
+ * may (a DBA repairing or testing: the refreshes' backstops then find
+ * what they can, INCREMENTAL_MISMATCH, STATE_MISSING).  Change buffers are written by change capture without
+ * statements and pruned by the decoder's; TRUNCATE is refused apart
+ * (refuse_internal_truncate).
+ */
+static void
+refuse_state_write(Oid relid)
+{
+	const char *schema = internal_schema(relid);
+
+	if (schema == NULL || strcmp(schema, "dynview_state") != 0 || superuser())
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("cannot modify \"%s.%s\"", schema, get_rel_name(relid)),
+			 errdetail("It is a state table of dynview, written only by the refreshes of its dynamic table, which build on what they wrote there."),
+			 errhint("Change the sources of the dynamic table and use dynview.refresh(); a FULL refresh rebuilds a table's state.")));
+}
+
+/*
  * check_source_write - a statement nested in a refresh statement (a trigger
  * or function it runs) may not write a source of the table being refreshed:
  * the refresh has read it, and its data snapshot will count this
@@ -440,7 +475,10 @@ guard_write(Oid relid, bool own)
 					 ? "A trigger, rule or function run by a refresh may not write a dynamic table."
 					 : NULL);
 	if (!own)
+	{
+		refuse_state_write(relid);
 		check_source_write(relid);
+	}
 	/* a refresh's own writes count when they reach its buffer (dv_write_own_buffer) */
 	if (!own && (dv_watch_active() || write_level >= 0))
 	{
@@ -1032,6 +1070,87 @@ refuse_internal_ddl(Node *parsetree)
 	}
 }
 
+/* the one refusal of a change to dynview's functions */
+static void
+refuse_function_change(const char *schema, const char *name, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg(what, schema, name),
+			 errdetail("dynview's functions are its code: change capture and refreshes rely on what they do, and a replaced one would make dynamic tables silently wrong."),
+			 errhint("Leave schema \"%s\" to dynview; install another version of dynview with ALTER EXTENSION dynview UPDATE.", DV_SCHEMA)));
+}
+
+/*
+ * refuse_function_ddl - dynview's functions keep their code: outside the
+ * extension's own scripts (CREATE and ALTER EXTENSION ... UPDATE), to
+ * superusers too, CREATE [OR REPLACE] FUNCTION (or PROCEDURE) in schema
+ * dynview, OR REPLACE of a function of the extension elsewhere, and moving
+ * a function into schema dynview or renaming one there fail.  The
+ * catalog's trigger _catalog_data_origin replaced by one returning NULL
+ * skipped every refresh's update of the catalog row silently (the next
+ * refresh applied the same changes again); _window_contains replaced made
+ * refreshes miss changes and verify() agree with them (regress
+ * brk19_member_functions).  PostgreSQL keeps a replaced function a member
+ * of its extension, so no later test of membership would tell; and the
+ * generated SQL names dynview's functions by schema and name, so a
+ * function put there under such a name (created, moved, renamed) would be
+ * called instead.  Reads pg_proc and pg_depend; needs a transaction.
+ */
+static void
+refuse_function_ddl(Node *parsetree)
+{
+	Oid			ext = get_extension_oid("dynview", true);
+	Oid			dv = get_namespace_oid(DV_SCHEMA, true);
+
+	if (!OidIsValid(ext) || !OidIsValid(dv) || (creating_extension && CurrentExtensionObject == ext))
+		return;
+	if (IsA(parsetree, CreateFunctionStmt))
+	{
+		CreateFunctionStmt *stmt = (CreateFunctionStmt *) parsetree;
+		char	   *name;
+		Oid			nsp = QualifiedNameGetCreationNamespace(stmt->funcname, &name);
+		CatCList   *list;
+		bool		member = false;
+
+		list = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
+		for (int i = 0; i < list->n_members && stmt->replace && !member; i++)
+		{
+			Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&list->members[i]->tuple);
+
+			member = proc->pronamespace == nsp &&
+				getExtensionOfObject(ProcedureRelationId, proc->oid) == ext;
+		}
+		ReleaseSysCacheList(list);
+		if (member)
+			refuse_function_change(get_namespace_name(nsp), name,
+								   "cannot replace function \"%s.%s\" of extension dynview");
+		if (nsp == dv)
+			refuse_function_change(DV_SCHEMA, name, "cannot create function \"%s.%s\" in dynview's schema");
+	}
+	else if (IsA(parsetree, AlterObjectSchemaStmt))
+	{
+		AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
+
+		if ((stmt->objectType == OBJECT_FUNCTION || stmt->objectType == OBJECT_PROCEDURE ||
+			 stmt->objectType == OBJECT_ROUTINE) && strcmp(stmt->newschema, DV_SCHEMA) == 0)
+			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
+								   "cannot move function \"%2$s\" into schema \"%1$s\"");
+	}
+	else if (IsA(parsetree, RenameStmt))
+	{
+		RenameStmt *stmt = (RenameStmt *) parsetree;
+		Oid			fn;
+
+		if (stmt->renameType != OBJECT_FUNCTION && stmt->renameType != OBJECT_PROCEDURE &&
+			stmt->renameType != OBJECT_ROUTINE)
+			return;
+		fn = LookupFuncWithArgs(stmt->renameType, (ObjectWithArgs *) stmt->object, true);
+		if (OidIsValid(fn) && get_func_namespace(fn) == dv)
+			refuse_function_change(DV_SCHEMA, get_func_name(fn), "cannot rename function \"%s.%s\" of dynview");
+	}
+}
+
 /*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
  * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
@@ -1103,6 +1222,9 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
+	if ((IsA(pstmt->utilityStmt, CreateFunctionStmt) || IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) ||
+		 IsA(pstmt->utilityStmt, RenameStmt)) && IsTransactionState())
+		refuse_function_ddl(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
 		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
 		 IsA(pstmt->utilityStmt, CreateStmt)) && IsTransactionState())
@@ -1122,6 +1244,7 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			/* (the refresh's own catalog write would lose the mark below) */
 			if (write_level >= 0 && is_dynamic_table(relid))
 				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
+			refuse_state_write(relid);
 			check_source_write(relid);
 			watch_write_tree(relid);
 		}
