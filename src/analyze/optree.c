@@ -5702,8 +5702,10 @@ filter_chain_quals(DvOp *op)
  * is being read restricted to a grouped subquery's affected keys
  * (g->restrict_rti: the source is read so restricted, as without a
  * state), nor restricted to the values a delta equates a column with
- * (g->reach_rti) unless that column is the state's key: then the state is
- * read so restricted, through its index on the key (TPC-H Q22's customers
+ * (g->reach_rti) unless that column is the key of an optional state
+ * (DvOp state_optional, always built with its index on the key; a
+ * partner filter's state made by an older build has none): then the
+ * state is read so restricted, through that index (TPC-H Q22's customers
  * of the changed orders), reads_filter_state_reached.
  */
 static bool
@@ -5717,7 +5719,7 @@ reads_filter_state(DvGen *g, DvOp *op)
 	if (g != NULL && g->restrict_rti == (int) rti)
 		return false;
 	if (g != NULL && g->reach_rti == (int) rti &&
-		(filter_state_key(op) == NULL || filter_state_key(op)->attno != g->reach_attno))
+		(!op->state_optional || filter_state_key(op) == NULL || filter_state_key(op)->attno != g->reach_attno))
 		return false;
 	return dv_optree_state_usable(op);
 }
