@@ -7465,12 +7465,14 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 							 op->lateral ? "applied to each changed row of the left side" : "no changes of its own");
 			return;
 		case DV_OP_FILTER:
+			/* (an optional state not built: said only where its source is not small) */
 			appendStringInfo(buf, "filter %s: applied to the delta%s%s\n", explain_quals(g, op->quals),
 							 explain_window_filter(g, op),
 							 op->state_id > 0 && op->state_optional && !dv_optree_state_usable(op) ?
-							 psprintf("; no state %s (kept only where the statistics say the filter keeps at most %d rows and %g of its source's): its source read",
+							 (rel_tuples(filter_chain_scan(op)->source->relid) < DV_PROBE_MIN_ROWS ? "" :
+							  psprintf("; no state %s (kept only where the statistics say the filter keeps at most %d rows and %g of its source's): its source read",
 									  quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)),
-									  DV_FILTER_STATE_MAX_ROWS, DV_FILTER_STATE_MAX_FRACTION) :
+									   DV_FILTER_STATE_MAX_ROWS, DV_FILTER_STATE_MAX_FRACTION)) :
 							 op->state_id > 0 ?
 							 psprintf("; state dynview_state.%s, its rows now (read for the scan's rows now); the rows whose key %s its window has replaced from the source before the statements",
 									  quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)),
