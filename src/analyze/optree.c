@@ -2357,6 +2357,10 @@ static char *rows_sql(DvGen *g, DvOp *op);
 static bool reads_state(DvOp *op);
 static char *state_qualified(DvOp *op);
 static bool reads_filter_state(DvGen *g, DvOp *op);
+static bool reads_filter_state_reached(DvGen *g, DvOp *op);
+static DvOpCol *filter_state_key(DvOp *op);
+static bool selective_qual(Node *qual);
+static double qual_fraction(Node *qual, Relation rel, double reltuples);
 static DvOp *filter_chain_scan(DvOp *op);
 static const char *filter_state_key_name(DvOp *op);
 static bool constant_filter_qual(Node *qual);
@@ -2930,6 +2934,13 @@ rows_sql(DvGen *g, DvOp *op)
 			if (reads_filter_state(g, op))
 			{
 				appendStringInfo(&buf, "SELECT * FROM %s", state_qualified(op));
+				/* (restricted as the scan would be: the key's values, reach_restrict) */
+				if (reads_filter_state_reached(g, op))
+				{
+					appendStringInfo(&buf, " s WHERE s.%s %s ANY (%s) OFFSET 0", col_name(filter_state_key(op)),
+									 g->reach_op, g->reach_array);
+					g->reach_done = true;
+				}
 				break;
 			}
 			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left),
@@ -5695,8 +5706,14 @@ filter_chain_quals(DvOp *op)
 /*
  * reads_filter_state - does the statement generated now read the rows now
  * of the filter op from its filter state (optree.h)?  Not while its scan
- * is being read restricted to some keys (g->restrict_rti, g->reach_rti:
- * the source is read so restricted, as without a state).
+ * is being read restricted to a grouped subquery's affected keys
+ * (g->restrict_rti: the source is read so restricted, as without a
+ * state), nor restricted to the values a delta equates a column with
+ * (g->reach_rti) unless that column is the key of an optional state
+ * (DvOp state_optional, always built with its index on the key; a
+ * partner filter's state made by an older build has none): then the
+ * state is read so restricted, through that index (TPC-H Q22's customers
+ * of the changed orders), reads_filter_state_reached.
  */
 static bool
 reads_filter_state(DvGen *g, DvOp *op)
@@ -5706,9 +5723,19 @@ reads_filter_state(DvGen *g, DvOp *op)
 	if (!use_state || op->kind != DV_OP_FILTER || op->state_id == 0 || filter_chain_scan(op) == NULL)
 		return false;
 	rti = filter_chain_scan(op)->source->rtindex;
-	if (g != NULL && (g->restrict_rti == (int) rti || g->reach_rti == (int) rti))
+	if (g != NULL && g->restrict_rti == (int) rti)
+		return false;
+	if (g != NULL && g->reach_rti == (int) rti &&
+		(!op->state_optional || filter_state_key(op) == NULL || filter_state_key(op)->attno != g->reach_attno))
 		return false;
 	return dv_optree_state_usable(op);
+}
+
+/* is the filter state read now (reads_filter_state) restricted to the values g->reach_array? */
+static bool
+reads_filter_state_reached(DvGen *g, DvOp *op)
+{
+	return g != NULL && g->reach_rti != 0 && g->reach_rti == (int) filter_chain_scan(op)->source->rtindex;
 }
 
 /*
@@ -5716,7 +5743,8 @@ reads_filter_state(DvGen *g, DvOp *op)
  * (optree.h), and by which of its columns are the rows a window changes
  * found?  op a filter over a scan under filters only (bare_scan: the top
  * of the chain holds the state), one of whose conditions compares a column
- * with constants (constant_filter_qual: it keeps the rows of a few values),
+ * or an expression with constants, or is an OR of such comparisons
+ * (selective_qual: it keeps the rows of a few values),
  * whose source has a primary key whose first column is one of the scan's
  * columns (the window's rows carry it; its index reads the source's rows
  * of the changed keys), compared by its type's default equality (the
@@ -5746,7 +5774,7 @@ filter_state_key_ask(DvOp *op)
 		return NULL;
 	quals = filter_chain_quals(op);
 	foreach(lc, quals)
-		constant = constant || constant_filter_qual(lfirst(lc));
+		constant = constant || selective_qual(lfirst(lc));
 	if (!constant || contain_mutable_functions((Node *) quals) || has_outer_refs((Node *) quals) ||
 		checkExprHasSubLink((Node *) quals) || !bms_equal(expr_varnos((Node *) quals), scan->rels))
 		return NULL;
@@ -5809,6 +5837,103 @@ filter_state_key(DvOp *op)
 		op->state_key_known = true;
 	}
 	return op->state_key;
+}
+
+/*
+ * filter_state_rows - the rows the filter chain op keeps, as estimated from
+ * the statistics of its source (pg_class.reltuples, the product of its
+ * conditions' qual_fraction), and that fraction in *fraction; -1 when the
+ * source was never analysed.  Catalog reads (AccessShareLock on the source).
+ */
+static double
+filter_state_rows(DvOp *op, double *fraction)
+{
+	Relation	rel = try_relation_open(filter_chain_scan(op)->source->relid, AccessShareLock);
+	double		tuples;
+	double		f = 1.0;
+	ListCell   *lc;
+
+	*fraction = 1.0;
+	if (rel == NULL)
+		return -1;
+	tuples = rel->rd_rel->reltuples;
+	if (tuples > 0)
+	{
+		foreach(lc, filter_chain_quals(op))
+			f *= qual_fraction(lfirst(lc), rel, tuples);
+	}
+	relation_close(rel, AccessShareLock);
+	*fraction = f;
+	return tuples < 0 ? -1 : f * tuples;
+}
+
+/*
+ * The most rows, and the largest fraction of its source's rows, that an
+ * optional filter state (DvOp state_optional) is built for: below that,
+ * reading the state whole and hashing it costs less than probing the
+ * source by key for a change of a few thousand rows (TPC-H Q19's parts,
+ * Q22's customers: bench/README.md), and the state's copy is small.  A
+ * source of fewer than DV_PROBE_MIN_ROWS rows is read whole anyway.
+ */
+#define DV_FILTER_STATE_MAX_ROWS 100000
+#define DV_FILTER_STATE_MAX_FRACTION 0.1
+
+/* does the estimate of filter_state_rows fall within the bounds divided by div? */
+static bool
+filter_state_small(DvOp *op, double div)
+{
+	double		fraction;
+	double		rows = filter_state_rows(op, &fraction);
+	double		tuples = rows >= 0 && fraction > 0 ? rows / fraction : -1;
+
+	return rows >= 0 && tuples >= DV_PROBE_MIN_ROWS &&
+		rows <= DV_FILTER_STATE_MAX_ROWS / div && fraction <= DV_FILTER_STATE_MAX_FRACTION / div;
+}
+
+/*
+ * dv_optree_filter_state_chosen - is op's filter state built when the
+ * table's states are (its creation, a FULL refresh)?  Every filter state
+ * wanted by a partner filter; an optional one (state_optional) when its
+ * filter keeps at most DV_FILTER_STATE_MAX_ROWS rows and
+ * DV_FILTER_STATE_MAX_FRACTION of its source by the statistics
+ * (filter_state_rows).  Catalog reads.
+ */
+bool
+dv_optree_filter_state_chosen(DvOp *op)
+{
+	if (op->kind != DV_OP_FILTER || op->state_id == 0)
+		return false;
+	return !op->state_optional || filter_state_small(op, 1);
+}
+
+/*
+ * dv_optree_filter_state_unneeded - may op, an optional filter state whose
+ * table is not there (not built: dv_optree_filter_state_chosen was false,
+ * or dropped), go without it until the next FULL refresh, its source read
+ * as without a state?  Unless the statistics now give a quarter of the
+ * bounds or less (so that statistics moving around them do not make
+ * refreshes FULL one after the other); then the refresh is FULL and builds
+ * it.  False for any other operator.  Catalog reads.
+ */
+bool
+dv_optree_filter_state_unneeded(DvOp *op)
+{
+	return op->kind == DV_OP_FILTER && op->state_id > 0 && op->state_optional &&
+		!filter_state_small(op, 4);
+}
+
+/*
+ * dv_optree_filter_state_index_column - the column of op's filter state
+ * that its index is built on (the key: the rows a window changes are
+ * replaced by it, and a read restricted to a delta's values of it probes
+ * it), or NULL when op keeps no filter state.
+ */
+char *
+dv_optree_filter_state_index_column(DvOp *op)
+{
+	if (op->kind != DV_OP_FILTER || op->state_id == 0 || filter_state_key(op) == NULL)
+		return NULL;
+	return col_name(filter_state_key(op));
 }
 
 /* the source's name of the filter state's key column (explain()), quoted */
@@ -5946,12 +6071,16 @@ static void assign_states_plan(DvPlan *plan, Oid relid, int *n, List **ops);
 static void assign_states_node(DvPlan *input, Oid relid, int *n, List **ops);
 
 /*
- * constant_filter_qual - is qual a comparison of a column with constants
+ * constant_filter_qual_ex - is qual a comparison of a column with constants
  * by equality (col = const, col IN (consts))?  Such a filter keeps the rows
- * of a few values of the column.
+ * of a few values of the column.  With expr, the column may also be an
+ * expression of the level's columns (TPC-H Q22's substring(c_phone from 1
+ * for 2) IN (...): it keeps the rows of a few values of the expression;
+ * the caller checks it is immutable).  *nvalues (if not NULL) gets the
+ * number of constants, *arg the column or expression compared.
  */
 static bool
-constant_filter_qual(Node *qual)
+constant_filter_qual_ex(Node *qual, bool expr, int *nvalues, Node **arg)
 {
 	List	   *args;
 	Oid			opno;
@@ -5960,6 +6089,7 @@ constant_filter_qual(Node *qual)
 	List	   *interp;
 	ListCell   *lc;
 	bool		eq = false;
+	int			n = 1;
 
 	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
 	{
@@ -5979,10 +6109,19 @@ constant_filter_qual(Node *qual)
 	{
 		Node	   *t = a;
 
+		/* (const = ANY (column): not the rows of a few values of an expression) */
+		if (expr && IsA(qual, ScalarArrayOpExpr))
+			return false;
 		a = b;
 		b = t;
 	}
-	if (!IsA(a, Var) || ((Var *) a)->varlevelsup != 0)
+	if (IsA(a, Var))
+	{
+		if (((Var *) a)->varlevelsup != 0)
+			return false;
+	}
+	else if (!expr || !contain_var_clause(a) || contain_vars_of_level(a, 1) ||
+			 checkExprHasSubLink(a) || contain_aggs_of_level(a, 0) || contain_windowfuncs(a))
 		return false;
 	if (IsA(b, ArrayExpr) && IsA(qual, ScalarArrayOpExpr))
 	{
@@ -5994,14 +6133,116 @@ constant_filter_qual(Node *qual)
 			if (!IsA(c, Const) || ((Const *) c)->constisnull)
 				return false;
 		}
+		n = list_length(((ArrayExpr *) b)->elements);
 	}
 	else if (!IsA(b, Const) || ((Const *) b)->constisnull)
 		return false;
+	else if (IsA(qual, ScalarArrayOpExpr) && IsA(strip_implicit_coercions(linitial(args)), Const) == false &&
+			 type_is_array(((Const *) b)->consttype))
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(((Const *) b)->constvalue);
+
+		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	}
 	interp = get_op_btree_interpretation(opno);
 	foreach(lc, interp)
 		eq |= ((OpBtreeInterpretation *) lfirst(lc))->strategy == BTEqualStrategyNumber;
 	list_free_deep(interp);
+	if (nvalues)
+		*nvalues = n;
+	if (arg)
+		*arg = a;
 	return eq;
+}
+
+/* constant_filter_qual_ex of a column only */
+static bool
+constant_filter_qual(Node *qual)
+{
+	return constant_filter_qual_ex(qual, false, NULL, NULL);
+}
+
+/*
+ * selective_qual - does qual keep the rows of a few values of some column
+ * or expression: a comparison with constants by equality
+ * (constant_filter_qual_ex, expressions too), an AND of which one
+ * conjunct is, or an OR each of whose arms is (TPC-H Q19's part-only
+ * disjunction implied by its OR of conjunct groups: brand and container
+ * in each)?  Shape only, no statistics.
+ */
+static bool
+selective_qual(Node *qual)
+{
+	ListCell   *lc;
+
+	if (constant_filter_qual_ex(qual, true, NULL, NULL))
+		return true;
+	if (is_andclause(qual))
+	{
+		foreach(lc, ((BoolExpr *) qual)->args)
+		{
+			if (selective_qual(lfirst(lc)))
+				return true;
+		}
+		return false;
+	}
+	if (is_orclause(qual))
+	{
+		foreach(lc, ((BoolExpr *) qual)->args)
+		{
+			if (!selective_qual(lfirst(lc)))
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * qual_fraction - the fraction of rel's rows (reltuples of them, > 0)
+ * that qual keeps, as estimated for a filter state (filter_state_rows):
+ * a comparison with n constants (constant_filter_qual_ex) keeps n x the
+ * rows per value of its column over reltuples (dv_rows_per_value), or
+ * n x DV_FILTER_STATE_EQ_SEL of an expression or a column without
+ * statistics (PostgreSQL's own default equality selectivity); an AND the
+ * product of its conjuncts', an OR the sum of its arms' (at most 1); any
+ * other condition 1.  Catalog reads; rel open and locked by the caller.
+ */
+#define DV_FILTER_STATE_EQ_SEL 0.005
+
+static double
+qual_fraction(Node *qual, Relation rel, double reltuples)
+{
+	int			n;
+	Node	   *arg;
+	double		f;
+	ListCell   *lc;
+
+	if (constant_filter_qual_ex(qual, true, &n, &arg))
+	{
+		double		per = -1;
+		double		null_rows;
+
+		if (IsA(arg, Var) && ((Var *) arg)->varattno > 0)
+			per = dv_rows_per_value(rel, ((Var *) arg)->varattno, &null_rows);
+		f = per >= 0 ? n * per / reltuples : n * DV_FILTER_STATE_EQ_SEL;
+		return Min(f, 1.0);
+	}
+	if (is_andclause(qual))
+	{
+		f = 1.0;
+		foreach(lc, ((BoolExpr *) qual)->args)
+			f *= qual_fraction(lfirst(lc), rel, reltuples);
+		return f;
+	}
+	if (is_orclause(qual))
+	{
+		f = 0.0;
+		foreach(lc, ((BoolExpr *) qual)->args)
+			f += qual_fraction(lfirst(lc), rel, reltuples);
+		return Min(f, 1.0);
+	}
+	return 1.0;
 }
 
 /*
@@ -6076,6 +6317,34 @@ static List *numbered_state_ops = NIL;
 
 /* the level of the plan whose operators dv_optree_assign_states is numbering */
 static Query *assign_level = NULL;
+
+/* the optional filter states numbered so far (DV_FILTER_STATE_ID_BASE + n) */
+static int	assign_optional_n = 0;
+
+/*
+ * want_optional_filter_state - mark op, a side of an inner join, as
+ * wanting an optional filter state (DvOp state_optional) when it is a
+ * filter over a scan under filters only one of whose conditions is
+ * selective (selective_qual) and no partner filter wants its state
+ * already; filter_state_key decides whether it can keep one.
+ */
+static void
+want_optional_filter_state(DvOp *op)
+{
+	ListCell   *lc;
+
+	if (op == NULL || op->kind != DV_OP_FILTER || op->state_wanted || filter_chain_scan(op) == NULL)
+		return;
+	foreach(lc, filter_chain_quals(op))
+	{
+		if (selective_qual(lfirst(lc)))
+		{
+			op->state_wanted = true;
+			op->state_optional = true;
+			return;
+		}
+	}
+}
 
 /*
  * same_state_op - an operator numbered before op (numbered_state_ops)
@@ -6166,7 +6435,8 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 				filter_state_key(op) != NULL)
 			{
 				op->state_table = relid;
-				op->state_id = ++*n;
+				/* (an optional one numbered apart: the others keep their names either way) */
+				op->state_id = op->state_optional ? DV_FILTER_STATE_ID_BASE + ++assign_optional_n : ++*n;
 				op->state_level = assign_level;
 			}
 			if (op->state_id > 0 && ops && !list_member_ptr(*ops, op))
@@ -6181,7 +6451,21 @@ assign_states_op(DvOp *op, Oid relid, int *n, List **ops)
 				DvOp	   *s = e ? partner_scan(op->left, e) : NULL;
 
 				if (s != NULL && s->kind == DV_OP_FILTER)
+				{
 					s->state_wanted = true;
+					s->state_optional = false;
+				}
+			}
+			/*
+			 * (each side of an inner join that is a selective filter over a
+			 * scan: its rows now are read for the other side's delta, by key
+			 * or whole; an optional filter state, built where it keeps few
+			 * rows: TPC-H Q19's parts, Q22's customers)
+			 */
+			if (relid != InvalidOid && op->jointype == JOIN_INNER)
+			{
+				want_optional_filter_state(op->left);
+				want_optional_filter_state(op->right);
 			}
 			assign_states_op(op->left, relid, n, ops);
 			if (relid != InvalidOid && op->right->kind == DV_OP_GROUP && op->right->state_id == 0 &&
@@ -6254,6 +6538,7 @@ dv_optree_assign_states(DvPlan *plan, Oid relid)
 	int			n = 0;
 
 	numbered_state_ops = NIL;
+	assign_optional_n = 0;
 	PG_TRY();
 	{
 		assign_states_plan(plan, relid, &n, NULL);
@@ -7199,8 +7484,14 @@ explain_op(DvGen *g, StringInfo buf, DvOp *op, int depth)
 							 op->lateral ? "applied to each changed row of the left side" : "no changes of its own");
 			return;
 		case DV_OP_FILTER:
+			/* (an optional state not built: said only where its source is not small) */
 			appendStringInfo(buf, "filter %s: applied to the delta%s%s\n", explain_quals(g, op->quals),
 							 explain_window_filter(g, op),
+							 op->state_id > 0 && op->state_optional && !dv_optree_state_usable(op) ?
+							 (rel_tuples(filter_chain_scan(op)->source->relid) < DV_PROBE_MIN_ROWS ? "" :
+							  psprintf("; no state %s (kept only where the statistics say the filter keeps at most %d rows and %g of its source's): its source read",
+									  quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)),
+									   DV_FILTER_STATE_MAX_ROWS, DV_FILTER_STATE_MAX_FRACTION)) :
 							 op->state_id > 0 ?
 							 psprintf("; state dynview_state.%s, its rows now (read for the scan's rows now); the rows whose key %s its window has replaced from the source before the statements",
 									  quote_identifier(psprintf("ext_<table oid>_%d", op->state_id)),

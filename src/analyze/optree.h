@@ -209,9 +209,15 @@ typedef struct DvOp
 	 * state_level, the level its quals and columns are over, and
 	 * state_key, its column of the source's primary key's first column, by
 	 * which the rows its window changes are read again (state_key_known
-	 * once asked: NULL then means it can keep none).
+	 * once asked: NULL then means it can keep none).  state_optional:
+	 * wanted as a side of an inner join only (not by a partner filter),
+	 * its state is built only where the statistics say its filter keeps
+	 * few rows (dv_optree_filter_state_chosen), numbered apart
+	 * (DV_FILTER_STATE_ID_BASE + n) so that the other states keep their
+	 * names whether it is built or not.
 	 */
 	bool		state_wanted;
+	bool		state_optional;
 	Query	   *state_level;
 	DvOpCol    *state_key;
 	bool		state_key_known;
@@ -388,6 +394,20 @@ extern int	dv_numeric_fixed_scale(Node *e, Query *q);
  * dv_key_hashed); the index over all keys is then not unique (*hashed).
  */
 extern List *dv_optree_state_key_columns(DvOp *op, bool *hashed);
+
+/*
+ * A filter state wanted by an inner join only (DvOp state_optional) is
+ * built, at the table's creation and by each FULL refresh, when the
+ * statistics say its filter keeps few rows (dv_optree_filter_state_chosen);
+ * an incremental refresh reads and keeps it when its table is there, and
+ * without it reads the source as before, unless the statistics now say
+ * it keeps far fewer rows (dv_optree_filter_state_unneeded false): then
+ * the refresh is FULL (STATE_MISSING) and builds it.
+ */
+#define DV_FILTER_STATE_ID_BASE 1000
+extern bool dv_optree_filter_state_chosen(DvOp *op);
+extern bool dv_optree_filter_state_unneeded(DvOp *op);
+extern char *dv_optree_filter_state_index_column(DvOp *op);
 
 /*
  * The index-recompute rule of grouped subqueries (grouprule.c): a grouped

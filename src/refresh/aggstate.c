@@ -1097,6 +1097,9 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 		/* (its groups recomputed through an index of its source instead: grouprule.c) */
 		if (dv_optree_index_rule_chosen(op))
 			continue;
+		/* (an optional filter state whose filter keeps too many rows: optree.h) */
+		if (op->kind == DV_OP_FILTER && !dv_optree_filter_state_chosen(op))
+			continue;
 		/* (generated before its own table exists: it reads the others' only) */
 		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 		read_states_now(plan, true);
@@ -1158,6 +1161,14 @@ build_operator_states(DvTable *dt, DvPlan *plan, Snapshot snapshot)
 			/* (hashed keys: two groups may share the hashes, so not unique) */
 			dv_catalog_exec(psprintf("CREATE %sINDEX ON %s (%s)%s", hashed ? "" : "UNIQUE ",
 									 qualified_state(name), all.data, hashed ? "" : " NULLS NOT DISTINCT"),
+							0, NULL, NULL, NULL, -1);
+		}
+		/* (a filter state: on its key, by which rows are replaced and reads restricted) */
+		if (dv_optree_filter_state_index_column(op) != NULL)
+		{
+			CommandCounterIncrement();
+			dv_catalog_exec(psprintf("CREATE INDEX ON %s (%s)", qualified_state(name),
+									 dv_optree_filter_state_index_column(op)),
 							0, NULL, NULL, NULL, -1);
 		}
 		CommandCounterIncrement();

@@ -3746,6 +3746,27 @@ nullable_reads(DvOp *op, Oid relid, bool nullable)
  * adds no row, counts as unchanged (aggstate.c absent_groups_unchanged);
  * any other mismatch says INCREMENTAL_MISMATCH and is done again the same way.
  */
+/*
+ * some_state_kept - has one of the plan's operators a state that this
+ * refresh keeps?  Any but an optional filter state whose table is not
+ * there (not built, analyze/optree.h: its source is read instead).
+ * Catalog reads.
+ */
+static bool
+some_state_kept(DvPlan *plan)
+{
+	ListCell   *lc;
+
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		DvOp	   *op = lfirst(lc);
+
+		if (!(op->kind == DV_OP_FILTER && op->state_optional && !dv_optree_state_usable(op)))
+			return true;
+	}
+	return false;
+}
+
 static bool
 linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 {
@@ -3757,7 +3778,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	if (!(dv_linear_windows_as_is && plan->branches == NIL &&
 		  ((plan->kind == DV_PLAN_GROUPED && plan->agg_state && dv_agg_state_linear(plan)) ||
 		   plan->kind == DV_PLAN_SPJ) &&
-		  dv_optree_state_ops(plan) == NIL && linear_tree(plan->tree, &outer)))
+		  !some_state_kept(plan) && linear_tree(plan->tree, &outer)))
 		return false;
 
 	/*
@@ -4205,8 +4226,11 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		if (!dv_optree_state_usable(lfirst(lc)))
 		{
-			/* (none built: its groups are recomputed through an index while it serves) */
-			if (dv_optree_index_rule_serves(lfirst(lc)) &&
+			/*
+			 * (none built: its groups are recomputed through an index while
+			 * it serves, or an optional filter state's source is read)
+			 */
+			if ((dv_optree_index_rule_serves(lfirst(lc)) || dv_optree_filter_state_unneeded(lfirst(lc))) &&
 				!OidIsValid(get_relname_relid(dv_optree_state_name(lfirst(lc)),
 											  get_namespace_oid("dynview_state", true))))
 				continue;

@@ -71,7 +71,7 @@ BEGIN
                                  ('fs_tags', 'SELECT code, color FROM fs_tag WHERE color = ''red''')) v(n, q) LOOP
     name := r.n;
     SELECT count(*), min(c.oid) INTO states, st FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
-     WHERE s.nspname = 'dynview_state' AND c.relname LIKE 'ext\_' || r.n::regclass::oid || '\_%';
+     WHERE s.nspname = 'dynview_state' AND c.relkind = 'r' AND c.relname LIKE 'ext\_' || r.n::regclass::oid || '\_%';
     EXECUTE format('SELECT count(*) FROM %s', st) INTO state_rows;
     EXECUTE format('SELECT count(*) FROM (%s) f', r.q) INTO filter_rows;
     -- (the state's columns are the scan's, in the source's order of the query's reading)
@@ -187,7 +187,7 @@ SELECT count(*), sum(n), sum(s) FROM fs_q17_parts;
 -- dropping the tables drops their states
 CREATE TEMP TABLE fs_state_names AS
 SELECT c.relname FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace, fs_defs j
- WHERE s.nspname = 'dynview_state' AND c.relname LIKE 'ext\_' || j.name::regclass::oid || '\_%';
+ WHERE s.nspname = 'dynview_state' AND c.relkind = 'r' AND c.relname LIKE 'ext\_' || j.name::regclass::oid || '\_%';
 SELECT count(*) AS states FROM fs_state_names;
 SELECT count(dynview.drop_dynamic_table(name)) FROM fs_defs;
 SELECT count(*) AS states_left FROM pg_class c JOIN fs_state_names f ON f.relname = c.relname;
