@@ -23,6 +23,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "commands/dbcommands.h"
+#include "commands/extension.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -277,15 +278,17 @@ bool
 dv_capture_wait(XLogRecPtr lsn, long timeout_ms)
 {
 	DvWaitResult r;
+	/* a position counts only if this installation's decoder published it */
+	Oid			extension = get_extension_oid("dynview", false);
 
 	dv_capture_check();
 	XLogFlush(lsn);
-	r = dv_shmem_wait_decoded(lsn, timeout_ms);
+	r = dv_shmem_wait_decoded(lsn, extension, timeout_ms);
 	if (r == DV_WAIT_CAPTURE_FAILED)
 	{
 		/* it failed while we waited: report why (or go on waiting if a retry runs) */
 		dv_capture_check();
-		r = dv_shmem_wait_decoded(lsn, timeout_ms);
+		r = dv_shmem_wait_decoded(lsn, extension, timeout_ms);
 		if (r == DV_WAIT_CAPTURE_FAILED)
 			dv_capture_check();
 	}
@@ -330,12 +333,13 @@ dynview_wait_for_capture(PG_FUNCTION_ARGS)
 
 /*
  * dynview._decoded_lsn() - the published decoded-up-to position of the
- * current database (NULL if its decoder has not started).
+ * current database (NULL if the decoder of this installation of the
+ * extension has not started).
  */
 Datum
 dynview_decoded_lsn(PG_FUNCTION_ARGS)
 {
-	XLogRecPtr	lsn = dv_shmem_decoded_lsn(MyDatabaseId);
+	XLogRecPtr	lsn = dv_shmem_decoded_lsn(MyDatabaseId, get_extension_oid("dynview", false));
 
 	if (lsn == InvalidXLogRecPtr)
 		PG_RETURN_NULL();

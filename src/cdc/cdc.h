@@ -109,10 +109,10 @@ extern bool dv_shmem_decoder_running(Oid dboid);
 extern void dv_shmem_set_scheduler(Oid dboid, Latch *latch);
 extern void dv_shmem_wake_scheduler_at_commit(void);
 extern void dv_shmem_wake_scheduler(Oid dboid);
-extern void dv_shmem_publish_decoded(Oid dboid, XLogRecPtr lsn);
+extern void dv_shmem_publish_decoded(Oid dboid, Oid extension, XLogRecPtr lsn);
 extern void dv_shmem_set_decoder_waiting(Oid dboid, TransactionId xid);
-extern XLogRecPtr dv_shmem_decoded_lsn(Oid dboid);
-extern DvWaitResult dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms);
+extern XLogRecPtr dv_shmem_decoded_lsn(Oid dboid, Oid extension);
+extern DvWaitResult dv_shmem_wait_decoded(XLogRecPtr lsn, Oid extension, long timeout_ms);
 extern bool dv_shmem_launcher_running(void);
 extern void dv_shmem_capture_started(Oid dboid);
 extern void dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const char *error,

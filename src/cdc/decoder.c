@@ -37,6 +37,10 @@
  * launcher then does not restart it.  When it was dropped and created again
  * between two checks, the worker leaves too (it serves one installation,
  * served_extension), and the launcher starts a decoder for the new one.
+ * Until it leaves, it writes no change of the new installation's sources
+ * (a batch that finds the extension replaced makes it leave at once), and
+ * the position it publishes is tagged with its installation: backends of
+ * the new one ignore it (dv_shmem_decoded_lsn) and wait for their decoder.
  *
  * The worker records where it is in shared memory (dv_shmem_capture_started,
  * dv_shmem_set_capture_state): STARTING until it decodes, then RUNNING.  An
@@ -543,8 +547,11 @@ delete_aborted_rows(DvPluginState *state, BatchTarget *targets, int ntargets, Fu
  * Buffers are resolved first (waiting, if need be, for a transaction that
  * creates one) and then locked in OID order, the order in which a dropping
  * transaction locks them too, so the two cannot deadlock.
+ *
+ * Returns false, having written nothing, if the installation of the
+ * extension this worker serves is gone (dropped, or replaced by a new one).
  */
-static void
+static bool
 write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 {
 	ListCell   *lc;
@@ -562,13 +569,15 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	/*
 	 * The extension first, before dynview.source_tracking, the buffers and
 	 * dynview.decoder_state: a batch that met DROP EXTENSION half-way would
-	 * deadlock with it (lock_extension).  If the extension went meanwhile,
-	 * there is nothing to write to (the main loop notices and leaves).
+	 * deadlock with it (lock_extension).  If the extension went meanwhile
+	 * (or was replaced by a new installation), there is nothing to write to:
+	 * return false, and the caller leaves without publishing `upto`, past
+	 * changes it did not write.
 	 */
 	if (!lock_extension())
 	{
 		CommitTransactionCommand();
-		return;
+		return false;
 	}
 	PushActiveSnapshot(GetTransactionSnapshot());
 	cid = GetCurrentCommandId(true);
@@ -613,6 +622,7 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	return true;
 }
 
 /*
@@ -1064,7 +1074,7 @@ decode(Oid dboid)
 	if (MyReplicationSlot->data.confirmed_flush > decoded)
 		decoded = MyReplicationSlot->data.confirmed_flush;
 	dv_shmem_set_decoder(dboid, MyLatch);
-	dv_shmem_publish_decoded(dboid, decoded);
+	dv_shmem_publish_decoded(dboid, served_extension, decoded);
 	decoder_started = true;
 	dv_shmem_set_capture_state(dboid, DV_CAPTURE_RUNNING, NULL, NULL, NULL);
 	ereport(LOG, (errmsg("dynview: decoder started for slot \"%s\" at %X/%X",
@@ -1156,7 +1166,12 @@ decode(Oid dboid)
 			{
 				ListCell   *lc;
 
-				write_batch(dboid, state, upto);
+				/* the extension went (or was replaced): leave, publishing nothing */
+				if (!write_batch(dboid, state, upto))
+				{
+					FreeDecodingContext(ctx);
+					leave_database(dboid, slot);
+				}
 				foreach(lc, state->streams)
 				{
 					DvStream   *stream = lfirst(lc);
@@ -1174,12 +1189,12 @@ decode(Oid dboid)
 			state->bytes = 0;
 			state->skip_upto = Max(state->skip_upto, upto);
 			decoded = upto;
-			dv_shmem_publish_decoded(dboid, decoded);
+			dv_shmem_publish_decoded(dboid, served_extension, decoded);
 		}
 		else if (reached_end && end_of_wal > decoded)
 		{
 			decoded = end_of_wal;
-			dv_shmem_publish_decoded(dboid, decoded);
+			dv_shmem_publish_decoded(dboid, served_extension, decoded);
 		}
 
 		if (TimestampDifferenceExceeds(last_prune, GetCurrentTimestamp(), PRUNE_INTERVAL_MS))

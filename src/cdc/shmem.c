@@ -11,6 +11,9 @@
  *		scheduler_latch		latch of its scheduler worker (NULL if none)
  *		decoded_lsn			every transaction whose commit record ends at or
  *							before this LSN is in the change buffers (committed)
+ *		decoded_extension	the installation of the extension (its
+ *							pg_extension OID) whose decoder published
+ *							decoded_lsn: it counts for that installation only
  *		waiting_for_xid		the decoder waits for this creating transaction
  *		creating_xid		the CREATE EXTENSION that registered it, while it may
  *							still be in progress
@@ -66,6 +69,7 @@ typedef struct DvDatabaseState
 	Latch	   *decoder_latch;
 	Latch	   *scheduler_latch;
 	XLogRecPtr	decoded_lsn;
+	Oid			decoded_extension;
 	TransactionId waiting_for_xid;
 	TransactionId creating_xid;	/* CREATE EXTENSION that may still abort */
 	ConditionVariable cv;
@@ -211,6 +215,7 @@ dv_shmem_register_database(Oid dboid, TransactionId creating_xid)
 		db->decoder_latch = NULL;
 		db->scheduler_latch = NULL;
 		db->decoded_lsn = InvalidXLogRecPtr;
+		db->decoded_extension = InvalidOid;
 		db->waiting_for_xid = InvalidTransactionId;
 		db->creating_xid = InvalidTransactionId;
 		db->decoder_pid = 0;
@@ -409,6 +414,7 @@ dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const char *error,
 		if (state == DV_CAPTURE_NOT_STARTED)
 		{
 			db->decoded_lsn = InvalidXLogRecPtr;
+			db->decoded_extension = InvalidOid;
 			db->waiting_for_xid = InvalidTransactionId;
 		}
 		if (state != DV_CAPTURE_STARTING && state != DV_CAPTURE_RUNNING &&
@@ -628,18 +634,23 @@ dv_shmem_wake_decoder(Oid dboid)
 }
 
 /*
- * dv_shmem_publish_decoded - the decoder of dboid has committed every change
- * of transactions whose commit ends at or before lsn.
+ * dv_shmem_publish_decoded - the decoder of dboid, serving the installation
+ * of the extension `extension` (its pg_extension OID), has committed every
+ * change of transactions whose commit ends at or before lsn.  A position of
+ * another installation is replaced, not compared.
  */
 void
-dv_shmem_publish_decoded(Oid dboid, XLogRecPtr lsn)
+dv_shmem_publish_decoded(Oid dboid, Oid extension, XLogRecPtr lsn)
 {
 	DvDatabaseState *db;
 
 	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
 	db = find_database(dboid);
-	if (db && lsn > db->decoded_lsn)
+	if (db && (lsn > db->decoded_lsn || db->decoded_extension != extension))
+	{
 		db->decoded_lsn = lsn;
+		db->decoded_extension = extension;
+	}
 	LWLockRelease(dv_shared->lock);
 	if (db)
 		ConditionVariableBroadcast(&db->cv);
@@ -657,8 +668,16 @@ dv_shmem_set_decoder_waiting(Oid dboid, TransactionId xid)
 	LWLockRelease(dv_shared->lock);
 }
 
+/*
+ * dv_shmem_decoded_lsn - the position published by the decoder of dboid if
+ * it serves the installation `extension` (the caller's, get_extension_oid);
+ * else InvalidXLogRecPtr.  After DROP EXTENSION and CREATE EXTENSION, the
+ * decoder of the dropped installation runs until its next check and goes on
+ * publishing, but it writes no change of the new one (write_batch finds the
+ * extension replaced): its position must not count for the new installation.
+ */
 XLogRecPtr
-dv_shmem_decoded_lsn(Oid dboid)
+dv_shmem_decoded_lsn(Oid dboid, Oid extension)
 {
 	DvDatabaseState *db;
 	XLogRecPtr	lsn = InvalidXLogRecPtr;
@@ -667,7 +686,7 @@ dv_shmem_decoded_lsn(Oid dboid)
 		return InvalidXLogRecPtr;
 	LWLockAcquire(dv_shared->lock, LW_SHARED);
 	db = find_database(dboid);
-	if (db)
+	if (db && db->decoded_extension == extension)
 		lsn = db->decoded_lsn;
 	LWLockRelease(dv_shared->lock);
 	return lsn;
@@ -703,7 +722,8 @@ decoder_blocked_by_me(pid_t decoder)
 }
 
 /*
- * dv_shmem_wait_decoded - wait until the decoder of the current database has
+ * dv_shmem_wait_decoded - wait until the decoder of the current database,
+ * serving the installation `extension` (see dv_shmem_decoded_lsn), has
  * committed the changes of every transaction that committed before lsn.
  *
  * Returns DV_WAIT_TIMEOUT on timeout (timeout_ms < 0 waits forever),
@@ -714,7 +734,7 @@ decoder_blocked_by_me(pid_t decoder)
  * (the caller reports why: dv_capture_check).
  */
 DvWaitResult
-dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
+dv_shmem_wait_decoded(XLogRecPtr lsn, Oid extension, long timeout_ms)
 {
 	DvDatabaseState *db;
 	TimestampTz start = GetCurrentTimestamp();
@@ -731,13 +751,15 @@ dv_shmem_wait_decoded(XLogRecPtr lsn, long timeout_ms)
 	dv_shmem_wake_decoder(MyDatabaseId);
 	for (;;)
 	{
-		XLogRecPtr	decoded;
+		XLogRecPtr	decoded = InvalidXLogRecPtr;
 		TransactionId waiting;
 		DvCaptureState state;
 		pid_t		decoder;
 
 		LWLockAcquire(dv_shared->lock, LW_SHARED);
-		decoded = db->decoded_lsn;
+		/* a position of another installation: wait for our decoder's */
+		if (db->decoded_extension == extension)
+			decoded = db->decoded_lsn;
 		waiting = db->waiting_for_xid;
 		state = db->capture_state;
 		decoder = db->decoder_pid;

@@ -234,6 +234,8 @@ dv_tracking_wait_for_decoder(void)
 {
 	TimestampTz start = GetCurrentTimestamp();
 	bool		told = false;
+	/* the decoder of this installation: not one of a dropped one still running */
+	Oid			extension = get_extension_oid("dynview", false);
 
 	TransactionId creating = dv_shmem_database_creating_xid(MyDatabaseId);
 
@@ -244,7 +246,7 @@ dv_tracking_wait_for_decoder(void)
 				 errdetail("Change capture starts only once CREATE EXTENSION dynview has committed."),
 				 errhint("Commit CREATE EXTENSION dynview first, then create the dynamic table.")));
 	dv_shmem_register_database(MyDatabaseId, InvalidTransactionId);
-	if (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr &&
+	if (dv_shmem_decoded_lsn(MyDatabaseId, extension) == InvalidXLogRecPtr &&
 		TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -252,7 +254,7 @@ dv_tracking_wait_for_decoder(void)
 						get_database_name(MyDatabaseId)),
 				 errdetail("Its replication slot waits for running transactions that have written, this one included."),
 				 errhint("Run SELECT dynview.wait_for_capture(); in a transaction of its own, then create the dynamic table.")));
-	while (dv_shmem_decoded_lsn(MyDatabaseId) == InvalidXLogRecPtr)
+	while (dv_shmem_decoded_lsn(MyDatabaseId, extension) == InvalidXLogRecPtr)
 	{
 		/*
 		 * A running decoder may wait long for its slot (for transactions
