@@ -10,8 +10,14 @@ q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 bench_new_db() {
 	psql -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
 	q -c "CREATE EXTENSION dynview" -c "SELECT dynview.wait_for_capture()" >/dev/null
+	bench_ms_create
+}
+
+# bench_ms_create: public.bench_ms(stmt text) RETURNS float8 in $DB (made or replaced): the
+# statement's time in the server, in ms (clock_timestamp() around EXECUTE; no client or connection)
+bench_ms_create() {
 	q <<'SQL' >/dev/null
-CREATE FUNCTION public.bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION public.bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE t0 timestamptz := clock_timestamp();
 BEGIN
   EXECUTE stmt;
