@@ -208,6 +208,7 @@ extern void dv_decoder_start(Oid dboid, BackgroundWorkerHandle **handle);
 extern char *dv_slot_name(Oid dboid);
 
 /* capture.c */
+extern Oid	dv_capture_installation(void);
 extern bool dv_capture_sync(long timeout_ms);
 extern bool dv_capture_wait(XLogRecPtr lsn, long timeout_ms);
 extern XLogRecPtr dv_capture_position(void);
