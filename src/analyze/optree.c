@@ -6583,6 +6583,27 @@ dv_optree_state_ops(DvPlan *plan)
 	return ops;
 }
 
+/*
+ * dv_optree_some_state_kept - has one of the plan's operators a state that
+ * a refresh keeps?  Any but an optional filter state whose table is not
+ * there (not built, or not usable: its source is read instead, see
+ * dv_optree_filter_state_chosen).  Catalog reads.
+ */
+bool
+dv_optree_some_state_kept(DvPlan *plan)
+{
+	ListCell   *lc;
+
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		DvOp	   *op = lfirst(lc);
+
+		if (!(op->kind == DV_OP_FILTER && op->state_optional && !dv_optree_state_usable(op)))
+			return true;
+	}
+	return false;
+}
+
 /* "(arg) COLLATE c" of aggregate a over alias, and its sort operator */
 static char *
 extreme_sort_key(DvGen *ig, DvOp *op, Aggref *a, const char *alias, char **sortop)

@@ -327,6 +327,7 @@ extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
  * dropped with them, listed by dv_optree_state_ops; explain() shows it.
  */
 extern List *dv_optree_state_ops(struct DvPlan *plan);
+extern bool dv_optree_some_state_kept(struct DvPlan *plan);
 extern void dv_optree_use_state(bool use);
 extern char *dv_optree_state_name(DvOp *op);	/* unqualified, in dynview_state */
 extern bool dv_optree_state_usable(DvOp *op);

@@ -3747,27 +3747,6 @@ nullable_reads(DvOp *op, Oid relid, bool nullable)
  * adds no row, counts as unchanged (aggstate.c absent_groups_unchanged);
  * any other mismatch says INCREMENTAL_MISMATCH and is done again the same way.
  */
-/*
- * some_state_kept - has one of the plan's operators a state that this
- * refresh keeps?  Any but an optional filter state whose table is not
- * there (not built, analyze/optree.h: its source is read instead).
- * Catalog reads.
- */
-static bool
-some_state_kept(DvPlan *plan)
-{
-	ListCell   *lc;
-
-	foreach(lc, dv_optree_state_ops(plan))
-	{
-		DvOp	   *op = lfirst(lc);
-
-		if (!(op->kind == DV_OP_FILTER && op->state_optional && !dv_optree_state_usable(op)))
-			return true;
-	}
-	return false;
-}
-
 static bool
 linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 {
@@ -3779,7 +3758,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	if (!(dv_linear_windows_as_is && plan->branches == NIL &&
 		  ((plan->kind == DV_PLAN_GROUPED && plan->agg_state && dv_agg_state_linear(plan)) ||
 		   plan->kind == DV_PLAN_SPJ) &&
-		  !some_state_kept(plan) && linear_tree(plan->tree, &outer)))
+		  !dv_optree_some_state_kept(plan) && linear_tree(plan->tree, &outer)))
 		return false;
 
 	/*
