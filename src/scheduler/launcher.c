@@ -15,8 +15,9 @@
  * run for HEALTHY_RUN_MS); the scheduler alike.  A decoder that left because
  * its installation of the extension was replaced by a new one (DROP and
  * CREATE EXTENSION: dv_shmem_take_decoder_handover) did not fail: the new
- * installation's decoder is started at once, the backoff left as it was.  It sleeps on its latch,
- * which registration sets, or at most dynview.naptime * 10.
+ * installation's decoder is started at once, the backoff left as it was.
+ * It sleeps on its latch, which registration sets, or at most
+ * dynview.naptime * 10.
  *
  * When no background worker slot is free for a decoder, the launcher records
  * it in shared memory (capture state NO_WORKER, with the fix), which makes
