@@ -5840,13 +5840,13 @@ filter_state_key(DvOp *op)
 }
 
 /*
- * filter_state_rows - the rows the filter chain op keeps, as estimated from
- * the statistics of its source (pg_class.reltuples, the product of its
+ * filter_state_rows_ask - the rows the filter chain op keeps, as estimated
+ * from the statistics of its source (pg_class.reltuples, the product of its
  * conditions' qual_fraction), and that fraction in *fraction; -1 when the
  * source was never analysed.  Catalog reads (AccessShareLock on the source).
  */
 static double
-filter_state_rows(DvOp *op, double *fraction)
+filter_state_rows_ask(DvOp *op, double *fraction)
 {
 	Relation	rel = try_relation_open(filter_chain_scan(op)->source->relid, AccessShareLock);
 	double		tuples;
@@ -5865,6 +5865,26 @@ filter_state_rows(DvOp *op, double *fraction)
 	relation_close(rel, AccessShareLock);
 	*fraction = f;
 	return tuples < 0 ? -1 : f * tuples;
+}
+
+/*
+ * filter_state_rows - filter_state_rows_ask, asked once per operator: its
+ * answers kept in op (state_rows, state_fraction, state_rows_known) like
+ * filter_state_key's, so with the operator tree and dropped with it (the
+ * plan cache entry's, which a relcache invalidation of the source drops:
+ * ANALYZE and VACUUM, which change reltuples and the statistics, send
+ * one).  Set only once the answer is complete (an error leaves it unasked).
+ */
+static double
+filter_state_rows(DvOp *op, double *fraction)
+{
+	if (!op->state_rows_known)
+	{
+		op->state_rows = filter_state_rows_ask(op, &op->state_fraction);
+		op->state_rows_known = true;
+	}
+	*fraction = op->state_fraction;
+	return op->state_rows;
 }
 
 /*
@@ -6561,6 +6581,27 @@ dv_optree_state_ops(DvPlan *plan)
 
 	assign_states_plan(plan, InvalidOid, &n, &ops);
 	return ops;
+}
+
+/*
+ * dv_optree_some_state_kept - has one of the plan's operators a state that
+ * a refresh keeps?  Any but an optional filter state whose table is not
+ * there (not built, or not usable: its source is read instead, see
+ * dv_optree_filter_state_chosen).  Catalog reads.
+ */
+bool
+dv_optree_some_state_kept(DvPlan *plan)
+{
+	ListCell   *lc;
+
+	foreach(lc, dv_optree_state_ops(plan))
+	{
+		DvOp	   *op = lfirst(lc);
+
+		if (!(op->kind == DV_OP_FILTER && op->state_optional && !dv_optree_state_usable(op)))
+			return true;
+	}
+	return false;
 }
 
 /* "(arg) COLLATE c" of aggregate a over alias, and its sort operator */

@@ -214,13 +214,19 @@ typedef struct DvOp
 	 * its state is built only where the statistics say its filter keeps
 	 * few rows (dv_optree_filter_state_chosen), numbered apart
 	 * (DV_FILTER_STATE_ID_BASE + n) so that the other states keep their
-	 * names whether it is built or not.
+	 * names whether it is built or not.  state_rows and state_fraction:
+	 * the estimate of the rows its filter keeps and of their fraction of
+	 * the source (optree.c filter_state_rows), once asked
+	 * (state_rows_known), kept like state_key.
 	 */
 	bool		state_wanted;
 	bool		state_optional;
 	Query	   *state_level;
 	DvOpCol    *state_key;
 	bool		state_key_known;
+	double		state_rows;
+	double		state_fraction;
+	bool		state_rows_known;
 } DvOp;
 
 /*
@@ -321,6 +327,7 @@ extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
  * dropped with them, listed by dv_optree_state_ops; explain() shows it.
  */
 extern List *dv_optree_state_ops(struct DvPlan *plan);
+extern bool dv_optree_some_state_kept(struct DvPlan *plan);
 extern void dv_optree_use_state(bool use);
 extern char *dv_optree_state_name(DvOp *op);	/* unqualified, in dynview_state */
 extern bool dv_optree_state_usable(DvOp *op);

@@ -258,6 +258,20 @@ dynview_register_database(PG_FUNCTION_ARGS)
 }
 
 /*
+ * dv_capture_installation - the installation of the extension in the
+ * current database (its pg_extension OID; an error if it has none), that a
+ * published decoded position must belong to (dv_shmem_decoded_lsn): after
+ * DROP EXTENSION and CREATE EXTENSION the dropped installation's decoder
+ * may still publish for a while, and its position does not count for the
+ * new one.  A catalog read (pg_extension by its name index).
+ */
+Oid
+dv_capture_installation(void)
+{
+	return get_extension_oid("dynview", false);
+}
+
+/*
  * dv_capture_sync - flush WAL up to the current insert position and wait
  * until the decoder has committed every change of every transaction that
  * committed before the call.  Returns false on timeout.
@@ -279,7 +293,7 @@ dv_capture_wait(XLogRecPtr lsn, long timeout_ms)
 {
 	DvWaitResult r;
 	/* a position counts only if this installation's decoder published it */
-	Oid			extension = get_extension_oid("dynview", false);
+	Oid			extension = dv_capture_installation();
 
 	dv_capture_check();
 	XLogFlush(lsn);
@@ -339,7 +353,7 @@ dynview_wait_for_capture(PG_FUNCTION_ARGS)
 Datum
 dynview_decoded_lsn(PG_FUNCTION_ARGS)
 {
-	XLogRecPtr	lsn = dv_shmem_decoded_lsn(MyDatabaseId, get_extension_oid("dynview", false));
+	XLogRecPtr	lsn = dv_shmem_decoded_lsn(MyDatabaseId, dv_capture_installation());
 
 	if (lsn == InvalidXLogRecPtr)
 		PG_RETURN_NULL();

@@ -120,6 +120,8 @@ extern void dv_shmem_set_capture_state(Oid dboid, DvCaptureState state, const ch
 extern bool dv_shmem_capture_status(Oid dboid, DvCaptureStatus *status);
 extern void dv_shmem_request_capture_retry(void);
 extern bool dv_shmem_take_capture_retry(Oid dboid);
+extern void dv_shmem_decoder_handed_over(Oid dboid);
+extern bool dv_shmem_take_decoder_handover(Oid dboid);
 extern void dv_shmem_capture_sleep(long timeout_ms);
 extern void dv_shmem_track_source(Oid relid, bool in_transaction);
 extern void dv_shmem_untrack_source(Oid relid);
@@ -208,6 +210,7 @@ extern void dv_decoder_start(Oid dboid, BackgroundWorkerHandle **handle);
 extern char *dv_slot_name(Oid dboid);
 
 /* capture.c */
+extern Oid	dv_capture_installation(void);
 extern bool dv_capture_sync(long timeout_ms);
 extern bool dv_capture_wait(XLogRecPtr lsn, long timeout_ms);
 extern XLogRecPtr dv_capture_position(void);

@@ -891,7 +891,9 @@ static TransactionId started_creating_xid = InvalidTransactionId;
 /*
  * drop the slot and leave: the extension (or the database) is going away.
  * A CREATE EXTENSION that registered the database again meanwhile keeps its
- * registration: the launcher starts its decoder once this one has exited.
+ * registration: the launcher starts its decoder once this one has exited,
+ * at once (dv_shmem_decoder_handed_over: leaving for a new installation is
+ * not a failure, and does not raise the launcher's restart backoff).
  * The position this worker published is then forgotten first, before the
  * slot goes: a dynamic table of the new installation must wait for the new
  * decoder's slot, not find capture running on the strength of this one.
@@ -901,7 +903,10 @@ leave_database(Oid dboid, const char *slot)
 {
 	dv_shmem_set_decoder(dboid, NULL);
 	if (!dv_shmem_unregister_database_of(dboid, true, started_creating_xid))
+	{
 		dv_shmem_set_capture_state(dboid, DV_CAPTURE_NOT_STARTED, NULL, NULL, NULL);
+		dv_shmem_decoder_handed_over(dboid);
+	}
 	if (MyReplicationSlot != NULL)
 		ReplicationSlotRelease();
 	if (SearchNamedReplicationSlot(slot, true) != NULL)

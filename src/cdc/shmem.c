@@ -25,6 +25,10 @@
  *		capture_attempts	decoder starts so far (a waiter sees a new attempt)
  *		retry_requested		a backend asks the launcher to start the decoder
  *							now instead of after its backoff
+ *		handed_over			the decoder left because its installation of the
+ *							extension was replaced by a new one (DROP and
+ *							CREATE EXTENSION): not a failure, the launcher
+ *							starts the new one's decoder at once
  *		error_time, error, detail, hint
  *							the last failure to start or run the decoder
  *							(kept once it runs again, for cdc_status)
@@ -77,6 +81,7 @@ typedef struct DvDatabaseState
 	DvCaptureState capture_state;
 	uint32		capture_attempts;
 	bool		retry_requested;
+	bool		handed_over;
 	TimestampTz error_time;
 	char		error[DV_CAPTURE_TEXT];
 	char		detail[DV_CAPTURE_TEXT];
@@ -222,6 +227,7 @@ dv_shmem_register_database(Oid dboid, TransactionId creating_xid)
 		db->capture_state = DV_CAPTURE_NOT_STARTED;
 		db->capture_attempts = 0;
 		db->retry_requested = false;
+		db->handed_over = false;
 		db->error_time = 0;
 		db->error[0] = db->detail[0] = db->hint[0] = '\0';
 	}
@@ -463,6 +469,41 @@ dv_shmem_capture_status(Oid dboid, DvCaptureStatus *status)
 }
 
 /*
+ * set_note, take_note - set, or read and clear, one of the notes to the
+ * launcher (a bool at offset `field` of dboid's DvDatabaseState:
+ * retry_requested, handed_over); take_note is false for a database not
+ * registered.  Take the shared lock exclusively.
+ */
+static void
+set_note(Oid dboid, size_t field)
+{
+	DvDatabaseState *db;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+		*(bool *) ((char *) db + field) = true;
+	LWLockRelease(dv_shared->lock);
+}
+
+static bool
+take_note(Oid dboid, size_t field)
+{
+	DvDatabaseState *db;
+	bool		noted = false;
+
+	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
+	db = find_database(dboid);
+	if (db)
+	{
+		noted = *(bool *) ((char *) db + field);
+		*(bool *) ((char *) db + field) = false;
+	}
+	LWLockRelease(dv_shared->lock);
+	return noted;
+}
+
+/*
  * dv_shmem_request_capture_retry - ask the launcher to start the decoder of
  * the current database now (a backend waits for capture that failed: a
  * fixed setting is then seen at once, not after the backoff).
@@ -470,13 +511,7 @@ dv_shmem_capture_status(Oid dboid, DvCaptureStatus *status)
 void
 dv_shmem_request_capture_retry(void)
 {
-	DvDatabaseState *db;
-
-	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
-	db = find_database(MyDatabaseId);
-	if (db)
-		db->retry_requested = true;
-	LWLockRelease(dv_shared->lock);
+	set_note(MyDatabaseId, offsetof(DvDatabaseState, retry_requested));
 	wake_launcher();
 }
 
@@ -484,18 +519,32 @@ dv_shmem_request_capture_retry(void)
 bool
 dv_shmem_take_capture_retry(Oid dboid)
 {
-	DvDatabaseState *db;
-	bool		requested = false;
+	return take_note(dboid, offsetof(DvDatabaseState, retry_requested));
+}
 
-	LWLockAcquire(dv_shared->lock, LW_EXCLUSIVE);
-	db = find_database(dboid);
-	if (db)
-	{
-		requested = db->retry_requested;
-		db->retry_requested = false;
-	}
-	LWLockRelease(dv_shared->lock);
-	return requested;
+/*
+ * dv_shmem_decoder_handed_over - the decoder of dboid is about to exit
+ * because the installation of the extension it served is gone and the
+ * database is registered by a new one (its registration kept: see
+ * dv_shmem_unregister_database_of).  The launcher then starts the new
+ * installation's decoder at once, its backoff untouched
+ * (dv_shmem_take_decoder_handover).
+ */
+void
+dv_shmem_decoder_handed_over(Oid dboid)
+{
+	set_note(dboid, offsetof(DvDatabaseState, handed_over));
+}
+
+/*
+ * dv_shmem_take_decoder_handover - launcher, once it sees the decoder of
+ * dboid stopped: did it leave for a new installation
+ * (dv_shmem_decoder_handed_over) rather than fail?  Clears the note.
+ */
+bool
+dv_shmem_take_decoder_handover(Oid dboid)
+{
+	return take_note(dboid, offsetof(DvDatabaseState, handed_over));
 }
 
 /*

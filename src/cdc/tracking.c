@@ -235,7 +235,7 @@ dv_tracking_wait_for_decoder(void)
 	TimestampTz start = GetCurrentTimestamp();
 	bool		told = false;
 	/* the decoder of this installation: not one of a dropped one still running */
-	Oid			extension = get_extension_oid("dynview", false);
+	Oid			extension = dv_capture_installation();
 
 	TransactionId creating = dv_shmem_database_creating_xid(MyDatabaseId);
 

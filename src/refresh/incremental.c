@@ -982,23 +982,24 @@ buffer_is_empty(Oid buffer)
 }
 
 /*
- * window_known_empty - is src's window (in buffer) empty without a
- * statement to find that out: no source's window has a transaction
- * (no_window, see window_is_empty), or src is not a dynamic table and its
- * buffer has no page (buffer_is_empty: the refresh waited for the decoder
- * first, and the lock taken stays until the transaction ends; a dynamic
- * table's buffer is read in any case, as its upstream may have written it
- * in this transaction)?  Then sets what an empty window reads as,
- * delta_rows 0 and no relation registered: the operators read no delta of
- * a source with delta_rows 0.  Saves a new connection parsing, planning and
- * running a window read (TPC-H: part, supplier, partsupp, customer, nation
- * and region do not change; Q8 read eight windows, six of them of empty
- * buffers).  The one place read_and_apply decides so.
+ * window_known_empty - is src's window empty without a statement to find
+ * that out: src is not a dynamic table and is not among `buffered`, the
+ * sources whose buffer has a page, as dv_refresh_incremental found them
+ * (buffer_is_empty, asked once per source and refresh: after the wait for
+ * the decoder, and the lock taken then stays until the transaction ends;
+ * NIL when no source's window has a transaction, see window_is_empty)?  A
+ * dynamic table's buffer is read in any case, as its upstream may have
+ * written it in this transaction.  Then sets what an empty window reads
+ * as, delta_rows 0 and no relation registered: the operators read no delta
+ * of a source with delta_rows 0.  Saves a new connection parsing, planning
+ * and running a window read (TPC-H: part, supplier, partsupp, customer,
+ * nation and region do not change; Q8 read eight windows, six of them of
+ * empty buffers).  The one place read_and_apply decides so.
  */
 static bool
-window_known_empty(DvPlanSource *src, Oid buffer, bool no_window)
+window_known_empty(DvPlanSource *src, List *buffered)
 {
-	if (!no_window && (dv_is_dynamic_table(src->relid) || !buffer_is_empty(buffer)))
+	if (dv_is_dynamic_table(src->relid) || list_member_ptr(buffered, src))
 		return false;
 	src->delta_rows = 0;
 	return true;
@@ -3746,27 +3747,6 @@ nullable_reads(DvOp *op, Oid relid, bool nullable)
  * adds no row, counts as unchanged (aggstate.c absent_groups_unchanged);
  * any other mismatch says INCREMENTAL_MISMATCH and is done again the same way.
  */
-/*
- * some_state_kept - has one of the plan's operators a state that this
- * refresh keeps?  Any but an optional filter state whose table is not
- * there (not built, analyze/optree.h: its source is read instead).
- * Catalog reads.
- */
-static bool
-some_state_kept(DvPlan *plan)
-{
-	ListCell   *lc;
-
-	foreach(lc, dv_optree_state_ops(plan))
-	{
-		DvOp	   *op = lfirst(lc);
-
-		if (!(op->kind == DV_OP_FILTER && op->state_optional && !dv_optree_state_usable(op)))
-			return true;
-	}
-	return false;
-}
-
 static bool
 linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 {
@@ -3778,7 +3758,7 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	if (!(dv_linear_windows_as_is && plan->branches == NIL &&
 		  ((plan->kind == DV_PLAN_GROUPED && plan->agg_state && dv_agg_state_linear(plan)) ||
 		   plan->kind == DV_PLAN_SPJ) &&
-		  !some_state_kept(plan) && linear_tree(plan->tree, &outer)))
+		  !dv_optree_some_state_kept(plan) && linear_tree(plan->tree, &outer)))
 		return false;
 
 	/*
@@ -3850,11 +3830,12 @@ windows_cancel_out(DvTable *dt, List *sources, Snapshot snapshot)
  * read_and_apply - read each source's window (raw: as they are, see
  * linear_in_windows) and apply the delta to dt; true when done (res says
  * INCREMENTAL or NO_DATA), false with a reason (dv_refresh_incremental).
+ * buffered: the sources whose buffer has a page (window_known_empty).
  * Every window it registers is unregistered when it returns.
  */
 static bool
 read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
-			   const char **full_code, char **full_reason, bool no_window, bool raw)
+			   const char **full_code, char **full_reason, List *buffered, bool raw)
 {
 	ListCell   *lc;
 	int64		total = 0;
@@ -3903,7 +3884,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		src->delta_desc = NULL;
 		src->delta_distinct = NIL;
 		/* (no buffer row to read: also none of this transaction's, nor an old row) */
-		if (window_known_empty(src, buffer, no_window))
+		if (window_known_empty(src, buffered))
 			continue;
 		/*
 		 * Refreshed before in this very transaction: rows this transaction
@@ -4086,7 +4067,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
  */
 static bool
 refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
-			  const char **full_code, char **full_reason, char **retry)
+			  const char **full_code, char **full_reason, List *buffered, char **retry)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -4097,7 +4078,7 @@ refresh_as_is(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	MemoryContextSwitchTo(oldcontext);
 	PG_TRY();
 	{
-		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, true);
+		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, buffered, true);
 		if (!ok && *full_code != NULL && strcmp(*full_code, "INCREMENTAL_MISMATCH") == 0)
 		{
 			RollbackAndReleaseCurrentSubTransaction();
@@ -4204,7 +4185,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	int			save_sec;
 	bool		dynamic_source = false;
 	bool		no_window;
-	List	   *buffered = NIL;	/* sources whose buffer holds rows */
+	List	   *buffered = NIL;	/* sources whose buffer holds rows (asked once) */
 
 	dv_optree_use_state(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -4276,7 +4257,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 	{
 		bool		unbuffered = false;
 
-		/* (the sources whose buffer holds rows, also for linear_in_windows) */
+		/* (the sources whose buffer holds rows, for linear_in_windows and read_and_apply) */
 		foreach(lc, plan->sources)
 		{
 			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
@@ -4308,7 +4289,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		/* (it failed lately: consolidated first, see AS_IS_FIRST_SKIP) */
 		if (dt->as_is_skip > 0)
 		{
-			ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+			ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, buffered, false);
 			dv_catalog_set_as_is_failure(dt->relid, dt->as_is_failures, dt->as_is_skip - 1,
 										 dt->as_is_error ? dt->as_is_error : "an error");
 			if (ok)
@@ -4316,7 +4297,7 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 											dt->as_is_error ? dt->as_is_error : "an error", dt->as_is_skip - 1);
 			return ok;
 		}
-		ok = refresh_as_is(dt, plan, snapshot, res, full_code, full_reason, &retry);
+		ok = refresh_as_is(dt, plan, snapshot, res, full_code, full_reason, buffered, &retry);
 		if (retry == NULL)
 		{
 			if (dt->as_is_failures > 0 || dt->as_is_error != NULL)
@@ -4331,14 +4312,14 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		*res = saved;
 		*full_code = saved_code;
 		*full_reason = saved_reason;
-		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, false, false);
+		ok = read_and_apply(dt, plan, snapshot, res, full_code, full_reason, buffered, false);
 		dv_catalog_set_as_is_failure(dt->relid, dt->as_is_failures + 1, skip, retry);
 		if (ok)
 			res->mode_reason = psprintf("The changes were applied again over consolidated windows: applying them as read (dynview.linear_windows_as_is) failed with %s; the next %d refreshes of the table consolidate first.",
 										retry, skip);
 		return ok;
 	}
-	return read_and_apply(dt, plan, snapshot, res, full_code, full_reason, no_window, false);
+	return read_and_apply(dt, plan, snapshot, res, full_code, full_reason, buffered, false);
 }
 
 

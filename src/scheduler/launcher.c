@@ -12,8 +12,12 @@
  * database in shared memory, and so does CREATE EXTENSION.  From then on the
  * launcher keeps one decoder running per registered database, restarting a
  * dead one with a backoff of 1 s doubling to 60 s (back to 1 s when it had
- * run for HEALTHY_RUN_MS); the scheduler alike.  It sleeps on its latch,
- * which registration sets, or at most dynview.naptime * 10.
+ * run for HEALTHY_RUN_MS); the scheduler alike.  A decoder that left because
+ * its installation of the extension was replaced by a new one (DROP and
+ * CREATE EXTENSION: dv_shmem_take_decoder_handover) did not fail: the new
+ * installation's decoder is started at once, the backoff left as it was.
+ * It sleeps on its latch, which registration sets, or at most
+ * dynview.naptime * 10.
  *
  * When no background worker slot is free for a decoder, the launcher records
  * it in shared memory (capture state NO_WORKER, with the fix), which makes
@@ -270,13 +274,24 @@ supervise(void)
 			continue;
 		if (w->handle != NULL)
 		{
-			/* it stopped: restart after the backoff */
 			pfree(w->handle);
 			w->handle = NULL;
-			if (TimestampDifferenceExceeds(w->started, now, HEALTHY_RUN_MS))
-				w->backoff_ms = 1000;
-			w->next_start = TimestampTzPlusMilliseconds(now, w->backoff_ms);
-			w->backoff_ms = Min(w->backoff_ms * 2, 60000);
+			if (dv_shmem_take_decoder_handover(w->dboid))
+			{
+				/* it left for a new installation: start that one's decoder now */
+				ereport(LOG,
+						(errmsg("dynview: the decoder of database %u left for a new installation of the extension; starting its decoder now",
+								w->dboid)));
+				w->next_start = now;
+			}
+			else
+			{
+				/* it stopped: restart after the backoff */
+				if (TimestampDifferenceExceeds(w->started, now, HEALTHY_RUN_MS))
+					w->backoff_ms = 1000;
+				w->next_start = TimestampTzPlusMilliseconds(now, w->backoff_ms);
+				w->backoff_ms = Min(w->backoff_ms * 2, 60000);
+			}
 		}
 		if (now >= w->next_start)
 		{
