@@ -1082,6 +1082,18 @@ refuse_function_change(const char *schema, const char *name, const char *what)
 }
 
 /*
+ * dynview_function - is fn (or InvalidOid) one of dynview's functions: in
+ * its schema dv, or a member of its extension ext?  Reads pg_proc and
+ * pg_depend.
+ */
+static bool
+dynview_function(Oid fn, Oid ext, Oid dv)
+{
+	return OidIsValid(fn) &&
+		(get_func_namespace(fn) == dv || getExtensionOfObject(ProcedureRelationId, fn) == ext);
+}
+
+/*
  * refuse_function_ddl - dynview's functions keep their code: outside the
  * extension's own scripts (CREATE and ALTER EXTENSION ... UPDATE), to
  * superusers too, CREATE [OR REPLACE] FUNCTION (or PROCEDURE) in schema
@@ -1095,7 +1107,14 @@ refuse_function_change(const char *schema, const char *name, const char *what)
  * of its extension, so no later test of membership would tell; and the
  * generated SQL names dynview's functions by schema and name, so a
  * function put there under such a name (created, moved, renamed) would be
- * called instead.  Reads pg_proc and pg_depend; needs a transaction.
+ * called instead.  So do ALTER FUNCTION (PROCEDURE, ROUTINE) of one of
+ * dynview's functions (dynview_function), its OWNER TO and SET SCHEMA out
+ * of dynview: SECURITY DEFINER on create_dynamic_table let an ordinary
+ * role create a table owned by the function's owner, a superuser, whose
+ * query ran the role's code as that superuser; a SET clause changes the
+ * settings its code runs under; an ordinary owner could do the same
+ * (regress brk20_function_alter).  COMMENT, SECURITY LABEL and GRANT or
+ * REVOKE stay allowed.  Reads pg_proc and pg_depend; needs a transaction.
  */
 static void
 refuse_function_ddl(Node *parsetree)
@@ -1136,6 +1155,34 @@ refuse_function_ddl(Node *parsetree)
 			 stmt->objectType == OBJECT_ROUTINE) && strcmp(stmt->newschema, DV_SCHEMA) == 0)
 			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
 								   "cannot move function \"%2$s\" into schema \"%1$s\"");
+		/* (out of it: the generated statements call it by its schema's name) */
+		if ((stmt->objectType == OBJECT_FUNCTION || stmt->objectType == OBJECT_PROCEDURE ||
+			 stmt->objectType == OBJECT_ROUTINE) &&
+			dynview_function(LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true), ext, dv))
+			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
+								   "cannot move function \"%2$s\" out of schema \"%1$s\"");
+	}
+	else if (IsA(parsetree, AlterFunctionStmt))
+	{
+		AlterFunctionStmt *stmt = (AlterFunctionStmt *) parsetree;
+		Oid			fn = LookupFuncWithArgs(stmt->objtype, stmt->func, true);
+
+		if (dynview_function(fn, ext, dv))
+			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
+								   "cannot alter function \"%s.%s\" of extension dynview");
+	}
+	else if (IsA(parsetree, AlterOwnerStmt))
+	{
+		AlterOwnerStmt *stmt = (AlterOwnerStmt *) parsetree;
+		Oid			fn;
+
+		if (stmt->objectType != OBJECT_FUNCTION && stmt->objectType != OBJECT_PROCEDURE &&
+			stmt->objectType != OBJECT_ROUTINE)
+			return;
+		fn = LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true);
+		if (dynview_function(fn, ext, dv))
+			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
+								   "cannot change the owner of function \"%s.%s\" of extension dynview");
 	}
 	else if (IsA(parsetree, RenameStmt))
 	{
@@ -1223,7 +1270,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, CreateFunctionStmt) || IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) ||
-		 IsA(pstmt->utilityStmt, RenameStmt)) && IsTransactionState())
+		 IsA(pstmt->utilityStmt, RenameStmt) || IsA(pstmt->utilityStmt, AlterFunctionStmt) ||
+		 IsA(pstmt->utilityStmt, AlterOwnerStmt)) && IsTransactionState())
 		refuse_function_ddl(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
 		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
