@@ -57,6 +57,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
@@ -1199,6 +1200,107 @@ refuse_function_ddl(Node *parsetree)
 }
 
 /*
+ * retyped_relation - the relation an ALTER TABLE changes the type of a
+ * column of (ALTER COLUMN ... TYPE), or InvalidOid.  A look-up without a
+ * lock (the ALTER takes its own).
+ */
+static Oid
+retyped_relation(Node *parsetree)
+{
+	AlterTableStmt *stmt;
+	ListCell   *lc;
+
+	if (!IsA(parsetree, AlterTableStmt))
+		return InvalidOid;
+	stmt = (AlterTableStmt *) parsetree;
+	foreach(lc, stmt->cmds)
+	{
+		if (lfirst_node(AlterTableCmd, lc)->subtype == AT_AlterColumnType)
+			return RangeVarGetRelid(stmt->relation, NoLock, true);
+	}
+	return InvalidOid;
+}
+
+/*
+ * definition_analyses - does the stored definition of dynamic table relid
+ * analyse now (dv_parse_definition, as its owner)?  In a subtransaction of
+ * its own, rolled back: nothing of it is kept.  If not, and error is not
+ * NULL, *error gets the error, in the caller's memory context.
+ */
+static bool
+definition_analyses(Oid relid, ErrorData **error)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	bool		ok = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		DvTable    *dt = dv_catalog_load(relid);
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		(void) dv_parse_definition(dt->definition);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
+
+		/* (a cancel is the caller's) */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		if (error != NULL)
+			*error = edata;
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
+ * refuse_retype - an ALTER TABLE ... ALTER COLUMN ... TYPE of a source has
+ * run: each of readers (dynamic tables reading it whose definitions
+ * analysed before it) must still analyse.  PostgreSQL refuses the change
+ * for a column a view reads; a dynamic table's stored definition is not a
+ * view's rule, so nothing stopped it, and the definition, written with the
+ * old type's operators and casts (a citext column compared by citext's =,
+ * turned to text), made every refresh fail with the parser's error.  Such
+ * an ALTER is refused (0A000, the view's SQLSTATE), its error in the
+ * detail, and the transaction rolls back; a change the definition still
+ * analyses under (int to bigint) is allowed, and the next refresh is FULL
+ * (SOURCE_ALTERED).  Regress brk20_retype_source.
+ */
+static void
+refuse_retype(Oid relid, List *readers)
+{
+	ListCell   *lc;
+
+	CommandCounterIncrement();
+	foreach(lc, readers)
+	{
+		ErrorData  *edata = NULL;
+		Oid			dt = lfirst_oid(lc);
+
+		if (definition_analyses(dt, &edata))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot alter type of a column of \"%s\" used by dynamic table \"%s\"",
+						get_rel_name(relid), get_rel_name(dt)),
+				 errdetail("With the new type the table's query no longer analyses: %s", edata->message),
+				 errhint("Alter the column to a type its query accepts, or drop the dynamic table (dynview.drop_dynamic_table), alter the column and create the table again; PostgreSQL refuses the same for a view.")));
+	}
+}
+
+/*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
  * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
  * for a partitioned dynamic table, that of each of its partitions (COPY
@@ -1243,6 +1345,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	Oid			copied = InvalidOid;
 	bool		partitions = false;
 	List	   *detached = NIL;
+	Oid			retyped = InvalidOid;
+	List	   *retyped_readers = NIL;
 
 	/* no refresh truncates: TRUNCATE never reaches a dynamic table */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
@@ -1330,7 +1434,21 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		partitions = true;
 		detached = dv_partition_utility_before(pstmt->utilityStmt);
 	}
+	/* a source's column retyped: the definitions that analyse now, to check again after it */
+	if (IsA(pstmt->utilityStmt, AlterTableStmt) && IsTransactionState() && dv_extension_present() &&
+		OidIsValid(retyped = retyped_relation(pstmt->utilityStmt)))
+	{
+		ListCell   *lc;
+
+		foreach(lc, dv_catalog_readers(retyped))
+		{
+			if (definition_analyses(lfirst_oid(lc), NULL))
+				retyped_readers = lappend_oid(retyped_readers, lfirst_oid(lc));
+		}
+	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	if (retyped_readers != NIL && IsTransactionState())
+		refuse_retype(retyped, retyped_readers);
 	/*
 	 * tables dynview updates and deletes rows of, now published: they need a
 	 * replica identity (cdc/tracking.c).  (ALTER PUBLICATION ... DROP leaves
