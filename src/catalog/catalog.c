@@ -1945,7 +1945,7 @@ dv_catalog_reads_source(Oid relid, Oid source)
 
 /*
  * dv_catalog_readers - the dynamic tables (relids) of whose sources source
- * is one (dv_catalog_reads_source), in the caller's memory context.
+ * is one (dv_catalog_reads_source), by OID, in the caller's memory context.
  * Connects to SPI itself; needs a transaction.
  */
 List *
@@ -1957,7 +1957,7 @@ dv_catalog_readers(Oid source)
 	ListCell   *lc;
 
 	SPI_connect();
-	dv_catalog_exec("SELECT relid::pg_catalog.oid FROM dynview.dynamic_table_catalog", 0, NULL, NULL, NULL, -1);
+	dv_catalog_exec("SELECT relid::pg_catalog.oid FROM dynview.dynamic_table_catalog ORDER BY 1", 0, NULL, NULL, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;

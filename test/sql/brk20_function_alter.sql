@@ -22,7 +22,7 @@ ALTER FUNCTION dynview._catalog_data_origin() SET session_replication_role = rep
 ALTER FUNCTION dynview._catalog_data_origin() OWNER TO bfa_user;
 ALTER ROUTINE dynview._catalog_data_origin() OWNER TO bfa_user;
 ALTER FUNCTION dynview._catalog_data_origin() SET SCHEMA bfa;
-\set VERBOSITY verbose
+\set VERBOSITY sqlstate
 ALTER FUNCTION dynview._window_contains(xid8, pg_snapshot, xid8[], pg_snapshot, xid8[]) COST 1000;
 \set VERBOSITY default
 -- (nothing changed)

@@ -41,6 +41,9 @@ SELECT * FROM brs_round();
 
 -- citext to text: refused, nothing changed
 ALTER TABLE brs_c ALTER COLUMN seg TYPE text;
+\set VERBOSITY sqlstate
+ALTER TABLE brs_c ALTER COLUMN seg TYPE text;
+\set VERBOSITY default
 BEGIN;
 ALTER TABLE brs_c ALTER COLUMN bal TYPE bigint, ALTER COLUMN seg TYPE text;
 ROLLBACK;
