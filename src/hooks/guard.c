@@ -1296,7 +1296,7 @@ refuse_retype(Oid relid, List *readers)
 				 errmsg("cannot alter type of a column of \"%s\" used by dynamic table \"%s\"",
 						get_rel_name(relid), get_rel_name(dt)),
 				 errdetail("With the new type the table's query no longer analyses: %s", edata->message),
-				 errhint("Alter the column to a type its query accepts, or drop the dynamic table (dynview.drop_dynamic_table), alter the column and create the table again; PostgreSQL refuses the same for a view.")));
+				 errhint("Give the dynamic table a definition that analyses under both types first (dynview.create_or_replace_dynamic_table), or drop it (dynview.drop_dynamic_table), alter the column and create it again; PostgreSQL refuses the same for a view.")));
 	}
 }
 
@@ -1434,9 +1434,14 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		partitions = true;
 		detached = dv_partition_utility_before(pstmt->utilityStmt);
 	}
-	/* a source's column retyped: the definitions that analyse now, to check again after it */
+	/*
+	 * a source's column retyped: the definitions that analyse now, to check
+	 * again after it.  (Not a dynamic table's: a refresh retypes its columns
+	 * after its source's, and a downstream table's definition that no
+	 * longer analyses fails that table's refreshes, not this one.)
+	 */
 	if (IsA(pstmt->utilityStmt, AlterTableStmt) && IsTransactionState() && dv_extension_present() &&
-		OidIsValid(retyped = retyped_relation(pstmt->utilityStmt)))
+		OidIsValid(retyped = retyped_relation(pstmt->utilityStmt)) && !is_dynamic_table(retyped))
 	{
 		ListCell   *lc;
 
