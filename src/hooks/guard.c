@@ -24,9 +24,12 @@
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
  *	  superusers too but for dynview's own DDL (refuse_internal_ddl); and,
- *	  outside the extension's scripts, CREATE OR REPLACE of its functions
- *	  and functions created, moved or renamed in schema dynview
- *	  (refuse_function_ddl).
+ *	  outside the extension's scripts, CREATE OR REPLACE of its functions,
+ *	  functions created, moved or renamed in schema dynview, and ALTER
+ *	  FUNCTION, OWNER TO or SET SCHEMA of one of its functions
+ *	  (refuse_function_ddl); and ALTER COLUMN ... TYPE of a source that
+ *	  leaves a dynamic table's stored definition unable to analyse
+ *	  (refuse_retype).
  *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
