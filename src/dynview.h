@@ -163,6 +163,7 @@ extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
 extern void dv_catalog_mark_changed_outside(Oid relid);
 extern char *dv_catalog_source_altered(Oid relid);
 extern bool dv_catalog_reads_source(Oid relid, Oid source);
+extern List *dv_catalog_readers(Oid source);
 extern void dv_catalog_note_signatures(Oid relid);
 extern void dv_catalog_set_effective_mode(Oid relid, const char *effective, const char *code,
 										  const char *reason);

@@ -1944,6 +1944,46 @@ dv_catalog_reads_source(Oid relid, Oid source)
 }
 
 /*
+ * dv_catalog_readers - the dynamic tables (relids) of whose sources source
+ * is one (dv_catalog_reads_source), by OID, in the caller's memory context.
+ * Connects to SPI itself; needs a transaction.
+ */
+List *
+dv_catalog_readers(Oid source)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *all = NIL;
+	List	   *readers = NIL;
+	ListCell   *lc;
+
+	SPI_connect();
+	dv_catalog_exec("SELECT relid::pg_catalog.oid FROM dynview.dynamic_table_catalog ORDER BY 1", 0, NULL, NULL, NULL, -1);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		if (!isnull)
+			all = lappend_oid(all, DatumGetObjectId(d));
+		MemoryContextSwitchTo(old);
+	}
+	foreach(lc, all)
+	{
+		if (dv_catalog_reads_source(lfirst_oid(lc), source))
+		{
+			MemoryContext old = MemoryContextSwitchTo(caller);
+
+			readers = lappend_oid(readers, lfirst_oid(lc));
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+	list_free(all);
+	return readers;
+}
+
+/*
  * source_tables_json - refresh_history.source_tables of relid's row now, as
  * JSON text: [{"name": ..., "oid": ..., "dynamic_table": ...}, ...] by
  * (schema, name); a source that exists is named as regclass's output names

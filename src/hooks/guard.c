@@ -24,9 +24,12 @@
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
  *	  superusers too but for dynview's own DDL (refuse_internal_ddl); and,
- *	  outside the extension's scripts, CREATE OR REPLACE of its functions
- *	  and functions created, moved or renamed in schema dynview
- *	  (refuse_function_ddl).
+ *	  outside the extension's scripts, CREATE OR REPLACE of its functions,
+ *	  functions created, moved or renamed in schema dynview, and ALTER
+ *	  FUNCTION, OWNER TO or SET SCHEMA of one of its functions
+ *	  (refuse_function_ddl); and ALTER COLUMN ... TYPE of a source that
+ *	  leaves a dynamic table's stored definition unable to analyse
+ *	  (refuse_retype).
  *	  Rules and BEFORE ROW triggers on a dynamic table, and a dynamic table as an
  *	  inheritance parent, child or partition, are refused: each would let
  *	  statements other than its refreshes change what it holds.
@@ -57,6 +60,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
@@ -1082,6 +1086,18 @@ refuse_function_change(const char *schema, const char *name, const char *what)
 }
 
 /*
+ * dynview_function - is fn (or InvalidOid) one of dynview's functions: in
+ * its schema dv, or a member of its extension ext?  Reads pg_proc and
+ * pg_depend.
+ */
+static bool
+dynview_function(Oid fn, Oid ext, Oid dv)
+{
+	return OidIsValid(fn) &&
+		(get_func_namespace(fn) == dv || getExtensionOfObject(ProcedureRelationId, fn) == ext);
+}
+
+/*
  * refuse_function_ddl - dynview's functions keep their code: outside the
  * extension's own scripts (CREATE and ALTER EXTENSION ... UPDATE), to
  * superusers too, CREATE [OR REPLACE] FUNCTION (or PROCEDURE) in schema
@@ -1095,7 +1111,14 @@ refuse_function_change(const char *schema, const char *name, const char *what)
  * of its extension, so no later test of membership would tell; and the
  * generated SQL names dynview's functions by schema and name, so a
  * function put there under such a name (created, moved, renamed) would be
- * called instead.  Reads pg_proc and pg_depend; needs a transaction.
+ * called instead.  So do ALTER FUNCTION (PROCEDURE, ROUTINE) of one of
+ * dynview's functions (dynview_function), its OWNER TO and SET SCHEMA out
+ * of dynview: SECURITY DEFINER on create_dynamic_table let an ordinary
+ * role create a table owned by the function's owner, a superuser, whose
+ * query ran the role's code as that superuser; a SET clause changes the
+ * settings its code runs under; an ordinary owner could do the same
+ * (regress brk20_function_alter).  COMMENT, SECURITY LABEL and GRANT or
+ * REVOKE stay allowed.  Reads pg_proc and pg_depend; needs a transaction.
  */
 static void
 refuse_function_ddl(Node *parsetree)
@@ -1136,6 +1159,34 @@ refuse_function_ddl(Node *parsetree)
 			 stmt->objectType == OBJECT_ROUTINE) && strcmp(stmt->newschema, DV_SCHEMA) == 0)
 			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
 								   "cannot move function \"%2$s\" into schema \"%1$s\"");
+		/* (out of it: the generated statements call it by its schema's name) */
+		if ((stmt->objectType == OBJECT_FUNCTION || stmt->objectType == OBJECT_PROCEDURE ||
+			 stmt->objectType == OBJECT_ROUTINE) &&
+			dynview_function(LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true), ext, dv))
+			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
+								   "cannot move function \"%2$s\" out of schema \"%1$s\"");
+	}
+	else if (IsA(parsetree, AlterFunctionStmt))
+	{
+		AlterFunctionStmt *stmt = (AlterFunctionStmt *) parsetree;
+		Oid			fn = LookupFuncWithArgs(stmt->objtype, stmt->func, true);
+
+		if (dynview_function(fn, ext, dv))
+			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
+								   "cannot alter function \"%s.%s\" of extension dynview");
+	}
+	else if (IsA(parsetree, AlterOwnerStmt))
+	{
+		AlterOwnerStmt *stmt = (AlterOwnerStmt *) parsetree;
+		Oid			fn;
+
+		if (stmt->objectType != OBJECT_FUNCTION && stmt->objectType != OBJECT_PROCEDURE &&
+			stmt->objectType != OBJECT_ROUTINE)
+			return;
+		fn = LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true);
+		if (dynview_function(fn, ext, dv))
+			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
+								   "cannot change the owner of function \"%s.%s\" of extension dynview");
 	}
 	else if (IsA(parsetree, RenameStmt))
 	{
@@ -1148,6 +1199,107 @@ refuse_function_ddl(Node *parsetree)
 		fn = LookupFuncWithArgs(stmt->renameType, (ObjectWithArgs *) stmt->object, true);
 		if (OidIsValid(fn) && get_func_namespace(fn) == dv)
 			refuse_function_change(DV_SCHEMA, get_func_name(fn), "cannot rename function \"%s.%s\" of dynview");
+	}
+}
+
+/*
+ * retyped_relation - the relation an ALTER TABLE changes the type of a
+ * column of (ALTER COLUMN ... TYPE), or InvalidOid.  A look-up without a
+ * lock (the ALTER takes its own).
+ */
+static Oid
+retyped_relation(Node *parsetree)
+{
+	AlterTableStmt *stmt;
+	ListCell   *lc;
+
+	if (!IsA(parsetree, AlterTableStmt))
+		return InvalidOid;
+	stmt = (AlterTableStmt *) parsetree;
+	foreach(lc, stmt->cmds)
+	{
+		if (lfirst_node(AlterTableCmd, lc)->subtype == AT_AlterColumnType)
+			return RangeVarGetRelid(stmt->relation, NoLock, true);
+	}
+	return InvalidOid;
+}
+
+/*
+ * definition_analyses - does the stored definition of dynamic table relid
+ * analyse now (dv_parse_definition, as its owner)?  In a subtransaction of
+ * its own, rolled back: nothing of it is kept.  If not, and error is not
+ * NULL, *error gets the error, in the caller's memory context.
+ */
+static bool
+definition_analyses(Oid relid, ErrorData **error)
+{
+	MemoryContext oldcontext = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	bool		ok = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcontext);
+	PG_TRY();
+	{
+		DvTable    *dt = dv_catalog_load(relid);
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
+		(void) dv_parse_definition(dt->definition);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcontext);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
+
+		/* (a cancel is the caller's) */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		if (error != NULL)
+			*error = edata;
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
+ * refuse_retype - an ALTER TABLE ... ALTER COLUMN ... TYPE of a source has
+ * run: each of readers (dynamic tables reading it whose definitions
+ * analysed before it) must still analyse.  PostgreSQL refuses the change
+ * for a column a view reads; a dynamic table's stored definition is not a
+ * view's rule, so nothing stopped it, and the definition, written with the
+ * old type's operators and casts (a citext column compared by citext's =,
+ * turned to text), made every refresh fail with the parser's error.  Such
+ * an ALTER is refused (0A000, the view's SQLSTATE), its error in the
+ * detail, and the transaction rolls back; a change the definition still
+ * analyses under (int to bigint) is allowed, and the next refresh is FULL
+ * (SOURCE_ALTERED).  Regress brk20_retype_source.
+ */
+static void
+refuse_retype(Oid relid, List *readers)
+{
+	ListCell   *lc;
+
+	CommandCounterIncrement();
+	foreach(lc, readers)
+	{
+		ErrorData  *edata = NULL;
+		Oid			dt = lfirst_oid(lc);
+
+		if (definition_analyses(dt, &edata))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot alter type of a column of \"%s\" used by dynamic table \"%s\"",
+						get_rel_name(relid), get_rel_name(dt)),
+				 errdetail("With the new type the table's query no longer analyses: %s", edata->message),
+				 errhint("Give the dynamic table a definition that analyses under both types first (dynview.create_or_replace_dynamic_table), or drop it (dynview.drop_dynamic_table), alter the column and create it again; PostgreSQL refuses the same for a view.")));
 	}
 }
 
@@ -1196,6 +1348,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	Oid			copied = InvalidOid;
 	bool		partitions = false;
 	List	   *detached = NIL;
+	Oid			retyped = InvalidOid;
+	List	   *retyped_readers = NIL;
 
 	/* no refresh truncates: TRUNCATE never reaches a dynamic table */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
@@ -1223,7 +1377,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		IsTransactionState())
 		check_structure(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, CreateFunctionStmt) || IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) ||
-		 IsA(pstmt->utilityStmt, RenameStmt)) && IsTransactionState())
+		 IsA(pstmt->utilityStmt, RenameStmt) || IsA(pstmt->utilityStmt, AlterFunctionStmt) ||
+		 IsA(pstmt->utilityStmt, AlterOwnerStmt)) && IsTransactionState())
 		refuse_function_ddl(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
 		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
@@ -1282,7 +1437,26 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		partitions = true;
 		detached = dv_partition_utility_before(pstmt->utilityStmt);
 	}
+	/*
+	 * a source's column retyped: the definitions that analyse now, to check
+	 * again after it.  (Not a dynamic table's: a refresh retypes its columns
+	 * after its source's, and a downstream table's definition that no
+	 * longer analyses fails that table's refreshes, not this one.)
+	 */
+	if (IsA(pstmt->utilityStmt, AlterTableStmt) && IsTransactionState() && dv_extension_present() &&
+		OidIsValid(retyped = retyped_relation(pstmt->utilityStmt)) && !is_dynamic_table(retyped))
+	{
+		ListCell   *lc;
+
+		foreach(lc, dv_catalog_readers(retyped))
+		{
+			if (definition_analyses(lfirst_oid(lc), NULL))
+				retyped_readers = lappend_oid(retyped_readers, lfirst_oid(lc));
+		}
+	}
 	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	if (retyped_readers != NIL && IsTransactionState())
+		refuse_retype(retyped, retyped_readers);
 	/*
 	 * tables dynview updates and deletes rows of, now published: they need a
 	 * replica identity (cdc/tracking.c).  (ALTER PUBLICATION ... DROP leaves
