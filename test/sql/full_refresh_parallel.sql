@@ -81,6 +81,43 @@ SELECT refresh_mode, rows_deleted, rows_inserted FROM dynview.refresh('frp_owned
 SELECT dynview.verify('frp_owned');
 DO $$ BEGIN EXECUTE format('GRANT TEMP ON DATABASE %I TO PUBLIC', current_database()); END $$;
 
+-- an AUTO table whose window exceeds dynview.full_refresh_change_ratio is recomputed (CHANGE_VOLUME)
+-- on the same path: in a new session (no temporary schema yet), the refresh's difference table
+-- makes one and leaves nothing in it; a small window after it stays incremental
+CREATE TABLE frp_vol (id int PRIMARY KEY, g text, v numeric);
+INSERT INTO frp_vol SELECT i, 'g' || (i % 7), i FROM generate_series(1, 3000) i;
+ANALYZE frp_vol;
+SELECT dynview.create_dynamic_table('frp_auto', 'SELECT id, g, v FROM frp_vol WHERE v % 5 <> 0', schedule => 'manual');
+\c
+SET client_min_messages = warning;
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SET dynview.full_refresh_change_ratio = 0.5;
+SELECT pg_my_temp_schema() = 0 AS no_temp_schema;
+UPDATE frp_vol SET v = v * 1.0 WHERE id <= 900;        -- equal, not identical (7 -> 7.0)
+UPDATE frp_vol SET v = v + 1 WHERE id BETWEEN 901 AND 2400;
+DELETE FROM frp_vol WHERE id > 2900;
+INSERT INTO frp_vol VALUES (5000, 'g9', 5001), (5001, NULL, NULL);
+SELECT refresh_mode, mode_reason_code, rows_deleted, rows_inserted FROM dynview.refresh('frp_auto');
+SELECT pg_my_temp_schema() <> 0 AS temp_schema,
+       (SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relname LIKE 'dv_full_%') AS left_behind;
+SELECT dynview.verify('frp_auto');
+-- the table and its query, by text and by =
+SELECT (SELECT count(*) FROM (SELECT t::text FROM frp_auto t EXCEPT ALL
+          SELECT q::text FROM (SELECT id, g, v FROM frp_vol WHERE v % 5 <> 0) q) d) AS text_extra,
+       (SELECT count(*) FROM (SELECT q::text FROM (SELECT id, g, v FROM frp_vol WHERE v % 5 <> 0) q EXCEPT ALL
+          SELECT t::text FROM frp_auto t) d) AS text_missing,
+       (SELECT count(*) FROM (SELECT * FROM frp_auto EXCEPT ALL SELECT id, g, v FROM frp_vol WHERE v % 5 <> 0) d) AS eq_extra,
+       (SELECT count(*) FROM (SELECT id, g, v FROM frp_vol WHERE v % 5 <> 0 EXCEPT ALL SELECT * FROM frp_auto) d) AS eq_missing;
+SELECT id, g, v::text FROM frp_auto WHERE id IN (3, 1001, 5000, 5001) ORDER BY id;
+UPDATE frp_vol SET v = v + 1 WHERE id = 3;
+SELECT refresh_mode, mode_reason_code, rows_deleted, rows_inserted FROM dynview.refresh('frp_auto');
+SELECT dynview.verify('frp_auto');
+SELECT dynview.drop_dynamic_table('frp_auto');
+DROP TABLE frp_vol;
+
 SELECT dynview.wait_for_capture();
 SELECT dynview.drop_dynamic_table('frp_owned');
 SELECT dynview.drop_dynamic_table(t) FROM unnest(ARRAY['frp_down', 'frp_groups', 'frp_keyed', 'frp_bag', 'frp_dupk']) t;
