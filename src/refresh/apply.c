@@ -403,6 +403,14 @@ static uint64
 insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
 {
 	TupleDesc	desc = RelationGetDescr(a->rel);
+
+	/*
+	 * (the slots share a copy of the table's descriptor, not reference
+	 * counted: a slot of the relcache's own descriptor pins it in the
+	 * resource owner, whose list of a thousand pins is searched at each
+	 * release; the profile showed ResourceOwnerRememberTupleDesc)
+	 */
+	TupleDesc	slot_desc = CreateTupleDescCopy(desc);
 	TupleTableSlot *slots[APPLY_BATCH];
 	HeapTuple	written[APPLY_BATCH];
 	int			nslots = 0;
@@ -436,7 +444,7 @@ insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *se
 			if (used == nslots)
 			{
 				MemoryContextSwitchTo(old);
-				slots[nslots++] = table_slot_create(a->rel, NULL);
+				slots[nslots++] = MakeSingleTupleTableSlot(slot_desc, table_slot_callbacks(a->rel));
 				MemoryContextSwitchTo(batch_context);
 			}
 			slot = slots[used++];
@@ -479,6 +487,7 @@ insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *se
 	FreeBulkInsertState(bistate);
 	for (int i = 0; i < nslots; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);
+	FreeTupleDesc(slot_desc);
 	MemoryContextDelete(batch_context);
 	return inserted;
 }
