@@ -47,8 +47,6 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
-#include "catalog/pg_opclass.h"
-#include "commands/defrem.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -59,7 +57,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "dynview.h"
 #include "cdc/cdc.h"
@@ -81,8 +79,9 @@ struct DvApply
 
 /*
  * key_index_of - a valid, immediate unique B-tree index of rel on exactly
- * the columns key (names), each with its type's default operator class and
- * its column's collation, no expression and no predicate; InvalidOid if
+ * the columns key (names), each with its type's default operator family
+ * (the type cache's: no catalog scan per refresh) and its column's
+ * collation, no expression and no predicate; InvalidOid if
  * none.  Its equality is then the "=" the SQL statements would look rows up
  * with.  Fills key_attnums (index column order) and *nkeys.
  */
@@ -100,10 +99,7 @@ key_index_of(Relation rel, List *key, AttrNumber *key_attnums, int *nkeys)
 	{
 		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
 		Form_pg_index form = index->rd_index;
-		bool		isnull;
-		oidvector  *indclass = (oidvector *) DatumGetPointer(SysCacheGetAttr(INDEXRELID, index->rd_indextuple,
-																		 Anum_pg_index_indclass, &isnull));
-		bool		ok = !isnull && form->indisunique && form->indimmediate && form->indisvalid &&
+		bool		ok = form->indisunique && form->indimmediate && form->indisvalid &&
 			form->indisready && form->indislive && index->rd_rel->relam == BTREE_AM_OID &&
 			form->indnkeyatts == list_length(key) &&
 			heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
@@ -127,7 +123,7 @@ key_index_of(Relation rel, List *key, AttrNumber *key_attnums, int *nkeys)
 					in_key = true;
 			ok = in_key && !a->attisdropped &&
 				index->rd_opcintype[i] == a->atttypid &&
-				GetDefaultOpClass(a->atttypid, BTREE_AM_OID) == indclass->values[i] &&
+				index->rd_opfamily[i] == lookup_type_cache(a->atttypid, TYPECACHE_BTREE_OPFAMILY)->btree_opf &&
 				index->rd_indcollation[i] == a->attcollation;
 			key_attnums[i] = att;
 		}
