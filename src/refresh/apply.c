@@ -285,8 +285,10 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
+		/* (named as dv_exec_at's statements name it: schema-qualified) */
 		dv_rethrow_refresh_error(edata, NULL, psprintf("incremental refresh of dynamic table \"%s\"",
-													   a->dt->table_name));
+													   quote_qualified_identifier(a->dt->schema_name,
+																				  a->dt->table_name)));
 	}
 	PG_END_TRY();
 	if (a->own)

@@ -73,9 +73,7 @@ CREATE UNIQUE INDEX da_join_note ON da_join (md5(note));
 CREATE TABLE da_before AS SELECT * FROM da_join;
 INSERT INTO da_o VALUES ('U1', 1, 1, 1, 'n10');
 SELECT dynview.wait_for_capture();
-\set VERBOSITY sqlstate
 SELECT refresh_mode FROM dynview.refresh('da_join');
-\set VERBOSITY default
 SELECT count(*) AS differing FROM ((TABLE da_join EXCEPT ALL TABLE da_before) UNION ALL (TABLE da_before EXCEPT ALL TABLE da_join)) x;
 DELETE FROM da_o WHERE id = 'U1';
 SELECT dynview.wait_for_capture();
@@ -86,9 +84,7 @@ DROP INDEX da_join_note;
 ALTER TABLE da_join ADD CONSTRAINT da_join_qty CHECK (qty < 100);
 UPDATE da_o SET qty = 500 WHERE id = 'O5';
 SELECT dynview.wait_for_capture();
-\set VERBOSITY sqlstate
 SELECT refresh_mode FROM dynview.refresh('da_join');
-\set VERBOSITY default
 SELECT count(*) AS differing FROM ((TABLE da_join EXCEPT ALL TABLE da_before) UNION ALL (TABLE da_before EXCEPT ALL TABLE da_join)) x;
 UPDATE da_o SET qty = 50 WHERE id = 'O5';
 SELECT dynview.wait_for_capture();
