@@ -2924,6 +2924,9 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups, DeltaRows *r
  * index lookup each, and taken only when their text form is the delta
  * row's (key_delete_sql); rows with a NULL in the key, which "=" does not
  * find, are left to the general statement that follows, run only then.
+ * Where a statement would only write rows (apply.c, dv_apply_begin), the
+ * lookups by key and the inserts are done directly, without statements;
+ * the statements remain for what the direct apply leaves.
  */
 static bool
 apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
