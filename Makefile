@@ -19,6 +19,7 @@ OBJS = \
 	src/refresh/refresh.o \
 	src/refresh/verify.o \
 	src/refresh/incremental.o \
+	src/refresh/apply.o \
 	src/refresh/aggstate.o \
 	src/refresh/txnwatch.o \
 	src/refresh/plancache.o \

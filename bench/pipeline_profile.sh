@@ -71,6 +71,9 @@ def cls(s):
     if 'apply_spj' in st:
         layer = 'detail'
         if 'dv_write_own_buffer' in st: return 'detail: own buffer write (for GMV)'
+        # the direct apply (apply.c): no statement
+        if 'delete_step' in st: return 'detail: direct delete (index lookup, heap delete)'
+        if 'insert_step' in st: return 'detail: direct insert (multi-insert, index entries)'
         if 'ExecInsert' in st or 'ExecModifyTable' in st:
             if 'ExecDelete' in st: return 'detail: DELETE'
             if 'ExecInsert' in st: 

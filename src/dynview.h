@@ -301,6 +301,29 @@ extern uint64 dv_exec_fill_into(const char *sql, Snapshot snapshot, const char *
 extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_only,
 								const char *what, const char *table, int *rc);
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
+extern bool dv_refresh_writes_own(void);
+
+/* refresh/apply.c */
+
+/*
+ * A distinct row of a select/join table's consolidated delta, as the direct
+ * apply takes it: its columns in the table's order (dropped ones included),
+ * its text form where its weight is negative, its net weight (not 0).
+ */
+typedef struct DvDeltaRow
+{
+	Datum	   *values;
+	bool	   *nulls;
+	char	   *text;
+	int64		weight;
+} DvDeltaRow;
+
+typedef struct DvApply DvApply;
+extern DvApply *dv_apply_begin(DvTable *dt, List *key);
+extern bool dv_apply_can_delete(DvApply *a);
+extern uint64 dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
+extern uint64 dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
+extern void dv_apply_end(DvApply *a);
 
 /* parameters $1..$nargs of a generated statement, as SPI takes them */
 typedef struct DvParams

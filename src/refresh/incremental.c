@@ -2229,6 +2229,17 @@ dv_refresh_mark_own_writes(bool on)
 	own_writes_lxid = on ? MyProc->lxid : InvalidLocalTransactionId;
 }
 
+/*
+ * dv_refresh_writes_own - are the refresh's writes in this transaction
+ * dynview's own (dv_refresh_mark_own_writes), as a write statement would
+ * be written now?  (apply.c writes rows without statements.)
+ */
+bool
+dv_refresh_writes_own(void)
+{
+	return own_writes_lxid != InvalidLocalTransactionId && own_writes_lxid == MyProc->lxid;
+}
+
 static uint64
 exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const char *what,
 					  const char *table, DvParams *params, int *rc)
@@ -2914,6 +2925,9 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups, DeltaRows *r
  * index lookup each, and taken only when their text form is the delta
  * row's (key_delete_sql); rows with a NULL in the key, which "=" does not
  * find, are left to the general statement that follows, run only then.
+ * Where a statement would only write rows (apply.c, dv_apply_begin), the
+ * lookups by key and the inserts are done directly, without statements;
+ * the statements remain for what the direct apply leaves.
  */
 static bool
 apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
@@ -2931,7 +2945,11 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	DeltaGroup *net;
 	DeltaRows	net_input;
 	uint64		net_rows;
-	int			net_cols;
+	int			net_cols = 0;
+	bool		registered = false;
+	SPITupleTable *delta;
+	DvApply    *direct;
+	DvDeltaRow *drows = NULL;
 	StringInfoData del;
 	Relation	rel;
 	TypeCacheEntry *tc;
@@ -2947,7 +2965,8 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 					 "FROM dv_x",
 					 dv_delta_sql(plan), cols, target),
 			snapshot, true);
-	net = consolidate_delta(SPI_tuptable, SPI_processed, &net_rows, &net_input);
+	delta = SPI_tuptable;
+	net = consolidate_delta(delta, SPI_processed, &net_rows, &net_input);
 	for (uint64 i = 0; i < net_rows; i++)
 	{
 		int64		w = net[i].weight;
@@ -2960,14 +2979,54 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 			max_weight = Max(max_weight, w);
 		}
 	}
-	net_cols = register_net(SPI_tuptable, net, net_rows, &net_input);
-	delta_rows_free(&net_input);
-	if (expected > 0 && plan->spj_key != NIL)
-		key_delete = key_delete_sql(dt, plan->spj_key, target);
-	if (key_delete != NULL)
+
+	/*
+	 * The direct apply (apply.c) where statements would only write the
+	 * rows: the delta's rows as they are, no dv_net, no statement; what it
+	 * cannot do (rows with a NULL key, a table without a unique key index,
+	 * rows it did not find) is left to the statements below.  (The delta's
+	 * SPI result, into which the rows' values point, lives until SPI ends.)
+	 */
+	direct = net_rows > 0 ? dv_apply_begin(dt, plan->spj_key) : NULL;
+	if (direct != NULL)
 	{
-		deleted = dv_exec_at(key_delete, snapshot, false);
-		dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
+		drows = palloc(sizeof(DvDeltaRow) * net_rows);
+		for (uint64 g = 0; g < net_rows; g++)
+		{
+			uint64		row = net[g].first;
+
+			/* (a NULL row: the statements' business; it has no columns to write) */
+			if (net_input.rownull[row])
+			{
+				dv_apply_end(direct);
+				direct = NULL;
+				break;
+			}
+			drows[g].values = net_input.values + row * net_input.natts;
+			drows[g].nulls = net_input.nulls + row * net_input.natts;
+			drows[g].weight = net[g].weight;
+			drows[g].text = NULL;
+			if (net[g].weight < 0)
+			{
+				bool		isnull;
+				Datum		key = SPI_getbinval(delta->vals[net[g].key_row], delta->tupdesc, 2, &isnull);
+
+				drows[g].text = isnull ? NULL : TextDatumGetCString(key);
+			}
+		}
+	}
+	if (expected > 0 && direct != NULL && dv_apply_can_delete(direct))
+		deleted = dv_apply_delete(direct, drows, net_rows, snapshot, seq);
+	else if (expected > 0 && plan->spj_key != NIL)
+	{
+		key_delete = key_delete_sql(dt, plan->spj_key, target);
+		if (key_delete != NULL)
+		{
+			net_cols = register_net(delta, net, net_rows, &net_input);
+			registered = true;
+			deleted = dv_exec_at(key_delete, snapshot, false);
+			dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
+		}
 	}
 
 	/*
@@ -3040,7 +3099,14 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	/* (not run when nothing is left to delete: a window of inserts, or every row found by key) */
 	if (deleted < expected)
 	{
-		uint64		more = dv_exec_at(del.data, snapshot, false);
+		uint64		more;
+
+		if (!registered)
+		{
+			net_cols = register_net(delta, net, net_rows, &net_input);
+			registered = true;
+		}
+		more = dv_exec_at(del.data, snapshot, false);
 
 		/* what was deleted goes to the own buffer even if a FULL refresh follows */
 		dv_write_own_buffer(dt, SPI_tuptable, more, -1, seq);
@@ -3048,15 +3114,27 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	}
 	if (deleted != expected)
 	{
-		dv_unregister_tuples("dv_net");
+		if (direct != NULL)
+			dv_apply_end(direct);
+		if (registered)
+			dv_unregister_tuples("dv_net");
+		delta_rows_free(&net_input);
 		return false;
 	}
 	res->rows_deleted = (int64) deleted;
 
+	if (positive > 0 && direct != NULL)
+		res->rows_inserted = (int64) dv_apply_insert(direct, drows, net_rows, snapshot, seq);
 	/* (copies of a row only where a weight is above 1: no function scan per row) */
-	if (positive > 0)
+	else if (positive > 0)
 	{
 		StringInfoData flat;
+
+		if (!registered)
+		{
+			net_cols = register_net(delta, net, net_rows, &net_input);
+			registered = true;
+		}
 
 		initStringInfo(&flat);
 		for (int k = 1; k <= net_cols; k++)
@@ -3067,7 +3145,11 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 											 snapshot, false);
 		dv_write_own_buffer(dt, SPI_tuptable, (uint64) res->rows_inserted, +1, seq);
 	}
-	dv_unregister_tuples("dv_net");
+	if (direct != NULL)
+		dv_apply_end(direct);
+	if (registered)
+		dv_unregister_tuples("dv_net");
+	delta_rows_free(&net_input);
 	return true;
 }
 
