@@ -375,6 +375,7 @@ extern Query *dv_plan_cache_query(DvTable *dt);
 extern struct DvPlan *dv_plan_cache_plan(DvTable *dt);
 extern void dv_plan_cache_set_delta_rows(struct DvPlan *plan, int64 rows);
 extern bool dv_plan_cache_own_writes(DvTable *dt, bool (*decide) (DvTable *dt));
+extern char *dv_plan_cache_signature(DvTable *dt, char *(*make) (DvTable *dt));
 
 /* refresh/incremental.c */
 extern void dv_refresh_mark_own_writes(bool on);

@@ -236,6 +236,16 @@ typedef struct DvPlan
 	List	   *key_btree;		/* int: has the key type a btree ordering? */
 	Query	   *state_query;
 	char	   *state_reason;	/* GROUPED without state: why not (for explain) */
+
+	/*
+	 * dv_state_projection_sql's text for the state table projection_state,
+	 * kept in the plan's memory context (the one field a refresh fills in a
+	 * shared plan: the text follows from the plan and that table alone, and
+	 * the plan cache drops the plan when a function, type, operator or
+	 * schema its deparsed names could follow changes)
+	 */
+	Oid			projection_state;
+	char	   *projection_sql;
 } DvPlan;
 
 extern DvPlan *dv_plan_query(Query *query);

@@ -2102,6 +2102,7 @@ combined_sum(const char *col)
  * groups whose every count and sum is 0 are left out (group_delta_changed).
  */
 static char *group_delta_changed(DvPlan *plan);
+static void group_restrictions(DvPlan *plan, char **restrict_q, char **restrict_t, DvParams *params);
 
 static char *
 group_delta_sql(DvPlan *plan, const char *input, bool only_changed)
@@ -2517,11 +2518,12 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	uint64		ngroups;
 	uint64		n;
 	bool		may_recompute = false;
-	char	   *restrict_q;
-	char	   *restrict_t;
+	char	   *restrict_q = NULL;
+	char	   *restrict_t = NULL;
 	bool		ok = true;
 	bool		null_keys = true;
 	DvParams	params;
+	DvParams	recompute_params;
 
 	initStringInfo(&sql);
 	if (linear_aggregates(plan))
@@ -2542,6 +2544,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		if (ngroups == 0)
 			return true;		/* the changes cancel out before the aggregation */
 		null_keys = result_keys_null(nkeys);
+		group_restrictions(plan, &restrict_q, &restrict_t, &params);
 		dv_register_tuples("dv_gd");
 		enrs = lappend(enrs, "dv_gd");
 	}
@@ -2758,6 +2761,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		{
 			/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
 			ngroups = dv_exec_at(group_delta_sql(plan, uni.data, false), snapshot, true);
+			group_restrictions(plan, &restrict_q, &restrict_t, &params);
 			dv_register_tuples("dv_gd");
 			enrs = lappend(enrs, "dv_gd");
 		}
@@ -2833,26 +2837,43 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		foreach(lc, state_value_columns(plan))
 			colsets = psprintf("%s%s%s = r.%s", colsets, colsets[0] ? ", " : "",
 							   (char *) lfirst(lc), (char *) lfirst(lc));
-		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &params);
+		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &recompute_params);
 		dv_exec_at_params(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
 								   "WHERE s.dv_recompute AND %s",
 								   st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
 								   restrict_i, group_by(nkeys, NULL), key_match(nkeys, "s", "r", true)),
-						  snapshot, false, &params);
+						  snapshot, false, &recompute_params);
 	}
 
 	if (ok)
 	{
-		/* 6. the table's rows of the affected groups, from the state */
-		dv_exec_at(psprintf("SELECT %s FROM dv_gd", key_cols(nkeys, "")), snapshot, true);
-		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, &params);
-		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, &params);
+		/*
+		 * 6. the table's rows of the affected groups, from the state (their
+		 * keys taken from the group delta's rows: group_restrictions)
+		 */
 		dv_full_refresh_restricted(dt, dv_state_projection_sql(plan, state), restrict_q, restrict_t,
 								   &params, snapshot, res, seq);
 	}
 	foreach(lc, enrs)
 		dv_unregister_tuples((const char *) lfirst(lc));
 	return ok;
+}
+
+/*
+ * group_restrictions - the restrictions of dv_agg_state_apply's step 6 (the
+ * table's rows of the affected groups, and the state's projection of them)
+ * to the keys of the group delta, from the last SPI result, the group
+ * delta's rows, whose first columns are the keys g1..g<nkeys>
+ * (group_delta_sql): taken there rather than by reading the keys back from
+ * dv_gd, which holds those same rows, in a statement of their own.  The
+ * strings and params (dv_key_restriction's) are palloc'd in the current
+ * memory context.
+ */
+static void
+group_restrictions(DvPlan *plan, char **restrict_q, char **restrict_t, DvParams *params)
+{
+	*restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, params);
+	*restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, params);
 }
 
 /*

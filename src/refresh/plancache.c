@@ -31,7 +31,8 @@
  * window's store and counts (delta_store, delta_desc, delta_distinct), are
  * reset at each lookup (delta_rows to -1, not read yet).  An entry also
  * keeps whether the table's writes may run user code
- * (dv_plan_cache_own_writes), dropped with it.  Entries live in their own
+ * (dv_plan_cache_own_writes) and its query's signature
+ * (dv_plan_cache_signature), dropped with it.  Entries live in their own
  * memory contexts under CacheMemoryContext; an entry dropped is freed in a
  * later transaction (what a caller holds stays valid until its transaction
  * ends); an entry that failed to build is not kept.
@@ -62,6 +63,7 @@ typedef struct PlanCacheEntry
 	Query	   *query;			/* parsed, analysed, rewritten */
 	DvPlan	   *plan;			/* NULL until asked for */
 	int			own_writes;		/* dv_plan_cache_own_writes: -1 until asked */
+	char	   *signature;		/* dv_plan_cache_signature: NULL until asked */
 	bool		valid;
 } PlanCacheEntry;
 
@@ -400,4 +402,29 @@ dv_plan_cache_own_writes(DvTable *dt, bool (*decide) (DvTable *dt))
 	if (e->valid)
 		e->own_writes = own ? 1 : 0;
 	return own;
+}
+
+/*
+ * dv_plan_cache_signature - make(dt) (refresh.c definition_signature: the
+ * signature of the cached query's nodeToString text, which every refresh
+ * compares with the stored one), kept in the entry: it follows from the
+ * entry's query alone, which is shared read-only and dropped with the
+ * entry (a view it inlines redefined, an ALTER of a relation it reads, a
+ * function or type changed).  An answer made while the entry was dropped
+ * is returned, not kept.  The result is palloc'd or the entry's: the
+ * caller must not change it.  Call as the table's owner.
+ */
+char *
+dv_plan_cache_signature(DvTable *dt, char *(*make) (DvTable *dt))
+{
+	PlanCacheEntry *e = lookup(dt);
+	char	   *signature;
+
+	if (e->signature != NULL)
+		return e->signature;
+	signature = make(dt);
+	/* (make looks the entry up again, and may so take an invalidation that drops e) */
+	if (e->valid)
+		e->signature = MemoryContextStrdup(e->context, signature);
+	return signature;
 }
