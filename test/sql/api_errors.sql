@@ -18,6 +18,7 @@ SELECT dynview.create_dynamic_table('e_dt', 'DELETE FROM e_src');
 SELECT dynview.create_dynamic_table('e_dt', 'WITH d AS (DELETE FROM e_src RETURNING *) SELECT * FROM d');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src FOR UPDATE');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT 1; SELECT 2');
+SELECT dynview.create_dynamic_table('e_dt', ' -- nothing but a comment');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * INTO e_copy FROM e_src');
 CREATE TEMP TABLE e_temp (id int);
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_temp');
