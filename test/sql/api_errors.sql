@@ -31,6 +31,9 @@ SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', refresh_mode => 'sometimes');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src ORDER BY id FETCH FIRST 1 ROW WITH TIES', refresh_mode => 'incremental');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', primary_key => ARRAY['nope']);
+-- two result columns of one name: refused before anything is made
+SELECT dynview.create_dynamic_table('e_dt', 'SELECT id, v AS id FROM e_src');
+SELECT dynview.create_dynamic_table('e_dt', 'SELECT 1, 2');
 SELECT dynview.create_dynamic_table(NULL, 'SELECT 1 AS x');
 -- the query's own runtime error: nothing is created
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT id, 1 / v AS r FROM e_src');
@@ -41,6 +44,7 @@ SELECT dynview.create_dynamic_table('e_a', 'SELECT id, v FROM e_src', schedule =
 SELECT dynview.create_dynamic_table('e_b', 'SELECT id, v FROM e_a', schedule => 'manual');
 SELECT dynview.create_or_replace_dynamic_table('e_a', 'SELECT id, v FROM e_b');
 SELECT dynview.create_or_replace_dynamic_table('e_a', 'SELECT id, v FROM e_a');
+SELECT dynview.create_or_replace_dynamic_table('e_a', 'SELECT id, v, v FROM e_src');
 -- a dropped upstream's name cannot be reused to close a cycle
 SELECT dynview.drop_dynamic_table('e_a');
 SELECT dynview.create_dynamic_table('e_a', 'SELECT id, v FROM e_b');
