@@ -312,6 +312,8 @@ parse_select(const char *query_text)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the query of a dynamic table must be exactly one SELECT statement"),
 				 errdetail("The text holds %d statements.", list_length(raw)),
+				 raw == NIL ?
+				 errhint("Pass the text of one SELECT statement.") :
 				 errhint("Remove the extra statements.")));
 	rs = linitial_node(RawStmt, raw);
 	if (!IsA(rs->stmt, SelectStmt) || ((SelectStmt *) rs->stmt)->intoClause != NULL)

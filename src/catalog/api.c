@@ -145,6 +145,33 @@ check_key_columns(DvCreateArgs *args, DvAnalyzedQuery *aq)
 	}
 }
 
+/*
+ * check_column_names - reject a query whose result has two columns of one
+ * name (a table cannot have them): an ERROR with SQLSTATE 42701 naming the
+ * column, before anything is created or replaced.  No locks, no memory kept.
+ */
+static void
+check_column_names(DvAnalyzedQuery *aq)
+{
+	ListCell   *lc;
+
+	foreach(lc, aq->column_names)
+	{
+		ListCell   *lc2;
+
+		for_each_cell(lc2, aq->column_names, lnext(aq->column_names, lc))
+		{
+			if (strcmp(strVal(lfirst(lc)), strVal(lfirst(lc2))) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("the query of a dynamic table gives column name \"%s\" more than once",
+								strVal(lfirst(lc))),
+						 errdetail("A dynamic table has exactly its query's columns, and a table's columns have distinct names."),
+						 errhint("Give each column of the query's result its own name with AS.")));
+		}
+	}
+}
+
 /* reject a definition whose dynamic sources read the table (schema.name) */
 static void
 check_cycles(DvAnalyzedQuery *aq, const char *schema_name, const char *table_name)
@@ -504,6 +531,7 @@ create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 
 	aq = dv_analyze_query(args->query, InvalidOid);
 	check_cycles(aq, nspname, rv->relname);
+	check_column_names(aq);
 	check_key_columns(args, aq);
 	effective = resolve_mode(args->refresh_mode, aq);
 
@@ -579,6 +607,7 @@ replace_existing(DvCreateArgs *args, Oid relid)
 	LockRelationOid(relid, ExclusiveLock);
 	aq = dv_analyze_query(args->query, relid);
 	check_cycles(aq, nspname, relname);
+	check_column_names(aq);
 	check_key_columns(args, aq);
 	effective = resolve_mode(args->refresh_mode, aq);
 

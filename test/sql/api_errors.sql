@@ -18,6 +18,7 @@ SELECT dynview.create_dynamic_table('e_dt', 'DELETE FROM e_src');
 SELECT dynview.create_dynamic_table('e_dt', 'WITH d AS (DELETE FROM e_src RETURNING *) SELECT * FROM d');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src FOR UPDATE');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT 1; SELECT 2');
+SELECT dynview.create_dynamic_table('e_dt', ' -- nothing but a comment');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * INTO e_copy FROM e_src');
 CREATE TEMP TABLE e_temp (id int);
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_temp');
@@ -30,6 +31,9 @@ SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', schedule => '
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', refresh_mode => 'sometimes');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src ORDER BY id FETCH FIRST 1 ROW WITH TIES', refresh_mode => 'incremental');
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT * FROM e_src', primary_key => ARRAY['nope']);
+-- two result columns of one name: refused before anything is made
+SELECT dynview.create_dynamic_table('e_dt', 'SELECT id, v AS id FROM e_src');
+SELECT dynview.create_dynamic_table('e_dt', 'SELECT 1, 2');
 SELECT dynview.create_dynamic_table(NULL, 'SELECT 1 AS x');
 -- the query's own runtime error: nothing is created
 SELECT dynview.create_dynamic_table('e_dt', 'SELECT id, 1 / v AS r FROM e_src');
@@ -40,6 +44,7 @@ SELECT dynview.create_dynamic_table('e_a', 'SELECT id, v FROM e_src', schedule =
 SELECT dynview.create_dynamic_table('e_b', 'SELECT id, v FROM e_a', schedule => 'manual');
 SELECT dynview.create_or_replace_dynamic_table('e_a', 'SELECT id, v FROM e_b');
 SELECT dynview.create_or_replace_dynamic_table('e_a', 'SELECT id, v FROM e_a');
+SELECT dynview.create_or_replace_dynamic_table('e_a', 'SELECT id, v, v FROM e_src');
 -- a dropped upstream's name cannot be reused to close a cycle
 SELECT dynview.drop_dynamic_table('e_a');
 SELECT dynview.create_dynamic_table('e_a', 'SELECT id, v FROM e_b');
