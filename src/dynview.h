@@ -282,6 +282,8 @@ extern bool dv_key_too_long(const struct ErrorData *edata);
 extern void dv_full_refresh_sql(DvTable *dt, const char *query, const char *restrict_q,
 								const char *restrict_t, char **delete_sql, char **insert_sql,
 								bool returning);
+extern bool dv_as_owner_caught(DvTable *dt, void (*step) (DvTable *dt, void *arg), void *arg,
+							   bool keep, ErrorData **error);
 
 /* refresh/incremental.c */
 struct SPITupleTable;

@@ -1224,48 +1224,24 @@ retyped_relation(Node *parsetree)
 	return InvalidOid;
 }
 
+/* dv_as_owner_caught's step: the stored definition analysed, nothing kept */
+static void
+parse_step(DvTable *dt, void *arg)
+{
+	(void) dv_parse_definition(dt->definition);
+}
+
 /*
  * definition_analyses - does the stored definition of dynamic table relid
- * analyse now (dv_parse_definition, as its owner)?  In a subtransaction of
- * its own, rolled back: nothing of it is kept.  If not, and error is not
- * NULL, *error gets the error, in the caller's memory context.
+ * analyse now, as its refreshes analyse it (as its owner, search_path
+ * pg_catalog, pg_temp)?  In a subtransaction rolled back: nothing of it is
+ * kept.  If not, and error is not NULL, *error gets the error, in the
+ * caller's memory context.
  */
 static bool
 definition_analyses(Oid relid, ErrorData **error)
 {
-	MemoryContext oldcontext = CurrentMemoryContext;
-	ResourceOwner oldowner = CurrentResourceOwner;
-	bool		ok = true;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(oldcontext);
-	PG_TRY();
-	{
-		DvTable    *dt = dv_catalog_load(relid);
-		int			save_nestlevel;
-		Oid			save_userid;
-		int			save_sec;
-
-		dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
-		(void) dv_parse_definition(dt->definition);
-		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcontext);
-		CurrentResourceOwner = oldowner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
-
-		/* (a cancel is the caller's) */
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			ReThrowError(edata);
-		if (error != NULL)
-			*error = edata;
-		ok = false;
-	}
-	PG_END_TRY();
-	return ok;
+	return dv_as_owner_caught(dv_catalog_load(relid), parse_step, NULL, false, error);
 }
 
 /*

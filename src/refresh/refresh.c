@@ -1112,13 +1112,18 @@ dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner)
 }
 
 /*
- * as_owner_caught - step(dt, arg) as the table's owner, with the settings of
- * its refreshes (search_path pg_catalog, pg_temp; the output styles), in a
- * subtransaction of its own: false, and nothing of it kept, if it raised an
- * error.  What step allocates stays in the caller's memory context.
+ * dv_as_owner_caught - step(dt, arg) as the table's owner, with the settings
+ * of its refreshes (search_path pg_catalog, pg_temp; the output styles), in
+ * a subtransaction of its own.  If step raised an error: false, nothing of
+ * it kept, and *error (when error is not NULL) the error in the caller's
+ * memory context; a cancel is re-thrown (it is the caller's).  If not: true,
+ * and what step wrote kept when keep, rolled back when not (a question
+ * asked without leaving a trace: the guard's "does the definition still
+ * analyse?").  What step allocates stays in the caller's memory context.
  */
-static bool
-as_owner_caught(DvTable *dt, void (*step) (DvTable *dt, void *arg), void *arg)
+bool
+dv_as_owner_caught(DvTable *dt, void (*step) (DvTable *dt, void *arg), void *arg,
+				   bool keep, ErrorData **error)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -1138,17 +1143,23 @@ as_owner_caught(DvTable *dt, void (*step) (DvTable *dt, void *arg), void *arg)
 		dv_set_output_styles();	/* constants are read back in these styles */
 		step(dt, arg);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		ReleaseCurrentSubTransaction();
+		if (keep)
+			ReleaseCurrentSubTransaction();
+		else
+			RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcontext);
 		CurrentResourceOwner = oldowner;
 	}
 	PG_CATCH();
 	{
-		MemoryContextSwitchTo(oldcontext);
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcontext);
-		CurrentResourceOwner = oldowner;
+		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
+
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		if (error != NULL)
+			*error = edata;
+		else
+			FreeErrorData(edata);
 		ok = false;
 	}
 	PG_END_TRY();
@@ -1216,7 +1227,7 @@ follow_renames(DvTable *dt)
 	 */
 	if (dv_catalog_source_altered(dt->relid) == NULL)
 	{
-		bool		analyses = as_owner_caught(dt, analyse_step, NULL);
+		bool		analyses = dv_as_owner_caught(dt, analyse_step, NULL, true, NULL);
 
 		/*
 		 * (the analysis locks the table: dropped while this waited for it,
@@ -1233,7 +1244,7 @@ follow_renames(DvTable *dt)
 	r.tree = (Query *) stringToNode(tree_text);
 	if (!IsA(r.tree, Query))
 		return;
-	if (!as_owner_caught(dt, rename_step, &r) || r.sql == NULL || strcmp(r.sql, dt->definition) == 0)
+	if (!dv_as_owner_caught(dt, rename_step, &r, true, NULL) || r.sql == NULL || strcmp(r.sql, dt->definition) == 0)
 		return;
 	dv_catalog_set_definition(dt->relid, r.sql);
 	dv_catalog_set_definition_tree(dt->relid, r.new_tree);
