@@ -418,6 +418,8 @@ extern void dv_guard_note_write(Oid relid);
 extern void dv_guard_set_refreshing(Oid relid, List *sources);
 extern void dv_guard_begin_write(Oid *save_target, int *save_level);
 extern void dv_guard_end_write(Oid save_target, int save_level);
+extern void dv_guard_begin_direct_write(Oid *save_target, int *save_level);
+extern void dv_guard_end_direct_write(Oid save_target, int save_level);
 extern bool dv_guard_in_refresh_statement(void);
 extern void dv_guard_allow_column_ddl(Oid relid);
 /* the levels dynview's own DDL runs at (guard.c dv_guard_begin_own_ddl) */

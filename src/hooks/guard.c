@@ -1573,6 +1573,31 @@ dv_guard_end_write(Oid save_target, int save_level)
 }
 
 /*
+ * dv_guard_begin_direct_write - dynview writes the table being refreshed
+ * without a statement (apply.c): what the write runs (CHECK constraints,
+ * index expressions and predicates, the key's operators) meets the guard as
+ * what a refresh statement runs, one executor level deeper than that
+ * statement, so that it may write no dynamic table and no source of the
+ * table being refreshed, nor start a refresh.  The previous state goes to
+ * *save_target and *save_level, for dv_guard_end_direct_write (also on
+ * error: the caller catches it).
+ */
+void
+dv_guard_begin_direct_write(Oid *save_target, int *save_level)
+{
+	dv_guard_begin_write(save_target, save_level);
+	/* (as guard_ExecutorRun counts the statement this write stands for) */
+	exec_nesting++;
+}
+
+void
+dv_guard_end_direct_write(Oid save_target, int save_level)
+{
+	exec_nesting--;
+	dv_guard_end_write(save_target, save_level);
+}
+
+/*
  * dv_guard_in_refresh_statement - does a refresh statement run now (so
  * that the caller was called by a trigger or function it runs)?
  */

@@ -257,7 +257,10 @@ write_own_buffer(DvApply *a, HeapTuple *tuples, uint64 n, int weight, int32 *seq
 
 /*
  * run fn(a, rows, n, snapshot, seq) as the SQL statements run: under
- * dynview's origin when the refresh's writes are its own, an error named
+ * dynview's origin when the refresh's writes are its own, as a refresh
+ * statement for the guard (what it runs, a CHECK constraint's or an index
+ * expression's function, may not write a source or a dynamic table nor
+ * start a refresh: dv_guard_begin_direct_write), an error named
  * "incremental refresh of dynamic table ..."; the command counter
  * incremented afterwards
  */
@@ -269,7 +272,10 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 	MemoryContext caller_context = CurrentMemoryContext;
 	uint16		save_origin = 0;
 	uint64		done = 0;
+	Oid			save_target;
+	int			save_level;
 
+	dv_guard_begin_direct_write(&save_target, &save_level);
 	if (a->own)
 		save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
@@ -282,6 +288,7 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 
 		if (a->own)
 			dv_cdc_own_writes_end(save_origin);
+		dv_guard_end_direct_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
@@ -293,6 +300,7 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 	PG_END_TRY();
 	if (a->own)
 		dv_cdc_own_writes_end(save_origin);
+	dv_guard_end_direct_write(save_target, save_level);
 	CommandCounterIncrement();
 	return done;
 }
