@@ -165,7 +165,9 @@ dv_apply_begin(DvTable *dt, List *key)
 		why = "row-level security is enabled";
 	else if (rel->rd_att->constr && rel->rd_att->constr->has_generated_stored)
 		why = "it has generated columns";
-	else if (pg_class_aclcheck(dt->relid, GetUserId(), ACL_SELECT | ACL_INSERT | ACL_DELETE) != ACLCHECK_OK)
+	/* (all three: pg_class_aclcheck would be satisfied by any one of them) */
+	else if (pg_class_aclmask(dt->relid, GetUserId(), ACL_SELECT | ACL_INSERT | ACL_DELETE, ACLMASK_ALL) !=
+			 (ACL_SELECT | ACL_INSERT | ACL_DELETE))
 		why = "the user lacks a table privilege";
 	if (why != NULL)
 	{
