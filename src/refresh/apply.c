@@ -463,6 +463,8 @@ insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *se
 				slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 : rows[r].values[k];
 			}
 			ExecStoreVirtualTuple(slot);
+			/* (a CHECK constraint may read tableoid: ExecInsert sets it first too) */
+			slot->tts_tableOid = RelationGetRelid(a->rel);
 			if (check)
 				ExecConstraints(a->rri, slot, a->estate);
 			copy++;
