@@ -277,9 +277,9 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 	Oid			save_target;
 	int			save_level;
 
-	dv_guard_begin_direct_write(&save_target, &save_level);
 	if (a->own)
 		save_origin = dv_cdc_own_writes_begin();
+	dv_guard_begin_direct_write(&save_target, &save_level);
 	PG_TRY();
 	{
 		done = fn(a, rows, n, snapshot, seq);
@@ -288,9 +288,9 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 	{
 		ErrorData  *edata;
 
+		dv_guard_end_direct_write(save_target, save_level);
 		if (a->own)
 			dv_cdc_own_writes_end(save_origin);
-		dv_guard_end_direct_write(save_target, save_level);
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
@@ -300,9 +300,9 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 																				  a->dt->table_name)));
 	}
 	PG_END_TRY();
+	dv_guard_end_direct_write(save_target, save_level);
 	if (a->own)
 		dv_cdc_own_writes_end(save_origin);
-	dv_guard_end_direct_write(save_target, save_level);
 	CommandCounterIncrement();
 	return done;
 }
@@ -432,6 +432,14 @@ insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *se
 	uint64		r = 0;
 	int64		copy = 0;
 
+	/*
+	 * (the data snapshot, seeing what this transaction's earlier statements
+	 * wrote, as the INSERT's: a CHECK constraint's or index expression's
+	 * function that reads a table reads it there, not at the caller's
+	 * snapshot, which still holds the rows deleted before)
+	 */
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
 	for (;;)
 	{
 		int			used = 0;
@@ -494,6 +502,7 @@ insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *se
 		MemoryContextReset(batch_context);
 		CHECK_FOR_INTERRUPTS();
 	}
+	PopActiveSnapshot();
 	FreeBulkInsertState(bistate);
 	for (int i = 0; i < nslots; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);

@@ -127,9 +127,26 @@ ALTER TABLE brk21_rows DROP CONSTRAINT brk21_nested;
 RESET ROLE;
 SELECT * FROM dv_refresh_round('brk21_defs');
 
+-- (4) A CHECK constraint's function that reads a table (here the dynamic table itself: no other
+-- row may hold the value) read it at the caller's snapshot, not at the data snapshot with this
+-- refresh's deletes as the statements' INSERT does: two rows swapping their values failed with
+-- 23514 at every refresh, where the statements apply them.
+CREATE FUNCTION brk21_free(v text, id int) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT NOT EXISTS (SELECT 1 FROM public.brk21_rows r WHERE r.v = $1 AND r.id <> $2) $$;
+SET ROLE brk21_owner;
+ALTER TABLE brk21_rows ADD CONSTRAINT brk21_free CHECK (brk21_free(v, id));
+RESET ROLE;
+UPDATE brk21_src SET v = CASE id WHEN 11 THEN 'v12' ELSE 'v11' END WHERE id IN (11, 12);
+SELECT dynview.wait_for_capture();
+SELECT * FROM dv_refresh_round('brk21_defs');
+SELECT id, v FROM brk21_rows WHERE id IN (11, 12) ORDER BY id;
+SET ROLE brk21_owner;
+ALTER TABLE brk21_rows DROP CONSTRAINT brk21_free;
+RESET ROLE;
+
 SELECT dynview.drop_dynamic_table(name) FROM brk21_defs ORDER BY name;
 DROP TABLE brk21_defs, brk21_before, brk21_src, brk21_side;
-DROP FUNCTION brk21_unchanged(), brk21_sneak(int), brk21_nested(int), dv_refresh_round(regclass);
+DROP FUNCTION brk21_unchanged(), brk21_sneak(int), brk21_nested(int), brk21_free(text, int), dv_refresh_round(regclass);
 REVOKE USAGE ON SCHEMA dynview FROM brk21_owner;
 REVOKE CREATE ON SCHEMA public FROM brk21_owner;
 DROP ROLE brk21_owner;
