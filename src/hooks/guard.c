@@ -811,10 +811,15 @@ check_structure(Node *parsetree)
 
 			if (cmd->subtype == AT_AddConstraint || cmd->subtype == AT_AddColumn)
 				check_foreign_keys(cmd->def);
-			/* columns of a dynamic table change only with its definition */
+			/*
+			 * columns of a dynamic table change only with its definition (nor
+			 * become identity columns: one GENERATED ALWAYS refuses the values
+			 * the refreshes' INSERT writes, and a direct apply wrote them)
+			 */
 			if (OidIsValid(altered) && (altered != ddl_allowed || ddl_allowed_lxid != MyProc->lxid) &&
 				(cmd->subtype == AT_AddColumn || cmd->subtype == AT_DropColumn ||
-				 cmd->subtype == AT_AlterColumnType || cmd->subtype == AT_AddOf))
+				 cmd->subtype == AT_AlterColumnType || cmd->subtype == AT_AddOf ||
+				 cmd->subtype == AT_AddIdentity || cmd->subtype == AT_SetIdentity))
 				ereport(ERROR,
 						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 						 errmsg("cannot change the columns of dynamic table \"%s\"", get_rel_name(altered)),

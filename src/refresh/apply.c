@@ -140,6 +140,26 @@ key_index_of(Relation rel, List *key, AttrNumber *key_attnums, int *nkeys)
 }
 
 /*
+ * has_identity_always - has rel a column GENERATED ALWAYS AS IDENTITY (made
+ * before the guard refused them)?  The statements' INSERT refuses to write
+ * it (428C9), and so must the refresh.
+ */
+static bool
+has_identity_always(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int k = 0; k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+
+		if (!att->attisdropped && att->attidentity == ATTRIBUTE_IDENTITY_ALWAYS)
+			return true;
+	}
+	return false;
+}
+
+/*
  * dv_apply_begin - the direct apply of dt's delta, or NULL when a statement
  * would do more than write the rows (see the file header), with the reason
  * at DEBUG1.  key: the table's derived key (column names), NIL if none;
@@ -165,6 +185,8 @@ dv_apply_begin(DvTable *dt, List *key)
 		why = "row-level security is enabled";
 	else if (rel->rd_att->constr && rel->rd_att->constr->has_generated_stored)
 		why = "it has generated columns";
+	else if (has_identity_always(rel))
+		why = "it has an identity column GENERATED ALWAYS";
 	/* (all three: pg_class_aclcheck would be satisfied by any one of them) */
 	else if (pg_class_aclmask(dt->relid, GetUserId(), ACL_SELECT | ACL_INSERT | ACL_DELETE, ACLMASK_ALL) !=
 			 (ACL_SELECT | ACL_INSERT | ACL_DELETE))
