@@ -17,10 +17,17 @@
  * statement would do nothing more than that (dv_apply_begin): a plain table
  * (not partitioned, not a partition), no trigger (so no foreign key and no
  * deferrable constraint either), no rule, no row-level security, no stored
- * generated column, and the current user holding SELECT, INSERT and DELETE
- * on it; NOT NULL and CHECK constraints are checked as the executor does
- * (ExecConstraints).  Anything else, and any row the direct delete does not
+ * generated column nor identity column GENERATED ALWAYS, and the current
+ * user holding all of SELECT, INSERT and DELETE on it; NOT NULL and CHECK
+ * constraints are checked as the executor does (ExecConstraints, the row's
+ * tableoid set).  Anything else, and any row the direct delete does not
  * find, is left to apply_spj's statements, which stay the general path.
+ *
+ * What the writes run (a CHECK constraint's or an index expression's
+ * function) runs as under a statement: at the data snapshot with the
+ * current command id, and for the guard as what a refresh statement runs
+ * (dv_guard_begin_direct_write: it may not write a source or a dynamic
+ * table, nor start a refresh).
  *
  * Exactness: a row leaves only if its text form is the delta row's (the
  * SQL statements' rule: 1.0 and 1.00 are different rows; a row written
