@@ -125,6 +125,22 @@ SELECT brk21_unchanged() AS differing;
 SET ROLE brk21_owner;
 ALTER TABLE brk21_rows DROP CONSTRAINT brk21_nested;
 RESET ROLE;
+-- (the same through an index expression: a function declared IMMUTABLE that calls a volatile one)
+CREATE FUNCTION brk21_key(id int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  PERFORM public.brk21_sneak(id);
+  RETURN id;
+END $$;
+SET ROLE brk21_owner;
+CREATE INDEX brk21_rows_key ON brk21_rows (brk21_key(id - 100));
+RESET ROLE;
+INSERT INTO brk21_src VALUES (107, 'v107', 107);
+SELECT dynview.wait_for_capture();
+SELECT refresh_mode FROM dynview.refresh('brk21_rows');
+\echo :LAST_ERROR_SQLSTATE
+SELECT brk21_unchanged() AS differing;
+SELECT id, v FROM brk21_src WHERE id BETWEEN 7 AND 9 ORDER BY id;
+DROP INDEX brk21_rows_key;
 SELECT * FROM dv_refresh_round('brk21_defs');
 
 -- (4) A CHECK constraint's function that reads a table (here the dynamic table itself: no other
@@ -160,7 +176,7 @@ SELECT attname, attidentity FROM pg_attribute WHERE attrelid = 'brk21_rows'::reg
 
 SELECT dynview.drop_dynamic_table(name) FROM brk21_defs ORDER BY name;
 DROP TABLE brk21_defs, brk21_before, brk21_src, brk21_side;
-DROP FUNCTION brk21_unchanged(), brk21_sneak(int), brk21_nested(int), brk21_free(text, int), dv_refresh_round(regclass);
+DROP FUNCTION brk21_unchanged(), brk21_sneak(int), brk21_nested(int), brk21_free(text, int), brk21_key(int), dv_refresh_round(regclass);
 REVOKE USAGE ON SCHEMA dynview FROM brk21_owner;
 REVOKE CREATE ON SCHEMA public FROM brk21_owner;
 DROP ROLE brk21_owner;
