@@ -16,7 +16,9 @@
  *	  pg_stat_statements does), restored on error by PG_FINALLY.
  *	  Rows dynview writes without a statement (the history row and the
  *	  catalog row's data snapshot, catalog.c) meet the same checks through
- *	  dv_guard_note_write.
+ *	  dv_guard_note_write; while the direct apply writes a dynamic table
+ *	  without a statement (apply.c), what that runs is one level deeper than
+ *	  the statement it stands for (dv_guard_begin_direct_write).
  *	- ProcessUtility hook: TRUNCATE of a dynamic table always fails (no
  *	  refresh truncates), also when TRUNCATE reaches it through an
  *	  inheritance parent or, with CASCADE, through a foreign key; so does
