@@ -68,10 +68,8 @@
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/tablecmds.h"
-#include "commands/vacuum.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -673,11 +671,10 @@ write_batch(Oid dboid, DvPluginState *state, XLogRecPtr upto)
  * for this short transaction and then reads the new relfilenode; its kept
  * plans over the buffer are revalidated by PostgreSQL's plan cache.
  * Returns the buffers it could not lock (in TopMemoryContext), which the
- * next pass tries again.  Appends the buffers smaller than SHRINK_MIN_BLOCKS
- * to *kept (in TopMemoryContext), for vacuum_pruned_buffers.
+ * next pass tries again.
  */
 static List *
-shrink_emptied_buffers(List *emptied, List **kept)
+shrink_emptied_buffers(List *emptied)
 {
 	ListCell   *lc;
 	List	   *busy = NIL;
@@ -703,12 +700,7 @@ shrink_emptied_buffers(List *emptied, List **kept)
 		if (rel == NULL || RelationGetNumberOfBlocks(rel) < SHRINK_MIN_BLOCKS)
 		{
 			if (rel != NULL)
-			{
 				table_close(rel, NoLock);
-				old = MemoryContextSwitchTo(TopMemoryContext);
-				*kept = lappend_oid(*kept, buffer);
-				MemoryContextSwitchTo(old);
-			}
 			CommitTransactionCommand();
 			continue;
 		}
@@ -731,70 +723,6 @@ shrink_emptied_buffers(List *emptied, List **kept)
 	return busy;
 }
 
-/*
- * vacuum_pruned_buffers - VACUUM the buffers that pruning deleted rows from
- * and that were not truncated, at once and without truncating their empty
- * pages (TRUNCATE false), so that the next rows written into them, by this
- * worker or by a refresh into a dynamic table's own buffer, reuse the pages
- * instead of extending the relation page by page.
- *
- * Pruning deletes rows, but their space is found by writers only through
- * the free space map, which VACUUM fills: until autovacuum came (once a
- * minute at most), every page a writer needed was a new page (smgrextend, an
- * 8 kB write each), and autovacuum then cut the emptied pages off the end,
- * so the next write extended the relation again.  Buffers of
- * SHRINK_MIN_BLOCKS pages or more that pruning emptied are truncated
- * instead (shrink_emptied_buffers), and larger ones that still hold rows
- * are left to autovacuum: only buffers below SHRINK_MIN_BLOCKS pages come
- * here, so a pass reads fewer than that many pages of each.
- *
- * Runs vacuum() as a top-level VACUUM would, outside any transaction of
- * ours (it makes its own), with SKIP_LOCKED: a buffer some transaction holds
- * in a conflicting mode (DDL, a truncation) is passed over.  A refresh
- * reading or writing the buffer holds no conflicting lock, and VACUUM waits
- * for no page another backend has pinned.  PortalContext, which vacuum()
- * allocates under and a background worker has none of, is a context of this
- * call's.
- */
-static void
-vacuum_pruned_buffers(List *buffers)
-{
-	VacuumParams params;
-	List	   *relations = NIL;
-	ListCell   *lc;
-	MemoryContext portal;
-	MemoryContext old;
-
-	if (buffers == NIL)
-		return;
-	portal = AllocSetContextCreate(TopMemoryContext, "dynview buffer vacuum", ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(portal);
-	foreach(lc, buffers)
-		relations = lappend(relations, makeVacuumRelation(NULL, lfirst_oid(lc), NIL));
-	memset(&params, 0, sizeof(params));
-	params.options = VACOPT_VACUUM | VACOPT_SKIP_LOCKED;
-	params.freeze_min_age = -1;
-	params.freeze_table_age = -1;
-	params.multixact_freeze_min_age = -1;
-	params.multixact_freeze_table_age = -1;
-	params.is_wraparound = false;
-	params.log_min_duration = -1;
-	params.index_cleanup = VACOPTVALUE_UNSPECIFIED;
-	params.truncate = VACOPTVALUE_DISABLED;
-	params.nworkers = -1;		/* no parallel workers for a few pages */
-
-	pgstat_report_activity(STATE_RUNNING, "vacuuming pruned change buffers");
-	PortalContext = portal;
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	vacuum(relations, &params, GetAccessStrategy(BAS_VACUUM), true);
-	CommitTransactionCommand();
-	PortalContext = NULL;
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(portal);
-	pgstat_report_activity(STATE_IDLE, NULL);
-}
-
 /* buffers emptied by an earlier pass that could not be truncated then */
 static List *shrink_pending = NIL;
 
@@ -806,7 +734,6 @@ prune_buffers(void)
 	List	   *sources = NIL;
 	List	   *buffers = NIL;
 	List	   *emptied = NIL;	/* (in TopMemoryContext: used after the commit) */
-	List	   *kept = NIL;		/* pruned, not truncated: to vacuum (also) */
 	MemoryContext old;
 	ListCell   *lc1,
 			   *lc2;
@@ -950,11 +877,9 @@ prune_buffers(void)
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	emptied = list_concat(emptied, shrink_pending);
 	list_free(shrink_pending);
-	shrink_pending = shrink_emptied_buffers(emptied, &kept);
+	shrink_pending = shrink_emptied_buffers(emptied);
 	list_free(emptied);
 	MemoryContextSwitchTo(old);
-	vacuum_pruned_buffers(kept);
-	list_free(kept);
 }
 
 /*
