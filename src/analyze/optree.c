@@ -1304,10 +1304,24 @@ or_implied_quals(BoolExpr *or)
 	return implied;
 }
 
+/* mark the filter of op's tree whose one condition is c (just pushed) as implied */
+static void
+mark_implied(DvOp *op, Node *c)
+{
+	if (op == NULL)
+		return;
+	if (op->kind == DV_OP_FILTER && list_length(op->quals) == 1 && linitial(op->quals) == c)
+		op->implied = true;
+	mark_implied(op->left, c);
+	if (op->kind == DV_OP_JOIN)
+		mark_implied(op->right, c);
+}
+
 static DvOp *
 push_quals(DvOp *op, Node *quals)
 {
 	List	   *conjuncts = NIL;
+	List	   *implied = NIL;
 	ListCell   *lc;
 
 	/*
@@ -1338,7 +1352,12 @@ push_quals(DvOp *op, Node *quals)
 			{
 				conjuncts = lappend(conjuncts, lfirst(lo));
 				if (is_orclause(lfirst(lo)))
-					conjuncts = list_concat(conjuncts, or_implied_quals((BoolExpr *) lfirst(lo)));
+				{
+					List	   *more = or_implied_quals((BoolExpr *) lfirst(lo));
+
+					conjuncts = list_concat(conjuncts, more);
+					implied = list_concat(implied, more);
+				}
 			}
 		}
 		else
@@ -1353,6 +1372,8 @@ push_quals(DvOp *op, Node *quals)
 			op = make_filter(op, list_make1(c));
 		else
 			op = push_qual(op, c, expr_varnos(c));
+		if (list_member_ptr(implied, c))
+			mark_implied(op, c);
 	}
 	return op;
 }
@@ -2357,6 +2378,9 @@ static char *rows_sql(DvGen *g, DvOp *op);
 static bool reads_state(DvOp *op);
 static char *state_qualified(DvOp *op);
 static bool reads_filter_state(DvGen *g, DvOp *op);
+
+/* leave out the implied filters in the statements generated now (optree.h) */
+static bool leave_implied_filters = false;
 static bool reads_filter_state_reached(DvGen *g, DvOp *op);
 static DvOpCol *filter_state_key(DvOp *op);
 static bool selective_qual(Node *qual);
@@ -2941,6 +2965,12 @@ rows_sql(DvGen *g, DvOp *op)
 									 g->reach_op, g->reach_array);
 					g->reach_done = true;
 				}
+				break;
+			}
+			/* (the OR above applies it: a build's input leaves it to the planner) */
+			if (leave_implied_filters && op->implied)
+			{
+				appendStringInfoString(&buf, rows_sql(g, op->left));
 				break;
 			}
 			appendStringInfo(&buf, "SELECT * FROM (%s) f WHERE %s", rows_sql(g, op->left),
@@ -5599,6 +5629,12 @@ void
 dv_optree_use_state(bool use)
 {
 	use_state = use;
+}
+
+void
+dv_optree_leave_implied_filters(bool on)
+{
+	leave_implied_filters = on;
 }
 
 char *

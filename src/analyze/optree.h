@@ -221,6 +221,12 @@ typedef struct DvOp
 	 */
 	bool		state_wanted;
 	bool		state_optional;
+	/*
+	 * implied: a filter whose one condition push_quals derived from an OR
+	 * over several relations (or_implied_quals), redundant below that OR;
+	 * a build's input leaves it out (dv_optree_leave_implied_filters).
+	 */
+	bool		implied;
 	Query	   *state_level;
 	DvOpCol    *state_key;
 	bool		state_key_known;
@@ -329,6 +335,16 @@ extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
 extern List *dv_optree_state_ops(struct DvPlan *plan);
 extern bool dv_optree_some_state_kept(struct DvPlan *plan);
 extern void dv_optree_use_state(bool use);
+
+/*
+ * While on, the SQL generated leaves out the filters derived from an OR
+ * over several relations (DvOp implied), which the OR above them still
+ * applies: PostgreSQL derives the same conditions from the OR itself
+ * (extract_restriction_or_clauses) and, given them twice, counts their
+ * selectivity twice.  Only for the input of an aggregate state's fill
+ * (aggstate.c); a filter state's own rows keep them.
+ */
+extern void dv_optree_leave_implied_filters(bool on);
 extern char *dv_optree_state_name(DvOp *op);	/* unqualified, in dynview_state */
 extern bool dv_optree_state_usable(DvOp *op);
 
