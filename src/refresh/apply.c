@@ -139,6 +139,8 @@ key_index_of(Relation rel, List *key, AttrNumber *key_attnums, int *nkeys)
 				(index->rd_opcintype[i] == a->atttypid ||
 				 IsBinaryCoercible(a->atttypid, index->rd_opcintype[i])) &&
 				index->rd_opfamily[i] == lookup_type_cache(a->atttypid, TYPECACHE_BTREE_OPFAMILY)->btree_opf &&
+				/* (array_ops and record_ops compare only elements or fields that compare) */
+				OidIsValid(lookup_type_cache(a->atttypid, TYPECACHE_CMP_PROC)->cmp_proc) &&
 				index->rd_indcollation[i] == a->attcollation;
 			key_attnums[i] = att;
 		}

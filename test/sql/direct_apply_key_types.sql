@@ -4,6 +4,7 @@
 -- a domain (its base type's), an enum (anyenum), an array (anyarray).  Each round changes the
 -- sources (new rows, updated values, equal values spelled otherwise, key changes, deletes) and
 -- compares each refresh with its query (dv_refresh_round: verify(), the rows by text and by =).
+-- Types whose "=" has no B-tree comparison behind it (xid[]) are no key and get no apply index.
 SET client_min_messages = warning;
 CREATE DOMAIN dak_code AS text CHECK (VALUE <> '');
 CREATE TYPE dak_color AS ENUM ('red', 'green', 'blue');
@@ -79,7 +80,39 @@ SELECT name, (SELECT count(*) FROM dynview.refresh_history(d.name, 10) h WHERE h
   FROM dak_defs d ORDER BY name;
 
 SELECT dynview.drop_dynamic_table(name) FROM dak_defs ORDER BY name;
+
+-- Types with "=" and hashing but no B-tree comparison: xid, and arrays and row types of it (their
+-- array_ops and record_ops have the family but compare nothing).  No key and no apply index on
+-- them: the at-most-one-row table took its first column as its key (the direct delete then
+-- failed: "could not identify a comparison function for type xid"), the two-row table's index
+-- on its first column failed to build at creation, an update failed its refresh.
+CREATE TYPE dak_xrow AS (a xid, b int);
+CREATE DOMAIN dak_xids AS xid[];
+CREATE TABLE dak_xid (id int PRIMARY KEY, x xid[], v int);
+INSERT INTO dak_xid VALUES (1, ARRAY['5'::xid], 1), (2, ARRAY['6'::xid], 2), (3, ARRAY['6'::xid], 3);
+CREATE TABLE dak_xdefs (name text PRIMARY KEY, query text NOT NULL);
+INSERT INTO dak_xdefs VALUES
+  ('dak_xid_one', 'SELECT s.x, s.v FROM dak_xid s JOIN abs(1) f ON s.id = f'),
+  ('dak_xid_rows', 'SELECT x, v FROM dak_xid'),
+  ('dak_xrow_one', 'SELECT ROW(s.x[1], s.v)::dak_xrow AS r, s.v FROM dak_xid s JOIN abs(2) f ON s.id = f'),
+  ('dak_xdom_rows', 'SELECT x::dak_xids AS x, v FROM dak_xid');
+SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental') IS NOT NULL AS created
+  FROM dak_xdefs ORDER BY name;
+SELECT c.relname, count(i.indexrelid) AS indexes
+  FROM dak_xdefs d JOIN pg_class c ON c.relname = d.name
+  LEFT JOIN pg_index i ON i.indrelid = c.oid
+ GROUP BY c.relname ORDER BY c.relname;
+UPDATE dak_xid SET x = ARRAY['7'::xid] WHERE id = 2;
+UPDATE dak_xid SET v = 10 WHERE id = 3;
+SELECT dynview.wait_for_capture();
+SELECT * FROM dv_refresh_round('dak_xdefs');
+DELETE FROM dak_xid WHERE id IN (1, 2);
+INSERT INTO dak_xid VALUES (4, ARRAY['6'::xid, NULL], 4);
+SELECT dynview.wait_for_capture();
+SELECT * FROM dv_refresh_round('dak_xdefs');
+
+SELECT dynview.drop_dynamic_table(name) FROM dak_xdefs ORDER BY name;
 DROP FUNCTION dv_refresh_round(regclass);
-DROP TABLE dak_defs, dak_vc, dak_dom, dak_enum, dak_arr;
-DROP TYPE dak_color;
-DROP DOMAIN dak_code;
+DROP TABLE dak_defs, dak_xdefs, dak_vc, dak_dom, dak_enum, dak_arr, dak_xid;
+DROP TYPE dak_color, dak_xrow;
+DROP DOMAIN dak_code, dak_xids;
