@@ -686,14 +686,22 @@ output_name(Query *q, int rti, AttrNumber attno, List *pairs, Var **var)
 	return NULL;
 }
 
-/* can the unique index and a keyed FULL refresh's hash join take a column of this type? */
+/*
+ * can the unique index and a keyed FULL refresh's hash join take a column of
+ * this type?  The B-tree index needs a comparison too: an array's or a row
+ * type's operator family (array_ops, record_ops) has one only when its
+ * elements or fields do, which the type cache says (xid[], aclitem[], a row
+ * with an xid: "=" and hashing but no comparison, and a B-tree index on them
+ * fails to build or to take a second entry)
+ */
 static bool
 indexable(Oid type)
 {
 	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY |
-										   TYPECACHE_HASH_PROC);
+										   TYPECACHE_HASH_PROC | TYPECACHE_CMP_PROC);
 
-	return OidIsValid(tc->eq_opr) && OidIsValid(tc->btree_opf) && OidIsValid(tc->hash_proc);
+	return OidIsValid(tc->eq_opr) && OidIsValid(tc->btree_opf) && OidIsValid(tc->hash_proc) &&
+		OidIsValid(tc->cmp_proc);
 }
 
 /*

@@ -330,8 +330,13 @@ apply_index_shape(DvAnalyzedQuery *aq, bool unique_only, bool *unique)
 
 		forboth(ln, aq->column_names, ltype, aq->column_types)
 		{
-			if (strcmp(strVal(lfirst(ln)), col) == 0 &&
-				!OidIsValid(lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY)->btree_opf))
+			TypeCacheEntry *tc;
+
+			if (strcmp(strVal(lfirst(ln)), col) != 0)
+				continue;
+			tc = lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY | TYPECACHE_CMP_PROC);
+			/* (an array or row type of elements or fields without a comparison has none either) */
+			if (!OidIsValid(tc->btree_opf) || !OidIsValid(tc->cmp_proc))
 				return NIL;		/* no btree: incremental refreshes scan */
 		}
 	}

@@ -57,6 +57,7 @@
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "parser/parse_coerce.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -128,9 +129,18 @@ key_index_of(Relation rel, List *key, AttrNumber *key_attnums, int *nkeys)
 			foreach(kc, key)
 				if (strcmp(NameStr(a->attname), (char *) lfirst(kc)) == 0)
 					in_key = true;
+			/*
+			 * the type's default btree operator family, whose "=" the
+			 * statements use; its input type may be one the column's is
+			 * binary coercible to (varchar's text_ops, a domain's base type,
+			 * anyenum, anyarray)
+			 */
 			ok = in_key && !a->attisdropped &&
-				index->rd_opcintype[i] == a->atttypid &&
+				(index->rd_opcintype[i] == a->atttypid ||
+				 IsBinaryCoercible(a->atttypid, index->rd_opcintype[i])) &&
 				index->rd_opfamily[i] == lookup_type_cache(a->atttypid, TYPECACHE_BTREE_OPFAMILY)->btree_opf &&
+				/* (array_ops and record_ops compare only elements or fields that compare) */
+				OidIsValid(lookup_type_cache(a->atttypid, TYPECACHE_CMP_PROC)->cmp_proc) &&
 				index->rd_indcollation[i] == a->attcollation;
 			key_attnums[i] = att;
 		}
@@ -209,6 +219,9 @@ dv_apply_begin(DvTable *dt, List *key)
 	a->dt = dt;
 	a->rel = rel;
 	a->key_index = key_index_of(rel, key, a->key_attnums, &a->nkeys);
+	if (key != NIL && !OidIsValid(a->key_index))
+		elog(DEBUG1, "dynview: dynamic table \"%s\": the rows that leave are deleted by SQL statements: no unique B-tree index on its key with its types' default operator families",
+			 dt->table_name);
 	a->estate = CreateExecutorState();
 	a->rri = makeNode(ResultRelInfo);
 	/* (no range table: constraint errors then show the row as a statement without column list does) */
