@@ -268,6 +268,7 @@ extern void dv_check_definition_permissions(Query *q);
 struct RelationData;
 extern List *dv_index_tuples(struct RelationData *rel);
 extern double dv_rows_per_value(struct RelationData *rel, AttrNumber attno, double *null_rows);
+extern Oid	dv_btree_family(Oid type);
 
 /* refresh/refresh.c */
 extern Datum dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger);

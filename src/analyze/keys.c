@@ -687,21 +687,29 @@ output_name(Query *q, int rti, AttrNumber attno, List *pairs, Var **var)
 }
 
 /*
- * can the unique index and a keyed FULL refresh's hash join take a column of
- * this type?  The B-tree index needs a comparison too: an array's or a row
- * type's operator family (array_ops, record_ops) has one only when its
- * elements or fields do, which the type cache says (xid[], aclitem[], a row
- * with an xid: "=" and hashing but no comparison, and a B-tree index on them
- * fails to build or to take a second entry)
+ * dv_btree_family - the default B-tree operator family of type, whose "="
+ * dynview's statements use, or InvalidOid when it has none or when the
+ * family compares nothing of this type: an array's or a row type's family
+ * (array_ops, record_ops) compares only elements or fields that compare,
+ * which the type cache's comparison function says (xid[], aclitem[], a row
+ * with an xid: "=" and hashing, but a B-tree index on them fails to build or
+ * to take a second entry).  Type cache lookups only.
  */
+Oid
+dv_btree_family(Oid type)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY | TYPECACHE_CMP_PROC);
+
+	return OidIsValid(tc->cmp_proc) ? tc->btree_opf : InvalidOid;
+}
+
+/* can the unique index and a keyed FULL refresh's hash join take a column of this type? */
 static bool
 indexable(Oid type)
 {
-	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY |
-										   TYPECACHE_HASH_PROC | TYPECACHE_CMP_PROC);
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_PROC);
 
-	return OidIsValid(tc->eq_opr) && OidIsValid(tc->btree_opf) && OidIsValid(tc->hash_proc) &&
-		OidIsValid(tc->cmp_proc);
+	return OidIsValid(tc->eq_opr) && OidIsValid(tc->hash_proc) && OidIsValid(dv_btree_family(type));
 }
 
 /*

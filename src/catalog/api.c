@@ -35,7 +35,6 @@
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
-#include "utils/typcache.h"
 #include "utils/memutils.h"
 #include "utils/varlena.h"
 
@@ -330,13 +329,7 @@ apply_index_shape(DvAnalyzedQuery *aq, bool unique_only, bool *unique)
 
 		forboth(ln, aq->column_names, ltype, aq->column_types)
 		{
-			TypeCacheEntry *tc;
-
-			if (strcmp(strVal(lfirst(ln)), col) != 0)
-				continue;
-			tc = lookup_type_cache(lfirst_oid(ltype), TYPECACHE_BTREE_OPFAMILY | TYPECACHE_CMP_PROC);
-			/* (an array or row type of elements or fields without a comparison has none either) */
-			if (!OidIsValid(tc->btree_opf) || !OidIsValid(tc->cmp_proc))
+			if (strcmp(strVal(lfirst(ln)), col) == 0 && !OidIsValid(dv_btree_family(lfirst_oid(ltype))))
 				return NIL;		/* no btree: incremental refreshes scan */
 		}
 	}

@@ -65,7 +65,6 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/typcache.h"
 
 #include "dynview.h"
 #include "cdc/cdc.h"
@@ -131,16 +130,13 @@ key_index_of(Relation rel, List *key, AttrNumber *key_attnums, int *nkeys)
 					in_key = true;
 			/*
 			 * the type's default btree operator family, whose "=" the
-			 * statements use; its input type may be one the column's is
-			 * binary coercible to (varchar's text_ops, a domain's base type,
-			 * anyenum, anyarray)
+			 * statements use (dv_btree_family); its input type may be one
+			 * the column's is binary coercible to (varchar's text_ops, a
+			 * domain's base type, anyenum, anyarray)
 			 */
 			ok = in_key && !a->attisdropped &&
-				(index->rd_opcintype[i] == a->atttypid ||
-				 IsBinaryCoercible(a->atttypid, index->rd_opcintype[i])) &&
-				index->rd_opfamily[i] == lookup_type_cache(a->atttypid, TYPECACHE_BTREE_OPFAMILY)->btree_opf &&
-				/* (array_ops and record_ops compare only elements or fields that compare) */
-				OidIsValid(lookup_type_cache(a->atttypid, TYPECACHE_CMP_PROC)->cmp_proc) &&
+				IsBinaryCoercible(a->atttypid, index->rd_opcintype[i]) &&
+				index->rd_opfamily[i] == dv_btree_family(a->atttypid) &&
 				index->rd_indcollation[i] == a->attcollation;
 			key_attnums[i] = att;
 		}
