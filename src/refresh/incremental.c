@@ -33,6 +33,7 @@
 #include "tcop/tcopprot.h"
 
 #include "access/clog.h"
+#include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "access/htup_details.h"
@@ -401,6 +402,340 @@ dv_unregister_tuples(const char *name)
 #define DV_BUFFER_BATCH 1000
 
 /*
+ * The handoff (issue 14): inside one pipeline (dv_refresh_pipeline: one
+ * transaction, one snapshot, upstreams first), what a refresh of a dynamic
+ * table writes into its own change buffer is kept in memory too, so that a
+ * downstream refreshed after it in the same pipeline takes its window of
+ * that table from memory instead of reading the buffer back (the dashboard's
+ * GMV layer read the ~1,300 rows its detail layer had just written, each
+ * refresh).  The buffer is still written: every other look at a window (is
+ * it empty, the transaction watch, readers in later transactions) reads the
+ * buffer as before, and finds the same rows.
+ *
+ * The kept rows are the whole window only when the downstream's window of
+ * the upstream's buffer holds nothing but what this transaction wrote.  It
+ * does when both tables have the same data snapshot and own xids (they were
+ * last refreshed together): a buffer row of an earlier refresh of the
+ * upstream is visible in that snapshot (that refresh committed before the
+ * last one took the table's lock, then its snapshot) or is the last
+ * refresh's own (its xid among the own xids), and the window excludes both.
+ * Neither table may have been refreshed before in this transaction, whose
+ * rows of then carry the same xid.  Rows kept in a subtransaction that
+ * aborted were rolled back from the buffer: the upstream's kept rows are
+ * then not used, nor when they would take more than work_mem; the
+ * downstream reads the buffer.  Only a window read as it is (raw) is taken
+ * from memory; a consolidated one reads the buffer.
+ */
+typedef struct Handoff
+{
+	Oid			relid;			/* the upstream dynamic table */
+	char	   *data_snapshot;	/* its data snapshot before this refresh */
+	char	   *data_own_xids;
+	TupleDesc	desc;			/* its buffer's columns */
+	MinimalTuple *tuples;		/* the rows written, in the buffer's layout */
+	uint64		ntuples;
+	uint64		size;			/* of tuples[] */
+	Size		bytes;
+	SubTransactionId last_subid;	/* the latest subtransaction a row was kept in */
+	bool		usable;			/* nothing kept was rolled back, nor too much */
+	bool		complete;		/* its refresh finished (dv_handoff_complete) */
+} Handoff;
+
+static struct
+{
+	LocalTransactionId lxid;	/* the pipeline's transaction; invalid: none */
+	SubTransactionId subid;		/* where the pipeline began */
+	MemoryContext cxt;			/* in TopTransactionContext */
+	List	   *entries;		/* of Handoff * */
+} handoff = {InvalidLocalTransactionId, InvalidSubTransactionId, NULL, NIL};
+
+static bool
+handoff_active(void)
+{
+	return handoff.lxid == MyProc->lxid && handoff.cxt != NULL;
+}
+
+/* a subtransaction aborted: kept rows it wrote are gone from the buffer */
+static void
+handoff_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
+					  SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB || !handoff_active())
+		return;
+	if (mySubid <= handoff.subid)
+	{
+		/* the pipeline's own (its memory goes with the transaction) */
+		handoff.lxid = InvalidLocalTransactionId;
+		handoff.cxt = NULL;
+		handoff.entries = NIL;
+		return;
+	}
+	foreach(lc, handoff.entries)
+	{
+		Handoff    *h = lfirst(lc);
+
+		if (h->last_subid >= mySubid)
+			h->usable = false;
+	}
+}
+
+/*
+ * dv_handoff_begin - a pipeline starts: what its refreshes write into their
+ * own buffers is kept for their downstreams until dv_handoff_end.
+ */
+void
+dv_handoff_begin(void)
+{
+	static bool callback_registered = false;
+
+	if (!callback_registered)
+	{
+		RegisterSubXactCallback(handoff_subxact_abort, NULL);
+		callback_registered = true;
+	}
+	dv_handoff_end();
+	handoff.cxt = AllocSetContextCreate(TopTransactionContext, "dynview handoff", ALLOCSET_DEFAULT_SIZES);
+	handoff.lxid = MyProc->lxid;
+	handoff.subid = GetCurrentSubTransactionId();
+	handoff.entries = NIL;
+}
+
+/* dv_handoff_end - the pipeline ended: nothing more is kept */
+void
+dv_handoff_end(void)
+{
+	if (handoff_active())
+		MemoryContextDelete(handoff.cxt);
+	handoff.lxid = InvalidLocalTransactionId;
+	handoff.cxt = NULL;
+	handoff.entries = NIL;
+}
+
+static Handoff *
+handoff_entry(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, handoff.entries)
+	{
+		Handoff    *h = lfirst(lc);
+
+		if (h->relid == relid)
+			return h;
+	}
+	return NULL;
+}
+
+/*
+ * dv_handoff_complete - the refresh of relid in the pipeline succeeded:
+ * its kept rows may be read by its downstreams.
+ */
+void
+dv_handoff_complete(Oid relid)
+{
+	Handoff    *h;
+
+	if (handoff_active() && (h = handoff_entry(relid)) != NULL)
+		h->complete = true;
+}
+
+/* have a and b the same columns (names, types, dropped ones)? (not their constraints) */
+static bool
+same_columns(TupleDesc a, TupleDesc b)
+{
+	if (a->natts != b->natts)
+		return false;
+	for (int i = 0; i < a->natts; i++)
+	{
+		Form_pg_attribute x = TupleDescAttr(a, i);
+		Form_pg_attribute y = TupleDescAttr(b, i);
+
+		if (x->attisdropped != y->attisdropped || x->atttypid != y->atttypid ||
+			x->atttypmod != y->atttypmod || x->attcollation != y->attcollation ||
+			strcmp(NameStr(x->attname), NameStr(y->attname)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * handoff_start - dv_write_own_buffer is about to write rows into dt's
+ * buffer rel: the entry that keeps them (handoff_keep), or NULL when none
+ * is kept (no pipeline, or the entry is no longer usable)
+ */
+static Handoff *
+handoff_start(DvTable *dt, Relation rel)
+{
+	Handoff    *h;
+
+	if (!handoff_active())
+		return NULL;
+	h = handoff_entry(dt->relid);
+	if (h == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(handoff.cxt);
+
+		h = palloc0(sizeof(Handoff));
+		h->relid = dt->relid;
+		h->usable = dt->data_snapshot != NULL;
+		h->data_snapshot = dt->data_snapshot ? pstrdup(dt->data_snapshot) : NULL;
+		h->data_own_xids = pstrdup(dt->data_own_xids ? dt->data_own_xids : "{}");
+		h->desc = CreateTupleDescCopy(RelationGetDescr(rel));
+		h->size = 256;
+		h->tuples = palloc(sizeof(MinimalTuple) * h->size);
+		handoff.entries = lappend(handoff.entries, h);
+		MemoryContextSwitchTo(old);
+	}
+	h->last_subid = Max(h->last_subid, GetCurrentSubTransactionId());
+	/* (a refresh that gave the table new column types changed its buffer's: nothing kept) */
+	if (h->usable && !same_columns(h->desc, RelationGetDescr(rel)))
+		h->usable = false;
+	return h->usable ? h : NULL;
+}
+
+/* keep a row (slot, in the buffer's layout) that dv_write_own_buffer writes */
+static void
+handoff_keep(Handoff *h, TupleTableSlot *slot)
+{
+	MemoryContext old;
+	MinimalTuple tuple;
+
+	if (!h->usable)
+		return;
+	old = MemoryContextSwitchTo(handoff.cxt);
+
+	/*
+	 * (a value stored outside the row, in a source's TOAST table, is copied
+	 * in, as the buffer's own write does: the row must not depend on it)
+	 */
+	for (int c = 0; c < h->desc->natts; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(h->desc, c);
+
+		if (att->attlen == -1 && !slot->tts_isnull[c] &&
+			VARATT_IS_EXTERNAL(DatumGetPointer(slot->tts_values[c])))
+			slot->tts_values[c] = PointerGetDatum(detoast_external_attr((struct varlena *) DatumGetPointer(slot->tts_values[c])));
+	}
+	tuple = ExecCopySlotMinimalTuple(slot);
+	h->bytes += tuple->t_len;
+	if (h->bytes > (Size) work_mem * 1024)
+	{
+		/* too much to keep: the downstreams read the buffer */
+		h->usable = false;
+		for (uint64 i = 0; i < h->ntuples; i++)
+			pfree(h->tuples[i]);
+		pfree(tuple);
+		h->ntuples = 0;
+	}
+	else
+	{
+		if (h->ntuples == h->size)
+		{
+			h->size *= 2;
+			h->tuples = repalloc_huge(h->tuples, sizeof(MinimalTuple) * h->size);
+		}
+		h->tuples[h->ntuples++] = tuple;
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * handoff_for - the kept rows of upstream that are dt's whole window of it
+ * (see Handoff), or NULL
+ */
+static Handoff *
+handoff_for(DvTable *dt, Oid upstream)
+{
+	Handoff    *h;
+
+	if (!handoff_active() || (h = handoff_entry(upstream)) == NULL)
+		return NULL;
+	if (!h->usable || !h->complete || dt->data_snapshot == NULL || h->data_snapshot == NULL)
+		return NULL;
+	if (strcmp(dt->data_snapshot, h->data_snapshot) != 0 ||
+		strcmp(dt->data_own_xids ? dt->data_own_xids : "{}", h->data_own_xids) != 0)
+		return NULL;
+	if (dv_refreshed_in_this_transaction(dt))
+		return NULL;
+	return h;
+}
+
+/*
+ * read_handoff - src's window read as it is (as read_window with raw) from
+ * the kept rows h: the source's columns src->columns and dv_weight (int8),
+ * typed as the buffer's columns, registered as src->enr_name.  Returns the
+ * rows' count; *weight_sum their weights summed.
+ */
+static int64
+read_handoff(DvPlanSource *src, Handoff *h, int64 *weight_sum)
+{
+	int			ncols = list_length(src->columns);
+	TupleDesc	desc = CreateTemplateTupleDesc(ncols + 1);
+	int		   *map = palloc(sizeof(int) * ncols);
+	Datum	   *values = palloc(sizeof(Datum) * (ncols + 1));
+	bool	   *nulls = palloc(sizeof(bool) * (ncols + 1));
+	Tuplestorestate *store = tuplestore_begin_heap(false, false, work_mem);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(h->desc, &TTSOpsMinimalTuple);
+	int			weight_att = -1;
+	ListCell   *lc;
+	int			i = 0;
+
+	for (int c = 0; c < h->desc->natts; c++)
+		if (strcmp(NameStr(TupleDescAttr(h->desc, c)->attname), "dv_weight") == 0)
+			weight_att = c;
+	if (weight_att < 0)
+		elog(ERROR, "change buffer of %u has no column dv_weight", h->relid);
+	foreach(lc, src->columns)
+	{
+		const char *name = strVal(lfirst(lc));
+
+		map[i] = -1;
+		for (int c = DV_BUFFER_META_COLS; c < h->desc->natts; c++)
+		{
+			Form_pg_attribute att = TupleDescAttr(h->desc, c);
+
+			if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
+			{
+				map[i] = c;
+				TupleDescInitEntry(desc, i + 1, name, att->atttypid, att->atttypmod, 0);
+				TupleDescInitEntryCollation(desc, i + 1, att->attcollation);
+			}
+		}
+		if (map[i] < 0)
+			elog(ERROR, "change buffer of %u has no column \"%s\"", h->relid, name);
+		i++;
+	}
+	TupleDescInitEntry(desc, ncols + 1, "dv_weight", INT8OID, -1, 0);
+	*weight_sum = 0;
+	for (uint64 r = 0; r < h->ntuples; r++)
+	{
+		int16		weight;
+
+		ExecStoreMinimalTuple(h->tuples[r], slot, false);
+		slot_getallattrs(slot);
+		for (int k = 0; k < ncols; k++)
+		{
+			values[k] = slot->tts_values[map[k]];
+			nulls[k] = slot->tts_isnull[map[k]];
+		}
+		weight = DatumGetInt16(slot->tts_values[weight_att]);
+		values[ncols] = Int64GetDatum((int64) weight);
+		nulls[ncols] = false;
+		tuplestore_putvalues(store, desc, values, nulls);
+		*weight_sum += weight;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	src->window_filtered = false;
+	dv_register_store(src->enr_name, store, desc, h->ntuples);
+	src->delta_store = store;
+	src->delta_desc = desc;
+	src->delta_distinct = NIL;
+	return (int64) h->ntuples;
+}
+
+/*
  * dv_write_own_buffer - append the rows of tuptable (rows of the dynamic
  * table, e.g. what a refresh deleted or inserted) to the table's change
  * buffer with the given weight, as changes of the current transaction.
@@ -432,6 +767,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	int			nslots;
 	BulkInsertState bistate;
 	MemoryContext batch_context;
+	Handoff    *kept;
 
 	if (!OidIsValid(buffer) || ntuples == 0)
 		return;
@@ -440,6 +776,8 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	rel = table_open(buffer, RowExclusiveLock);
 	dv_buffer_check_layout(rel);
 	bdesc = RelationGetDescr(rel);
+	/* (and kept in memory for the downstreams refreshed after it in this pipeline) */
+	kept = handoff_start(dt, rel);
 	map = palloc(sizeof(int) * bdesc->natts);
 	for (int i = 0; i < bdesc->natts; i++)
 	{
@@ -500,6 +838,8 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 					slot->tts_values[c] = slot->tts_isnull[c] ? (Datum) 0 : svalues[map[c]];
 				}
 				ExecStoreVirtualTuple(slot);
+				if (kept)
+					handoff_keep(kept, slot);
 			}
 			heap_multi_insert(rel, slots, n, cid, 0, bistate);
 			MemoryContextSwitchTo(old);
@@ -3942,6 +4282,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		Oid			buffer = buffer_of(src->relid);
 		ListCell   *lc2;
 		int64		n;
+		Handoff    *kept;
 
 		if (!OidIsValid(buffer))
 		{
@@ -3991,6 +4332,21 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			break;
 		}
 
+		if (raw && (kept = handoff_for(dt, src->relid)) != NULL)
+		{
+			/* (what the upstream's refresh in this pipeline wrote is the window) */
+			int64		weight_sum = 0;
+
+			n = read_handoff(src, kept, &weight_sum);
+			ereport(DEBUG1,
+					(errmsg_internal("dynamic table \"%s.%s\": the changes of \"%s\" (" INT64_FORMAT " rows) taken from its refresh in this pipeline",
+									 dt->schema_name, dt->table_name, get_rel_name(src->relid), n)));
+			if (n > 0 && weight_sum == 0)
+				read_as_is = lappend(read_as_is, src);
+			else if (n > 0)
+				consolidated_rows = true;
+		}
+		else
 		{
 			int			ncolumns = 0;
 			int64		weight_sum = 0;

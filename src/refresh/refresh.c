@@ -2211,6 +2211,8 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 		check_no_concurrent_refresh(order, snapshot);
 	taken_at = GetCurrentTimestamp();
 	lsn = dv_capture_position();	/* L: after every commit visible in S_new */
+	/* (what each refresh writes for its downstreams is kept for those after it: incremental.c) */
+	dv_handoff_begin();
 	foreach(lc, order)
 	{
 		Oid			oid = lfirst_oid(lc);
@@ -2320,8 +2322,12 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			PG_END_TRY();
 		}
 		if (refreshed)
+		{
 			done = lappend_oid(done, oid);
+			dv_handoff_complete(oid);
+		}
 	}
+	dv_handoff_end();
 	/* at the top level, when the transaction's own xids are all known */
 	foreach(lc, done)
 		dv_catalog_record_success(lfirst_oid(lc), snapshot, taken_at, lsn, "SUCCEED");
