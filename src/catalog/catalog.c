@@ -913,18 +913,31 @@ dv_catalog_set_next_full(Oid relid, const char *reason_code)
 /*
  * dv_catalog_mark_changed_outside - relid was written by other than its
  * refreshes: its next refresh is FULL (CHANGED_OUTSIDE_REFRESH), unless one
- * is due already for another reason (which it keeps).  Needs SPI.
+ * is due already for another reason (which it keeps).  So is the next
+ * refresh of each dynamic table that reads it (UPSTREAM_CHANGED_OUTSIDE_REFRESH):
+ * a dynamic table's change buffer holds what its refreshes wrote, not these
+ * rows, and the FULL refresh that removes them writes their removal there;
+ * a reader applying that alone would lose rows it never had.  Needs SPI.
  */
 void
 dv_catalog_mark_changed_outside(Oid relid)
 {
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	ListCell   *lc;
 
 	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CHANGED_OUTSIDE_REFRESH' "
 					"WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
 					"AND next_refresh_full IS NULL",
 					1, types, values, NULL, -1);
+	foreach(lc, dv_catalog_readers(relid))
+	{
+		values[0] = ObjectIdGetDatum(lfirst_oid(lc));
+		dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'UPSTREAM_CHANGED_OUTSIDE_REFRESH' "
+						"WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+						"AND next_refresh_full IS NULL",
+						1, types, values, NULL, -1);
+	}
 }
 
 /*

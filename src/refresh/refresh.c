@@ -1545,6 +1545,7 @@ static const struct
 	{"SOURCE_ALTERED", "The columns, keys or storage of a source changed since the last refresh (ALTER TABLE, a unique index created or dropped, VACUUM FULL or CLUSTER); the table was recomputed in full."},
 	{"DEFINITION_CHANGED", "The definition, analysed again, differs from the one of the last refresh (a view it reads was redefined, or the row-level security of a source changed for the table's owner); the table was recomputed in full."},
 	{"CHANGED_OUTSIDE_REFRESH", "The table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); it was recomputed in full."},
+	{"UPSTREAM_CHANGED_OUTSIDE_REFRESH", "An upstream dynamic table was written by other than its refreshes (COPY FROM, or a subscription's apply worker); its change buffer does not hold those rows, so the table was recomputed in full."},
 	{"CHANGE_RETENTION_EXCEEDED", "The table held its sources' changes longer than dynview.change_retention; they were pruned and the table was recomputed in full."},
 	{"SOURCE_PARTITIONS_CHANGED", "A partition or inheritance child holding rows was attached to, detached from or dropped from a source, or one was switched between logged and unlogged; none of this logs row changes, so the table was recomputed in full."},
 	{"RESTORED", "The table's catalog row was restored from another database or cluster; its data snapshot named that database's transactions and was not trusted, so the table was recomputed in full."},
