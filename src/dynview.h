@@ -295,7 +295,7 @@ extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr ls
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
-extern void dv_handoff_begin(void);
+extern void dv_handoff_begin(Oid target);
 extern void dv_handoff_end(void);
 extern void dv_handoff_complete(Oid relid);
 extern uint64 dv_exec_fill(const char *sql, Snapshot snapshot, const char *what,

@@ -445,9 +445,10 @@ static struct
 {
 	LocalTransactionId lxid;	/* the pipeline's transaction; invalid: none */
 	SubTransactionId subid;		/* where the pipeline began */
+	Oid			target;			/* the table refreshed: nothing after it reads it */
 	MemoryContext cxt;			/* in TopTransactionContext */
 	List	   *entries;		/* of Handoff * */
-} handoff = {InvalidLocalTransactionId, InvalidSubTransactionId, NULL, NIL};
+} handoff = {InvalidLocalTransactionId, InvalidSubTransactionId, InvalidOid, NULL, NIL};
 
 static bool
 handoff_active(void)
@@ -482,11 +483,14 @@ handoff_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
 }
 
 /*
- * dv_handoff_begin - a pipeline starts: what its refreshes write into their
- * own buffers is kept for their downstreams until dv_handoff_end.
+ * dv_handoff_begin - a pipeline of target and its upstreams starts: what
+ * their refreshes write into their own buffers is kept for the downstreams
+ * refreshed after them, until dv_handoff_end.  The target's rows are not
+ * kept: no table of the pipeline reads it (every other one is read by a
+ * table after it, the pipeline being target's upstream closure).
  */
 void
-dv_handoff_begin(void)
+dv_handoff_begin(Oid target)
 {
 	static bool callback_registered = false;
 
@@ -499,6 +503,7 @@ dv_handoff_begin(void)
 	handoff.cxt = AllocSetContextCreate(TopTransactionContext, "dynview handoff", ALLOCSET_DEFAULT_SIZES);
 	handoff.lxid = MyProc->lxid;
 	handoff.subid = GetCurrentSubTransactionId();
+	handoff.target = target;
 	handoff.entries = NIL;
 }
 
@@ -570,7 +575,7 @@ handoff_start(DvTable *dt, Relation rel)
 {
 	Handoff    *h;
 
-	if (!handoff_active())
+	if (!handoff_active() || dt->relid == handoff.target)
 		return NULL;
 	h = handoff_entry(dt->relid);
 	if (h == NULL)
@@ -652,7 +657,7 @@ handoff_for(DvTable *dt, Oid upstream)
 
 	if (!handoff_active() || (h = handoff_entry(upstream)) == NULL)
 		return NULL;
-	if (!h->usable || !h->complete || dt->data_snapshot == NULL || h->data_snapshot == NULL)
+	if (!h->usable || !h->complete || dt->data_snapshot == NULL)
 		return NULL;
 	if (strcmp(dt->data_snapshot, h->data_snapshot) != 0 ||
 		strcmp(dt->data_own_xids ? dt->data_own_xids : "{}", h->data_own_xids) != 0)
@@ -678,15 +683,9 @@ read_handoff(DvPlanSource *src, Handoff *h, int64 *weight_sum)
 	bool	   *nulls = palloc(sizeof(bool) * (ncols + 1));
 	Tuplestorestate *store = tuplestore_begin_heap(false, false, work_mem);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(h->desc, &TTSOpsMinimalTuple);
-	int			weight_att = -1;
 	ListCell   *lc;
 	int			i = 0;
 
-	for (int c = 0; c < h->desc->natts; c++)
-		if (strcmp(NameStr(TupleDescAttr(h->desc, c)->attname), "dv_weight") == 0)
-			weight_att = c;
-	if (weight_att < 0)
-		elog(ERROR, "change buffer of %u has no column dv_weight", h->relid);
 	foreach(lc, src->columns)
 	{
 		const char *name = strVal(lfirst(lc));
@@ -720,7 +719,8 @@ read_handoff(DvPlanSource *src, Handoff *h, int64 *weight_sum)
 			values[k] = slot->tts_values[map[k]];
 			nulls[k] = slot->tts_isnull[map[k]];
 		}
-		weight = DatumGetInt16(slot->tts_values[weight_att]);
+		/* (dv_weight: the fifth own column, where dv_write_own_buffer puts it) */
+		weight = DatumGetInt16(slot->tts_values[4]);
 		values[ncols] = Int64GetDatum((int64) weight);
 		nulls[ncols] = false;
 		tuplestore_putvalues(store, desc, values, nulls);

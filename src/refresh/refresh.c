@@ -2213,7 +2213,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	taken_at = GetCurrentTimestamp();
 	lsn = dv_capture_position();	/* L: after every commit visible in S_new */
 	/* (what each refresh writes for its downstreams is kept for those after it: incremental.c) */
-	dv_handoff_begin();
+	dv_handoff_begin(relid);
 	foreach(lc, order)
 	{
 		Oid			oid = lfirst_oid(lc);
