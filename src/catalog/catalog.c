@@ -910,6 +910,19 @@ dv_catalog_set_next_full(Oid relid, const char *reason_code)
 	set_text_column(relid, "next_refresh_full", reason_code);
 }
 
+/* relid's next refresh is FULL with reason_code, unless one is due already (it keeps its reason) */
+static void
+set_next_full_unless_due(Oid relid, const char *reason_code)
+{
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), CStringGetTextDatum(reason_code)};
+
+	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = $2 "
+					"WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+					"AND next_refresh_full IS NULL",
+					2, types, values, NULL, -1);
+}
+
 /*
  * dv_catalog_mark_changed_outside - relid was written by other than its
  * refreshes: its next refresh is FULL (CHANGED_OUTSIDE_REFRESH), unless one
@@ -922,22 +935,11 @@ dv_catalog_set_next_full(Oid relid, const char *reason_code)
 void
 dv_catalog_mark_changed_outside(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
 	ListCell   *lc;
 
-	dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'CHANGED_OUTSIDE_REFRESH' "
-					"WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-					"AND next_refresh_full IS NULL",
-					1, types, values, NULL, -1);
+	set_next_full_unless_due(relid, "CHANGED_OUTSIDE_REFRESH");
 	foreach(lc, dv_catalog_readers(relid))
-	{
-		values[0] = ObjectIdGetDatum(lfirst_oid(lc));
-		dv_catalog_exec("UPDATE dynview.dynamic_table_catalog SET next_refresh_full = 'UPSTREAM_CHANGED_OUTSIDE_REFRESH' "
-						"WHERE relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-						"AND next_refresh_full IS NULL",
-						1, types, values, NULL, -1);
-	}
+		set_next_full_unless_due(lfirst_oid(lc), "UPSTREAM_CHANGED_OUTSIDE_REFRESH");
 }
 
 /*
