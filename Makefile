@@ -24,6 +24,7 @@ OBJS = \
 	src/refresh/txnwatch.o \
 	src/refresh/plancache.o \
 	src/refresh/statements.o \
+	src/refresh/deltastats.o \
 	src/hooks/guard.o \
 	src/hooks/matview.o \
 	src/scheduler/launcher.o \

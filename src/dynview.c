@@ -40,6 +40,7 @@ int			dv_max_refresh_workers = 1;
 bool		dv_keep_freed_memory = true;
 bool		dv_linear_windows_as_is = true;
 bool		dv_window_filter_functions = true;
+bool		dv_delta_statistics = true;
 bool		dv_index_recompute_pairs = true;
 int			dv_distinct_values_per_row = 256;
 
@@ -147,6 +148,14 @@ define_gucs(void)
 							 "Never for a source whose row-level security applies to the table's owner. Read at each refresh.",
 							 &dv_window_filter_functions, true, PGC_USERSET,
 							 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dynview.delta_statistics",
+							 "The planner is given column statistics of the changes and state rows an incremental refresh's statements read.",
+							 "Each column's fraction of NULLs and number of distinct values, counted over the rows (at most 100,000, in memory) "
+							 "when the planner first asks for them: without them it assumes a tenth of the rows share a hash bucket, "
+							 "and hashes the other side of a join whole rather than the changes. Read when the rows are read; "
+							 "statements planned with and without them are kept apart. Off: PostgreSQL's defaults.",
+							 &dv_delta_statistics, true, PGC_USERSET,
+							 0, NULL, NULL, NULL);
 	/* a PGC_POSTMASTER setting can only be defined while preloading */
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("dynview.max_sources",
@@ -167,6 +176,7 @@ _PG_init(void)
 {
 	define_gucs();
 	dv_guard_init();
+	dv_delta_stats_init();
 
 	if (process_shared_preload_libraries_in_progress)
 	{

@@ -46,6 +46,7 @@ extern bool dv_log_refreshes;
 extern double dv_full_refresh_change_ratio;
 extern bool dv_linear_windows_as_is;
 extern bool dv_window_filter_functions;
+extern bool dv_delta_statistics;
 extern bool dv_index_recompute_pairs;
 extern int	dv_distinct_values_per_row;
 extern int	dv_history_retention;
@@ -357,6 +358,11 @@ extern void dv_unregister_tuples(const char *name);
 extern void dv_forget_aborted_tuples(void);
 struct StringInfoData;
 extern void dv_registered_tuples_shape(const char *sql, struct StringInfoData *buf);
+extern bool dv_registered_column_stats(const char *name, List *coltypes, double ntuples, int attno,
+									   double *distinct, double *nulls);
+
+/* refresh/deltastats.c: the planner's statistics of a refresh's ephemeral relations */
+extern void dv_delta_stats_init(void);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n, DvParams *params);
 extern void dv_refuse_row_security_off(DvTable *dt, const char *action);

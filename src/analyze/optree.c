@@ -4470,6 +4470,66 @@ implied_restrict(DvGen *g, DvOp *join, DvOp *bare, List *above_joins)
 	}
 }
 
+/*
+ * dv_store_distinct - the number of distinct non-NULL values of column attno
+ * (1-based, of shape desc) among the rows of store, equal under the type's
+ * default btree equality and the collation; *nulls (when not NULL) set to
+ * the number of NULLs.  -1 when the type has no default btree ordering and
+ * equality.  The rows are read through a read pointer of their own, rewound
+ * first, as the executor's scan of an ephemeral relation reads them (read
+ * pointer 0 is selected again after); the values are sorted (tuplesort, the
+ * type's ordering under the collation) and equal neighbours counted once.
+ * Memory: the current context's (the sort's own is freed).
+ */
+double
+dv_store_distinct(Tuplestorestate *store, TupleDesc desc, int attno, Oid collation, double *nulls)
+{
+	Oid			type = TupleDescAttr(desc, attno - 1)->atttypid;
+	TypeCacheEntry *typentry;
+	Tuplesortstate *sort;
+	TupleTableSlot *slot;
+	int			ptr;
+	double		distinct = 0;
+	double		nnull = 0;
+	Datum		prev = (Datum) 0;
+	bool		have_prev = false;
+	Datum		value;
+	bool		isnull;
+
+	typentry = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_EQ_OPR_FINFO);
+	if (!OidIsValid(typentry->lt_opr) || !OidIsValid(typentry->eq_opr_finfo.fn_oid))
+		return -1;
+	sort = tuplesort_begin_datum(type, typentry->lt_opr, collation, false,
+								 work_mem, NULL, TUPLESORT_NONE);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	ptr = tuplestore_alloc_read_pointer(store, EXEC_FLAG_REWIND);
+	tuplestore_select_read_pointer(store, ptr);
+	tuplestore_rescan(store);
+	while (tuplestore_gettupleslot(store, true, false, slot))
+	{
+		value = slot_getattr(slot, attno, &isnull);
+		if (isnull)
+			nnull++;
+		else
+			tuplesort_putdatum(sort, value, false);
+	}
+	tuplestore_select_read_pointer(store, 0);
+	ExecDropSingleTupleTableSlot(slot);
+	tuplesort_performsort(sort);
+	while (tuplesort_getdatum(sort, true, &value, &isnull, NULL))
+	{
+		if (!have_prev ||
+			!DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, collation, prev, value)))
+			distinct++;
+		prev = value;
+		have_prev = true;
+	}
+	tuplesort_end(sort);
+	if (nulls != NULL)
+		*nulls = nnull;
+	return distinct;
+}
+
 /* a count of window_distinct, kept with its source for the refresh (DvPlanSource.delta_distinct) */
 typedef struct WindowDistinct
 {
@@ -4484,13 +4544,9 @@ typedef struct WindowDistinct
  * refresh read it (DvPlanSource.delta_store); -1 when unknown: x not a
  * column of that source, no rows kept, or a type without a default btree
  * ordering and equality.  Counted over the whole window, so an upper bound
- * of the values among the rows its filters keep.  A column is counted once
- * per refresh (the count kept in DvPlanSource.delta_distinct, read by the
- * plan decisions after).  The rows are read through a read pointer of
- * their own, rewound first, as the executor's scan of an ephemeral relation
- * reads them (read pointer 0 is selected again after); the values are
- * sorted (tuplesort, the type's ordering under the column's collation) and
- * equal neighbours counted once.
+ * of the values among the rows its filters keep (dv_store_distinct, under
+ * the column's collation).  A column is counted once per refresh (the count
+ * kept in DvPlanSource.delta_distinct, read by the plan decisions after).
  */
 static double
 window_distinct(DvOp *op, Node *x)
@@ -4500,15 +4556,7 @@ window_distinct(DvOp *op, Node *x)
 	TupleDesc	desc;
 	const char *name;
 	int			attno = -1;
-	TypeCacheEntry *typentry;
-	Tuplesortstate *sort;
-	TupleTableSlot *slot;
-	int			ptr;
-	double		distinct = 0;
-	Datum		prev = (Datum) 0;
-	bool		have_prev = false;
-	Datum		value;
-	bool		isnull;
+	double		distinct;
 	WindowDistinct *kept;
 	MemoryContext old;
 	ListCell   *lc;
@@ -4536,38 +4584,7 @@ window_distinct(DvOp *op, Node *x)
 	if (attno < 0 || TupleDescAttr(desc, attno - 1)->atttypid != var->vartype)
 		distinct = -1;
 	else
-	{
-		typentry = lookup_type_cache(var->vartype, TYPECACHE_LT_OPR | TYPECACHE_EQ_OPR_FINFO);
-		if (!OidIsValid(typentry->lt_opr) || !OidIsValid(typentry->eq_opr_finfo.fn_oid))
-			distinct = -1;
-	}
-	if (distinct == 0)
-	{
-		sort = tuplesort_begin_datum(var->vartype, typentry->lt_opr, var->varcollid, false,
-									 work_mem, NULL, TUPLESORT_NONE);
-		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-		ptr = tuplestore_alloc_read_pointer(src->delta_store, EXEC_FLAG_REWIND);
-		tuplestore_select_read_pointer(src->delta_store, ptr);
-		tuplestore_rescan(src->delta_store);
-		while (tuplestore_gettupleslot(src->delta_store, true, false, slot))
-		{
-			value = slot_getattr(slot, attno, &isnull);
-			if (!isnull)
-				tuplesort_putdatum(sort, value, false);
-		}
-		tuplestore_select_read_pointer(src->delta_store, 0);
-		ExecDropSingleTupleTableSlot(slot);
-		tuplesort_performsort(sort);
-		while (tuplesort_getdatum(sort, true, &value, &isnull, NULL))
-		{
-			if (!have_prev ||
-				!DatumGetBool(FunctionCall2Coll(&typentry->eq_opr_finfo, var->varcollid, prev, value)))
-				distinct++;
-			prev = value;
-			have_prev = true;
-		}
-		tuplesort_end(sort);
-	}
+		distinct = dv_store_distinct(src->delta_store, desc, attno, var->varcollid, NULL);
 	/* (kept where the window's rows are: it goes with them) */
 	old = MemoryContextSwitchTo(GetMemoryChunkContext(desc));
 	kept = palloc(sizeof(WindowDistinct));

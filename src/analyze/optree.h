@@ -334,6 +334,20 @@ extern void dv_optree_assign_states(struct DvPlan *plan, Oid relid);
  */
 extern List *dv_optree_state_ops(struct DvPlan *plan);
 extern bool dv_optree_some_state_kept(struct DvPlan *plan);
+/*
+ * dv_store_distinct - the number of distinct non-NULL values of column attno
+ * (1-based) of the rows of a tuplestore of shape desc, under the type's
+ * default btree equality and the collation; *nulls (if not NULL) gets the
+ * number of NULLs.  -1 for a type without a default btree ordering.  Reads
+ * the rows through a read pointer of its own (read pointer 0 is selected
+ * after); memory of the current context.  Used for window_distinct's plan
+ * decisions and for the planner's statistics of ephemeral relations
+ * (refresh/deltastats.c).
+ */
+struct Tuplestorestate;
+extern double dv_store_distinct(struct Tuplestorestate *store, struct TupleDescData *desc, int attno,
+								Oid collation, double *nulls);
+
 extern void dv_optree_use_state(bool use);
 
 /*

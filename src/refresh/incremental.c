@@ -148,11 +148,26 @@ typedef struct RegisteredTuples
 	bool		aborted;		/* that subtransaction (or one above it) aborted */
 	Tuplestorestate *store;
 	char	   *shape;			/* column types and size class (dv_registered_tuples_shape) */
+	TupleDesc	desc;			/* the relation's, as registered (its memory is the store's) */
+	uint64		ntuples;
+	bool		statistics;		/* dynview.delta_statistics when registered */
+	double	   *distinct;		/* per column: distinct non-NULL values, -1 unknown, -2 not counted */
+	double	   *nulls;			/* per column: NULLs counted */
 } RegisteredTuples;
 
 static List *registered_tuples = NIL;	/* in TopMemoryContext */
 
-static char *relation_shape(const char *name, TupleDesc desc, uint64 n);
+static char *relation_shape(const char *name, TupleDesc desc, uint64 n, bool statistics);
+
+/* free an entry of registered_tuples (not its store) */
+static void
+free_entry(RegisteredTuples *entry)
+{
+	pfree(entry->shape);
+	pfree(entry->distinct);
+	pfree(entry->nulls);
+	pfree(entry);
+}
 
 /* is entry a live relation of this transaction? */
 static bool
@@ -281,8 +296,7 @@ dv_register_store(const char *name, Tuplestorestate *ts, TupleDesc desc, uint64 
 		if (stale->lxid != MyProc->lxid || strcmp(stale->name, name) == 0)
 		{
 			registered_tuples = foreach_delete_current(registered_tuples, lc);
-			pfree(stale->shape);
-			pfree(stale);
+			free_entry(stale);
 		}
 	}
 	old = MemoryContextSwitchTo(TopMemoryContext);
@@ -292,9 +306,71 @@ dv_register_store(const char *name, Tuplestorestate *ts, TupleDesc desc, uint64 
 	entry->subid = GetCurrentSubTransactionId();
 	entry->aborted = false;
 	entry->store = ts;
-	entry->shape = relation_shape(name, enr->md.tupdesc, ntuples);
+	entry->statistics = dv_delta_statistics;
+	entry->shape = relation_shape(name, enr->md.tupdesc, ntuples, entry->statistics);
+	entry->desc = enr->md.tupdesc;
+	entry->ntuples = ntuples;
+	entry->distinct = palloc(sizeof(double) * Max(desc->natts, 1));
+	entry->nulls = palloc(sizeof(double) * Max(desc->natts, 1));
+	for (int i = 0; i < desc->natts; i++)
+		entry->distinct[i] = -2;
 	registered_tuples = lappend(registered_tuples, entry);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * dv_registered_column_stats - for the planner (deltastats.c): the number of
+ * distinct non-NULL values (*distinct) and NULLs (*nulls) of column attno of
+ * the ephemeral relation `name` registered in this transaction with
+ * dynview.delta_statistics on, of ntuples rows whose columns have the types
+ * coltypes (a list of type OIDs, the range table entry's); false when there
+ * is none such, when its store is not in memory or holds more than
+ * DV_DELTA_STATISTICS_MAX_ROWS rows, or when the column's type has no btree
+ * ordering.  Counted once per registration (dv_store_distinct, under the
+ * column's collation); the count is kept with the entry.
+ */
+#define DV_DELTA_STATISTICS_MAX_ROWS 100000
+bool
+dv_registered_column_stats(const char *name, List *coltypes, double ntuples, int attno,
+						   double *distinct, double *nulls)
+{
+	RegisteredTuples *found = NULL;
+	ListCell   *lc;
+
+	foreach(lc, registered_tuples)
+	{
+		RegisteredTuples *entry = lfirst(lc);
+
+		if (registered_now(entry) && strcmp(entry->name, name) == 0)
+			found = entry;
+	}
+	if (found == NULL || !found->statistics || (double) found->ntuples != ntuples ||
+		found->ntuples > DV_DELTA_STATISTICS_MAX_ROWS || found->store == NULL ||
+		!tuplestore_in_memory(found->store) ||
+		attno < 1 || attno > found->desc->natts || list_length(coltypes) != found->desc->natts)
+		return false;
+	for (int i = 0; i < found->desc->natts; i++)
+	{
+		if (TupleDescAttr(found->desc, i)->atttypid != list_nth_oid(coltypes, i))
+			return false;
+	}
+	if (found->distinct[attno - 1] == -2)
+	{
+		found->distinct[attno - 1] =
+			dv_store_distinct(found->store, found->desc, attno,
+							  TupleDescAttr(found->desc, attno - 1)->attcollation,
+							  &found->nulls[attno - 1]);
+		if (found->distinct[attno - 1] >= 0)
+			ereport(DEBUG1,
+					(errmsg_internal("the planner is given statistics of column \"%s\" of \"%s\": %.0f distinct values and %.0f NULLs in " UINT64_FORMAT " rows",
+									 NameStr(TupleDescAttr(found->desc, attno - 1)->attname), name,
+									 found->distinct[attno - 1], found->nulls[attno - 1], found->ntuples)));
+	}
+	if (found->distinct[attno - 1] < 0)
+		return false;
+	*distinct = found->distinct[attno - 1];
+	*nulls = found->nulls[attno - 1];
+	return true;
 }
 
 /*
@@ -316,8 +392,7 @@ dv_forget_aborted_tuples(void)
 			continue;
 		SPI_unregister_relation(entry->name);
 		registered_tuples = foreach_delete_current(registered_tuples, lc);
-		pfree(entry->shape);
-		pfree(entry);
+		free_entry(entry);
 	}
 }
 
@@ -326,11 +401,12 @@ dv_forget_aborted_tuples(void)
  * relation of n rows: what a statement parsed against it depends on
  * (statements.c).  The class is the row count's order of magnitude by
  * factors of sqrt(10) (0 for fewer than 4 rows): the planner's estimate
- * of the relation is the count at parse time.  Palloc'd in the current
- * memory context.
+ * of the relation is the count at parse time; "s" follows it when the
+ * planner is given the relation's column statistics (deltastats.c), on which
+ * a plan depends too.  Palloc'd in the current memory context.
  */
 static char *
-relation_shape(const char *name, TupleDesc desc, uint64 n)
+relation_shape(const char *name, TupleDesc desc, uint64 n, bool statistics)
 {
 	StringInfoData buf;
 	int			class = 0;
@@ -345,7 +421,7 @@ relation_shape(const char *name, TupleDesc desc, uint64 n)
 	}
 	for (double bound = 3.1622776601683795; (double) n >= bound; bound *= 3.1622776601683795)
 		class++;
-	appendStringInfo(&buf, ")*%d;", class);
+	appendStringInfo(&buf, ")*%d%s;", class, statistics ? "s" : "");
 	return buf.data;
 }
 
@@ -388,8 +464,7 @@ dv_unregister_tuples(const char *name)
 			if (!entry->aborted)
 				tuplestore_end(entry->store);
 			registered_tuples = foreach_delete_current(registered_tuples, lc);
-			pfree(entry->shape);
-			pfree(entry);
+			free_entry(entry);
 			break;
 		}
 	}
