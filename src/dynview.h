@@ -296,8 +296,16 @@ extern bool dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr ls
 extern bool dv_sources_unchanged(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn);
 extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uint64 ntuples,
 								int weight, int32 *seq);
-extern void dv_handoff_begin(Oid target);
-extern void dv_handoff_end(void);
+/*
+ * The pipeline's handoff (incremental.c, "The handoff"): begin with the
+ * target and the pipeline's tables (its upstream closure, target included);
+ * complete after each table's successful refresh; end with the tables
+ * refreshed, at the pipeline's own level (not in a table's subtransaction):
+ * rows a refresh kept back from its buffer are then written unless every
+ * reader of its table is among them.
+ */
+extern void dv_handoff_begin(Oid target, List *members);
+extern void dv_handoff_end(List *done);
 extern void dv_handoff_complete(Oid relid);
 extern uint64 dv_exec_fill(const char *sql, Snapshot snapshot, const char *what,
 						   const char *table, Oid target);

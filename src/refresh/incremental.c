@@ -92,15 +92,36 @@
 #include "analyze/optree.h"
 #include "cdc/cdc.h"
 
-/* the change buffer of a source or dynamic table, InvalidOid if none */
+/*
+ * the change buffer of a source or dynamic table, InvalidOid if none, as it
+ * is (rows an upstream's refresh in this pipeline kept back may be missing
+ * from it: buffer_of)
+ */
 static Oid
-buffer_of(Oid relid)
+buffer_lookup(Oid relid)
 {
 	Oid			nsp = get_namespace_oid(DV_BUFFER_SCHEMA, true);
 
 	if (!OidIsValid(nsp))
 		return InvalidOid;
 	return get_relname_relid(psprintf("changes_%u", relid), nsp);
+}
+
+static void handoff_flush_relid(Oid relid);
+
+/*
+ * the change buffer of a source or dynamic table, InvalidOid if none, with
+ * every row written to it: what a refresh of the table in this pipeline
+ * kept back (see The handoff) is written first.  Every look at a buffer's
+ * rows goes through here but the two that know of the rows kept back
+ * (dv_refresh_incremental's look for buffers with rows, read_and_apply's
+ * take of the kept rows).
+ */
+static Oid
+buffer_of(Oid relid)
+{
+	handoff_flush_relid(relid);
+	return buffer_lookup(relid);
 }
 
 /* the current top-level transaction as an xid8 (assigning its xid) */
@@ -483,9 +504,26 @@ dv_unregister_tuples(const char *name)
  * downstream refreshed after it in the same pipeline takes its window of
  * that table from memory instead of reading the buffer back (the dashboard's
  * GMV layer read the ~1,300 rows its detail layer had just written, each
- * refresh).  The buffer is still written: every other look at a window (is
- * it empty, the transaction watch, readers in later transactions) reads the
- * buffer as before, and finds the same rows.
+ * refresh).
+ *
+ * The buffer is written only when some reader may need the rows there.
+ * When every dynamic table that reads the table is in this pipeline (the
+ * target's upstream closure: the refreshes after it), the rows are kept
+ * back (deferred): a reader that takes them from memory reads nothing of
+ * the buffer; any other look at the buffer's rows (a consolidated read,
+ * the look for rows of a window, a FULL-mode reader's look for changes,
+ * verify) goes through buffer_of, which writes what was kept back first.
+ * When the pipeline ends (dv_handoff_end), what was kept back and not
+ * written is dropped if every reader of the table was refreshed in it (the
+ * readers' data snapshots now count this transaction as seen, so no later
+ * window holds the rows), and written otherwise (a scheduled reader that
+ * failed in its subtransaction, or was skipped).  A reader created
+ * meanwhile waits: its build locks its upstreams as a pipeline does, and
+ * takes its snapshot after this transaction.  Rows written in a
+ * subtransaction that aborted are written again when needed; rows kept by a
+ * refresh that aborted are dropped.  The transaction watch counts the
+ * table as written when its refresh keeps the rows (dv_watch_written), as
+ * when it writes them.
  *
  * The kept rows are the whole window only when the downstream's window of
  * the upstream's buffer holds nothing but what this transaction wrote.  It
@@ -514,6 +552,9 @@ typedef struct Handoff
 	SubTransactionId last_subid;	/* the latest subtransaction a row was kept in */
 	bool		usable;			/* nothing kept was rolled back, nor too much */
 	bool		complete;		/* its refresh finished (dv_handoff_complete) */
+	bool		deferred;		/* its rows reach the buffer only when needed */
+	uint64		nflushed;		/* tuples[0..nflushed) deferred and written since */
+	SubTransactionId flush_subid;	/* where they were written */
 } Handoff;
 
 static struct
@@ -521,9 +562,13 @@ static struct
 	LocalTransactionId lxid;	/* the pipeline's transaction; invalid: none */
 	SubTransactionId subid;		/* where the pipeline began */
 	Oid			target;			/* the table refreshed: nothing after it reads it */
+	List	   *members;		/* the pipeline's tables (OIDs) */
 	MemoryContext cxt;			/* in TopTransactionContext */
 	List	   *entries;		/* of Handoff * */
-} handoff = {InvalidLocalTransactionId, InvalidSubTransactionId, InvalidOid, NULL, NIL};
+} handoff = {InvalidLocalTransactionId, InvalidSubTransactionId, InvalidOid, NIL, NULL, NIL};
+
+static void handoff_discard(void);
+static void handoff_flush(Handoff *h);
 
 static bool
 handoff_active(void)
@@ -553,7 +598,14 @@ handoff_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
 		Handoff    *h = lfirst(lc);
 
 		if (h->last_subid >= mySubid)
+		{
+			/* (rows kept back by the refresh that aborted: dropped with it) */
 			h->usable = false;
+			h->deferred = false;
+			h->ntuples = h->nflushed = 0;
+		}
+		else if (h->nflushed > 0 && h->flush_subid >= mySubid)
+			h->nflushed = 0;	/* (written in vain: again when needed) */
 	}
 }
 
@@ -565,8 +617,10 @@ handoff_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
  * table after it, the pipeline being target's upstream closure).
  */
 void
-dv_handoff_begin(Oid target)
+dv_handoff_begin(Oid target, List *members)
 {
+	MemoryContext old;
+
 	static bool callback_registered = false;
 
 	if (!callback_registered)
@@ -574,22 +628,61 @@ dv_handoff_begin(Oid target)
 		RegisterSubXactCallback(handoff_subxact_abort, NULL);
 		callback_registered = true;
 	}
-	dv_handoff_end();
+	handoff_discard();
 	handoff.cxt = AllocSetContextCreate(TopTransactionContext, "dynview handoff", ALLOCSET_DEFAULT_SIZES);
 	handoff.lxid = MyProc->lxid;
 	handoff.subid = GetCurrentSubTransactionId();
 	handoff.target = target;
+	old = MemoryContextSwitchTo(handoff.cxt);
+	handoff.members = list_copy(members);
+	MemoryContextSwitchTo(old);
 	handoff.entries = NIL;
 }
 
-/* dv_handoff_end - the pipeline ended: nothing more is kept */
+/*
+ * dv_handoff_end - the pipeline ended (done: the tables it refreshed): what
+ * a refresh kept back is dropped when every reader of its table is among
+ * done, and written to the buffer otherwise; nothing more is kept
+ */
 void
-dv_handoff_end(void)
+dv_handoff_end(List *done)
+{
+	ListCell   *lc;
+
+	if (!handoff_active())
+		return;
+	foreach(lc, handoff.entries)
+	{
+		Handoff    *h = lfirst(lc);
+		ListCell   *lr;
+		bool		consumed = true;
+
+		if (!h->deferred || h->nflushed >= h->ntuples)
+			continue;
+		foreach(lr, dv_catalog_readers(h->relid))
+		{
+			if (!list_member_oid(done, lfirst_oid(lr)))
+				consumed = false;
+		}
+		if (!consumed)
+			handoff_flush(h);
+		else
+			ereport(DEBUG1,
+					(errmsg_internal("dynamic table \"%s\": its " UINT64_FORMAT " changes of this pipeline were not written to its change buffer: every reader was refreshed after it",
+									 get_rel_name(h->relid), h->ntuples - h->nflushed)));
+	}
+	handoff_discard();
+}
+
+/* forget what is kept (no pipeline runs, or a new one starts) */
+static void
+handoff_discard(void)
 {
 	if (handoff_active())
 		MemoryContextDelete(handoff.cxt);
 	handoff.lxid = InvalidLocalTransactionId;
 	handoff.cxt = NULL;
+	handoff.members = NIL;
 	handoff.entries = NIL;
 }
 
@@ -667,11 +760,28 @@ handoff_start(DvTable *dt, Relation rel)
 		h->tuples = palloc(sizeof(MinimalTuple) * h->size);
 		handoff.entries = lappend(handoff.entries, h);
 		MemoryContextSwitchTo(old);
+		/* (kept back when every reader of the table is refreshed after it in this pipeline) */
+		if (h->usable)
+		{
+			ListCell   *lc;
+
+			h->deferred = true;
+			foreach(lc, dv_catalog_readers(dt->relid))
+			{
+				if (!list_member_oid(handoff.members, lfirst_oid(lc)))
+					h->deferred = false;
+			}
+		}
 	}
 	h->last_subid = Max(h->last_subid, GetCurrentSubTransactionId());
 	/* (a refresh that gave the table new column types changed its buffer's: nothing kept) */
 	if (h->usable && !same_columns(h->desc, RelationGetDescr(rel)))
+	{
+		if (h->deferred && h->nflushed < h->ntuples)
+			elog(ERROR, "change buffer of %u changed its columns while rows of it were kept back", dt->relid);
 		h->usable = false;
+		h->deferred = false;
+	}
 	return h->usable ? h : NULL;
 }
 
@@ -702,12 +812,20 @@ handoff_keep(Handoff *h, TupleTableSlot *slot)
 	h->bytes += tuple->t_len;
 	if (h->bytes > (Size) work_mem * 1024)
 	{
-		/* too much to keep: the downstreams read the buffer */
+		/*
+		 * too much to keep: the downstreams read the buffer; what was kept
+		 * back is written first (this row on, the caller writes)
+		 */
+		if (h->deferred)
+		{
+			handoff_flush(h);
+			h->deferred = false;
+		}
 		h->usable = false;
 		for (uint64 i = 0; i < h->ntuples; i++)
 			pfree(h->tuples[i]);
 		pfree(tuple);
-		h->ntuples = 0;
+		h->ntuples = h->nflushed = 0;
 	}
 	else
 	{
@@ -719,6 +837,102 @@ handoff_keep(Handoff *h, TupleTableSlot *slot)
 		h->tuples[h->ntuples++] = tuple;
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * handoff_flush - write the rows h kept back and has not written yet into
+ * its table's buffer, as dv_write_own_buffer would have (dynview's origin,
+ * in batches).  While its refresh still runs (not complete), its later rows
+ * are written as they come.
+ */
+static void
+handoff_flush(Handoff *h)
+{
+	Oid			buffer = buffer_lookup(h->relid);
+	Relation	rel;
+	TupleDesc	desc;
+	TupleTableSlot **slots;
+	int			nslots;
+	BulkInsertState bistate;
+	CommandId	cid = GetCurrentCommandId(true);
+	uint16		save_origin;
+	MemoryContext batch_context;
+
+	if (!h->deferred || h->nflushed >= h->ntuples)
+		return;
+	if (!OidIsValid(buffer))
+		elog(ERROR, "change buffer of %u is missing", h->relid);
+	ereport(DEBUG1,
+			(errmsg_internal("dynamic table \"%s\": its " UINT64_FORMAT " changes of this pipeline kept back are written to its change buffer",
+							 get_rel_name(h->relid), h->ntuples - h->nflushed)));
+	rel = table_open(buffer, RowExclusiveLock);
+	if (!same_columns(h->desc, RelationGetDescr(rel)))
+		elog(ERROR, "change buffer of %u changed its columns while rows of it were kept back", h->relid);
+	desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	nslots = (int) Min(h->ntuples - h->nflushed, (uint64) DV_BUFFER_BATCH);
+	slots = palloc(sizeof(TupleTableSlot *) * nslots);
+	for (int i = 0; i < nslots; i++)
+		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	bistate = GetBulkInsertState();
+	/* (the heap tuples heap_multi_insert forms of each batch) */
+	batch_context = AllocSetContextCreate(CurrentMemoryContext, "dynview change buffer batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	save_origin = dv_cdc_own_writes_begin();
+	PG_TRY();
+	{
+		uint64		done = h->nflushed;
+
+		while (done < h->ntuples)
+		{
+			int			n = (int) Min(h->ntuples - done, (uint64) nslots);
+			MemoryContext old = MemoryContextSwitchTo(batch_context);
+
+			for (int k = 0; k < n; k++)
+				ExecStoreMinimalTuple(h->tuples[done + k], slots[k], false);
+			heap_multi_insert(rel, slots, n, cid, 0, bistate);
+			for (int k = 0; k < n; k++)
+				ExecClearTuple(slots[k]);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(batch_context);
+			done += n;
+		}
+	}
+	PG_FINALLY();
+	{
+		dv_cdc_own_writes_end(save_origin);
+	}
+	PG_END_TRY();
+	FreeBulkInsertState(bistate);
+	for (int i = 0; i < nslots; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+	FreeTupleDesc(desc);
+	MemoryContextDelete(batch_context);
+	table_close(rel, NoLock);
+	h->nflushed = h->ntuples;
+	h->flush_subid = GetCurrentSubTransactionId();
+	if (!h->complete)
+		h->deferred = false;
+	CommandCounterIncrement();
+}
+
+/* write what a refresh of relid in this pipeline kept back (buffer_of) */
+static void
+handoff_flush_relid(Oid relid)
+{
+	Handoff    *h;
+
+	if (handoff_active() && (h = handoff_entry(relid)) != NULL)
+		handoff_flush(h);
+}
+
+/* has a refresh of relid in this pipeline kept rows back from its buffer? */
+static bool
+handoff_pending(Oid relid)
+{
+	Handoff    *h;
+
+	return handoff_active() && (h = handoff_entry(relid)) != NULL &&
+		h->deferred && h->nflushed < h->ntuples;
 }
 
 /*
@@ -826,7 +1040,7 @@ read_handoff(DvPlanSource *src, Handoff *h, int64 *weight_sum)
 void
 dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int weight, int32 *seq)
 {
-	Oid			buffer = buffer_of(dt->relid);
+	Oid			buffer = buffer_lookup(dt->relid);
 	Relation	rel;
 	TupleDesc	bdesc;
 	TupleDesc	sdesc_copy;
@@ -890,6 +1104,9 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 			int			n = (int) Min(ntuples - done, (uint64) nslots);
 			MemoryContext old = MemoryContextSwitchTo(batch_context);
 
+			/* (the rows from first_written on go to the buffer now; kept back, none) */
+			int			first_written = kept && kept->deferred ? n : 0;
+
 			for (int k = 0; k < n; k++)
 			{
 				TupleTableSlot *slot = slots[k];
@@ -914,9 +1131,17 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 				}
 				ExecStoreVirtualTuple(slot);
 				if (kept)
+				{
+					bool		was_deferred = kept->deferred;
+
 					handoff_keep(kept, slot);
+					/* (too much to keep: the rows before were written, this one on are) */
+					if (was_deferred && !kept->deferred)
+						first_written = k;
+				}
 			}
-			heap_multi_insert(rel, slots, n, cid, 0, bistate);
+			if (first_written < n)
+				heap_multi_insert(rel, slots + first_written, n - first_written, cid, 0, bistate);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(batch_context);
 			done += n;
@@ -4354,7 +4579,9 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	foreach(lc, plan->sources)
 	{
 		DvPlanSource *src = lfirst(lc);
-		Oid			buffer = buffer_of(src->relid);
+
+		/* (rows an upstream kept back are written below unless taken from memory) */
+		Oid			buffer = buffer_lookup(src->relid);
 		ListCell   *lc2;
 		int64		n;
 		Handoff    *kept;
@@ -4384,6 +4611,10 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		/* (no buffer row to read: also none of this transaction's, nor an old row) */
 		if (window_known_empty(src, buffered))
 			continue;
+		/* what the upstream's refresh in this pipeline wrote is the window, or the buffer is read */
+		kept = raw ? handoff_for(dt, src->relid) : NULL;
+		if (kept == NULL)
+			handoff_flush_relid(src->relid);
 		/*
 		 * Refreshed before in this very transaction: rows this transaction
 		 * buffered since then carry the same xid as those it consumed then
@@ -4407,7 +4638,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			break;
 		}
 
-		if (raw && (kept = handoff_for(dt, src->relid)) != NULL)
+		if (kept != NULL)
 		{
 			/* (what the upstream's refresh in this pipeline wrote is the window) */
 			int64		weight_sum = 0;
@@ -4773,11 +5004,13 @@ dv_refresh_incremental(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, DvRefresh
 		/* (the sources whose buffer holds rows, for linear_in_windows and read_and_apply) */
 		foreach(lc, plan->sources)
 		{
-			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
+			Oid			relid = ((DvPlanSource *) lfirst(lc))->relid;
+			Oid			buffer = buffer_lookup(relid);
 
+			/* (rows an upstream's refresh in this pipeline kept back count as rows) */
 			if (!OidIsValid(buffer))
 				unbuffered = true;
-			else if (!buffer_is_empty(buffer))
+			else if (handoff_pending(relid) || !buffer_is_empty(buffer))
 				buffered = lappend(buffered, lfirst(lc));
 		}
 		/* (or no source's buffer holds any row) */

@@ -2213,7 +2213,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	taken_at = GetCurrentTimestamp();
 	lsn = dv_capture_position();	/* L: after every commit visible in S_new */
 	/* (what each refresh writes for its downstreams is kept for those after it: incremental.c) */
-	dv_handoff_begin(relid);
+	dv_handoff_begin(relid, order);
 	foreach(lc, order)
 	{
 		Oid			oid = lfirst_oid(lc);
@@ -2328,7 +2328,8 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 			dv_handoff_complete(oid);
 		}
 	}
-	dv_handoff_end();
+	/* (what a refresh kept back from its buffer and a reader still needs is written) */
+	dv_handoff_end(done);
 	/* at the top level, when the transaction's own xids are all known */
 	foreach(lc, done)
 		dv_catalog_record_success(lfirst_oid(lc), snapshot, taken_at, lsn, "SUCCEED");

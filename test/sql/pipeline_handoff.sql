@@ -44,6 +44,11 @@ BEGIN
     RETURN NEXT;
   END LOOP;
 END $$;
+-- the rows of a dynamic table's change buffer (of any transaction, consumed or not)
+CREATE FUNCTION ho_buffer_rows(t text) RETURNS SETOF int LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE format('SELECT 1 FROM dynview_buffer.%I', 'changes_' || t::regclass::oid);
+END $$;
 -- the modes of the last pipeline's four refreshes, in their order
 CREATE VIEW ho_modes AS
   SELECT string_agg(table_name || '=' || refresh_mode, ' ' ORDER BY refresh_id) AS modes
@@ -128,7 +133,34 @@ SET client_min_messages = warning;
 SELECT * FROM ho_modes;
 SELECT * FROM ho_check();
 
+-- (7) a pipeline that leaves out a reader: ho_gmv's pipeline (ho_detail, ho_gmv) does not
+-- refresh ho_big, which reads ho_detail too, so ho_detail's refresh writes its buffer as it goes
+-- (no line about rows kept back); ho_big reads them there in ho_top's pipeline after
+UPDATE ho_o SET amt = amt + 4 WHERE id % 10 = 4;
+SELECT dynview.wait_for_capture('1 minute');
+SET client_min_messages = debug1;
+SELECT refresh_mode FROM dynview.refresh('ho_gmv');
+SELECT count(*) > 0 AS detail_buffer_written FROM ho_buffer_rows('ho_detail');
+SELECT refresh_mode FROM dynview.refresh('ho_top');
+SET client_min_messages = warning;
+SELECT * FROM ho_check();
+
+-- (8) a pipeline rolled back to a savepoint, then run again in the same transaction: what the
+-- rolled-back refreshes kept back is gone with them
+UPDATE ho_o SET qty = qty + 2 WHERE id % 14 = 3;
+SELECT dynview.wait_for_capture('1 minute');
+BEGIN;
+SAVEPOINT s;
+SELECT refresh_mode FROM dynview.refresh('ho_top');
+ROLLBACK TO SAVEPOINT s;
+SET LOCAL client_min_messages = debug1;
+SELECT refresh_mode FROM dynview.refresh('ho_top');
+COMMIT;
+SELECT * FROM ho_modes;
+SELECT * FROM ho_check();
+
 SELECT dynview.drop_dynamic_table(name) FROM ho_defs ORDER BY CASE name WHEN 'ho_top' THEN 0 WHEN 'ho_detail' THEN 2 ELSE 1 END, name;
+DROP FUNCTION ho_buffer_rows(text);
 DROP VIEW ho_modes;
 DROP FUNCTION ho_check();
 DROP TABLE ho_defs, ho_o, ho_p;
