@@ -306,6 +306,7 @@ extern void dv_write_own_buffer(DvTable *dt, struct SPITupleTable *tuptable, uin
  */
 extern void dv_handoff_begin(Oid target, List *members);
 extern void dv_handoff_end(List *done);
+extern void dv_handoff_flush(Oid relid);
 extern void dv_handoff_complete(Oid relid);
 extern uint64 dv_exec_fill(const char *sql, Snapshot snapshot, const char *what,
 						   const char *table, Oid target);

@@ -925,6 +925,16 @@ handoff_flush_relid(Oid relid)
 		handoff_flush(h);
 }
 
+/*
+ * dv_handoff_flush - write what a refresh of relid in this pipeline kept
+ * back from its buffer, before the buffer's columns change
+ */
+void
+dv_handoff_flush(Oid relid)
+{
+	handoff_flush_relid(relid);
+}
+
 /* has a refresh of relid in this pipeline kept rows back from its buffer? */
 static bool
 handoff_pending(Oid relid)

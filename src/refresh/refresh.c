@@ -80,6 +80,8 @@
 #include "cdc/cdc.h"
 #include "analyze/delta.h"
 
+static void sync_buffers(List *sources);
+
 /*
  * dv_run_as_owner - switch to the dynamic table's owner, in a
  * security-restricted operation, with the fixed search_path.  Undo with
@@ -1382,7 +1384,7 @@ definition_changed(DvTable *dt, bool mark_full)
 	 * new source list records the sources' current shape).
 	 */
 	if ((altered = dv_catalog_source_altered(dt->relid)) != NULL)
-		dv_tracking_sync_buffers(dt->sources);
+		sync_buffers(dt->sources);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
 	aq = dv_analyze_query(dt->definition, dt->relid);
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
@@ -1488,6 +1490,26 @@ column_type_changes(DvTable *dt, char **described)
 	relation_close(rel, AccessShareLock);
 	*described = what.data;
 	return actions.len ? actions.data : NULL;
+}
+
+/*
+ * sync_buffers - dv_tracking_sync_buffers of the sources, after what a
+ * refresh of a source in this pipeline kept back from its buffer is written
+ * there (its rows have the buffer's columns as they were)
+ */
+static void
+sync_buffers(List *sources)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		DvSource   *src = lfirst(lc);
+
+		if (OidIsValid(src->relid))
+			dv_handoff_flush(src->relid);
+	}
+	dv_tracking_sync_buffers(sources);
 }
 
 /*
@@ -1603,7 +1625,7 @@ resolve_effective_mode(DvTable *dt)
 				return;
 		}
 		dv_catalog_set_effective_mode(dt->relid, "INCREMENTAL", NULL, NULL);
-		dv_tracking_sync_buffers(dt->sources);
+		sync_buffers(dt->sources);
 		dt->effective_mode = "INCREMENTAL";
 		dt->mode_reason_code = NULL;
 		dt->mode_reason = NULL;
@@ -1726,7 +1748,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 									   altered, known ? "ALTER TABLE, a unique index created or dropped, VACUUM FULL or CLUSTER" :
 									   "ALTER TABLE, a unique index created or dropped, TRUNCATE, VACUUM FULL or CLUSTER");
 		}
-		dv_tracking_sync_buffers(dt->sources);
+		sync_buffers(dt->sources);
 	}
 	else if (strcmp(dt->effective_mode, "INCREMENTAL") == 0)
 	{
@@ -1800,6 +1822,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 												 snapshot, own_buffer ? SPI_OK_DELETE_RETURNING : SPI_OK_DELETE);
 			if (own_buffer)
 				dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
+			/* (what this refresh kept back from its buffer goes there with the old types) */
+			dv_handoff_flush(dt->relid);
 			retype_columns(dt, retype, retype_what);
 			if (own_buffer)
 			{

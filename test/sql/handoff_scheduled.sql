@@ -21,6 +21,13 @@ INSERT INTO hs_defs VALUES
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental') IS NOT NULL AS created
   FROM hs_defs ORDER BY CASE name WHEN 'hs_detail' THEN 0 WHEN 'hs_mid' THEN 1 ELSE 2 END;
 
+-- does a dynamic table's change buffer hold rows (of any transaction, consumed or not)?
+CREATE FUNCTION hs_buffer_has_rows(t text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE found boolean;
+BEGIN
+  EXECUTE format('SELECT EXISTS (SELECT FROM dynview_buffer.%I)', 'changes_' || t::regclass::oid) INTO found;
+  RETURN found;
+END $$;
 CREATE FUNCTION hs_check() RETURNS TABLE (name text, verified boolean, same_text boolean, same_rows boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -66,8 +73,7 @@ SELECT table_name, state, refresh_mode FROM dynview.refresh_history
  WHERE refresh_id > :before_failure AND refresh_id <= (SELECT min(refresh_id) FROM dynview.refresh_history
    WHERE table_name = 'hs_top' AND state = 'UPSTREAM_FAILED' AND refresh_id > :before_failure)
  ORDER BY refresh_id;
-SELECT format('SELECT count(*) > 0 AS detail_changes_in_buffer FROM dynview_buffer.%I',
-              'changes_' || 'hs_detail'::regclass::oid) \gexec
+SELECT hs_buffer_has_rows('hs_detail') AS detail_changes_in_buffer;
 
 -- (3) the data fixed: hs_mid's next refresh reads the failed cycle's changes of hs_detail from
 -- its buffer, with the new ones, and every layer equals its query again
@@ -78,5 +84,6 @@ SELECT * FROM hs_check();
 
 SELECT dynview.drop_dynamic_table(name) FROM hs_defs ORDER BY CASE name WHEN 'hs_top' THEN 0 WHEN 'hs_mid' THEN 1 ELSE 2 END;
 DROP FUNCTION hs_check();
+DROP FUNCTION hs_buffer_has_rows(text);
 DROP FUNCTION dv_poll_until(text);
 DROP TABLE hs_defs, hs_src;
