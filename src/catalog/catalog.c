@@ -1960,41 +1960,48 @@ dv_catalog_reads_source(Oid relid, Oid source)
 
 /*
  * dv_catalog_readers - the dynamic tables (relids) of whose sources source
- * is one (dv_catalog_reads_source), by OID, in the caller's memory context.
- * Connects to SPI itself; needs a transaction.
+ * is one (dv_catalog_reads_source), by OID, in the caller's memory context:
+ * the rows of source_catalog with that source_relid (its index on the
+ * column), as a statement would read them now.  Needs a transaction.
  */
 List *
 dv_catalog_readers(Oid source)
 {
-	MemoryContext caller = CurrentMemoryContext;
-	List	   *all = NIL;
 	List	   *readers = NIL;
-	ListCell   *lc;
+	Oid			nsp = get_namespace_oid(DV_SCHEMA, false);
+	Oid			tableid = get_relname_relid("source_catalog", nsp);
+	Oid			indexid = get_relname_relid("source_catalog_source_relid_idx", nsp);
+	Snapshot	snapshot;
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	AttrNumber	relid_col;
 
-	SPI_connect();
-	dv_catalog_exec("SELECT relid::pg_catalog.oid FROM dynview.dynamic_table_catalog ORDER BY 1", 0, NULL, NULL, NULL, -1);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	if (!OidIsValid(source))
+		return NIL;
+	if (!OidIsValid(tableid) || !OidIsValid(indexid))
+		elog(ERROR, "dynview catalog source_catalog or its index source_catalog_source_relid_idx does not exist");
+	/* as a catalog statement would (see catalog_read_begin) */
+	CommandCounterIncrement();
+	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	rel = table_open(tableid, AccessShareLock);
+	relid_col = catalog_column(RelationGetDescr(rel), "relid");
+	ScanKeyInit(&key, catalog_column(RelationGetDescr(rel), "source_relid"), BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(source));
+	scan = systable_beginscan(rel, indexid, true, snapshot, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-		MemoryContext old = MemoryContextSwitchTo(caller);
+		Oid			relid = DatumGetObjectId(heap_getattr(tup, relid_col, RelationGetDescr(rel), &isnull));
 
 		if (!isnull)
-			all = lappend_oid(all, DatumGetObjectId(d));
-		MemoryContextSwitchTo(old);
+			readers = list_append_unique_oid(readers, relid);
 	}
-	foreach(lc, all)
-	{
-		if (dv_catalog_reads_source(lfirst_oid(lc), source))
-		{
-			MemoryContext old = MemoryContextSwitchTo(caller);
-
-			readers = lappend_oid(readers, lfirst_oid(lc));
-			MemoryContextSwitchTo(old);
-		}
-	}
-	SPI_finish();
-	list_free(all);
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	UnregisterSnapshot(snapshot);
+	list_sort(readers, list_oid_cmp);
 	return readers;
 }
 
