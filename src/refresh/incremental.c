@@ -536,8 +536,9 @@ dv_unregister_tuples(const char *name)
  * rows of then carry the same xid.  Rows kept in a subtransaction that
  * aborted were rolled back from the buffer: the upstream's kept rows are
  * then not used, nor when they would take more than work_mem; the
- * downstream reads the buffer.  Only a window read as it is (raw) is taken
- * from memory; a consolidated one reads the buffer.
+ * downstream reads the buffer.  A window read as it is (raw) is the kept
+ * rows; a consolidated one is consolidated from them as from a window read
+ * once for several occurrences of a source (read_window's from_enr).
  */
 typedef struct Handoff
 {
@@ -4512,9 +4513,18 @@ linear_in_windows(DvTable *dt, DvPlan *plan, Snapshot snapshot, List *buffered)
 	{
 		foreach(lc, buffered)
 		{
-			Oid			buffer = buffer_of(((DvPlanSource *) lfirst(lc))->relid);
+			Oid			relid = ((DvPlanSource *) lfirst(lc))->relid;
+			Oid			buffer;
 
-			if (OidIsValid(buffer) && window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid))
+			/*
+			 * (rows an upstream's refresh in this pipeline kept back count as
+			 * a change without a look, which would write them to the buffer;
+			 * counting a source changed that is not only makes this say no
+			 * more often)
+			 */
+			if (handoff_pending(relid) ||
+				(OidIsValid(buffer = buffer_of(relid)) &&
+				 window_has_row(dt, buffer, snapshot, WINDOW_ROW_ANY, InvalidOid)))
 			{
 				if (++changed > 1)
 					return false;
@@ -4622,7 +4632,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		if (window_known_empty(src, buffered))
 			continue;
 		/* what the upstream's refresh in this pipeline wrote is the window, or the buffer is read */
-		kept = raw ? handoff_for(dt, src->relid) : NULL;
+		kept = handoff_for(dt, src->relid);
 		if (kept == NULL)
 			handoff_flush_relid(src->relid);
 		/*
@@ -4648,7 +4658,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			break;
 		}
 
-		if (kept != NULL)
+		if (kept != NULL && raw)
 		{
 			/* (what the upstream's refresh in this pipeline wrote is the window) */
 			int64		weight_sum = 0;
@@ -4660,6 +4670,26 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			if (n > 0 && weight_sum == 0)
 				read_as_is = lappend(read_as_is, src);
 			else if (n > 0)
+				consolidated_rows = true;
+		}
+		else if (kept != NULL)
+		{
+			/*
+			 * (the same, consolidated: the kept rows registered apart, then
+			 * consolidated from there as from a window read once for
+			 * several occurrences, see read_window's from_enr)
+			 */
+			DvPlanSource copy = *src;
+			int64		weight_sum = 0;
+
+			copy.enr_name = psprintf("%s_kept", src->enr_name);
+			(void) read_handoff(&copy, kept, &weight_sum);
+			n = read_window(dt, src, buffer, snapshot, copy.enr_name, false, no_filter, false, NULL);
+			dv_unregister_tuples(copy.enr_name);
+			ereport(DEBUG1,
+					(errmsg_internal("dynamic table \"%s.%s\": the changes of \"%s\" (" INT64_FORMAT " rows once consolidated) taken from its refresh in this pipeline",
+									 dt->schema_name, dt->table_name, get_rel_name(src->relid), n)));
+			if (n > 0)
 				consolidated_rows = true;
 		}
 		else

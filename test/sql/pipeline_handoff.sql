@@ -11,7 +11,7 @@ SET dynview.full_refresh_change_ratio = 0;
 CREATE TABLE ho_p (pid int PRIMARY KEY, cat text);
 CREATE TABLE ho_o (id int PRIMARY KEY, pid int, qty int, amt numeric);
 INSERT INTO ho_p SELECT i, 'c' || (i % 4) FROM generate_series(1, 12) i;
-INSERT INTO ho_o SELECT i, 1 + i % 12, i % 5, (i % 9) || '.' || repeat('0', i % 3) FROM generate_series(1, 400) i;
+INSERT INTO ho_o SELECT i, 1 + i % 12, i % 5, ((i % 9) || '.' || repeat('0', i % 3))::numeric FROM generate_series(1, 400) i;
 
 CREATE TABLE ho_defs (name text PRIMARY KEY, query text NOT NULL);
 INSERT INTO ho_defs VALUES
@@ -156,6 +156,14 @@ ROLLBACK TO SAVEPOINT s;
 SET LOCAL client_min_messages = debug1;
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 COMMIT;
+SELECT * FROM ho_modes;
+SELECT * FROM ho_check();
+
+-- (9) a source's column retyped: ho_detail's refresh (FULL, SOURCE_ALTERED) deletes its rows,
+-- retypes its columns and its buffer's, then inserts; what it kept back of the deletes is written
+-- to the buffer before the buffer changes (its rows have the old types)
+ALTER TABLE ho_o ALTER qty TYPE bigint;
+SELECT refresh_mode FROM dynview.refresh('ho_top');
 SELECT * FROM ho_modes;
 SELECT * FROM ho_check();
 
