@@ -131,6 +131,18 @@ own_xid8(void)
 	return dv_widen_xid(GetTopTransactionId());
 }
 
+/*
+ * may the session's user see how many changes relid had (the DEBUG1 lines
+ * of the handoff)?  As refresh_history shows a table's counts: to those who
+ * may SELECT it (superusers pass).  A pipeline refreshes upstreams its
+ * caller may not read.
+ */
+static bool
+may_see_counts(Oid relid)
+{
+	return pg_class_aclcheck(relid, GetSessionUserId(), ACL_SELECT) == ACLCHECK_OK;
+}
+
 /* is xid an element of the xid8[] text "{a,b,c}"? */
 static bool
 xid_in_list(const char *list, uint64 xid)
@@ -381,7 +393,8 @@ dv_registered_column_stats(const char *name, List *coltypes, double ntuples, int
 			dv_store_distinct(found->store, found->desc, attno,
 							  TupleDescAttr(found->desc, attno - 1)->attcollation,
 							  &found->nulls[attno - 1]);
-		if (found->distinct[attno - 1] >= 0)
+		/* (counts of a source's changes: a superuser's diagnostic, see may_see_counts) */
+		if (found->distinct[attno - 1] >= 0 && superuser_arg(GetSessionUserId()))
 			ereport(DEBUG1,
 					(errmsg_internal("the planner is given statistics of column \"%s\" of \"%s\": %.0f distinct values and %.0f NULLs in " UINT64_FORMAT " rows",
 									 NameStr(TupleDescAttr(found->desc, attno - 1)->attname), name,
@@ -667,7 +680,7 @@ dv_handoff_end(List *done)
 		}
 		if (!consumed)
 			handoff_flush(h);
-		else
+		else if (may_see_counts(h->relid))
 			ereport(DEBUG1,
 					(errmsg_internal("dynamic table \"%s\": its " UINT64_FORMAT " changes of this pipeline were not written to its change buffer: every reader was refreshed after it",
 									 get_rel_name(h->relid), h->ntuples - h->nflushed)));
@@ -863,9 +876,10 @@ handoff_flush(Handoff *h)
 		return;
 	if (!OidIsValid(buffer))
 		elog(ERROR, "change buffer of %u is missing", h->relid);
-	ereport(DEBUG1,
-			(errmsg_internal("dynamic table \"%s\": its " UINT64_FORMAT " changes of this pipeline kept back are written to its change buffer",
-							 get_rel_name(h->relid), h->ntuples - h->nflushed)));
+	if (may_see_counts(h->relid))
+		ereport(DEBUG1,
+				(errmsg_internal("dynamic table \"%s\": its " UINT64_FORMAT " changes of this pipeline kept back are written to its change buffer",
+								 get_rel_name(h->relid), h->ntuples - h->nflushed)));
 	rel = table_open(buffer, RowExclusiveLock);
 	if (!same_columns(h->desc, RelationGetDescr(rel)))
 		elog(ERROR, "change buffer of %u changed its columns while rows of it were kept back", h->relid);
@@ -4664,9 +4678,10 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			int64		weight_sum = 0;
 
 			n = read_handoff(src, kept, &weight_sum);
-			ereport(DEBUG1,
-					(errmsg_internal("dynamic table \"%s.%s\": the changes of \"%s\" (" INT64_FORMAT " rows) taken from its refresh in this pipeline",
-									 dt->schema_name, dt->table_name, get_rel_name(src->relid), n)));
+			if (may_see_counts(src->relid))
+				ereport(DEBUG1,
+						(errmsg_internal("dynamic table \"%s.%s\": the changes of \"%s\" (" INT64_FORMAT " rows) taken from its refresh in this pipeline",
+										 dt->schema_name, dt->table_name, get_rel_name(src->relid), n)));
 			if (n > 0 && weight_sum == 0)
 				read_as_is = lappend(read_as_is, src);
 			else if (n > 0)
@@ -4686,9 +4701,10 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 			(void) read_handoff(&copy, kept, &weight_sum);
 			n = read_window(dt, src, buffer, snapshot, copy.enr_name, false, no_filter, false, NULL);
 			dv_unregister_tuples(copy.enr_name);
-			ereport(DEBUG1,
-					(errmsg_internal("dynamic table \"%s.%s\": the changes of \"%s\" (" INT64_FORMAT " rows once consolidated) taken from its refresh in this pipeline",
-									 dt->schema_name, dt->table_name, get_rel_name(src->relid), n)));
+			if (may_see_counts(src->relid))
+				ereport(DEBUG1,
+						(errmsg_internal("dynamic table \"%s.%s\": the changes of \"%s\" (" INT64_FORMAT " rows once consolidated) taken from its refresh in this pipeline",
+										 dt->schema_name, dt->table_name, get_rel_name(src->relid), n)));
 			if (n > 0)
 				consolidated_rows = true;
 		}
