@@ -107,7 +107,6 @@ buffer_lookup(Oid relid)
 	return get_relname_relid(psprintf("changes_%u", relid), nsp);
 }
 
-static void handoff_flush_relid(Oid relid);
 
 /*
  * the change buffer of a source or dynamic table, InvalidOid if none, with
@@ -120,7 +119,7 @@ static void handoff_flush_relid(Oid relid);
 static Oid
 buffer_of(Oid relid)
 {
-	handoff_flush_relid(relid);
+	dv_handoff_flush(relid);
 	return buffer_lookup(relid);
 }
 
@@ -569,6 +568,7 @@ typedef struct Handoff
 	bool		deferred;		/* its rows reach the buffer only when needed */
 	uint64		nflushed;		/* tuples[0..nflushed) deferred and written since */
 	SubTransactionId flush_subid;	/* where they were written */
+	List	   *readers;		/* the dynamic tables that read it (dv_catalog_readers) */
 } Handoff;
 
 static struct
@@ -673,7 +673,7 @@ dv_handoff_end(List *done)
 
 		if (!h->deferred || h->nflushed >= h->ntuples)
 			continue;
-		foreach(lr, dv_catalog_readers(h->relid))
+		foreach(lr, h->readers)
 		{
 			if (!list_member_oid(done, lfirst_oid(lr)))
 				consumed = false;
@@ -773,6 +773,8 @@ handoff_start(DvTable *dt, Relation rel)
 		h->size = 256;
 		h->tuples = palloc(sizeof(MinimalTuple) * h->size);
 		handoff.entries = lappend(handoff.entries, h);
+		/* (no new reader commits while the pipeline holds the table's lock) */
+		h->readers = h->usable ? dv_catalog_readers(dt->relid) : NIL;
 		MemoryContextSwitchTo(old);
 		/* (kept back when every reader of the table is refreshed after it in this pipeline) */
 		if (h->usable)
@@ -780,7 +782,7 @@ handoff_start(DvTable *dt, Relation rel)
 			ListCell   *lc;
 
 			h->deferred = true;
-			foreach(lc, dv_catalog_readers(dt->relid))
+			foreach(lc, h->readers)
 			{
 				if (!list_member_oid(handoff.members, lfirst_oid(lc)))
 					h->deferred = false;
@@ -854,6 +856,46 @@ handoff_keep(Handoff *h, TupleTableSlot *slot)
 }
 
 /*
+ * What writing rows into a change buffer in batches holds (dv_write_own_buffer,
+ * handoff_flush): heap_multi_insert with a bulk-insert state, as COPY does.
+ * The slots share a copy of the buffer's descriptor, not reference counted:
+ * a slot of the relcache's own descriptor pins it in the resource owner,
+ * whose release of each of a thousand pins searches the list of them.
+ */
+typedef struct BufferBatches
+{
+	TupleDesc	desc;
+	TupleTableSlot **slots;
+	int			nslots;
+	BulkInsertState bistate;
+	MemoryContext batch_context;	/* what writing a batch allocates: the
+									 * tuples formed, their toasted values */
+} BufferBatches;
+
+static void
+buffer_batches_begin(BufferBatches *b, Relation rel, uint64 ntuples, const TupleTableSlotOps *ops)
+{
+	b->desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	b->nslots = (int) Min(ntuples, (uint64) DV_BUFFER_BATCH);
+	b->slots = palloc(sizeof(TupleTableSlot *) * b->nslots);
+	for (int i = 0; i < b->nslots; i++)
+		b->slots[i] = MakeSingleTupleTableSlot(b->desc, ops);
+	b->bistate = GetBulkInsertState();
+	b->batch_context = AllocSetContextCreate(CurrentMemoryContext, "dynview change buffer batch",
+											 ALLOCSET_DEFAULT_SIZES);
+}
+
+static void
+buffer_batches_end(BufferBatches *b)
+{
+	FreeBulkInsertState(b->bistate);
+	for (int i = 0; i < b->nslots; i++)
+		ExecDropSingleTupleTableSlot(b->slots[i]);
+	FreeTupleDesc(b->desc);
+	MemoryContextDelete(b->batch_context);
+}
+
+/*
  * handoff_flush - write the rows h kept back and has not written yet into
  * its table's buffer, as dv_write_own_buffer would have (dynview's origin,
  * in batches).  While its refresh still runs (not complete), its later rows
@@ -864,13 +906,9 @@ handoff_flush(Handoff *h)
 {
 	Oid			buffer = buffer_lookup(h->relid);
 	Relation	rel;
-	TupleDesc	desc;
-	TupleTableSlot **slots;
-	int			nslots;
-	BulkInsertState bistate;
+	BufferBatches b;
 	CommandId	cid = GetCurrentCommandId(true);
 	uint16		save_origin;
-	MemoryContext batch_context;
 
 	if (!h->deferred || h->nflushed >= h->ntuples)
 		return;
@@ -883,15 +921,7 @@ handoff_flush(Handoff *h)
 	rel = table_open(buffer, RowExclusiveLock);
 	if (!same_columns(h->desc, RelationGetDescr(rel)))
 		elog(ERROR, "change buffer of %u changed its columns while rows of it were kept back", h->relid);
-	desc = CreateTupleDescCopy(RelationGetDescr(rel));
-	nslots = (int) Min(h->ntuples - h->nflushed, (uint64) DV_BUFFER_BATCH);
-	slots = palloc(sizeof(TupleTableSlot *) * nslots);
-	for (int i = 0; i < nslots; i++)
-		slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	bistate = GetBulkInsertState();
-	/* (the heap tuples heap_multi_insert forms of each batch) */
-	batch_context = AllocSetContextCreate(CurrentMemoryContext, "dynview change buffer batch",
-										  ALLOCSET_DEFAULT_SIZES);
+	buffer_batches_begin(&b, rel, h->ntuples - h->nflushed, &TTSOpsMinimalTuple);
 	save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
 	{
@@ -899,16 +929,16 @@ handoff_flush(Handoff *h)
 
 		while (done < h->ntuples)
 		{
-			int			n = (int) Min(h->ntuples - done, (uint64) nslots);
-			MemoryContext old = MemoryContextSwitchTo(batch_context);
+			int			n = (int) Min(h->ntuples - done, (uint64) b.nslots);
+			MemoryContext old = MemoryContextSwitchTo(b.batch_context);
 
 			for (int k = 0; k < n; k++)
-				ExecStoreMinimalTuple(h->tuples[done + k], slots[k], false);
-			heap_multi_insert(rel, slots, n, cid, 0, bistate);
+				ExecStoreMinimalTuple(h->tuples[done + k], b.slots[k], false);
+			heap_multi_insert(rel, b.slots, n, cid, 0, b.bistate);
 			for (int k = 0; k < n; k++)
-				ExecClearTuple(slots[k]);
+				ExecClearTuple(b.slots[k]);
 			MemoryContextSwitchTo(old);
-			MemoryContextReset(batch_context);
+			MemoryContextReset(b.batch_context);
 			done += n;
 		}
 	}
@@ -917,11 +947,7 @@ handoff_flush(Handoff *h)
 		dv_cdc_own_writes_end(save_origin);
 	}
 	PG_END_TRY();
-	FreeBulkInsertState(bistate);
-	for (int i = 0; i < nslots; i++)
-		ExecDropSingleTupleTableSlot(slots[i]);
-	FreeTupleDesc(desc);
-	MemoryContextDelete(batch_context);
+	buffer_batches_end(&b);
 	table_close(rel, NoLock);
 	h->nflushed = h->ntuples;
 	h->flush_subid = GetCurrentSubTransactionId();
@@ -930,24 +956,17 @@ handoff_flush(Handoff *h)
 	CommandCounterIncrement();
 }
 
-/* write what a refresh of relid in this pipeline kept back (buffer_of) */
-static void
-handoff_flush_relid(Oid relid)
+/*
+ * dv_handoff_flush - write what a refresh of relid in this pipeline kept
+ * back from its buffer (buffer_of; before the buffer's columns change)
+ */
+void
+dv_handoff_flush(Oid relid)
 {
 	Handoff    *h;
 
 	if (handoff_active() && (h = handoff_entry(relid)) != NULL)
 		handoff_flush(h);
-}
-
-/*
- * dv_handoff_flush - write what a refresh of relid in this pipeline kept
- * back from its buffer, before the buffer's columns change
- */
-void
-dv_handoff_flush(Oid relid)
-{
-	handoff_flush_relid(relid);
 }
 
 /* has a refresh of relid in this pipeline kept rows back from its buffer? */
@@ -1068,7 +1087,6 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	Oid			buffer = buffer_lookup(dt->relid);
 	Relation	rel;
 	TupleDesc	bdesc;
-	TupleDesc	sdesc_copy;
 	TupleDesc	sdesc = tuptable->tupdesc;
 	int		   *map;
 	Datum	   *svalues;
@@ -1077,10 +1095,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	CommandId	cid = GetCurrentCommandId(true);
 	TimestampTz start = GetCurrentTransactionStartTimestamp();
 	uint16		save_origin;
-	TupleTableSlot **slots;
-	int			nslots;
-	BulkInsertState bistate;
-	MemoryContext batch_context;
+	BufferBatches b;
 	Handoff    *kept;
 
 	if (!OidIsValid(buffer) || ntuples == 0)
@@ -1102,22 +1117,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 	}
 	svalues = palloc(sizeof(Datum) * sdesc->natts);
 	snulls = palloc(sizeof(bool) * sdesc->natts);
-	nslots = (int) Min(ntuples, (uint64) DV_BUFFER_BATCH);
-	slots = palloc(sizeof(TupleTableSlot *) * nslots);
-
-	/*
-	 * (the slots share a copy of the buffer's descriptor, not reference
-	 * counted: a slot of the relcache's own descriptor pins it in the
-	 * resource owner, whose release of each of a thousand pins searches the
-	 * list of them)
-	 */
-	sdesc_copy = CreateTupleDescCopy(bdesc);
-	for (int i = 0; i < nslots; i++)
-		slots[i] = MakeSingleTupleTableSlot(sdesc_copy, &TTSOpsVirtual);
-	bistate = GetBulkInsertState();
-	/* (what writing a batch allocates: the tuples formed, their toasted values) */
-	batch_context = AllocSetContextCreate(CurrentMemoryContext, "dynview change buffer batch",
-										  ALLOCSET_DEFAULT_SIZES);
+	buffer_batches_begin(&b, rel, ntuples, &TTSOpsVirtual);
 	/* (heap_multi_insert runs no user code: always dynview's own write) */
 	save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
@@ -1126,15 +1126,15 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 
 		while (done < ntuples)
 		{
-			int			n = (int) Min(ntuples - done, (uint64) nslots);
-			MemoryContext old = MemoryContextSwitchTo(batch_context);
+			int			n = (int) Min(ntuples - done, (uint64) b.nslots);
+			MemoryContext old = MemoryContextSwitchTo(b.batch_context);
 
 			/* (the rows from first_written on go to the buffer now; kept back, none) */
 			int			first_written = kept && kept->deferred ? n : 0;
 
 			for (int k = 0; k < n; k++)
 			{
-				TupleTableSlot *slot = slots[k];
+				TupleTableSlot *slot = b.slots[k];
 
 				ExecClearTuple(slot);
 				heap_deform_tuple(tuptable->vals[done + k], sdesc, svalues, snulls);
@@ -1166,9 +1166,9 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 				}
 			}
 			if (first_written < n)
-				heap_multi_insert(rel, slots + first_written, n - first_written, cid, 0, bistate);
+				heap_multi_insert(rel, b.slots + first_written, n - first_written, cid, 0, b.bistate);
 			MemoryContextSwitchTo(old);
-			MemoryContextReset(batch_context);
+			MemoryContextReset(b.batch_context);
 			done += n;
 		}
 	}
@@ -1177,11 +1177,7 @@ dv_write_own_buffer(DvTable *dt, SPITupleTable *tuptable, uint64 ntuples, int we
 		dv_cdc_own_writes_end(save_origin);
 	}
 	PG_END_TRY();
-	FreeBulkInsertState(bistate);
-	for (int i = 0; i < nslots; i++)
-		ExecDropSingleTupleTableSlot(slots[i]);
-	FreeTupleDesc(sdesc_copy);
-	MemoryContextDelete(batch_context);
+	buffer_batches_end(&b);
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
 }
@@ -4648,7 +4644,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		/* what the upstream's refresh in this pipeline wrote is the window, or the buffer is read */
 		kept = handoff_for(dt, src->relid);
 		if (kept == NULL)
-			handoff_flush_relid(src->relid);
+			dv_handoff_flush(src->relid);
 		/*
 		 * Refreshed before in this very transaction: rows this transaction
 		 * buffered since then carry the same xid as those it consumed then

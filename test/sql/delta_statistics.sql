@@ -23,23 +23,9 @@ INSERT INTO ds_defs VALUES
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental') IS NOT NULL AS created
   FROM ds_defs ORDER BY name;
 
-CREATE FUNCTION ds_check() RETURNS TABLE (name text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM ds_defs ORDER BY 1 LOOP
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((SELECT t.* FROM %I t EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL SELECT t.* FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name; verified := dynview.verify(d.name); same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set compare_defs :abs_srcdir '/sql/include/compare_defs.sql'
+\i :compare_defs
 
 -- (1) off: a change planned with PostgreSQL's defaults (and the backend's caches filled, whose
 -- growth DEBUG1 would show)
@@ -48,7 +34,7 @@ UPDATE ds_o SET amt = amt + 1 WHERE id % 20 = 1;
 DELETE FROM ds_o WHERE id % 125 = 1;
 SELECT dynview.wait_for_capture('1 minute');
 SELECT name, (dynview.refresh(name)).refresh_mode FROM ds_defs ORDER BY name;
-SELECT * FROM ds_check();
+SELECT * FROM dv_compare_defs('ds_defs');
 RESET dynview.delta_statistics;
 
 -- (2) on (the default): 300 changed orders, 40 of them given a NULL product, 60 new ones sharing
@@ -61,7 +47,7 @@ SELECT dynview.wait_for_capture('1 minute');
 SET client_min_messages = debug1;
 SELECT name, (dynview.refresh(name)).refresh_mode FROM ds_defs ORDER BY name;
 SET client_min_messages = warning;
-SELECT * FROM ds_check();
+SELECT * FROM dv_compare_defs('ds_defs');
 
 -- (3) a window of more than 100,000 rows is not counted (PostgreSQL's defaults), and is applied
 -- as any other
@@ -70,7 +56,7 @@ SELECT dynview.wait_for_capture('1 minute');
 SET client_min_messages = debug1;
 SELECT name, (dynview.refresh(name)).refresh_mode FROM ds_defs ORDER BY name;
 SET client_min_messages = warning;
-SELECT * FROM ds_check();
+SELECT * FROM dv_compare_defs('ds_defs');
 
 -- (4) a change of the dimension: its window joined with the orders, with statistics
 UPDATE ds_p SET cat = cat || 'x' WHERE pid % 50 = 0;
@@ -78,8 +64,8 @@ SELECT dynview.wait_for_capture('1 minute');
 SET client_min_messages = debug1;
 SELECT name, (dynview.refresh(name)).refresh_mode FROM ds_defs ORDER BY name;
 SET client_min_messages = warning;
-SELECT * FROM ds_check();
+SELECT * FROM dv_compare_defs('ds_defs');
 
 SELECT dynview.drop_dynamic_table(name) FROM ds_defs ORDER BY name;
-DROP FUNCTION ds_check();
+DROP FUNCTION dv_compare_defs(regclass);
 DROP TABLE ds_defs, ds_o, ds_p;

@@ -28,23 +28,8 @@ BEGIN
   EXECUTE format('SELECT EXISTS (SELECT FROM dynview_buffer.%I)', 'changes_' || t::regclass::oid) INTO found;
   RETURN found;
 END $$;
-CREATE FUNCTION hs_check() RETURNS TABLE (name text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM hs_defs ORDER BY 1 LOOP
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name; verified := dynview.verify(d.name); same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\set compare_defs :abs_srcdir '/sql/include/compare_defs.sql'
+\i :compare_defs
 
 -- (1) a scheduled pipeline that succeeds: every layer refreshed, each in its subtransaction
 UPDATE hs_src SET amt = amt + 1 WHERE id % 4 = 1;
@@ -55,7 +40,7 @@ SELECT dv_poll_until($$SELECT count(*) = 3 FROM dynview.refresh_history
   WHERE table_name IN ('hs_detail', 'hs_mid', 'hs_top') AND refresh_mode = 'INCREMENTAL'
     AND start_time > (SELECT max(created_at) FROM dynview.dynamic_table_catalog)$$) AS refreshed;
 SELECT dynview.alter_dynamic_table('hs_top', schedule => 'manual');
-SELECT * FROM hs_check();
+SELECT * FROM dv_compare_defs('hs_defs');
 
 -- (2) a change that makes hs_mid fail (100 / 0), with others: the scheduler refreshes hs_detail,
 -- hs_mid fails in its subtransaction, hs_top waits (UPSTREAM_FAILED); hs_detail's changes are in
@@ -80,10 +65,10 @@ SELECT hs_buffer_has_rows('hs_detail') AS detail_changes_in_buffer;
 UPDATE hs_src SET v = 3 WHERE id = 10;
 SELECT dynview.wait_for_capture('1 minute');
 SELECT table_name, state, refresh_mode FROM dynview.refresh('hs_top') ORDER BY 1;
-SELECT * FROM hs_check();
+SELECT * FROM dv_compare_defs('hs_defs');
 
 SELECT dynview.drop_dynamic_table(name) FROM hs_defs ORDER BY CASE name WHEN 'hs_top' THEN 0 WHEN 'hs_mid' THEN 1 ELSE 2 END;
-DROP FUNCTION hs_check();
+DROP FUNCTION dv_compare_defs(regclass);
 DROP FUNCTION hs_buffer_has_rows(text);
 DROP FUNCTION dv_poll_until(text);
 DROP TABLE hs_defs, hs_src;

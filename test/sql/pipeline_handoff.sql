@@ -26,24 +26,9 @@ INSERT INTO ho_defs VALUES
 SELECT dynview.create_dynamic_table(name, query, schedule => 'manual', refresh_mode => 'incremental') IS NOT NULL AS created
   FROM ho_defs ORDER BY CASE name WHEN 'ho_detail' THEN 0 WHEN 'ho_top' THEN 2 ELSE 1 END, name;
 
--- every table against its query (text form and =) and verify(), no refresh
-CREATE FUNCTION ho_check() RETURNS TABLE (name text, verified boolean, same_text boolean, same_rows boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  d record;
-  nt bigint;
-  ne bigint;
-BEGIN
-  FOR d IN SELECT * FROM ho_defs ORDER BY 1 LOOP
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name; verified := dynview.verify(d.name); same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set compare_defs :abs_srcdir '/sql/include/compare_defs.sql'
+\i :compare_defs
 -- the rows of a dynamic table's change buffer (of any transaction, consumed or not)
 CREATE FUNCTION ho_buffer_rows(t text) RETURNS SETOF int LANGUAGE plpgsql AS $$
 BEGIN
@@ -71,7 +56,7 @@ SET client_min_messages = debug1;
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 SET client_min_messages = warning;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (2) ho_detail refreshed alone first: its data snapshot is no longer that of its downstreams,
 -- which read its buffer (what that refresh wrote and what the pipeline's wrote)
@@ -84,7 +69,7 @@ SET client_min_messages = debug1;
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 SET client_min_messages = warning;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (3) the same pipeline twice in one transaction, a change between: the second refreshes in
 -- full (REFRESHED_IN_TRANSACTION) and takes nothing kept
@@ -95,7 +80,7 @@ UPDATE ho_o SET amt = amt - 3 WHERE id % 8 = 3 AND id % 16 = 3;
 SELECT refresh_mode, mode_reason_code FROM dynview.refresh('ho_top');
 COMMIT;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (4) more than work_mem written by ho_detail: not kept, its downstreams read its buffer
 SET work_mem = '64kB';
@@ -106,7 +91,7 @@ SELECT refresh_mode FROM dynview.refresh('ho_top');
 SET client_min_messages = warning;
 RESET work_mem;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (5) windows consolidated first (dynview.linear_windows_as_is off): read from the buffers
 SET dynview.linear_windows_as_is = off;
@@ -117,7 +102,7 @@ SELECT refresh_mode FROM dynview.refresh('ho_top');
 SET client_min_messages = warning;
 RESET dynview.linear_windows_as_is;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (6) a pipeline rolled back, then the same window refreshed again: nothing of the rolled-back
 -- refreshes is kept (the buffers and the data snapshots are those before)
@@ -131,7 +116,7 @@ SET client_min_messages = debug1;
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 SET client_min_messages = warning;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (7) a pipeline that leaves out a reader: ho_gmv's pipeline (ho_detail, ho_gmv) does not
 -- refresh ho_big, which reads ho_detail too, so ho_detail's refresh writes its buffer as it goes
@@ -143,7 +128,7 @@ SELECT refresh_mode FROM dynview.refresh('ho_gmv');
 SELECT count(*) > 0 AS detail_buffer_written FROM ho_buffer_rows('ho_detail');
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 SET client_min_messages = warning;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (8) a pipeline rolled back to a savepoint, then run again in the same transaction: what the
 -- rolled-back refreshes kept back is gone with them
@@ -157,7 +142,7 @@ SET LOCAL client_min_messages = debug1;
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 COMMIT;
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 -- (9) a source's column retyped: ho_detail's refresh (FULL, SOURCE_ALTERED) deletes its rows,
 -- retypes its columns and its buffer's, then inserts; what it kept back of the deletes is written
@@ -165,10 +150,10 @@ SELECT * FROM ho_check();
 ALTER TABLE ho_o ALTER qty TYPE bigint;
 SELECT refresh_mode FROM dynview.refresh('ho_top');
 SELECT * FROM ho_modes;
-SELECT * FROM ho_check();
+SELECT * FROM dv_compare_defs('ho_defs');
 
 SELECT dynview.drop_dynamic_table(name) FROM ho_defs ORDER BY CASE name WHEN 'ho_top' THEN 0 WHEN 'ho_detail' THEN 2 ELSE 1 END, name;
 DROP FUNCTION ho_buffer_rows(text);
 DROP VIEW ho_modes;
-DROP FUNCTION ho_check();
+DROP FUNCTION dv_compare_defs(regclass);
 DROP TABLE ho_defs, ho_o, ho_p;
