@@ -39,3 +39,14 @@ diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
 
 # med: the median of the numbers on standard input, one a line (the lower of two)
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# pipeline_change PREFIX R: on $DB (a bench/pipeline.sh database), the pipeline.sh change of round R
+# (1,000 new orders named PREFIX<c>-<pid>-<n>, 100 orders updated, 100 deleted; c = BASE + 13 R,
+# BASE default 1000, so that each round and each BASE change other orders), then waits for capture
+pipeline_change() {
+	local c=$((${BASE:-1000} + 13 * $2))
+	q -c "INSERT INTO doc_orders SELECT '$1$c-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $2) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + $c) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + $c + 5) FROM generate_series(1, 100) g);" \
+		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
+}

@@ -34,13 +34,7 @@ for i in "${!VARIANTS[@]}"; do
 	pids+=("$pid")
 	eval "IN_$i=$in; OUT_$i=$out"
 done
-change() {
-	local c=$((BASE + 13 * $1))
-	q -c "INSERT INTO doc_orders SELECT 'ga$c-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $1) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
-UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + $c) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + $c + 5) FROM generate_series(1, 100) g);" \
-		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
-}
+change() { pipeline_change ga "$1"; }
 refresh() {
 	local in out mode
 	eval "in=\$IN_$1; out=\$OUT_$1"

@@ -22,13 +22,7 @@ mkdir -p "$OUT"
 . "$(dirname "$0")/lib.sh"
 coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
 echo "SELECT pg_backend_pid();" >&"${P[1]}"; read -r pid <&"${P[0]}"
-change() {
-	local c=$((BASE + 13 * $1))
-	q -c "INSERT INTO doc_orders SELECT 'pp$c-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $1) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
-UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + $c) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + $c + 5) FROM generate_series(1, 100) g);" \
-		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
-}
+change() { pipeline_change pp "$1"; }
 refresh() { echo "SELECT refresh_mode FROM dynview.refresh('doc_ads_category_rank');" >&"${P[1]}"; read -r mode <&"${P[0]}"; }
 # two warm-up rounds: the backend's caches and kept statements
 change 0; refresh; change 1; refresh
