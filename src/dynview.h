@@ -192,7 +192,8 @@ extern int	dv_safe_search_path_push(void);
 extern void dv_safe_search_path_pop(int nestlevel);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
-extern uint64 dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values,
+struct _SPI_plan;
+extern uint64 dv_catalog_exec_into(const char *sql, struct _SPI_plan *plan, int nargs, Oid *types, Datum *values,
 								   Snapshot snapshot, DestReceiver *dest);
 extern char *dv_snapshot_to_text(Snapshot snapshot);
 extern uint64 dv_widen_xid(TransactionId xid);
@@ -348,6 +349,9 @@ typedef struct DvParams
 	Oid		   *types;
 	Datum	   *values;
 	char	   *nulls;			/* 'n' for NULL, ' ' otherwise */
+	bool		generic;		/* scalars whose values never change the plan's
+								 * shape: one generic plan kept for all
+								 * (statements.c) */
 } DvParams;
 extern void dv_full_refresh_restricted(DvTable *dt, const char *query, const char *restrict_q,
 									   const char *restrict_t, DvParams *params, Snapshot snapshot,
@@ -388,8 +392,9 @@ extern void dv_statements_begin(Oid relid);
 extern void dv_statements_end(void);
 extern void dv_statements_forget(Oid relid);
 extern struct _SPI_plan *dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values,
-											   const char *nulls, bool *kept);
+											   const char *nulls, bool scalars_generic, bool *kept);
 extern void dv_statements_executing(bool start);
+extern Oid	dv_statements_scope(void);
 
 /* refresh/plancache.c */
 extern Query *dv_plan_cache_query(DvTable *dt);

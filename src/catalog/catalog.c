@@ -266,7 +266,9 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
  * dv_catalog_exec_into - dv_catalog_exec of a query whose rows go to dest
  * instead of SPI_tuptable, so that the caller need not copy them out of it
  * (a window read of thousands of buffer rows would otherwise form each row
- * twice: in SPI's table, then in the caller's tuplestore).  With nargs > 0
+ * twice: in SPI's table, then in the caller's tuplestore).  With plan, that
+ * plan of sql is run (the caller's, prepared under dv_safe_search_path_push
+ * so that its search path is the one it runs with); else with nargs > 0
  * the statement's plan is kept as dv_catalog_exec keeps it; without, it is
  * planned for this one execution (it may read an ephemeral relation of this
  * refresh).  None of values is NULL.  dest's receiveSlot may return false
@@ -277,8 +279,8 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
  * incremented, the transaction snapshot.
  */
 uint64
-dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, Snapshot snapshot,
-					 DestReceiver *dest)
+dv_catalog_exec_into(const char *sql, SPIPlanPtr plan, int nargs, Oid *types, Datum *values,
+					 Snapshot snapshot, DestReceiver *dest)
 {
 	Oid			save_userid;
 	int			save_sec;
@@ -311,7 +313,9 @@ dv_catalog_exec_into(const char *sql, int nargs, Oid *types, Datum *values, Snap
 		options.read_only = true;
 		PushActiveSnapshot(snapshot);
 	}
-	if (nargs > 0)
+	if (plan)
+		rc = SPI_execute_plan_extended(plan, &options);
+	else if (nargs > 0)
 		rc = SPI_execute_plan_extended(cached_plan(sql, nargs, types), &options);
 	else
 		rc = SPI_execute_extended(sql, &options);

@@ -2838,8 +2838,13 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			appendStringInfo(&sql, "SELECT pg_catalog.count(*) = 1 FROM %s", st);
 		else
 		{
-			appendStringInfo(&sql, "SELECT pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
-							 "= pg_catalog.count(*) FILTER (WHERE EXISTS (SELECT 1 FROM %s dv_vt WHERE %s)) FROM dv_gd d",
+			/*
+			 * (two semi-joins, not EXISTS per row of dv_gd: a correlated
+			 * subplan rescanned the table once per group, and the relation's
+			 * size was asked of the kernel at each rescan)
+			 */
+			appendStringInfo(&sql, "SELECT (SELECT pg_catalog.count(*) FROM dv_gd d WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
+							 "= (SELECT pg_catalog.count(*) FROM dv_gd d WHERE EXISTS (SELECT 1 FROM %s dv_vt WHERE %s))",
 							 st, key_match(nkeys, "s", "d", null_keys),
 							 quote_qualified_identifier(dt->schema_name, dt->table_name),
 							 column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));

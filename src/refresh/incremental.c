@@ -2462,14 +2462,43 @@ exec_window_read(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr,
 	 */
 	if (from_enr)
 	{
-		/* (not kept as a prepared plan: the relation is this refresh's) */
-		dv_catalog_exec_into(sql, 0, NULL, NULL, NULL, &receiver->pub);
+		/*
+		 * (kept as the refresh's statements are, statements.c: the
+		 * relation's name and shape are in the entry's key; prepared under
+		 * the search path it runs with, in dt's scope, which the window
+		 * reads come before)
+		 */
+		int			nestlevel = dv_safe_search_path_push();
+		bool		scope = !OidIsValid(dv_statements_scope());
+		bool		kept;
+		SPIPlanPtr	plan;
+
+		if (scope)
+			dv_statements_begin(dt->relid);
+		plan = dv_statements_prepare(sql, 0, NULL, NULL, NULL, false, &kept);
+		if (scope)
+			dv_statements_end();
+		dv_safe_search_path_pop(nestlevel);
+		if (kept)
+			dv_statements_executing(true);
+		PG_TRY();
+		{
+			dv_catalog_exec_into(sql, plan, 0, NULL, NULL, NULL, &receiver->pub);
+		}
+		PG_FINALLY();
+		{
+			if (kept)
+				dv_statements_executing(false);
+		}
+		PG_END_TRY();
+		if (!kept)
+			SPI_freeplan(plan);
 	}
 	else
 	{
 		/* the window is S_new's and S_prev's text */
 		window_parameters(dt, snapshot, values, types);
-		dv_catalog_exec_into(sql, WINDOW_NARGS, types, values, window_read_snapshot(),
+		dv_catalog_exec_into(sql, NULL, WINDOW_NARGS, types, values, window_read_snapshot(),
 							 &receiver->pub);
 	}
 }
@@ -2923,7 +2952,8 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 	{
 		/* (an incremental refresh's statements are kept and used again: statements.c) */
 		plan = dv_statements_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL,
-									 params ? params->values : NULL, params ? params->nulls : NULL, &kept);
+									 params ? params->values : NULL, params ? params->nulls : NULL,
+									 params && params->generic, &kept);
 		if (kept)
 		{
 			dv_statements_executing(true);
@@ -3835,6 +3865,7 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 	int			ncols = list_length(columns);
 
 	params->nargs = ncols;
+	params->generic = false;
 	params->types = palloc(sizeof(Oid) * Max(ncols, 1));
 	params->values = palloc0(sizeof(Datum) * Max(ncols, 1));
 	params->nulls = palloc(sizeof(char) * Max(ncols, 1));
@@ -4010,6 +4041,8 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 		if (n == 0)
 			return;				/* the changes cancel out */
 		params.nargs = nkeys;
+		/* (the windows are computed over every row whatever the boundary: statements.c) */
+		params.generic = true;
 		params.types = palloc(sizeof(Oid) * nkeys);
 		params.values = palloc0(sizeof(Datum) * nkeys);
 		params.nulls = palloc(sizeof(char) * nkeys);

@@ -43,14 +43,18 @@
  * one is longer, it is another entry, prepared with CURSOR_OPT_CUSTOM_PLAN:
  * its parse and analysis are kept, and it is planned at each execution with
  * the values.  Where the parameters are scalars (the boundary row of a
- * window or top-N table: apply_window, apply_topn) and no array is long,
- * the entry is prepared without either option, so that PostgreSQL's plan
- * cache chooses as it does for any prepared statement (plan_cache_mode
- * auto): custom plans for the first five executions, then the generic plan
- * when its estimated cost is not above theirs on average (the planning
- * saved counted), which a boundary that does not change the plan's shape
- * gives (the dashboard's rank layer: 50 rows, the window computed over all
- * of them and its output filtered, 0.45 ms of planning at each refresh).
+ * top-N table: apply_topn) and no array is long, the entry is prepared
+ * without either option, so that PostgreSQL's plan cache chooses as it does
+ * for any prepared statement (plan_cache_mode auto): custom plans for the
+ * first five executions, then the generic plan when its estimated cost is
+ * not above theirs on average (the planning saved counted).  Where the
+ * caller knows that the values do not change the plan's shape (the
+ * boundary row of a window without PARTITION BY, apply_window: the
+ * windows are computed over every row of the query and its output
+ * filtered), the generic plan is kept at once: with exact selectivities
+ * the custom plans looked cheaper than the generic one, and the dashboard's
+ * rank layer (50 rows) was planned again at every refresh (0.3 ms of ~12,
+ * pipeline_profile.sh, twenty-fifth session).
  *
  * Statements run outside a begin/end scope (FULL refreshes, the build) are
  * prepared and freed as before.  The cache holds at most
@@ -144,6 +148,13 @@ dv_statements_end(void)
 	scope_lxid = InvalidLocalTransactionId;
 }
 
+/* dv_statements_scope - the table whose statements are kept now, or InvalidOid */
+Oid
+dv_statements_scope(void)
+{
+	return scope_lxid == MyProc->lxid ? scope_relid : InvalidOid;
+}
+
 /*
  * dv_statements_forget - drop the kept statements of relid (every table's
  * if InvalidOid).  Called by plancache.c when it drops the table's entry.
@@ -164,12 +175,15 @@ dv_statements_forget(Oid relid)
  * given types and values (nulls as SPI takes them, NULL for none): the kept
  * one (*kept true; do not free it) when the current scope is an
  * incremental refresh and the statement was prepared for it with the same
- * shape, else prepared now (kept when in a scope).  Errors if it cannot be
- * prepared.  Bracket its execution with dv_statements_executing(true/false).
+ * shape, else prepared now (kept when in a scope).  scalars_generic: the
+ * caller knows that the values of its scalar parameters never change the
+ * plan's shape (DvParams.generic): a generic plan, as for small arrays.
+ * Errors if it cannot be prepared.  Bracket its execution with
+ * dv_statements_executing(true/false).
  */
 SPIPlanPtr
 dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
-					  bool *kept)
+					  bool scalars_generic, bool *kept)
 {
 	StringInfoData shape;
 	uint32		hash;
@@ -204,7 +218,7 @@ dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values, con
 	}
 	if (!generic)
 		options = CURSOR_OPT_CUSTOM_PLAN;
-	else if (!scalar && nargs > 0)
+	else if ((!scalar || scalars_generic) && nargs > 0)
 		options = CURSOR_OPT_GENERIC_PLAN;
 	initStringInfo(&shape);
 	for (int i = 0; i < nargs; i++)
