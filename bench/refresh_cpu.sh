@@ -10,6 +10,9 @@
 #        DV_BENCH_PERF=file: also `perf record -g` the backend over the rounds into file.
 #        DV_BENCH_DB=name: another database of pipeline.sh (dv_bench_pipeline_<orders>_left for
 #        DV_BENCH_JOIN=left).
+#        DV_BENCH_OFFSET=K (default 0): added to the numbers of the orders updated and deleted, so
+#        that runs on one database with different offsets (e.g. 1000, 2000) change other orders
+#        (with the same offset, a second run's deletes find their orders gone).
 #        DV_BENCH_VERIFY=0: no verify() at the end (at 10M it takes 15-20 minutes at load).
 #        DV_BENCH_SCHEDULER=1: the scheduler worker refreshes the pipeline instead (design
 #        section 7: warm caches, kept statements): each round, after the change is captured, the
@@ -24,6 +27,7 @@ set -euo pipefail
 N=${1:-1000000}
 R=${2:-5}
 DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
+OFF=${DV_BENCH_OFFSET:-0}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 . "$(dirname "$0")/lib.sh"
 if [ -r /proc/self/schedstat ]; then
@@ -43,8 +47,8 @@ if [ "${DV_BENCH_SCHEDULER:-0}" = 1 ]; then
 	walls=()
 	for r in $(seq 0 "$R"); do
 		q -c "BEGIN; INSERT INTO doc_orders SELECT 'sch$r-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
-UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 60 + $r) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 8 + 3 * $r) FROM generate_series(1, 100) g); COMMIT;" \
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 60 + $r + $OFF) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 8 + 3 * $r + $OFF) FROM generate_series(1, 100) g); COMMIT;" \
 			-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
 		l0=$(last)
 		c0=$(cpu_ms "$spid")
@@ -90,8 +94,8 @@ echo "orders=$N load: $(cut -d' ' -f1-3 /proc/loadavg)"
 all=()
 for r in $(seq 1 "$R"); do
 	q -c "INSERT INTO doc_orders SELECT 'cpu$r-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
-UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 50 + $r) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 7 + 3 * $r) FROM generate_series(1, 100) g);" \
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 50 + $r + $OFF) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 7 + 3 * $r + $OFF) FROM generate_series(1, 100) g);" \
 		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
 	c0=$(cpu_ms "$pid")
 	w0=$(runq_ms "$pid")

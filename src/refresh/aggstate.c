@@ -2839,15 +2839,24 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		else
 		{
 			/*
-			 * (two semi-joins, not EXISTS per row of dv_gd: a correlated
-			 * subplan rescanned the table once per group, and the relation's
-			 * size was asked of the kernel at each rescan)
+			 * (the groups with a state row, those with a table row and those
+			 * with both are as many: the same groups, not only as many,
+			 * which a state that lost one group and gained another passed;
+			 * semi-joins, not EXISTS per row of dv_gd: a correlated subplan
+			 * rescanned the table once per group, and the relation's size
+			 * was asked of the kernel at each rescan)
 			 */
-			appendStringInfo(&sql, "SELECT (SELECT pg_catalog.count(*) FROM dv_gd d WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)) "
-							 "= (SELECT pg_catalog.count(*) FROM dv_gd d WHERE EXISTS (SELECT 1 FROM %s dv_vt WHERE %s))",
-							 st, key_match(nkeys, "s", "d", null_keys),
-							 quote_qualified_identifier(dt->schema_name, dt->table_name),
-							 column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));
+			char	   *in_state = psprintf("EXISTS (SELECT 1 FROM %s s WHERE %s)",
+											st, key_match(nkeys, "s", "d", null_keys));
+			char	   *in_table = psprintf("EXISTS (SELECT 1 FROM %s dv_vt WHERE %s)",
+											quote_qualified_identifier(dt->schema_name, dt->table_name),
+											column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));
+
+			appendStringInfo(&sql, "SELECT dv_s = dv_b AND dv_t = dv_b FROM (SELECT "
+							 "(SELECT pg_catalog.count(*) FROM dv_gd d WHERE %s) AS dv_s, "
+							 "(SELECT pg_catalog.count(*) FROM dv_gd d WHERE %s) AS dv_t, "
+							 "(SELECT pg_catalog.count(*) FROM dv_gd d WHERE %s AND %s) AS dv_b) dv_c",
+							 in_state, in_table, in_state, in_table);
 		}
 		dv_exec_at(sql.data, snapshot, false);
 		{

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bench/shared_buffers_pipeline.sh — the dashboard pipeline's per-refresh cost under several
+# shared_buffers settings, in one run (issue 14): for each setting, `ALTER SYSTEM SET
+# shared_buffers`, the cluster restarted (scripts/cluster.sh restart: run it with the
+# DV_PORT/DV_PGBIN of the cluster scripts/cluster.sh env named), then for each size the
+# pipeline.sh database's relations read into the OS cache (pg_prewarm 'read'), its tables and
+# indexes but the materialized views' loaded into shared_buffers (pg_prewarm 'buffer', as much as
+# fits), and bench/refresh_cpu.sh: R committed pipeline refreshes on demand in one warm
+# connection, then R by the scheduler worker (DV_BENCH_SCHEDULER=1).  The setting is reset at
+# the end (ALTER SYSTEM RESET shared_buffers) and the cluster restarted.  The K-th setting's
+# rounds change other orders than the others' (DV_BENCH_OFFSET = base + 1000 K; base from the
+# environment, default 0: give another base for another run on the same databases).  Whether the shared
+# memory is in huge pages (huge_pages = try) is printed with each setting: the kernel must hold
+# enough of them (/proc/sys/vm/nr_hugepages; `postgres -C shared_memory_size_in_huge_pages`).
+# Usage: eval "$(scripts/cluster.sh env)"; bench/shared_buffers_pipeline.sh "128MB 6GB" [rounds] [orders ...]
+#        (orders default 1000000; each a DV_BENCH_KEEP=1 bench/pipeline.sh database)
+# Needs the server on this machine, run by scripts/cluster.sh. Not a test.
+set -euo pipefail
+SETTINGS=(${1:?usage: shared_buffers_pipeline.sh "SETTING ..." [rounds] [orders ...]})
+R=${2:-9}
+shift 2 || shift $#
+SIZES=("${@:-1000000}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+huge() { awk '/HugePages_Total/{t=$2} /HugePages_Free/{f=$2} END{print "huge pages in use " t - f " of " t}' /proc/meminfo; }
+restart() { bash "$HERE/../scripts/cluster.sh" restart >/dev/null; }
+k=0
+for s in "${SETTINGS[@]}"; do
+	# (each setting's rounds update and delete other orders: refresh_cpu.sh's DV_BENCH_OFFSET)
+	k=$((k + 1))
+	DB=postgres q -c "ALTER SYSTEM SET shared_buffers = '$s'" >/dev/null
+	restart
+	echo "== shared_buffers $(DB=postgres q -c 'SHOW shared_buffers'); $(huge); load $(cut -d' ' -f1-3 /proc/loadavg)"
+	for N in "${SIZES[@]}"; do
+		DB=dv_bench_pipeline_$N
+		q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
+		q -c "SELECT sum(pg_prewarm(c.oid, 'read')) FROM pg_class c
+			WHERE c.relkind IN ('r', 'i', 'm', 't') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0" >/dev/null
+		pages=$(q -c "SELECT sum(pg_prewarm(c.oid, 'buffer')) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE c.relkind IN ('r', 'i', 't') AND c.relpersistence = 'p' AND n.nspname <> 'mv' AND pg_relation_size(c.oid) > 0")
+		echo "-- $N orders: $pages pages read into shared_buffers ($(q -c "SELECT pg_size_pretty($pages * 8192::bigint)"))"
+		DV_BENCH_OFFSET=$((${DV_BENCH_OFFSET:-0} + 1000 * k)) DV_BENCH_VERIFY=0 bash "$HERE/refresh_cpu.sh" "$N" "$R"
+		DV_BENCH_OFFSET=$((${DV_BENCH_OFFSET:-0} + 1000 * k)) DV_BENCH_VERIFY=0 DV_BENCH_SCHEDULER=1 bash "$HERE/refresh_cpu.sh" "$N" "$R"
+		echo "   verify: $(q -c "SELECT dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')") (the GMV and rank layers; the detail layer's verify() is left to pipeline.sh)"
+	done
+done
+DB=postgres q -c "ALTER SYSTEM RESET shared_buffers" >/dev/null
+restart
+echo "shared_buffers reset to $(DB=postgres q -c 'SHOW shared_buffers')"
