@@ -190,6 +190,7 @@ extern void dv_history_interrupted(void);
 extern void dv_history_worker_stopped(List *relids);
 extern int	dv_safe_search_path_push(void);
 extern void dv_safe_search_path_pop(int nestlevel);
+extern void dv_catalog_exec_kept(const char *sql, int expected);
 extern void dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, int expected);
 struct _SPI_plan;

@@ -125,7 +125,8 @@ dv_catalog_relid(void)
  * reads, catalog lookups and updates) keep their SPI plan for the life of
  * the backend; PostgreSQL's plan cache revalidates a kept plan when what it
  * reads changes.  Statements without parameters (DDL, names spelled into
- * the text) are planned each time.
+ * the text) are planned each time, but for the few constant ones run by
+ * dv_catalog_exec_kept.
  */
 typedef struct CachedStatement
 {
@@ -216,9 +217,30 @@ catalog_serialization_failure(void)
 			 errhint("Retry the transaction, or refresh outside a REPEATABLE READ or SERIALIZABLE transaction.")));
 }
 
+static void catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
+						 const char *nulls, int expected, bool keep);
+
 void
 dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 				const char *nulls, int expected)
+{
+	catalog_exec(sql, nargs, types, values, nulls, expected, nargs > 0);
+}
+
+/*
+ * dv_catalog_exec_kept - dv_catalog_exec of a statement without parameters
+ * whose text never changes (a catalog read the scheduler makes at every
+ * wake): its plan is kept as a parameterised statement's is.
+ */
+void
+dv_catalog_exec_kept(const char *sql, int expected)
+{
+	catalog_exec(sql, 0, NULL, NULL, NULL, expected, true);
+}
+
+static void
+catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
+			 const char *nulls, int expected, bool keep)
 {
 	Oid			save_userid;
 	int			save_sec;
@@ -233,7 +255,7 @@ dv_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	dv_guard_begin_own_ddl(&save_ddl);
 	PG_TRY();
 	{
-		if (nargs > 0)
+		if (keep)
 			rc = SPI_execute_plan(cached_plan(sql, nargs, types), values, nulls, false, 0);
 		else
 			rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);

@@ -519,8 +519,8 @@ dv_partitioned_with_retention(void)
 	MemoryContext caller = CurrentMemoryContext;
 	List	   *result = NIL;
 
-	dv_catalog_exec("SELECT relid::oid FROM dynview.partitioned_table_catalog WHERE retention IS NOT NULL",
-					0, NULL, NULL, NULL, -1);
+	/* (every scheduler wake: kept) */
+	dv_catalog_exec_kept("SELECT relid::oid FROM dynview.partitioned_table_catalog WHERE retention IS NOT NULL", -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
