@@ -3999,6 +3999,9 @@ before_sql(DvPlan *plan, const char *alias)
  * output restricted).  With PARTITION BY: the partitions whose keys the
  * changed rows have, as apply_grouped.
  */
+/* a window table of at most this many pages: its boundary statement's generic plan is kept */
+#define WINDOW_GENERIC_MAX_PAGES 128
+
 static void
 apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
 {
@@ -4041,8 +4044,20 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 		if (n == 0)
 			return;				/* the changes cancel out */
 		params.nargs = nkeys;
-		/* (the windows are computed over every row whatever the boundary: statements.c) */
-		params.generic = true;
+
+		/*
+		 * (the windows are computed over every row whatever the boundary,
+		 * which narrows only the table's side: a custom plan may read that
+		 * by an index, but a table of at most WINDOW_GENERIC_MAX_PAGES is
+		 * read whole for less than planning the statement again costs, so
+		 * its generic plan is kept: statements.c)
+		 */
+		{
+			Relation	rel = table_open(dt->relid, AccessShareLock);
+
+			params.generic = RelationGetNumberOfBlocks(rel) <= WINDOW_GENERIC_MAX_PAGES;
+			table_close(rel, AccessShareLock);
+		}
 		params.types = palloc(sizeof(Oid) * nkeys);
 		params.values = palloc0(sizeof(Datum) * nkeys);
 		params.nulls = palloc(sizeof(char) * nkeys);
