@@ -350,8 +350,8 @@ typedef struct DvParams
 	Oid		   *types;
 	Datum	   *values;
 	char	   *nulls;			/* 'n' for NULL, ' ' otherwise */
-	bool		generic;		/* scalars whose values never change the plan's
-								 * shape: one generic plan kept for all
+	bool		generic;		/* scalars whose values cannot change the
+								 * plan much: one generic plan kept for all
 								 * (statements.c) */
 } DvParams;
 extern void dv_full_refresh_restricted(DvTable *dt, const char *query, const char *restrict_q,

@@ -3990,6 +3990,9 @@ before_sql(DvPlan *plan, const char *alias)
 	return buf.data;
 }
 
+/* a window table of at most this many pages: its boundary statement's generic plan is kept */
+#define WINDOW_GENERIC_MAX_PAGES 128
+
 /*
  * apply_window - refresh a WINDOW plan's table from the changed rows of its
  * input (consolidated: rows recomputed alike cancel out).  Without
@@ -3999,9 +4002,6 @@ before_sql(DvPlan *plan, const char *alias)
  * output restricted).  With PARTITION BY: the partitions whose keys the
  * changed rows have, as apply_grouped.
  */
-/* a window table of at most this many pages: its boundary statement's generic plan is kept */
-#define WINDOW_GENERIC_MAX_PAGES 128
-
 static void
 apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
 {

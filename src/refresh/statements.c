@@ -43,7 +43,8 @@
  * one is longer, it is another entry, prepared with CURSOR_OPT_CUSTOM_PLAN:
  * its parse and analysis are kept, and it is planned at each execution with
  * the values.  Where the parameters are scalars (the boundary row of a
- * top-N table: apply_topn) and no array is long, the entry is prepared
+ * top-N table, apply_topn, or of a window over a large table) and no array
+ * is long, the entry is prepared
  * without either option, so that PostgreSQL's plan cache chooses as it does
  * for any prepared statement (plan_cache_mode auto): custom plans for the
  * first five executions, then the generic plan when its estimated cost is
@@ -177,8 +178,8 @@ dv_statements_forget(Oid relid)
  * one (*kept true; do not free it) when the current scope is an
  * incremental refresh and the statement was prepared for it with the same
  * shape, else prepared now (kept when in a scope).  scalars_generic: the
- * caller knows that the values of its scalar parameters never change the
- * plan's shape (DvParams.generic): a generic plan, as for small arrays.
+ * caller knows that the values of its scalar parameters cannot change the
+ * plan much (DvParams.generic): a generic plan, as for small arrays.
  * Errors if it cannot be prepared.  Bracket its execution with
  * dv_statements_executing(true/false).
  */

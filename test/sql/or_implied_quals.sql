@@ -44,26 +44,22 @@ SELECT name, dynview.create_dynamic_table(name, query, schedule => 'manual', ref
 -- the trees: the shared conjuncts are conditions of their own, the implied ones filters below the join
 SELECT name, value FROM oq_defs, dynview.explain_dynamic_table(name) WHERE property = 'operator tree' ORDER BY name;
 
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set compare_defs :abs_srcdir '/sql/include/compare_defs.sql'
+\i :compare_defs
+-- each table refreshed, then compared with its query (dv_compare_defs)
 CREATE FUNCTION oq_round()
 RETURNS TABLE (name text, mode text, verified boolean, same_text boolean, same_rows boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   d record;
-  nt bigint;
-  ne bigint;
+  modes text[] := '{}';
 BEGIN
   FOR d IN SELECT * FROM oq_defs ORDER BY 1 LOOP
-    SELECT r.refresh_mode INTO mode FROM dynview.refresh(d.name) r;
-    EXECUTE format('SELECT count(*) FROM ((SELECT t::text FROM %I t EXCEPT ALL SELECT q::text FROM (%s) q)
-                    UNION ALL (SELECT q::text FROM (%s) q EXCEPT ALL SELECT t::text FROM %I t)) x',
-                   d.name, d.query, d.query, d.name) INTO nt;
-    EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %I)) x',
-                   d.name, d.query, d.query, d.name) INTO ne;
-    name := d.name;
-    verified := dynview.verify(d.name);
-    same_text := nt = 0; same_rows := ne = 0;
-    RETURN NEXT;
+    modes := modes || (SELECT r.refresh_mode FROM dynview.refresh(d.name) r);
   END LOOP;
+  RETURN QUERY SELECT c.name, modes[row_number() OVER (ORDER BY c.name)], c.verified, c.same_text, c.same_rows
+    FROM dv_compare_defs('oq_defs') c ORDER BY c.name;
 END $$;
 
 -- rows into each arm and past none (a mode or an instruction no arm takes: the window read drops them)
@@ -98,4 +94,5 @@ SELECT count(*) AS one_rows FROM oq_one;
 
 SELECT count(dynview.drop_dynamic_table(name)) FROM oq_defs;
 DROP FUNCTION oq_round();
+DROP FUNCTION dv_compare_defs(regclass);
 DROP TABLE oq_defs, oq_l, oq_p;
