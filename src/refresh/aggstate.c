@@ -2839,24 +2839,21 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		else
 		{
 			/*
-			 * (the groups with a state row, those with a table row and those
-			 * with both are as many: the same groups, not only as many,
-			 * which a state that lost one group and gained another passed;
-			 * semi-joins, not EXISTS per row of dv_gd: a correlated subplan
-			 * rescanned the table once per group, and the relation's size
-			 * was asked of the kernel at each rescan)
+			 * (each changed group has a state row exactly when it has a table
+			 * row: the same groups, not only as many, which a state that lost
+			 * one group and gained another would pass.  One statement: the
+			 * changed groups left-joined to both, which the planner hashes; a
+			 * state or table row is told by its ctid, never NULL.  A row met
+			 * twice, which the unique indexes do not allow, would only repeat
+			 * its group's test.  Correlated EXISTS per group rescanned the
+			 * table once per group, with the relation's size asked of the
+			 * kernel at each rescan.)
 			 */
-			char	   *in_state = psprintf("EXISTS (SELECT 1 FROM %s s WHERE %s)",
-											st, key_match(nkeys, "s", "d", null_keys));
-			char	   *in_table = psprintf("EXISTS (SELECT 1 FROM %s dv_vt WHERE %s)",
-											quote_qualified_identifier(dt->schema_name, dt->table_name),
-											column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));
-
-			appendStringInfo(&sql, "SELECT dv_s = dv_b AND dv_t = dv_b FROM (SELECT "
-							 "(SELECT pg_catalog.count(*) FROM dv_gd d WHERE %s) AS dv_s, "
-							 "(SELECT pg_catalog.count(*) FROM dv_gd d WHERE %s) AS dv_t, "
-							 "(SELECT pg_catalog.count(*) FROM dv_gd d WHERE %s AND %s) AS dv_b) dv_c",
-							 in_state, in_table, in_state, in_table);
+			appendStringInfo(&sql, "SELECT COALESCE(pg_catalog.bool_and((s.ctid IS NOT NULL) = (dv_vt.ctid IS NOT NULL)), true) "
+							 "FROM dv_gd d LEFT JOIN %s s ON %s LEFT JOIN %s dv_vt ON %s",
+							 st, key_match(nkeys, "s", "d", null_keys),
+							 quote_qualified_identifier(dt->schema_name, dt->table_name),
+							 column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));
 		}
 		dv_exec_at(sql.data, snapshot, false);
 		{
