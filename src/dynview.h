@@ -394,7 +394,8 @@ extern void dv_statements_end(void);
 extern void dv_statements_forget(Oid relid);
 extern struct _SPI_plan *dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values,
 											   const char *nulls, bool scalars_generic, bool *kept);
-extern void dv_statements_executing(bool start);
+extern void dv_statements_run(struct _SPI_plan *plan, bool kept,
+							  void (*run) (struct _SPI_plan *plan, void *arg), void *arg);
 extern Oid	dv_statements_scope(void);
 
 /* refresh/plancache.c */

@@ -2448,6 +2448,21 @@ window_store_init(WindowStore *receiver)
 	receiver->has_marker = false;
 }
 
+/* a kept window read, run by dv_statements_run: its SQL into receiver */
+typedef struct WindowReadRun
+{
+	const char *sql;
+	WindowStore *receiver;
+} WindowReadRun;
+
+static void
+run_window_read(SPIPlanPtr plan, void *arg)
+{
+	WindowReadRun *run = arg;
+
+	dv_catalog_exec_into(run->sql, plan, 0, NULL, NULL, NULL, &run->receiver->pub);
+}
+
 /* run a window read's SQL (window_read_sql) into receiver, as the bootstrap superuser */
 static void
 exec_window_read(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr, WindowStore *receiver)
@@ -2472,6 +2487,7 @@ exec_window_read(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr,
 		bool		scope = !OidIsValid(dv_statements_scope());
 		bool		kept;
 		SPIPlanPtr	plan;
+		WindowReadRun run = {sql, receiver};
 
 		if (scope)
 			dv_statements_begin(dt->relid);
@@ -2479,20 +2495,7 @@ exec_window_read(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr,
 		if (scope)
 			dv_statements_end();
 		dv_safe_search_path_pop(nestlevel);
-		if (kept)
-			dv_statements_executing(true);
-		PG_TRY();
-		{
-			dv_catalog_exec_into(sql, plan, 0, NULL, NULL, NULL, &receiver->pub);
-		}
-		PG_FINALLY();
-		{
-			if (kept)
-				dv_statements_executing(false);
-		}
-		PG_END_TRY();
-		if (!kept)
-			SPI_freeplan(plan);
+		dv_statements_run(plan, kept, run_window_read, &run);
 	}
 	else
 	{
@@ -2919,6 +2922,7 @@ dv_refresh_mark_own_writes(bool on)
 	own_writes_lxid = on ? MyProc->lxid : InvalidLocalTransactionId;
 }
 
+
 /*
  * dv_refresh_writes_own - are the refresh's writes in this transaction
  * dynview's own (dv_refresh_mark_own_writes), as a write statement would
@@ -2930,19 +2934,36 @@ dv_refresh_writes_own(void)
 	return own_writes_lxid != InvalidLocalTransactionId && own_writes_lxid == MyProc->lxid;
 }
 
+/* a refresh statement with its parameters, run by dv_statements_run at the data snapshot */
+typedef struct StatementRun
+{
+	DvParams   *params;
+	Snapshot	snapshot;
+	bool		read_only;
+	int			rc;
+} StatementRun;
+
+static void
+run_statement(SPIPlanPtr plan, void *arg)
+{
+	StatementRun *run = arg;
+	DvParams   *params = run->params;
+
+	/* (triggers fire: a dynamic table's own triggers and foreign keys see the refresh) */
+	run->rc = SPI_execute_snapshot(plan, params ? params->values : NULL, params ? params->nulls : NULL,
+								   run->snapshot, InvalidSnapshot, run->read_only, true, 0);
+}
+
 static uint64
 exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const char *what,
 					  const char *table, DvParams *params, int *rc)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
-	SPIPlanPtr	plan;
 	Oid			save_target;
 	int			save_level;
 	bool		own = !read_only && own_writes_lxid != InvalidLocalTransactionId &&
 		own_writes_lxid == MyProc->lxid;
 	uint16		save_origin = 0;
-	bool		kept = false;
-	volatile bool running = false;
 
 	/* this statement may write the table being refreshed; what it runs may not */
 	dv_guard_begin_write(&save_target, &save_level);
@@ -2950,33 +2971,25 @@ exec_statement_params(const char *sql, Snapshot snapshot, bool read_only, const 
 		save_origin = dv_cdc_own_writes_begin();
 	PG_TRY();
 	{
+		StatementRun run = {params, snapshot, read_only, 0};
+		SPIPlanPtr	plan;
+		bool		kept;
+
 		/* (an incremental refresh's statements are kept and used again: statements.c) */
 		plan = dv_statements_prepare(sql, params ? params->nargs : 0, params ? params->types : NULL,
 									 params ? params->values : NULL, params ? params->nulls : NULL,
 									 params && params->generic, &kept);
-		if (kept)
-		{
-			dv_statements_executing(true);
-			running = true;
-		}
-		/* (triggers fire: a dynamic table's own triggers and foreign keys see the refresh) */
-		*rc = SPI_execute_snapshot(plan, params ? params->values : NULL, params ? params->nulls : NULL,
-								   snapshot, InvalidSnapshot, read_only, true, 0);
+		dv_statements_run(plan, kept, run_statement, &run);
+		*rc = run.rc;
 	}
 	PG_CATCH();
 	{
-		if (running)
-			dv_statements_executing(false);
 		rethrow_write_error(own, save_origin, save_target, save_level, caller_context, sql, what, table);
 	}
 	PG_END_TRY();
-	if (running)
-		dv_statements_executing(false);
 	if (own)
 		dv_cdc_own_writes_end(save_origin);
 	dv_guard_end_write(save_target, save_level);
-	if (!kept)
-		SPI_freeplan(plan);
 	return SPI_processed;
 }
 

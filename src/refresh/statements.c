@@ -180,8 +180,7 @@ dv_statements_forget(Oid relid)
  * shape, else prepared now (kept when in a scope).  scalars_generic: the
  * caller knows that the values of its scalar parameters cannot change the
  * plan much (DvParams.generic): a generic plan, as for small arrays.
- * Errors if it cannot be prepared.  Bracket its execution with
- * dv_statements_executing(true/false).
+ * Errors if it cannot be prepared.  Run it with dv_statements_run.
  */
 SPIPlanPtr
 dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
@@ -271,14 +270,39 @@ dv_statements_prepare(const char *sql, int nargs, Oid *types, Datum *values, con
 }
 
 /*
- * dv_statements_executing - a kept statement starts (true) or ends (false)
+ * statements_executing - a kept statement starts (true) or ends (false)
  * running, normally or by error
  */
-void
-dv_statements_executing(bool start)
+static void
+statements_executing(bool start)
 {
 	if (start)
 		executing++;
 	else if (executing > 0)
 		executing--;
 }
+
+/*
+ * dv_statements_run - run(plan, arg) for a plan of dv_statements_prepare:
+ * a kept one counted as executing while it runs (also when run raises
+ * an error), one that is not kept freed afterwards.
+ */
+void
+dv_statements_run(SPIPlanPtr plan, bool kept, void (*run) (SPIPlanPtr plan, void *arg), void *arg)
+{
+	if (kept)
+		statements_executing(true);
+	PG_TRY();
+	{
+		run(plan, arg);
+	}
+	PG_FINALLY();
+	{
+		if (kept)
+			statements_executing(false);
+	}
+	PG_END_TRY();
+	if (!kept)
+		SPI_freeplan(plan);
+}
+
