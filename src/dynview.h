@@ -421,7 +421,7 @@ extern void dv_topn_state_store(DvTable *dt, struct DvPlan *plan, Snapshot snaps
 								uint64 n);
 extern bool dv_agg_state_linear(struct DvPlan *plan);
 extern bool dv_agg_state_apply(DvTable *dt, struct DvPlan *plan, Snapshot snapshot,
-							   DvRefreshResult *res, int32 *seq, bool *no_group);
+							   DvRefreshResult *res, int32 *seq, bool *no_group, char **why);
 
 /* refresh/txnwatch.c */
 extern void dv_watch_refreshed(Oid relid, List *sources);

@@ -2161,7 +2161,8 @@ combined_sum(const char *col)
  * groups whose every count and sum is 0 are left out (group_delta_changed).
  */
 static char *group_delta_changed(DvPlan *plan);
-static void group_restrictions(DvPlan *plan, char **restrict_q, char **restrict_t, DvParams *params);
+static void group_restrictions(DvPlan *plan, int nkeys, bool null_keys, char **restrict_q, char **restrict_t,
+							   DvParams *params);
 
 static char *
 group_delta_sql(DvPlan *plan, const char *input, bool only_changed)
@@ -2552,9 +2553,9 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
  * plan's sources' windows, registered by the caller) to the state and write
  * the affected groups' rows of the table (*no_group: linear aggregates whose
  * delta changed no group, nothing written).  Returns false if the state does
- * not agree with the changes (a row removed that was never counted): the
- * caller then refreshes in full, which rebuilds the state.  Runs as the
- * table's owner.
+ * not agree with the changes (a row removed that was never counted) or with
+ * the table (*why then says so; else it is left NULL): the caller then
+ * refreshes in full, which rebuilds the state.  Runs as the table's owner.
  *
  * Statements that read the state tables run with read_only false, so that
  * SPI advances the snapshot's command id and they see this refresh's (and
@@ -2563,7 +2564,7 @@ merge_values(DvPlan *plan, int nkeys, bool matched)
  */
 bool
 dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq,
-				   bool *no_group)
+				   bool *no_group, char **why)
 {
 	Oid			state = dv_agg_state_relid(dt->relid);
 	char	   *st = qualified_state(state_name(dt->relid));
@@ -2603,7 +2604,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		if (ngroups == 0)
 			return true;		/* the changes cancel out before the aggregation */
 		null_keys = result_keys_null(nkeys);
-		group_restrictions(plan, &restrict_q, &restrict_t, &params);
+		group_restrictions(plan, nkeys, null_keys, &restrict_q, &restrict_t, &params);
 		dv_register_tuples("dv_gd");
 		enrs = lappend(enrs, "dv_gd");
 	}
@@ -2820,7 +2821,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		{
 			/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
 			ngroups = dv_exec_at(group_delta_sql(plan, uni.data, false), snapshot, true);
-			group_restrictions(plan, &restrict_q, &restrict_t, &params);
+			group_restrictions(plan, nkeys, null_keys, &restrict_q, &restrict_t, &params);
 			dv_register_tuples("dv_gd");
 			enrs = lappend(enrs, "dv_gd");
 		}
@@ -2861,6 +2862,8 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 			ok = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		}
+		if (!ok)
+			*why = pstrdup("The aggregate state and the table did not have rows for the same changed groups (one of them was written behind dynview's back); both were recomputed in full.");
 	}
 
 	if (ok)
@@ -2938,12 +2941,31 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
  * dv_gd, which holds those same rows, in a statement of their own.  The
  * strings and params (dv_key_restriction's) are palloc'd in the current
  * memory context.
+ *
+ * dv_key_restriction narrows each key column apart (a = ANY ($1) AND b =
+ * ANY ($2)), which an index can take; for a key of several columns that is
+ * every combination of the changed values, and a column it cannot narrow
+ * (an array, a type without equality) is not narrowed at all.  Step 6 then
+ * rewrites the table's rows of groups that did not change from their state
+ * rows, which the agreement check (step 3) did not look at: a state row
+ * lost or added there (written behind dynview's back) would delete or add a
+ * table row silently.  So there the restriction also keeps only the groups
+ * of dv_gd (a semi-join on all the keys, NULL matching NULL where dv_gd has
+ * a NULL key, null_keys), exactly the groups the check compared.
  */
 static void
-group_restrictions(DvPlan *plan, char **restrict_q, char **restrict_t, DvParams *params)
+group_restrictions(DvPlan *plan, int nkeys, bool null_keys, char **restrict_q, char **restrict_t,
+				   DvParams *params)
 {
 	*restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, params);
 	*restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, params);
+	if (nkeys > 1 || (nkeys == 1 && strcmp(*restrict_q, "true") == 0))
+	{
+		*restrict_q = psprintf("%s AND EXISTS (SELECT 1 FROM dv_gd dv_g WHERE %s)", *restrict_q,
+							   column_key_match(nkeys, "dv_q", plan->key_columns, "dv_g", null_keys));
+		*restrict_t = psprintf("%s AND EXISTS (SELECT 1 FROM dv_gd dv_g WHERE %s)", *restrict_t,
+							   column_key_match(nkeys, "dv_t", plan->key_columns, "dv_g", null_keys));
+	}
 }
 
 /*

@@ -4659,6 +4659,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 	int			save_sec;
 	List	   *registered = NIL;
 	bool		topn_full = false;
+	char	   *mismatch_why = NULL;
 	List	   *states = NIL;
 	List	   *read_as_is = NIL;	/* sources whose window, read as it is, may
 									 * consolidate to no row */
@@ -4855,7 +4856,7 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		{
 			bool		no_group = false;
 
-			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq, &no_group);
+			ok = dv_agg_state_apply(dt, plan, snapshot, res, &seq, &no_group, &mismatch_why);
 
 			/*
 			 * (windows read as they are that changed no group: NO_DATA if
@@ -4877,7 +4878,8 @@ read_and_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *re
 		{
 			/* and the state is rebuilt by the FULL refresh that follows */
 			*full_code = "INCREMENTAL_MISMATCH";
-			*full_reason = pstrdup("The table did not hold a row that the changes remove; it was recomputed in full.");
+			*full_reason = mismatch_why ? mismatch_why :
+				pstrdup("The table did not hold a row that the changes remove; it was recomputed in full.");
 		}
 	}
 	foreach(lc, registered)
