@@ -124,6 +124,14 @@ UPDATE ag_mk SET v = v + 1 WHERE id IN (1, 2);
 SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_multi');
 SELECT dynview.verify('ag_multi');
 SELECT * FROM ag_multi ORDER BY a, b;
+-- changed groups with a NULL in their key (matched as one record, NULL matching NULL): the same
+INSERT INTO ag_mk VALUES (4, NULL, 'b', 5), (5, 1, NULL, 6);
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_multi');
+DELETE FROM :mk_state WHERE g1 = 2 AND g2 = 'b';
+UPDATE ag_mk SET v = v + 1 WHERE id IN (4, 5);
+SELECT state, refresh_mode, mode_reason_code, rows_inserted, rows_deleted FROM dynview.refresh('ag_multi');
+SELECT dynview.verify('ag_multi');
+SELECT * FROM ag_multi ORDER BY a, b;
 -- the changed groups disagreeing with the table: a FULL refresh that says why
 DELETE FROM :mk_state WHERE g1 = 1 AND g2 = 'a';
 UPDATE ag_mk SET v = v + 1 WHERE id = 1;
