@@ -2978,19 +2978,31 @@ group_restrictions(DvPlan *plan, int nkeys, bool null_keys, char **restrict_q, c
 			StringInfoData q;
 			StringInfoData t;
 
+			StringInfoData g;
+
 			initStringInfo(&q);
 			initStringInfo(&t);
+			initStringInfo(&g);
 			for (int k = 1; k <= nkeys; k++)
 			{
 				const char *col = quote_identifier(list_nth(plan->key_columns, k - 1));
 
-				appendStringInfo(&q, "%sdv_q.%s", k > 1 ? ", " : "", col);
-				appendStringInfo(&t, "%sdv_t.%s", k > 1 ? ", " : "", col);
+				/*
+				 * (record = compares fields of the same type only: each key
+				 * cast to its base type without a type modifier, so that a
+				 * domain's key and its base type's meet, and no value is cut)
+				 */
+				char	   *type = format_type_extended(getBaseType(SPI_gettypeid(SPI_tuptable->tupdesc, k)), -1,
+														FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+
+				appendStringInfo(&q, "%sdv_q.%s::%s", k > 1 ? ", " : "", col, type);
+				appendStringInfo(&t, "%sdv_t.%s::%s", k > 1 ? ", " : "", col, type);
+				appendStringInfo(&g, "%sg%d::%s", k > 1 ? ", " : "", k, type);
 			}
 			*restrict_q = psprintf("%s AND EXISTS (SELECT 1 FROM (SELECT ROW(%s) AS dv_k FROM dv_gd) dv_g WHERE dv_g.dv_k = ROW(%s))",
-								   *restrict_q, key_cols(nkeys, ""), q.data);
+								   *restrict_q, g.data, q.data);
 			*restrict_t = psprintf("%s AND EXISTS (SELECT 1 FROM (SELECT ROW(%s) AS dv_k FROM dv_gd) dv_g WHERE dv_g.dv_k = ROW(%s))",
-								   *restrict_t, key_cols(nkeys, ""), t.data);
+								   *restrict_t, g.data, t.data);
 		}
 		else
 		{

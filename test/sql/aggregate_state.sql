@@ -132,6 +132,16 @@ UPDATE ag_mk SET v = v + 1 WHERE id IN (4, 5);
 SELECT state, refresh_mode, mode_reason_code, rows_inserted, rows_deleted FROM dynview.refresh('ag_multi');
 SELECT dynview.verify('ag_multi');
 SELECT * FROM ag_multi ORDER BY a, b;
+-- the same with keys of a domain and of char(3) (each matched as its base type)
+CREATE DOMAIN ag_dom AS text CHECK (VALUE <> 'bad');
+CREATE TABLE ag_mkd (id int PRIMARY KEY, d ag_dom, c char(3), v int);
+INSERT INTO ag_mkd VALUES (1, 'x', 'a', 1), (2, 'y', 'b', 2), (3, 'x', 'b', 3);
+SELECT dynview.create_dynamic_table('ag_multi_dom', 'SELECT d, c, count(*) AS n, sum(v) AS s FROM ag_mkd GROUP BY d, c', schedule => 'manual') IS NOT NULL AS created;
+INSERT INTO ag_mkd VALUES (4, NULL, 'a', 4), (5, 'y', NULL, 5);
+UPDATE ag_mkd SET v = v + 10 WHERE id IN (1, 2);
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_multi_dom');
+SELECT dynview.verify('ag_multi_dom');
+SELECT * FROM ag_multi_dom ORDER BY d, c;
 -- the changed groups disagreeing with the table: a FULL refresh that says why
 DELETE FROM :mk_state WHERE g1 = 1 AND g2 = 'a';
 UPDATE ag_mk SET v = v + 1 WHERE id = 1;
@@ -166,9 +176,10 @@ SELECT has_table_privilege('regress_dv_alice', :'owned_state', 'SELECT') AS form
 -- dropping a dynamic table drops its state
 SELECT count(*) > 0 AS has_state FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
 SELECT dynview.drop_dynamic_table(n)
-  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi']) n;
+  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom']) n;
 SELECT count(*) AS state_tables_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
-DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk;
+DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd;
+DROP DOMAIN ag_dom;
 REVOKE CREATE ON SCHEMA public FROM regress_dv_alice;
 DROP ROLE regress_dv_alice;
 DROP ROLE regress_dv_bob;
