@@ -75,6 +75,7 @@
 #include "catalog/pg_collation.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_agg.h"
+#include "parser/parse_oper.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
@@ -156,6 +157,48 @@ volatile_plan(Query *query)
 						 func_volatile(func) == PROVOLATILE_VOLATILE ? "volatile" : "stable");
 	return full_plan("VOLATILE_FUNCTION",
 					 "The query calls a volatile or stable function (such as random() or now()).");
+}
+
+/*
+ * key_type_has_equality - can a refresh's SQL compare a group key's values
+ * with "=": those of its type with each other and with those of the type
+ * its change buffers store it as (a domain's base type; an array of a
+ * domain's: the array of that base type), as the statements that find the
+ * changed groups do.  A domain over an enum or a range has no "=" that
+ * resolves by name (enum's polymorphic "=" does not take a domain), an
+ * array of a domain none with the array of its base type, though
+ * PostgreSQL groups both through their operator classes.  Other types are
+ * taken as they are: their "=" is what the grouping used.
+ */
+static bool
+key_type_has_equality(Oid type)
+{
+	Oid			elem = get_element_type(type);
+	Oid			stored = getBaseType(type);
+	Oid			pairs[3][2];
+
+	if (OidIsValid(elem) && getBaseType(elem) != elem)
+		stored = get_array_type(getBaseType(elem));
+	if (stored == type)
+		return true;
+	pairs[0][0] = type;
+	pairs[0][1] = type;
+	pairs[1][0] = type;
+	pairs[1][1] = stored;
+	pairs[2][0] = stored;
+	pairs[2][1] = type;
+	for (int i = 0; i < 3; i++)
+	{
+		Operator	op = oper(NULL, list_make2(makeString("pg_catalog"), makeString("=")),
+							  pairs[i][0], pairs[i][1], true, -1);
+
+		if (op == NULL)
+			op = oper(NULL, list_make1(makeString("=")), pairs[i][0], pairs[i][1], true, -1);
+		if (op == NULL)
+			return false;
+		ReleaseSysCache(op);
+	}
+	return true;
 }
 
 static DvPlan *
@@ -3101,6 +3144,16 @@ plan_level(Query *query, int branch, bool allow_state, bool as_node)
 			if (!te->resjunk)
 				keys = lappend(keys, te);
 		}
+	}
+
+	foreach(lc, keys)
+	{
+		Oid			type = exprType((Node *) lfirst_node(TargetEntry, lc)->expr);
+
+		if (!key_type_has_equality(type))
+			return full_plan("GROUP_KEY_NO_EQUALITY",
+							 "A GROUP BY or DISTINCT column of type %s has no = operator that SQL can name (a domain over an enum or a range, or an array of a domain): PostgreSQL groups it through its operator class, but a refresh finds the changed groups by =.",
+							 format_type_be(type));
 	}
 
 	foreach(lc, query->targetList)
