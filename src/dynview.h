@@ -378,7 +378,7 @@ extern bool dv_registered_column_stats(const char *name, List *coltypes, double 
 /* refresh/deltastats.c: the planner's statistics of a refresh's ephemeral relations */
 extern void dv_delta_stats_init(void);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
-								uint64 n, DvParams *params);
+								uint64 n, DvParams *params, bool *exact);
 extern void dv_refuse_row_security_off(DvTable *dt, const char *action);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);

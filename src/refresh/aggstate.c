@@ -386,64 +386,196 @@ group_by(int nkeys, const char *extra)
 }
 
 /*
- * column_key_match - SQL: the keys of l and r equal (key_match), l's keys
- * named by the column names l_columns (quoted here) instead of g1..g<nkeys>
- * when it is not NIL
+ * KeyMatch - how SQL compares the group keys g1..g<nkeys> of one relation
+ * (alias l) with those of a relation r that holds the keys of a change
+ * (key_match), NULL matching NULL.  Without a NULL key in r, plain equality
+ * of every key, which an index on the keys and a hash join can take.
+ *
+ * With NULL keys, (l.g = r.g OR (l.g IS NULL AND r.g IS NULL)) per key
+ * could be neither hashed nor looked up by all the keys in an index: a
+ * nested loop read every group with a NULL first key for each changed group
+ * with one (121 s for 5,000 changed groups among 150,000, 50,000 of them
+ * with a NULL first key).  So the match is written per pattern of NULLs
+ * that r's rows show (patterns: a List of Bitmapsets of the keys, numbered
+ * from 1, that are NULL, the empty set for rows without NULL): one arm per
+ * pattern, its NULL keys IS NULL on both sides and its other keys equal,
+ * which an index on the keys takes whole (a B-tree takes IS NULL), each
+ * arm a lookup of its own (a BitmapOr); PostgreSQL factors the keys equal
+ * in every arm out of the OR, and hashes on them.  More than
+ * KEY_MATCH_PATTERNS patterns: the per-key form, for the keys NULL in some.
+ *
+ * And where every key's type has a hash function (types: each key's base
+ * type, named; NIL otherwise), the keys are also compared as one record,
+ * whose = takes two NULLs as equal and which the planner can hash or merge
+ * for many groups: r is then read through key_rel, which adds that record
+ * (dv_k) to its rows.  (record = compares fields of one type only: each
+ * key is cast to its base type without a type modifier on both sides, so
+ * that a domain's key and its base type's meet and no value is cut.)
  */
-static char *
-column_key_match(int nkeys, const char *l, List *l_columns, const char *r, bool r_nulls)
+#define KEY_MATCH_PATTERNS 8
+
+typedef struct KeyMatch
 {
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "true");
-	for (int k = 1; k <= nkeys; k++)
-	{
-		char	   *lk = l_columns ? psprintf("%s.%s", l, quote_identifier(list_nth(l_columns, k - 1)))
-			: psprintf("%s.g%d", l, k);
-
-		if (r_nulls)
-			appendStringInfo(&buf, " AND (%s = %s.g%d OR (%s IS NULL AND %s.g%d IS NULL))",
-							 lk, r, k, lk, r, k);
-		else
-			appendStringInfo(&buf, " AND %s = %s.g%d", lk, r, k);
-	}
-	return buf.data;
-}
+	int			nkeys;
+	Bitmapset  *nulls;			/* the keys NULL in some row of r */
+	List	   *patterns;		/* NIL: more than KEY_MATCH_PATTERNS */
+	List	   *types;
+} KeyMatch;
 
 /*
- * key_match - SQL: the group keys g1..g<nkeys> of l and r are equal, NULL
- * matching NULL.  r_nulls says whether r may hold a NULL key: if not, plain
- * equality of every key, which is the same test (a NULL key of l matches no
- * key of r either way) and which an index on all the keys can match as a
- * whole; the NULL-matching form, (l.g = r.g OR (l.g IS NULL AND r.g IS
- * NULL)), reaches only an index's first column.
+ * key_match_of_result - the KeyMatch of a relation whose keys are those of
+ * the last SPI result's rows (the group keys in its first nkeys columns)
  */
-static char *
-key_match(int nkeys, const char *l, const char *r, bool r_nulls)
+static KeyMatch
+key_match_of_result(int nkeys)
 {
-	return column_key_match(nkeys, l, NULL, r, r_nulls);
-}
+	KeyMatch	km = {nkeys, NULL, NIL, NIL};
+	bool		hashable = true;
+	bool		many = false;
 
-/*
- * result_keys_null - does a row of the last SPI result hold a NULL in one of
- * its first nkeys columns (the group keys)?
- */
-static bool
-result_keys_null(int nkeys)
-{
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
+		Bitmapset  *pattern = NULL;
+		ListCell   *lc;
+
 		for (int k = 1; k <= nkeys; k++)
 		{
 			bool		isnull;
 
 			(void) SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k, &isnull);
 			if (isnull)
-				return true;
+				pattern = bms_add_member(pattern, k);
+		}
+		km.nulls = bms_add_members(km.nulls, pattern);
+		if (many)
+			continue;
+		foreach(lc, km.patterns)
+		{
+			if (bms_equal(lfirst(lc), pattern))
+				break;
+		}
+		if (lc == NULL)
+		{
+			/* (an empty set is NULL: kept as a list cell all the same) */
+			km.patterns = lappend(km.patterns, pattern);
+			many = list_length(km.patterns) > KEY_MATCH_PATTERNS;
 		}
 	}
-	return false;
+	if (many)
+		km.patterns = NIL;
+	if (km.nulls == NULL)
+		return km;
+	for (int k = 1; k <= nkeys && hashable; k++)
+	{
+		Oid			type = getBaseType(SPI_gettypeid(SPI_tuptable->tupdesc, k));
+
+		hashable = OidIsValid(lookup_type_cache(type, TYPECACHE_HASH_PROC)->hash_proc);
+		km.types = lappend(km.types, format_type_extended(type, -1, FORMAT_TYPE_TYPEMOD_GIVEN |
+														  FORMAT_TYPE_FORCE_QUALIFY));
+	}
+	if (!hashable)
+		km.types = NIL;
+	return km;
+}
+
+/* the keys as one record (KeyMatch): "ROW(p.g1::t1, ...)", or of columns */
+static char *
+key_record(const KeyMatch *km, const char *alias, List *columns)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "ROW(");
+	for (int k = 1; k <= km->nkeys; k++)
+	{
+		if (columns)
+			appendStringInfo(&buf, "%s%s.%s::%s", k > 1 ? ", " : "", alias,
+							 quote_identifier(list_nth(columns, k - 1)), (char *) list_nth(km->types, k - 1));
+		else
+			appendStringInfo(&buf, "%s%s.g%d::%s", k > 1 ? ", " : "", alias, k,
+							 (char *) list_nth(km->types, k - 1));
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/* does key_match compare the keys as a record too (and need key_rel)? */
+static bool
+key_match_by_record(const KeyMatch *km)
+{
+	return km->nulls != NULL && km->types != NIL;
+}
+
+/*
+ * key_rel - SQL: the FROM item that reads relation (or subquery) from as
+ * the r side of key_match: from itself, or its rows with their keys as one
+ * record, dv_k (KeyMatch)
+ */
+static char *
+key_rel(const KeyMatch *km, const char *from)
+{
+	if (!key_match_by_record(km))
+		return pstrdup(from);
+	return psprintf("(SELECT dv_kr.*, %s AS dv_k FROM %s dv_kr)", key_record(km, "dv_kr", NIL), from);
+}
+
+/*
+ * column_key_match - SQL: the keys of l and r equal (KeyMatch), l's keys
+ * named by the column names l_columns (quoted here) instead of g1..g<nkeys>
+ * when it is not NIL; r read through key_rel
+ */
+static char *
+column_key_match(const KeyMatch *km, const char *l, List *l_columns, const char *r)
+{
+	StringInfoData buf;
+	char	  **lk = palloc(sizeof(char *) * (km->nkeys + 1));
+
+	for (int k = 1; k <= km->nkeys; k++)
+		lk[k] = l_columns ? psprintf("%s.%s", l, quote_identifier(list_nth(l_columns, k - 1)))
+			: psprintf("%s.g%d", l, k);
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "true");
+	if (key_match_by_record(km))
+		appendStringInfo(&buf, " AND %s.dv_k = %s", r, key_record(km, l, l_columns));
+	if (km->nulls != NULL && km->patterns != NIL)
+	{
+		ListCell   *lc;
+
+		/* one arm per pattern of NULLs */
+		appendStringInfoString(&buf, " AND (");
+		foreach(lc, km->patterns)
+		{
+			Bitmapset  *pattern = lfirst(lc);
+
+			appendStringInfo(&buf, "%s(true", foreach_current_index(lc) > 0 ? " OR " : "");
+			for (int k = 1; k <= km->nkeys; k++)
+			{
+				if (bms_is_member(k, pattern))
+					appendStringInfo(&buf, " AND %s IS NULL AND %s.g%d IS NULL", lk[k], r, k);
+				else
+					appendStringInfo(&buf, " AND %s = %s.g%d", lk[k], r, k);
+			}
+			appendStringInfoChar(&buf, ')');
+		}
+		appendStringInfoChar(&buf, ')');
+		return buf.data;
+	}
+	for (int k = 1; k <= km->nkeys; k++)
+	{
+		if (bms_is_member(k, km->nulls))
+			appendStringInfo(&buf, " AND (%s = %s.g%d OR (%s IS NULL AND %s.g%d IS NULL))",
+							 lk[k], r, k, lk[k], r, k);
+		else
+			appendStringInfo(&buf, " AND %s = %s.g%d", lk[k], r, k);
+	}
+	return buf.data;
+}
+
+/* key_match - SQL: the group keys g1..g<nkeys> of l and r equal (KeyMatch) */
+static char *
+key_match(const KeyMatch *km, const char *l, const char *r)
+{
+	return column_key_match(km, l, NIL, r);
 }
 
 static bool
@@ -2162,7 +2294,7 @@ combined_sum(const char *col)
  * groups whose every count and sum is 0 are left out (group_delta_changed).
  */
 static char *group_delta_changed(DvPlan *plan);
-static void group_restrictions(DvPlan *plan, int nkeys, bool null_keys, char **restrict_q, char **restrict_t,
+static void group_restrictions(DvPlan *plan, const KeyMatch *km, char **restrict_q, char **restrict_t,
 							   DvParams *params);
 
 static char *
@@ -2302,7 +2434,7 @@ dv_agg_state_linear(DvPlan *plan)
  * negative dv_dcount): a group with other counts is still a mismatch.
  */
 static uint64
-absent_groups_unchanged(DvPlan *plan, int nkeys, bool null_keys, const char *st, Snapshot snapshot)
+absent_groups_unchanged(DvPlan *plan, const KeyMatch *km, const char *st, Snapshot snapshot)
 {
 	StringInfoData sql;
 	ListCell   *lc;
@@ -2310,7 +2442,7 @@ absent_groups_unchanged(DvPlan *plan, int nkeys, bool null_keys, const char *st,
 	Datum		d;
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT pg_catalog.count(*) FROM dv_gd d WHERE d.dv_dcount = 0");
+	appendStringInfo(&sql, "SELECT pg_catalog.count(*) FROM %s d WHERE d.dv_dcount = 0", key_rel(km, "dv_gd"));
 	foreach(lc, plan->aggs)
 	{
 		DvAgg	   *agg = lfirst(lc);
@@ -2320,7 +2452,7 @@ absent_groups_unchanged(DvPlan *plan, int nkeys, bool null_keys, const char *st,
 			appendStringInfo(&sql, " AND COALESCE(d.d%d_n, 0) = 0", j);
 	}
 	appendStringInfo(&sql, " AND NOT EXISTS (SELECT 1 FROM %s s WHERE %s)", st,
-					 key_match(nkeys, "s", "d", null_keys));
+					 key_match(km, "s", "d"));
 	dv_exec_at(sql.data, snapshot, true);
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return isnull ? 0 : (uint64) DatumGetInt64(d);
@@ -2582,7 +2714,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	char	   *restrict_q = NULL;
 	char	   *restrict_t = NULL;
 	bool		ok = true;
-	bool		null_keys = true;
+	KeyMatch	km;
 	DvParams	params;
 	DvParams	recompute_params;
 
@@ -2604,8 +2736,8 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		*no_group = ngroups == 0;
 		if (ngroups == 0)
 			return true;		/* the changes cancel out before the aggregation */
-		null_keys = result_keys_null(nkeys);
-		group_restrictions(plan, nkeys, null_keys, &restrict_q, &restrict_t, &params);
+		km = key_match_of_result(nkeys);
+		group_restrictions(plan, &km, &restrict_q, &restrict_t, &params);
 		dv_register_tuples("dv_gd");
 		enrs = lappend(enrs, "dv_gd");
 	}
@@ -2643,7 +2775,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		 * only: without a NULL key here, the matches are plain equalities
 		 * (key_match).
 		 */
-		null_keys = result_keys_null(nkeys);
+		km = key_match_of_result(nkeys);
 		dv_register_tuples("dv_in");
 		enrs = lappend(enrs, "dv_in");
 
@@ -2708,10 +2840,12 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 				n = dv_exec_at(psprintf("SELECT s.ctid AS dv_ctid, %ss.vs, s.ms "
 										"FROM (SELECT DISTINCT %s FROM %s) k JOIN %s s ON %s "
 										"UNION ALL SELECT s.ctid, %ss.vs, s.ms "
-										"FROM (SELECT DISTINCT %s FROM %s WHERE %s) k JOIN %s s ON %s",
+										"FROM %s k JOIN %s s ON %s",
 										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, dist, eq.data,
-										key_list(nkeys, "s."), key_cols(nkeys, ""), dd, anynull.data, dist,
-										key_match(nkeys, "s", "k", true)),
+										key_list(nkeys, "s."),
+										key_rel(&km, psprintf("(SELECT DISTINCT %s FROM %s WHERE %s)",
+															  key_cols(nkeys, ""), dd, anynull.data)),
+										dist, key_match(&km, "s", "k")),
 							   snapshot, false);
 				dv_register_tuples(mo);
 				enrs = lappend(enrs, mo);
@@ -2757,7 +2891,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									"SELECT %su.v, u.dv_mult, d.dv_w FROM dv_u u JOIN %s d ON u.v = d.v AND %s",
 									dist, key_list(nkeys, "d."), dd, nkeys > 0 ? ", " : "",
 									nkeys > 0 ? key_cols(nkeys, "") : "",
-									key_list(nkeys, "u."), dd, key_match(nkeys, "u", "d", null_keys)),
+									key_list(nkeys, "u."), key_rel(&km, dd), key_match(&km, "u", "d")),
 						   snapshot, false);
 				dv_register_tuples(up);
 				enrs = lappend(enrs, up);
@@ -2772,7 +2906,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									"  WHEN s.dv_mult + d.dv_w = 0 THEN -1 ELSE 0 END)::pg_catalog.int8 AS dv_c, "
 									"  pg_catalog.bool_or(COALESCE(s.dv_mult, 0) + d.dv_w < 0) AS dv_bad "
 									"FROM %s d LEFT JOIN %s s ON s.v = d.v AND %s%s",
-									key_list(nkeys, "d."), dd, dist, key_match(nkeys, "s", "d", null_keys),
+									key_list(nkeys, "d."), key_rel(&km, dd), dist, key_match(&km, "s", "d"),
 									group_by_p(nkeys, "d.", NULL)),
 						   snapshot, false);
 			for (uint64 i = 0; i < SPI_processed; i++)
@@ -2800,7 +2934,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 									"WHEN MATCHED AND s.dv_mult + d.dv_w = 0 THEN DELETE "
 									"WHEN MATCHED THEN UPDATE SET dv_mult = s.dv_mult + d.dv_w "
 									"WHEN NOT MATCHED THEN INSERT VALUES (%sd.v, d.dv_w)",
-									dist, dd, key_match(nkeys, "s", "d", null_keys), key_list(nkeys, "d.")),
+									dist, key_rel(&km, dd), key_match(&km, "s", "d"), key_list(nkeys, "d.")),
 						   snapshot, false);
 
 			/* its transitions join the union the group delta is taken from */
@@ -2822,7 +2956,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		{
 			/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
 			ngroups = dv_exec_at(group_delta_sql(plan, uni.data, false), snapshot, true);
-			group_restrictions(plan, nkeys, null_keys, &restrict_q, &restrict_t, &params);
+			group_restrictions(plan, &km, &restrict_q, &restrict_t, &params);
 			dv_register_tuples("dv_gd");
 			enrs = lappend(enrs, "dv_gd");
 		}
@@ -2852,10 +2986,10 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			 * kernel at each rescan.)
 			 */
 			appendStringInfo(&sql, "SELECT COALESCE(pg_catalog.bool_and((s.ctid IS NOT NULL) = (dv_vt.ctid IS NOT NULL)), true) "
-							 "FROM dv_gd d LEFT JOIN %s s ON %s LEFT JOIN %s dv_vt ON %s",
-							 st, key_match(nkeys, "s", "d", null_keys),
+							 "FROM %s d LEFT JOIN %s s ON %s LEFT JOIN %s dv_vt ON %s",
+							 key_rel(&km, "dv_gd"), st, key_match(&km, "s", "d"),
 							 quote_qualified_identifier(dt->schema_name, dt->table_name),
-							 column_key_match(nkeys, "dv_vt", plan->key_columns, "d", null_keys));
+							 column_key_match(&km, "dv_vt", plan->key_columns, "d"));
 		}
 		dv_exec_at(sql.data, snapshot, false);
 		{
@@ -2872,7 +3006,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 
 		/* 4. the state: groups appear, change, disappear */
 		resetStringInfo(&sql);
-		appendStringInfo(&sql, "MERGE INTO %s s USING dv_gd d ON %s ", st, key_match(nkeys, "s", "d", null_keys));
+		appendStringInfo(&sql, "MERGE INTO %s s USING %s d ON %s ", st, key_rel(&km, "dv_gd"), key_match(&km, "s", "d"));
 		if (nkeys > 0)
 			appendStringInfoString(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount = 0 THEN DELETE ");
 		appendStringInfo(&sql, "WHEN MATCHED AND s.dv_count + d.dv_dcount >= %d THEN UPDATE SET %s ",
@@ -2884,7 +3018,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		ok = n == ngroups;
 		if (!ok && nkeys > 0)
 		{
-			ok = n + absent_groups_unchanged(plan, nkeys, null_keys, st, snapshot) == ngroups;
+			ok = n + absent_groups_unchanged(plan, &km, st, snapshot) == ngroups;
 			/* (no group changed: NO_DATA where the windows cancel out) */
 			if (ok && n == 0)
 				*no_group = true;
@@ -2897,8 +3031,8 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 			may_recompute = true;
 	}
 	if (ok && may_recompute &&
-		dv_exec_at(psprintf("SELECT %s FROM %s s JOIN dv_gd d ON %s WHERE s.dv_recompute",
-							key_cols(nkeys, "s."), st, key_match(nkeys, "s", "d", null_keys)),
+		dv_exec_at(psprintf("SELECT %s FROM %s s JOIN %s d ON %s WHERE s.dv_recompute",
+							key_cols(nkeys, "s."), st, key_rel(&km, "dv_gd"), key_match(&km, "s", "d")),
 				   snapshot, false) > 0)
 	{
 		/* 5. groups whose extreme went (or with NaN/Infinity): recomputed */
@@ -2911,11 +3045,13 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		foreach(lc, state_value_columns(plan))
 			colsets = psprintf("%s%s%s = r.%s", colsets, colsets[0] ? ", " : "",
 							   (char *) lfirst(lc), (char *) lfirst(lc));
-		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &recompute_params);
-		dv_exec_at_params(psprintf("UPDATE %s s SET %s FROM (SELECT %s%s FROM (%s) dv_i WHERE %s%s) r "
-								   "WHERE s.dv_recompute AND %s",
-								   st, colsets, keys, state_from_input(plan), dv_input_sql(plan),
-								   restrict_i, group_by(nkeys, NULL), key_match(nkeys, "s", "r", true)),
+		restrict_i = dv_key_restriction(gcols, "dv_i", SPI_tuptable, SPI_processed, &recompute_params, NULL);
+		dv_exec_at_params(psprintf("UPDATE %s s SET %s FROM %s r WHERE s.dv_recompute AND %s",
+								   st, colsets,
+								   key_rel(&km, psprintf("(SELECT %s%s FROM (%s) dv_i WHERE %s%s)",
+														 keys, state_from_input(plan), dv_input_sql(plan),
+														 restrict_i, group_by(nkeys, NULL))),
+								   key_match(&km, "s", "r")),
 						  snapshot, false, &recompute_params);
 	}
 
@@ -2939,9 +3075,9 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
  * to the keys of the group delta, from the last SPI result, the group
  * delta's rows, whose first columns are the keys g1..g<nkeys>
  * (group_delta_sql): taken there rather than by reading the keys back from
- * dv_gd, which holds those same rows, in a statement of their own.  The
- * strings and params (dv_key_restriction's) are palloc'd in the current
- * memory context.
+ * dv_gd, which holds those same rows, in a statement of their own.  km is
+ * how dv_gd's keys are matched (key_match).  The strings and params
+ * (dv_key_restriction's) are palloc'd in the current memory context.
  *
  * dv_key_restriction narrows each key column apart (a = ANY ($1) AND b =
  * ANY ($2)), which an index can take; for a key of several columns that is
@@ -2950,67 +3086,27 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
  * rewrites the table's rows of groups that did not change from their state
  * rows, which the agreement check (step 3) did not look at: a state row
  * lost or added there (written behind dynview's back) would delete or add a
- * table row silently.  So there the restriction also keeps only the groups
- * of dv_gd, exactly the groups the check compared: a semi-join on all the
- * keys, which the planner hashes.  Where dv_gd has a NULL key (null_keys),
- * NULL must match NULL: "(x = g OR (x IS NULL AND g IS NULL))" cannot be
- * hashed (a nested loop over the rows the filters leave times the changed
- * groups: 10 s for 1,000 groups of a 2-column key, found by a tester), so
- * the keys are compared as one record (its = takes two NULLs as equal, and
- * hashes), where every key type has a hash function (record hashing needs
- * one per field); else the NULL-matching form.
+ * table row silently.  So where the restriction is not exactly the changed
+ * groups, it also keeps only the groups of dv_gd, exactly the groups the
+ * check compared: a semi-join on all the keys, which the planner hashes
+ * (key_match: with a NULL key, as one record).
  */
 static void
-group_restrictions(DvPlan *plan, int nkeys, bool null_keys, char **restrict_q, char **restrict_t,
+group_restrictions(DvPlan *plan, const KeyMatch *km, char **restrict_q, char **restrict_t,
 				   DvParams *params)
 {
-	*restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, params);
-	*restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, params);
-	if (nkeys > 1 || (nkeys == 1 && strcmp(*restrict_q, "true") == 0))
+	bool		exact;
+
+	*restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, SPI_processed, params, &exact);
+	*restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, SPI_processed, params, NULL);
+	if (!exact)
 	{
-		bool		as_record = null_keys;
+		char	   *gd = key_rel(km, "dv_gd");
 
-		for (int k = 1; k <= nkeys && as_record; k++)
-			as_record = OidIsValid(lookup_type_cache(getBaseType(SPI_gettypeid(SPI_tuptable->tupdesc, k)),
-													 TYPECACHE_HASH_PROC)->hash_proc);
-		if (as_record)
-		{
-			StringInfoData q;
-			StringInfoData t;
-
-			StringInfoData g;
-
-			initStringInfo(&q);
-			initStringInfo(&t);
-			initStringInfo(&g);
-			for (int k = 1; k <= nkeys; k++)
-			{
-				const char *col = quote_identifier(list_nth(plan->key_columns, k - 1));
-
-				/*
-				 * (record = compares fields of the same type only: each key
-				 * cast to its base type without a type modifier, so that a
-				 * domain's key and its base type's meet, and no value is cut)
-				 */
-				char	   *type = format_type_extended(getBaseType(SPI_gettypeid(SPI_tuptable->tupdesc, k)), -1,
-														FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
-
-				appendStringInfo(&q, "%sdv_q.%s::%s", k > 1 ? ", " : "", col, type);
-				appendStringInfo(&t, "%sdv_t.%s::%s", k > 1 ? ", " : "", col, type);
-				appendStringInfo(&g, "%sg%d::%s", k > 1 ? ", " : "", k, type);
-			}
-			*restrict_q = psprintf("%s AND EXISTS (SELECT 1 FROM (SELECT ROW(%s) AS dv_k FROM dv_gd) dv_g WHERE dv_g.dv_k = ROW(%s))",
-								   *restrict_q, g.data, q.data);
-			*restrict_t = psprintf("%s AND EXISTS (SELECT 1 FROM (SELECT ROW(%s) AS dv_k FROM dv_gd) dv_g WHERE dv_g.dv_k = ROW(%s))",
-								   *restrict_t, g.data, t.data);
-		}
-		else
-		{
-			*restrict_q = psprintf("%s AND EXISTS (SELECT 1 FROM dv_gd dv_g WHERE %s)", *restrict_q,
-								   column_key_match(nkeys, "dv_q", plan->key_columns, "dv_g", null_keys));
-			*restrict_t = psprintf("%s AND EXISTS (SELECT 1 FROM dv_gd dv_g WHERE %s)", *restrict_t,
-								   column_key_match(nkeys, "dv_t", plan->key_columns, "dv_g", null_keys));
-		}
+		*restrict_q = psprintf("%s AND EXISTS (SELECT 1 FROM %s dv_g WHERE %s)", *restrict_q, gd,
+							   column_key_match(km, "dv_q", plan->key_columns, "dv_g"));
+		*restrict_t = psprintf("%s AND EXISTS (SELECT 1 FROM %s dv_g WHERE %s)", *restrict_t, gd,
+							   column_key_match(km, "dv_t", plan->key_columns, "dv_g"));
 	}
 }
 

@@ -3868,10 +3868,14 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
  * the same for every alias given the same tt.  "=" is the type's default
  * equality written by OID (dv_equality_operator), found whatever the
  * search_path.  A column whose type has no equality, or an array (= ANY
- * would compare its elements), does not narrow.
+ * would compare its elements), does not narrow.  exact (when not NULL) is
+ * set to whether the condition holds for exactly those keys: no key column,
+ * or one that narrows (NULL matching NULL); with several columns it holds
+ * for every combination of their values.
  */
 char *
-dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params)
+dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params,
+				   bool *exact)
 {
 	StringInfoData buf;
 	ListCell   *lc;
@@ -3882,6 +3886,8 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 	params->types = palloc(sizeof(Oid) * Max(ncols, 1));
 	params->values = palloc0(sizeof(Datum) * Max(ncols, 1));
 	params->nulls = palloc(sizeof(char) * Max(ncols, 1));
+	if (exact)
+		*exact = ncols <= 1;
 	if (columns == NIL)
 		return "true";
 	initStringInfo(&buf);
@@ -3906,6 +3912,8 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 			appendStringInfoString(&buf, " AND ");
 		if (type_is_array(type) || eq == NULL || !OidIsValid(array_type))
 		{
+			if (exact)
+				*exact = false;
 			appendStringInfoString(&buf, "true");
 			continue;
 		}
@@ -3965,8 +3973,8 @@ apply_grouped(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res
 	if (nkeys == 0)
 		return;					/* the changes touch no group */
 
-	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys, &params);
-	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys, &params);
+	restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, nkeys, &params, NULL);
+	restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, nkeys, &params, NULL);
 	/* the query once, the difference applied in one pass */
 	dv_full_refresh_restricted(dt, NULL, restrict_q, restrict_t, &params, snapshot, res, seq);
 }
@@ -4041,8 +4049,8 @@ apply_window(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res,
 		n = dv_exec_at(psprintf("SELECT DISTINCT %s FROM (%s) d", keys.data, changed), snapshot, true);
 		if (n == 0)
 			return;				/* the changes cancel out */
-		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, n, &params);
-		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, n, &params);
+		restrict_q = dv_key_restriction(plan->key_columns, "dv_q", SPI_tuptable, n, &params, NULL);
+		restrict_t = dv_key_restriction(plan->key_columns, "dv_t", SPI_tuptable, n, &params, NULL);
 	}
 	else
 	{

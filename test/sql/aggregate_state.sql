@@ -142,6 +142,29 @@ UPDATE ag_mkd SET v = v + 10 WHERE id IN (1, 2);
 SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_multi_dom');
 SELECT dynview.verify('ag_multi_dom');
 SELECT * FROM ag_multi_dom ORDER BY d, c;
+-- keys with NULLs in several patterns (matched per pattern of NULLs, each an index lookup, and
+-- as one record where every key's type hashes): three keys with a count(DISTINCT) and a min whose
+-- groups are recomputed; four keys in all sixteen patterns (more than eight: the per-key form);
+-- a key of bit varying (no hash function: no record)
+CREATE TABLE ag_np (id int PRIMARY KEY, a int, b text, c varbit, d int, v int);
+INSERT INTO ag_np SELECT g, NULLIF(g % 3, 0), NULLIF((g % 4)::text, '0'), NULLIF((g % 2)::bit(1)::varbit, B'0'),
+  NULLIF(g % 5, 0), g FROM generate_series(1, 400) g;
+SELECT dynview.create_dynamic_table('ag_np3', 'SELECT a, b, d, count(*) AS n, count(DISTINCT v % 7) AS dn, min(v) AS mi FROM ag_np GROUP BY a, b, d', schedule => 'manual') IS NOT NULL AS created;
+SELECT dynview.create_dynamic_table('ag_np4', 'SELECT a, b, c, d, count(*) AS n, sum(v) AS s FROM ag_np GROUP BY a, b, c, d', schedule => 'manual') IS NOT NULL AS created;
+SELECT dynview.create_dynamic_table('ag_npb', 'SELECT a, c, count(*) AS n, max(v) AS mx FROM ag_np GROUP BY a, c', schedule => 'manual') IS NOT NULL AS created;
+SELECT name, effective_mode FROM dynview.dynamic_tables WHERE name::text LIKE 'ag\_np%' ORDER BY 1;
+SELECT count(DISTINCT (a IS NULL, b IS NULL, c IS NULL, d IS NULL)) AS null_patterns FROM ag_np;
+UPDATE ag_np SET v = v + 1000 WHERE id % 3 = 0;
+DELETE FROM ag_np WHERE id % 10 IN (1, 2);
+INSERT INTO ag_np SELECT g, NULL, NULL, NULL, NULL, g FROM generate_series(401, 405) g;
+SELECT n, r.state, r.refresh_mode, r.mode_reason_code, dynview.verify(n)
+  FROM unnest(ARRAY['ag_np3', 'ag_np4', 'ag_npb']) n, LATERAL dynview.refresh(n) r;
+UPDATE ag_np SET a = NULL, v = -v WHERE id % 7 = 0;
+UPDATE ag_np SET b = NULL, c = NULL WHERE id % 11 = 0;
+SELECT n, r.state, r.refresh_mode, r.mode_reason_code, dynview.verify(n)
+  FROM unnest(ARRAY['ag_np3', 'ag_np4', 'ag_npb']) n, LATERAL dynview.refresh(n) r;
+SELECT (SELECT count(*) FROM ag_np3 WHERE a IS NULL OR b IS NULL OR d IS NULL) AS np3_null_groups,
+       (SELECT count(*) FROM ag_np4 WHERE a IS NULL OR b IS NULL OR c IS NULL OR d IS NULL) AS np4_null_groups;
 -- a key whose type has no = that SQL can name (a domain over an enum; an array of a domain):
 -- FULL, with its reason, instead of refreshes that fail; a domain over text stays incremental
 CREATE TYPE ag_mood AS ENUM ('sad', 'ok', 'happy');
@@ -189,9 +212,9 @@ SELECT has_table_privilege('regress_dv_alice', :'owned_state', 'SELECT') AS form
 -- dropping a dynamic table drops its state
 SELECT count(*) > 0 AS has_state FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
 SELECT dynview.drop_dynamic_table(n)
-  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom', 'ag_denum', 'ag_darr']) n;
+  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom', 'ag_denum', 'ag_darr', 'ag_np3', 'ag_np4', 'ag_npb']) n;
 SELECT count(*) AS state_tables_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
-DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd, ag_de;
+DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd, ag_de, ag_np;
 DROP DOMAIN ag_dom, ag_dmood;
 DROP TYPE ag_mood;
 REVOKE CREATE ON SCHEMA public FROM regress_dv_alice;
