@@ -162,23 +162,21 @@ volatile_plan(Query *query)
 /*
  * key_type_has_equality - can a refresh's SQL compare a group key's values
  * with "=": those of its type with each other and with those of the type
- * its change buffers store it as (a domain's base type; an array of a
- * domain's: the array of that base type), as the statements that find the
- * changed groups do.  A domain over an enum or a range has no "=" that
- * resolves by name (enum's polymorphic "=" does not take a domain), an
- * array of a domain none with the array of its base type, though
- * PostgreSQL groups both through their operator classes.  Other types are
- * taken as they are: their "=" is what the grouping used.
+ * its change buffers store it as (dv_buffer_column_type: a domain's base
+ * type; an array of a domain's: the array of that base type), as the
+ * statements that find the changed groups do.  A domain over an enum or a
+ * range has no "=" that resolves by name (enum's polymorphic "=" does not
+ * take a domain), an array of a domain none with the array of its base
+ * type, though PostgreSQL groups both through their operator classes.
+ * Other types are taken as they are: their "=" is what the grouping used.
  */
 static bool
 key_type_has_equality(Oid type)
 {
-	Oid			elem = get_element_type(type);
-	Oid			stored = getBaseType(type);
+	int32		typmod = -1;
+	Oid			stored = dv_buffer_column_type(type, &typmod);
 	Oid			pairs[3][2];
 
-	if (OidIsValid(elem) && getBaseType(elem) != elem)
-		stored = get_array_type(getBaseType(elem));
 	if (stored == type)
 		return true;
 	pairs[0][0] = type;
