@@ -557,6 +557,7 @@ classify_aggref(Aggref *a, Query *q)
 			/* counts the rows whose input "CASE WHEN f THEN true END" is not NULL */
 			agg->kind = DV_AGG_COUNT;
 			agg->arg_type = "boolean";
+			agg->arg_typid = BOOLOID;
 		}
 		return agg;
 	}
@@ -565,6 +566,7 @@ classify_aggref(Aggref *a, Query *q)
 	arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
 	argtype = exprType(arg);
 	agg->arg_type = type_sql(argtype, -1);
+	agg->arg_typid = argtype;
 	agg->arg_collate = collate_sql(a->inputcollid);
 	tc = lookup_type_cache(argtype, TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
 	if (a->aggdistinct != NIL)
@@ -582,6 +584,7 @@ classify_aggref(Aggref *a, Query *q)
 			return NULL;
 		agg->kind = DV_AGG_COUNT;
 		agg->arg_type = "boolean";
+		agg->arg_typid = BOOLOID;
 		agg->arg_collate = "";
 	}
 	else if ((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
@@ -891,6 +894,7 @@ count_distinct_over_keys(DvPlan *plan, Query *q)
 			continue;
 		agg->kind = DV_AGG_COUNT;
 		agg->arg_type = "boolean";
+		agg->arg_typid = BOOLOID;
 		agg->arg_collate = "";
 		agg->distinct_by_key = true;
 	}

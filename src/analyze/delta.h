@@ -67,6 +67,7 @@ typedef struct DvAgg
 	Node	   *aggref;			/* the Aggref, to match in the target list */
 	char	   *value_type;		/* the aggregate's result type (SQL, qualified) */
 	char	   *arg_type;		/* its input column's type (NULL: count(*)) */
+	Oid			arg_typid;		/* the same type's OID (InvalidOid: count(*)) */
 	char	   *arg_collate;	/* " COLLATE ..." for comparisons of the input, or "" */
 	bool		scale_tracked;	/* sum/avg of numeric without a declared scale,
 								 * variance family of numeric: live inputs

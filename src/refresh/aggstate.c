@@ -2269,12 +2269,38 @@ dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
  * 4,099 characters, 1.7 ms; bench/README.md, sixteenth session).
  */
 static char *
-weighted_sums(const char *e, const char *col)
+weighted_sums_as(const char *e, const char *e_other, const char *col)
 {
 	return psprintf(", pg_catalog.sum(%s) FILTER (WHERE dv_w = 1) AS %s_p"
 					", pg_catalog.sum(%s) FILTER (WHERE dv_w = -1) AS %s_m"
 					", pg_catalog.sum(dv_w * %s) FILTER (WHERE dv_w <> 1 AND dv_w <> -1) AS %s_o",
-					e, col, e, col, e, col);
+					e, col, e, col, e_other, col);
+}
+
+static char *
+weighted_sums(const char *e, const char *col)
+{
+	return weighted_sums_as(e, e, col);
+}
+
+/*
+ * SQL: the weighted sums of input x<j> of an aggregate (weighted_sums), as
+ * numeric sums.  An integer input (smallint, integer, bigint, a domain over
+ * one) is summed as bigint where its weight is 1 or -1: PostgreSQL's
+ * sum(bigint) is numeric, exact, and adds in a 128-bit integer, not in
+ * numeric, and the cast to bigint allocates nothing (the dashboard's
+ * sum(quantity), 1,268 rows a refresh); the other weights' products stay
+ * numeric, which cannot overflow.
+ */
+static char *
+input_sums(DvAgg *agg, int j)
+{
+	char	   *num = psprintf("x%d::pg_catalog.numeric", j);
+	Oid			base = OidIsValid(agg->arg_typid) ? getBaseType(agg->arg_typid) : InvalidOid;
+
+	if (base == INT2OID || base == INT4OID || base == INT8OID)
+		return weighted_sums_as(psprintf("x%d::pg_catalog.int8", j), num, psprintf("dv_s%d", j));
+	return weighted_sums(num, psprintf("dv_s%d", j));
 }
 
 /* SQL: the weighted sum from the columns weighted_sums made under col */
@@ -2341,7 +2367,7 @@ group_delta_sql(DvPlan *plan, const char *input, bool only_changed)
 					char	   *s = combined_sum(psprintf("dv_s%d", j));
 
 					appendStringInfo(&inner, ", pg_catalog.sum(dv_w) FILTER (WHERE x%d IS NOT NULL)::pg_catalog.int8 AS d%d_n%s",
-									 j, j, weighted_sums(psprintf("x%d::pg_catalog.numeric", j), psprintf("dv_s%d", j)));
+									 j, j, input_sums(agg, j));
 					appendStringInfo(&outer, ", d%d_n, %s AS d%d_s, %s IN ('NaN', 'Infinity', '-Infinity') AS d%d_special",
 									 j, s, j, s, j);
 				}
