@@ -165,6 +165,25 @@ SELECT n, r.state, r.refresh_mode, r.mode_reason_code, dynview.verify(n)
   FROM unnest(ARRAY['ag_np3', 'ag_np4', 'ag_npb']) n, LATERAL dynview.refresh(n) r;
 SELECT (SELECT count(*) FROM ag_np3 WHERE a IS NULL OR b IS NULL OR d IS NULL) AS np3_null_groups,
        (SELECT count(*) FROM ag_np4 WHERE a IS NULL OR b IS NULL OR c IS NULL OR d IS NULL) AS np4_null_groups;
+-- sums and averages of integer inputs (smallint, a domain over integer, bigint near its limits),
+-- summed as bigint where a change row's weight is 1 or -1 and as numeric otherwise (a join whose
+-- rows repeat: weights of 2 and more after consolidation)
+CREATE DOMAIN ag_di AS int;
+CREATE TABLE ag_si (id int PRIMARY KEY, k int, a smallint, b ag_di, c bigint);
+CREATE TABLE ag_sj (id int PRIMARY KEY, k int);
+INSERT INTO ag_si SELECT g, g % 5, (g % 300)::smallint, g, 9223372036854775807 - g FROM generate_series(1, 100) g;
+INSERT INTO ag_sj SELECT g, g % 5 FROM generate_series(1, 20) g;
+SELECT dynview.create_dynamic_table('ag_ints', 'SELECT i.k, sum(a) AS sa, avg(a) AS aa, sum(b) AS sb, sum(c) AS sc, avg(c) AS ac, count(*) AS n FROM ag_si i JOIN ag_sj j ON i.k = j.k GROUP BY i.k', schedule => 'manual') IS NOT NULL AS created;
+UPDATE ag_si SET a = a + 1, b = b * 2, c = c - 5 WHERE id % 3 = 0;
+INSERT INTO ag_sj SELECT g, g % 5 FROM generate_series(21, 30) g;
+DELETE FROM ag_si WHERE id % 7 = 0;
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_ints');
+SELECT dynview.verify('ag_ints');
+DELETE FROM ag_sj WHERE id % 4 = 0;
+UPDATE ag_si SET c = -9223372036854775807 WHERE id = 5;
+SELECT state, refresh_mode, mode_reason_code FROM dynview.refresh('ag_ints');
+SELECT dynview.verify('ag_ints');
+SELECT * FROM ag_ints ORDER BY k;
 -- a key whose type has no = that SQL can name (a domain over an enum; an array of a domain):
 -- FULL, with its reason, instead of refreshes that fail; a domain over text stays incremental
 CREATE TYPE ag_mood AS ENUM ('sad', 'ok', 'happy');
@@ -212,10 +231,10 @@ SELECT has_table_privilege('regress_dv_alice', :'owned_state', 'SELECT') AS form
 -- dropping a dynamic table drops its state
 SELECT count(*) > 0 AS has_state FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
 SELECT dynview.drop_dynamic_table(n)
-  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom', 'ag_denum', 'ag_darr', 'ag_np3', 'ag_np4', 'ag_npb']) n;
+  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom', 'ag_denum', 'ag_darr', 'ag_np3', 'ag_np4', 'ag_npb', 'ag_ints']) n;
 SELECT count(*) AS state_tables_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
-DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd, ag_de, ag_np;
-DROP DOMAIN ag_dom, ag_dmood;
+DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd, ag_de, ag_np, ag_si, ag_sj;
+DROP DOMAIN ag_dom, ag_dmood, ag_di;
 DROP TYPE ag_mood;
 REVOKE CREATE ON SCHEMA public FROM regress_dv_alice;
 DROP ROLE regress_dv_alice;
