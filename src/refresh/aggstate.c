@@ -408,7 +408,11 @@ group_by(int nkeys, const char *extra)
  * equal in every arm would leave "g1 IS NULL" alone to an arm's lookup:
  * every group with a NULL there, per changed group (1.2 s for two changed
  * groups among 2,000,000, found by a tester).  More than
- * KEY_MATCH_PATTERNS patterns: the per-key form, for the keys NULL in some.
+ * KEY_MATCH_PATTERNS patterns: the record alone (below) where it can be
+ * had, else the per-key form for the keys NULL in some (beside the record,
+ * the per-key form only offered the planner that index lookup of every
+ * group with a NULL first key, which it took where it expected few
+ * changed groups: 7 s for 938, found by a tester).
  *
  * And where every key's type has a hash function (types: each key's base
  * type, named; NIL otherwise), the keys are also compared as one record,
@@ -418,7 +422,7 @@ group_by(int nkeys, const char *extra)
  * key is cast to its base type without a type modifier on both sides, so
  * that a domain's key and its base type's meet and no value is cut.)
  */
-#define KEY_MATCH_PATTERNS 8
+#define KEY_MATCH_PATTERNS 32
 
 typedef struct KeyMatch
 {
@@ -568,6 +572,8 @@ column_key_match(const KeyMatch *km, const char *l, List *l_columns, const char 
 		appendStringInfoChar(&buf, ')');
 		return buf.data;
 	}
+	if (key_match_by_record(km))
+		return buf.data;		/* (the per-key form only misleads: below) */
 	for (int k = 1; k <= km->nkeys; k++)
 	{
 		if (bms_is_member(k, km->nulls))
@@ -3066,15 +3072,25 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	}
 	/*
 	 * (the changed groups' state rows are found from dv_gd, one lookup per
-	 * changed group: dv_recompute is nearly always false, so the planner
-	 * takes the flagged rows for one and nest-looped them against the
-	 * changed groups, quadratic in the change, after reading the whole
-	 * state for them)
+	 * changed group where the match is an index's (KeyMatch: no NULL key,
+	 * or a few patterns of them): dv_recompute is nearly always false, so
+	 * the planner took the flagged rows for one and nest-looped them
+	 * against the changed groups, quadratic in the change, after reading
+	 * the whole state for them.  With the per-key form a lookup would read
+	 * every group with a NULL key per changed group: there a join, which
+	 * the record match lets the planner hash, the flag tested above it,
+	 * where the planner's estimate of it cannot make the join a nested
+	 * loop.)
 	 */
 	if (ok && may_recompute &&
-		dv_exec_at(psprintf("SELECT %s FROM %s d CROSS JOIN LATERAL (SELECT * FROM %s s WHERE %s OFFSET 0) s "
-							"WHERE s.dv_recompute",
-							key_cols(nkeys, "s."), key_rel(&km, "dv_gd"), st, key_match(&km, "s", "d")),
+		dv_exec_at(km.nulls == NULL || km.patterns != NIL
+				   ? psprintf("SELECT %s FROM %s d CROSS JOIN LATERAL (SELECT * FROM %s s WHERE %s OFFSET 0) s "
+							  "WHERE s.dv_recompute",
+							  key_cols(nkeys, "s."), key_rel(&km, "dv_gd"), st, key_match(&km, "s", "d"))
+				   : psprintf("SELECT %s FROM (SELECT %ss.dv_recompute FROM %s s JOIN %s d ON %s OFFSET 0) s "
+							  "WHERE s.dv_recompute",
+							  key_cols(nkeys, "s."), key_list(nkeys, "s."), st, key_rel(&km, "dv_gd"),
+							  key_match(&km, "s", "d")),
 				   snapshot, false) > 0)
 	{
 		/*

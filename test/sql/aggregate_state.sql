@@ -144,7 +144,7 @@ SELECT dynview.verify('ag_multi_dom');
 SELECT * FROM ag_multi_dom ORDER BY d, c;
 -- keys with NULLs in several patterns (matched per pattern of NULLs, each an index lookup, and
 -- as one record where every key's type hashes): three keys with a count(DISTINCT) and a min whose
--- groups are recomputed; four keys in all sixteen patterns (more than eight: the per-key form);
+-- groups are recomputed; four keys in twelve patterns;
 -- a key of bit varying (no hash function: no record)
 CREATE TABLE ag_np (id int PRIMARY KEY, a int, b text, c varbit, d int, v int);
 INSERT INTO ag_np SELECT g, NULLIF(g % 3, 0), NULLIF((g % 4)::text, '0'), NULLIF((g % 2)::bit(1)::varbit, B'0'),
@@ -163,6 +163,20 @@ UPDATE ag_np SET a = NULL, v = -v WHERE id % 7 = 0;
 UPDATE ag_np SET b = NULL, c = NULL WHERE id % 11 = 0;
 SELECT n, r.state, r.refresh_mode, r.mode_reason_code, dynview.verify(n)
   FROM unnest(ARRAY['ag_np3', 'ag_np4', 'ag_npb']) n, LATERAL dynview.refresh(n) r;
+-- six keys in all 64 patterns of NULLs in one change (more than 32: the keys as one record alone)
+CREATE TABLE ag_np6 (id int PRIMARY KEY, k1 int, k2 int, k3 int, k4 int, k5 int, k6 int, v int);
+INSERT INTO ag_np6 SELECT g, CASE WHEN g & 1 = 0 THEN g % 7 END, CASE WHEN g & 2 = 0 THEN g % 5 END,
+  CASE WHEN g & 4 = 0 THEN g % 3 END, CASE WHEN g & 8 = 0 THEN g % 2 END, CASE WHEN g & 16 = 0 THEN 1 END,
+  CASE WHEN g & 32 = 0 THEN g % 11 END, g FROM generate_series(1, 640) g;
+SELECT dynview.create_dynamic_table('ag_np6t', 'SELECT k1, k2, k3, k4, k5, k6, count(*) AS n, max(v) AS mx, sum(v) AS s FROM ag_np6 GROUP BY k1, k2, k3, k4, k5, k6', schedule => 'manual') IS NOT NULL AS created;
+-- (and with a key of bit varying, which has no hash function: the per-key form)
+SELECT dynview.create_dynamic_table('ag_np6v', 'SELECT k1, k2, k3, k4, k5::text::varbit AS k5, k6, count(*) AS n, max(v) AS mx FROM ag_np6 GROUP BY k1, k2, k3, k4, k5::text::varbit, k6', schedule => 'manual') IS NOT NULL AS created;
+DELETE FROM ag_np6 WHERE id > 576;
+UPDATE ag_np6 SET v = v + 1 WHERE id <= 64;
+SELECT count(DISTINCT (k1 IS NULL, k2 IS NULL, k3 IS NULL, k4 IS NULL, k5 IS NULL, k6 IS NULL)) AS changed_patterns
+  FROM ag_np6 WHERE id <= 64;
+SELECT n, r.state, r.refresh_mode, r.mode_reason_code, dynview.verify(n)
+  FROM unnest(ARRAY['ag_np6t', 'ag_np6v']) n, LATERAL dynview.refresh(n) r;
 SELECT (SELECT count(*) FROM ag_np3 WHERE a IS NULL OR b IS NULL OR d IS NULL) AS np3_null_groups,
        (SELECT count(*) FROM ag_np4 WHERE a IS NULL OR b IS NULL OR c IS NULL OR d IS NULL) AS np4_null_groups;
 -- sums and averages of integer inputs (smallint, a domain over integer, bigint near its limits),
@@ -231,9 +245,9 @@ SELECT has_table_privilege('regress_dv_alice', :'owned_state', 'SELECT') AS form
 -- dropping a dynamic table drops its state
 SELECT count(*) > 0 AS has_state FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
 SELECT dynview.drop_dynamic_table(n)
-  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom', 'ag_denum', 'ag_darr', 'ag_np3', 'ag_np4', 'ag_npb', 'ag_ints']) n;
+  FROM unnest(ARRAY['ag_cat', 'ag_all', 'ag_count', 'ag_coll', 'ag_float', 'ag_flt', 'ag_rowd', 'ag_whole', 'ag_owned', 'ag_swap', 'ag_multi', 'ag_multi_dom', 'ag_denum', 'ag_darr', 'ag_np3', 'ag_np4', 'ag_npb', 'ag_ints', 'ag_np6t', 'ag_np6v']) n;
 SELECT count(*) AS state_tables_left FROM pg_class WHERE relnamespace = 'dynview_state'::regnamespace;
-DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd, ag_de, ag_np, ag_si, ag_sj;
+DROP TABLE ag_o, ag_c, ag_f, ag_fl, ag_r, ag_sw, ag_mk, ag_mkd, ag_de, ag_np, ag_si, ag_sj, ag_np6;
 DROP DOMAIN ag_dom, ag_dmood, ag_di;
 DROP TYPE ag_mood;
 REVOKE CREATE ON SCHEMA public FROM regress_dv_alice;
