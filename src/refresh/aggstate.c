@@ -2594,6 +2594,56 @@ variance_value(DvAgg *agg, const char *n, const char *sum, const char *sq)
 					"FROM (%s) dv_w) dv_r)", v);
 }
 
+/*
+ * can the MERGE flag any group of the group delta in SPI_tuptable for a
+ * recompute (recompute_condition)?  Only a delta's NaN or infinite sum
+ * (d<j>_special) or an extreme that went (d<j>_m not NULL) flags one, or a
+ * scale that the state alone tells; no state row is flagged when a refresh
+ * starts (step 5 recomputes every changed group the MERGE flags and clears
+ * its flag, in the refresh's transaction).  So a delta without them needs
+ * no look at the state for flagged groups.  A column that is not found
+ * answers yes.
+ */
+static bool
+group_delta_may_flag(DvPlan *plan)
+{
+	List	   *attnos = NIL;
+	ListCell   *lc;
+
+	foreach(lc, plan->aggs)
+	{
+		DvAgg	   *agg = lfirst(lc);
+		int			j = foreach_current_index(lc) + 1;
+		int			attno = 0;
+
+		if (agg->scale_tracked)
+			return true;
+		if (sums_numbers(agg))
+			attno = SPI_fnumber(SPI_tuptable->tupdesc, psprintf("d%d_special", j));
+		else if (is_extreme(agg))
+			attno = SPI_fnumber(SPI_tuptable->tupdesc, psprintf("d%d_m", j));
+		else
+			continue;
+		if (attno <= 0)
+			return true;
+		attnos = lappend_int(attnos, sums_numbers(agg) ? attno : -attno);
+	}
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		foreach(lc, attnos)
+		{
+			int			attno = lfirst_int(lc);
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, abs(attno), &isnull);
+
+			/* d<j>_special true; d<j>_m present */
+			if (!isnull && (attno < 0 || DatumGetBool(d)))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* does applying the group delta d to state row s need a recompute? (SQL) */
 static char *
 recompute_condition(DvPlan *plan, bool matched)
@@ -2777,6 +2827,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		if (ngroups == 0)
 			return true;		/* the changes cancel out before the aggregation */
 		km = key_match_of_result(nkeys);
+		may_recompute = group_delta_may_flag(plan);
 		group_restrictions(plan, &km, &restrict_q, &restrict_t, &params);
 		dv_register_tuples("dv_gd");
 		enrs = lappend(enrs, "dv_gd");
@@ -2996,6 +3047,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		{
 			/* 3. the delta of each group: dv_gd(g.., dv_dcount, d<j>_...) */
 			ngroups = dv_exec_at(group_delta_sql(plan, uni.data, false), snapshot, true);
+			may_recompute = group_delta_may_flag(plan);
 			group_restrictions(plan, &km, &restrict_q, &restrict_t, &params);
 			dv_register_tuples("dv_gd");
 			enrs = lappend(enrs, "dv_gd");
@@ -3065,11 +3117,6 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 		}
 	}
 
-	foreach(lc, plan->aggs)
-	{
-		if (is_extreme(lfirst(lc)) || sums_numbers(lfirst(lc)))
-			may_recompute = true;
-	}
 	/*
 	 * (the changed groups' state rows are found from dv_gd, one lookup per
 	 * changed group where the match is an index's (KeyMatch: no NULL key,
