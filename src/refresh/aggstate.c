@@ -509,6 +509,18 @@ key_record(const KeyMatch *km, const char *alias, List *columns)
 	return buf.data;
 }
 
+/*
+ * is key_match a B-tree lookup by all the keys: plain equalities (no NULL key
+ * among the changed groups) or an arm per pattern of NULLs?  (Otherwise the
+ * record, or the per-key form, which a lookup would answer with every group
+ * that has a NULL key.)
+ */
+static bool
+key_match_indexed(const KeyMatch *km)
+{
+	return km->nulls == NULL || km->patterns != NIL;
+}
+
 /* does key_match compare the keys as a record too (and need key_rel)? */
 static bool
 key_match_by_record(const KeyMatch *km)
@@ -547,7 +559,7 @@ column_key_match(const KeyMatch *km, const char *l, List *l_columns, const char 
 	appendStringInfoString(&buf, "true");
 	if (key_match_by_record(km))
 		appendStringInfo(&buf, " AND %s.dv_k = %s", r, key_record(km, l, l_columns));
-	if (km->nulls != NULL && km->patterns != NIL)
+	if (km->nulls != NULL && key_match_indexed(km))
 	{
 		ListCell   *lc;
 
@@ -2283,18 +2295,13 @@ dv_agg_state_projection(DvTable *dt, Snapshot snapshot)
  * 4,099 characters, 1.7 ms; bench/README.md, sixteenth session).
  */
 static char *
-weighted_sums_as(const char *e, const char *e_other, const char *col)
+weighted_sums(const char *e, const char *e_other, const char *col)
 {
+	/* (e_other: e as the others' weights multiply it; NULL: e itself) */
 	return psprintf(", pg_catalog.sum(%s) FILTER (WHERE dv_w = 1) AS %s_p"
 					", pg_catalog.sum(%s) FILTER (WHERE dv_w = -1) AS %s_m"
 					", pg_catalog.sum(dv_w * %s) FILTER (WHERE dv_w <> 1 AND dv_w <> -1) AS %s_o",
-					e, col, e, col, e_other, col);
-}
-
-static char *
-weighted_sums(const char *e, const char *col)
-{
-	return weighted_sums_as(e, e, col);
+					e, col, e, col, e_other ? e_other : e, col);
 }
 
 /*
@@ -2313,8 +2320,8 @@ input_sums(DvAgg *agg, int j)
 	Oid			base = OidIsValid(agg->arg_typid) ? getBaseType(agg->arg_typid) : InvalidOid;
 
 	if (base == INT2OID || base == INT4OID || base == INT8OID)
-		return weighted_sums_as(psprintf("x%d::pg_catalog.int8", j), num, psprintf("dv_s%d", j));
-	return weighted_sums(num, psprintf("dv_s%d", j));
+		return weighted_sums(psprintf("x%d::pg_catalog.int8", j), num, psprintf("dv_s%d", j));
+	return weighted_sums(num, NULL, psprintf("dv_s%d", j));
 }
 
 /* SQL: the weighted sum from the columns weighted_sums made under col */
@@ -2388,14 +2395,14 @@ group_delta_sql(DvPlan *plan, const char *input, bool only_changed)
 				if (is_variance(agg))
 				{
 					appendStringInfoString(&inner,
-										   weighted_sums(psprintf("(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)", j, j),
+										   weighted_sums(psprintf("(x%d::pg_catalog.numeric * x%d::pg_catalog.numeric)", j, j), NULL,
 														 psprintf("dv_q%d", j)));
 					appendStringInfo(&outer, ", %s AS d%d_q", combined_sum(psprintf("dv_q%d", j)), j);
 				}
 				if (agg->scale_tracked)
 				{
 					appendStringInfo(&units, ", %s AS dv_u%d", scale_unit(j), j);
-					appendStringInfoString(&inner, weighted_sums(psprintf("dv_u%d", j), psprintf("dv_sc%d", j)));
+					appendStringInfoString(&inner, weighted_sums(psprintf("dv_u%d", j), NULL, psprintf("dv_sc%d", j)));
 					appendStringInfo(&outer, ", %s AS d%d_sc", combined_sum(psprintf("dv_sc%d", j)), j);
 				}
 				break;
@@ -3130,7 +3137,7 @@ dv_agg_state_apply(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult
 	 * loop.)
 	 */
 	if (ok && may_recompute &&
-		dv_exec_at(km.nulls == NULL || km.patterns != NIL
+		dv_exec_at(key_match_indexed(&km)
 				   ? psprintf("SELECT %s FROM %s d CROSS JOIN LATERAL (SELECT * FROM %s s WHERE %s OFFSET 0) s "
 							  "WHERE s.dv_recompute",
 							  key_cols(nkeys, "s."), key_rel(&km, "dv_gd"), st, key_match(&km, "s", "d"))
