@@ -2651,7 +2651,10 @@ group_delta_may_flag(DvPlan *plan)
 	return false;
 }
 
-/* does applying the group delta d to state row s need a recompute? (SQL) */
+/*
+ * does applying the group delta d to state row s need a recompute? (SQL;
+ * group_delta_may_flag reads the same columns of the delta in C)
+ */
 static char *
 recompute_condition(DvPlan *plan, bool matched)
 {
