@@ -3858,20 +3858,69 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 }
 
 /*
+ * restriction_values - bind the non-NULL values of key column k (0-based,
+ * of base type type) among the n rows of tt (only those whose NULL pattern
+ * is pattern, when row_pattern is not NULL) as parameter $(*nargs + 1) of
+ * params, an array of the type; returns that parameter's number, or 0 when
+ * there is no such value (nothing bound).
+ */
+static int
+restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, int k, Oid type,
+				   const int *row_pattern, int pattern)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			nvals = 0;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Datum		v;
+
+		if (row_pattern && row_pattern[i] != pattern)
+			continue;
+		v = SPI_getbinval(tt->vals[i], tt->tupdesc, k + 1, &isnull);
+		if (!isnull)
+			elems[nvals++] = v;
+	}
+	if (nvals == 0)
+		return 0;
+	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+	params->types[*nargs] = get_array_type(type);
+	params->values[*nargs] = PointerGetDatum(construct_array(elems, nvals, type, typlen, typbyval, typalign));
+	params->nulls[*nargs] = ' ';
+	return ++(*nargs);
+}
+
+/* at most this many patterns of NULL keys get an arm each (dv_key_restriction) */
+#define RESTRICTION_PATTERNS 32
+
+/*
  * dv_key_restriction - a condition on alias's key columns that holds for
- * the key values in the first columns of the n rows of tt (superset filter
- * per column: key = ANY ($k) [OR key IS NULL]), which the planner pushes
- * down to an index.  The values of key column k are bound as parameter $k,
- * an array of the key's own type, so that they keep their exact value and
- * type modifier (a literal cast to "character[]" would be cut to one
- * character); params (palloc'd in the current memory context) gets them,
- * the same for every alias given the same tt.  "=" is the type's default
- * equality written by OID (dv_equality_operator), found whatever the
- * search_path.  A column whose type has no equality, or an array (= ANY
- * would compare its elements), does not narrow.  exact (when not NULL) is
+ * the key values in the first columns of the n rows of tt, which the
+ * planner pushes down to an index.  Per column, key = ANY ($k) [OR key IS
+ * NULL]: a superset of the keys where there are several columns (every
+ * combination of their values).  Where there are several columns and some
+ * rows have NULL keys, one arm per pattern of NULLs among the rows instead
+ * (at most RESTRICTION_PATTERNS; beyond, the per-column form): its NULL
+ * columns IS NULL, each other column = ANY of the values of the rows of
+ * that pattern, which an index on the columns takes whole; the per-column
+ * form's "OR key IS NULL" read every row with a NULL in that column, in
+ * proportion to the data rather than to the change.
+ *
+ * The values are bound as parameters, arrays of the key's own type, so
+ * that they keep their exact value and type modifier (a literal cast to
+ * "character[]" would be cut to one character); params (palloc'd in the
+ * current memory context) gets them, the same for every alias given the
+ * same tt.  "=" is the type's default equality written by OID
+ * (dv_equality_operator), found whatever the search_path.  A column whose
+ * type has no equality, or an array (= ANY would compare its elements),
+ * does not narrow (only its IS NULL in an arm).  exact (when not NULL) is
  * set to whether the condition holds for exactly those keys: no key column,
- * or one that narrows (NULL matching NULL); with several columns it holds
- * for every combination of their values.
+ * one that narrows, or arms that each narrow one column at most, all the
+ * others NULL in it.
  */
 char *
 dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params,
@@ -3880,6 +3929,12 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 	StringInfoData buf;
 	ListCell   *lc;
 	int			ncols = list_length(columns);
+	Oid		   *types = palloc(sizeof(Oid) * Max(ncols, 1));
+	bool	   *narrows = palloc(sizeof(bool) * Max(ncols, 1));
+	int		   *row_pattern = NULL;
+	List	   *patterns = NIL;
+	bool		nulls = false;
+	int			nargs = 0;
 
 	params->nargs = ncols;
 	params->generic = false;
@@ -3890,53 +3945,129 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 		*exact = ncols <= 1;
 	if (columns == NIL)
 		return "true";
+	foreach(lc, columns)
+	{
+		int			k = foreach_current_index(lc);
+
+		types[k] = getBaseType(SPI_gettypeid(tt->tupdesc, k + 1));
+		narrows[k] = !type_is_array(types[k]) && dv_equality_operator(types[k]) != NULL &&
+			OidIsValid(get_array_type(types[k]));
+		if (!narrows[k] && exact)
+			*exact = false;
+		/* (an unused parameter still needs a type) */
+		params->types[k] = INT4OID;
+		params->nulls[k] = 'n';
+	}
+
+	/* the patterns of NULL keys among the rows, where there are several columns */
+	if (ncols > 1)
+	{
+		row_pattern = palloc(sizeof(int) * Max(n, 1));
+		for (uint64 i = 0; i < n && row_pattern != NULL; i++)
+		{
+			Bitmapset  *pattern = NULL;
+
+			for (int k = 0; k < ncols; k++)
+			{
+				bool		isnull;
+
+				(void) SPI_getbinval(tt->vals[i], tt->tupdesc, k + 1, &isnull);
+				if (isnull)
+					pattern = bms_add_member(pattern, k);
+			}
+			nulls |= pattern != NULL;
+			row_pattern[i] = -1;
+			foreach(lc, patterns)
+			{
+				if (bms_equal(lfirst(lc), pattern))
+					row_pattern[i] = foreach_current_index(lc);
+			}
+			if (row_pattern[i] < 0)
+			{
+				row_pattern[i] = list_length(patterns);
+				/* (an empty set is NULL: kept as a list cell all the same) */
+				patterns = lappend(patterns, pattern);
+				if (list_length(patterns) > RESTRICTION_PATTERNS)
+					row_pattern = NULL;
+			}
+		}
+	}
+
 	initStringInfo(&buf);
+	if (row_pattern != NULL && nulls)
+	{
+		/* one arm per pattern (its parameters numbered in turn) */
+		params->nargs = 0;
+		params->types = repalloc(params->types, sizeof(Oid) * ncols * list_length(patterns));
+		params->values = repalloc(params->values, sizeof(Datum) * ncols * list_length(patterns));
+		params->nulls = repalloc(params->nulls, sizeof(char) * ncols * list_length(patterns));
+		if (exact)
+			*exact = true;
+		appendStringInfoChar(&buf, '(');
+		foreach(lc, patterns)
+		{
+			Bitmapset  *pattern = lfirst(lc);
+			int			p = foreach_current_index(lc);
+			int			narrowed = 0;
+
+			appendStringInfoString(&buf, p > 0 ? " OR (" : "(");
+			for (int k = 0; k < ncols; k++)
+			{
+				const char *col = quote_identifier(list_nth(columns, k));
+				int			param;
+
+				if (k > 0)
+					appendStringInfoString(&buf, " AND ");
+				if (bms_is_member(k, pattern))
+					appendStringInfo(&buf, "%s.%s IS NULL", alias, col);
+				else if (!narrows[k])
+				{
+					appendStringInfoString(&buf, "true");
+					if (exact)
+						*exact = false;
+				}
+				else
+				{
+					param = restriction_values(params, &nargs, tt, n, k, types[k], row_pattern, p);
+					Assert(param > 0);
+					appendStringInfo(&buf, "%s.%s %s ANY ($%d)", alias, col,
+									 dv_equality_operator(types[k]), param);
+					if (++narrowed > 1 && exact)
+						*exact = false;
+				}
+			}
+			appendStringInfoChar(&buf, ')');
+		}
+		appendStringInfoChar(&buf, ')');
+		params->nargs = nargs;
+		return buf.data;
+	}
+
 	foreach(lc, columns)
 	{
 		int			k = foreach_current_index(lc);
 		const char *col = quote_identifier(lfirst(lc));
-		Oid			type = getBaseType(SPI_gettypeid(tt->tupdesc, k + 1));
-		Oid			array_type = get_array_type(type);
-		char	   *eq = dv_equality_operator(type);
-		Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
 		bool		has_null = false;
-		int			nvals = 0;
-		int16		typlen;
-		bool		typbyval;
-		char		typalign;
 
-		/* (an unused parameter still needs a type) */
-		params->types[k] = INT4OID;
-		params->nulls[k] = 'n';
 		if (k > 0)
 			appendStringInfoString(&buf, " AND ");
-		if (type_is_array(type) || eq == NULL || !OidIsValid(array_type))
+		if (!narrows[k])
 		{
-			if (exact)
-				*exact = false;
 			appendStringInfoString(&buf, "true");
 			continue;
 		}
-		for (uint64 i = 0; i < n; i++)
+		for (uint64 i = 0; i < n && !has_null; i++)
 		{
 			bool		isnull;
-			Datum		v = SPI_getbinval(tt->vals[i], tt->tupdesc, k + 1, &isnull);
 
-			if (isnull)
-				has_null = true;
-			else
-				elems[nvals++] = v;
+			(void) SPI_getbinval(tt->vals[i], tt->tupdesc, k + 1, &isnull);
+			has_null = isnull;
 		}
+		/* (parameter k + 1 is column k's) */
+		nargs = k;
 		appendStringInfoChar(&buf, '(');
-		if (nvals > 0)
-		{
-			get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
-			params->types[k] = array_type;
-			params->values[k] = PointerGetDatum(construct_array(elems, nvals, type, typlen,
-																typbyval, typalign));
-			params->nulls[k] = ' ';
-			appendStringInfo(&buf, "%s.%s %s ANY ($%d)", alias, col, eq, k + 1);
-		}
+		if (restriction_values(params, &nargs, tt, n, k, types[k], NULL, 0) > 0)
+			appendStringInfo(&buf, "%s.%s %s ANY ($%d)", alias, col, dv_equality_operator(types[k]), k + 1);
 		else
 			appendStringInfoString(&buf, "false");
 		if (has_null)
