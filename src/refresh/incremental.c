@@ -3861,8 +3861,8 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
  * restriction_values - bind the non-NULL values of key column k (0-based,
  * of base type type) among the n rows of tt (only those whose NULL pattern
  * is pattern, when row_pattern is not NULL) as parameter $(*nargs + 1) of
- * params, an array of the type; returns that parameter's number, or 0 when
- * there is no such value (nothing bound).
+ * params, an array of the type, each value once (by its image); returns that
+ * parameter's number, or 0 when there is no such value (nothing bound).
  */
 static int
 restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, int k, Oid type,
@@ -3888,6 +3888,42 @@ restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, in
 	if (nvals == 0)
 		return 0;
 	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+
+	/*
+	 * (each value once: a column of few values repeats them once per changed
+	 * group, and the planner estimates "= ANY" element by element, a filter
+	 * compares a row with each; identical images are equal whatever the
+	 * type's equality, and equal values of different images stay apart)
+	 */
+	if (nvals > 1)
+	{
+		int			size = 1;
+		int		   *slots;
+		int			kept = 0;
+
+		while (size < 2 * nvals)
+			size <<= 1;
+		slots = palloc(sizeof(int) * size);
+		memset(slots, -1, sizeof(int) * size);
+		for (int i = 0; i < nvals; i++)
+		{
+			uint32		h = datum_image_hash(elems[i], typbyval, typlen);
+
+			for (int j = h & (size - 1);; j = (j + 1) & (size - 1))
+			{
+				if (slots[j] < 0)
+				{
+					slots[j] = kept;
+					elems[kept++] = elems[i];
+					break;
+				}
+				if (datum_image_eq(elems[slots[j]], elems[i], typbyval, typlen))
+					break;
+			}
+		}
+		nvals = kept;
+		pfree(slots);
+	}
 	params->types[*nargs] = get_array_type(type);
 	params->values[*nargs] = PointerGetDatum(construct_array(elems, nvals, type, typlen, typbyval, typalign));
 	params->nulls[*nargs] = ' ';
