@@ -3956,7 +3956,8 @@ restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, in
  * does not narrow (only its IS NULL in an arm).  exact (when not NULL) is
  * set to whether the condition holds for exactly those keys: no key column,
  * one that narrows, or arms that each narrow one column at most, all the
- * others NULL in it.
+ * others NULL in it; never with a row-type key (its IS NULL also holds for
+ * a row of NULL fields, another group).
  */
 char *
 dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n, DvParams *params,
@@ -3988,7 +3989,8 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 		types[k] = getBaseType(SPI_gettypeid(tt->tupdesc, k + 1));
 		narrows[k] = !type_is_array(types[k]) && dv_equality_operator(types[k]) != NULL &&
 			OidIsValid(get_array_type(types[k]));
-		if (!narrows[k] && exact)
+		/* (IS NULL of a row type is also true of a row of NULL fields) */
+		if ((!narrows[k] || type_is_rowtype(types[k])) && exact)
 			*exact = false;
 		/* (an unused parameter still needs a type) */
 		params->types[k] = INT4OID;
@@ -4038,7 +4040,11 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 		params->values = repalloc(params->values, sizeof(Datum) * ncols * list_length(patterns));
 		params->nulls = repalloc(params->nulls, sizeof(char) * ncols * list_length(patterns));
 		if (exact)
+		{
 			*exact = true;
+			for (int k = 0; k < ncols; k++)
+				*exact &= !type_is_rowtype(types[k]);
+		}
 		appendStringInfoChar(&buf, '(');
 		foreach(lc, patterns)
 		{
