@@ -5,7 +5,7 @@
 # DV_PORT/DV_PGBIN of the cluster scripts/cluster.sh env named), then for each size the
 # pipeline.sh database's relations read into the OS cache (pg_prewarm 'read'), its tables and
 # indexes but the materialized views' loaded into shared_buffers (pg_prewarm 'buffer', as much as
-# fits), and bench/refresh_cpu.sh: R committed pipeline refreshes on demand in one warm
+# fits; every buffer's memory touched once before, as on a server in use), and bench/refresh_cpu.sh: R committed pipeline refreshes on demand in one warm
 # connection, then R by the scheduler worker (DV_BENCH_SCHEDULER=1).  The setting is reset at
 # the end (ALTER SYSTEM RESET shared_buffers) and the cluster restarted.  The K-th setting's
 # rounds change other orders than the others' (DV_BENCH_OFFSET = base + 1000 K; base from the
@@ -24,12 +24,24 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 huge() { awk '/HugePages_Total/{t=$2} /HugePages_Free/{f=$2} END{print "huge pages in use " t - f " of " t}' /proc/meminfo; }
 restart() { bash "$HERE/../scripts/cluster.sh" restart >/dev/null; }
+# every buffer's memory written once after the restart, as on a server in use: an unlogged table
+# of one row a page, as many pages as shared_buffers has buffers, inserted (into shared_buffers)
+# and dropped.  Otherwise a refresh that takes a buffer never used since the start pays the
+# kernel's first touch of its memory (a 2 MB huge page zeroed, or a 4 kB page), which the
+# twenty-eighth session's profiles found in about half the rounds (bench/README.md).
+touch_buffers() {
+	DB=postgres q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS dv_bench_touch" \
+		-c "CREATE UNLOGGED TABLE dv_bench_touch (x text) WITH (fillfactor = 10)" \
+		-c "INSERT INTO dv_bench_touch SELECT repeat('x', 1000) FROM generate_series(1, (SELECT setting::int FROM pg_settings WHERE name = 'shared_buffers'))" \
+		-c "DROP TABLE dv_bench_touch" >/dev/null
+}
 k=0
 for s in "${SETTINGS[@]}"; do
 	# (each setting's rounds update and delete other orders: refresh_cpu.sh's DV_BENCH_OFFSET)
 	k=$((k + 1))
 	DB=postgres q -c "ALTER SYSTEM SET shared_buffers = '$s'" >/dev/null
 	restart
+	touch_buffers
 	echo "== shared_buffers $(DB=postgres q -c 'SHOW shared_buffers'); $(huge); load $(cut -d' ' -f1-3 /proc/loadavg)"
 	for N in "${SIZES[@]}"; do
 		DB=dv_bench_pipeline_$N
