@@ -379,6 +379,19 @@ extern bool dv_registered_column_stats(const char *name, List *coltypes, double 
 extern void dv_delta_stats_init(void);
 extern char *dv_key_restriction(List *columns, const char *alias, struct SPITupleTable *tt,
 								uint64 n, DvParams *params, bool *exact);
+
+/*
+ * dv_null_patterns - the patterns of NULLs in the first ncols columns of the
+ * n rows of tt: the distinct sets of the (1-based) columns NULL in a row, in
+ * the order first met (a row without NULL: an empty set, a NULL list cell);
+ * NIL when there are more than DV_NULL_PATTERNS.  *nulls (when not NULL)
+ * gets the columns NULL in any row; row_pattern (when not NULL, n entries)
+ * each row's place in the list.
+ */
+#define DV_NULL_PATTERNS 32
+struct Bitmapset;
+extern List *dv_null_patterns(struct SPITupleTable *tt, uint64 n, int ncols, struct Bitmapset **nulls,
+							  int *row_pattern);
 extern void dv_refuse_row_security_off(DvTable *dt, const char *action);
 extern void dv_run_as_owner(Oid owner, int *save_nestlevel, Oid *save_userid, int *save_sec);
 extern void dv_restore_user(int save_nestlevel, Oid save_userid, int save_sec);

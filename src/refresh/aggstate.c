@@ -408,7 +408,7 @@ group_by(int nkeys, const char *extra)
  * equal in every arm would leave "g1 IS NULL" alone to an arm's lookup:
  * every group with a NULL there, per changed group (1.2 s for two changed
  * groups among 2,000,000, found by a tester).  More than
- * KEY_MATCH_PATTERNS patterns: the record alone (below) where it can be
+ * DV_NULL_PATTERNS patterns: the record alone (below) where it can be
  * had, else the per-key form for the keys NULL in some (beside the record,
  * the per-key form only offered the planner that index lookup of every
  * group with a NULL first key, which it took where it expected few
@@ -422,13 +422,12 @@ group_by(int nkeys, const char *extra)
  * key is cast to its base type without a type modifier on both sides, so
  * that a domain's key and its base type's meet and no value is cut.)
  */
-#define KEY_MATCH_PATTERNS 32
 
 typedef struct KeyMatch
 {
 	int			nkeys;
 	Bitmapset  *nulls;			/* the keys NULL in some row of r */
-	List	   *patterns;		/* NIL: more than KEY_MATCH_PATTERNS */
+	List	   *patterns;		/* NIL: more than DV_NULL_PATTERNS */
 	List	   *types;
 } KeyMatch;
 
@@ -441,38 +440,8 @@ key_match_of_result(int nkeys)
 {
 	KeyMatch	km = {nkeys, NULL, NIL, NIL};
 	bool		hashable = true;
-	bool		many = false;
 
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		Bitmapset  *pattern = NULL;
-		ListCell   *lc;
-
-		for (int k = 1; k <= nkeys; k++)
-		{
-			bool		isnull;
-
-			(void) SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, k, &isnull);
-			if (isnull)
-				pattern = bms_add_member(pattern, k);
-		}
-		km.nulls = bms_add_members(km.nulls, pattern);
-		if (many)
-			continue;
-		foreach(lc, km.patterns)
-		{
-			if (bms_equal(lfirst(lc), pattern))
-				break;
-		}
-		if (lc == NULL)
-		{
-			/* (an empty set is NULL: kept as a list cell all the same) */
-			km.patterns = lappend(km.patterns, pattern);
-			many = list_length(km.patterns) > KEY_MATCH_PATTERNS;
-		}
-	}
-	if (many)
-		km.patterns = NIL;
+	km.patterns = dv_null_patterns(SPI_tuptable, SPI_processed, nkeys, &km.nulls, NULL);
 	if (km.nulls == NULL)
 		return km;
 	for (int k = 1; k <= nkeys && hashable; k++)

@@ -3930,8 +3930,45 @@ restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, in
 	return ++(*nargs);
 }
 
-/* at most this many patterns of NULL keys get an arm each (dv_key_restriction) */
-#define RESTRICTION_PATTERNS 32
+/* dv_null_patterns: see dynview.h */
+List *
+dv_null_patterns(SPITupleTable *tt, uint64 n, int ncols, Bitmapset **nulls, int *row_pattern)
+{
+	List	   *patterns = NIL;
+	bool		many = false;
+
+	if (nulls)
+		*nulls = NULL;
+	for (uint64 i = 0; i < n; i++)
+	{
+		Bitmapset  *pattern = NULL;
+		int			place = 0;
+
+		for (int k = 1; k <= ncols; k++)
+		{
+			bool		isnull;
+
+			(void) SPI_getbinval(tt->vals[i], tt->tupdesc, k, &isnull);
+			if (isnull)
+				pattern = bms_add_member(pattern, k);
+		}
+		if (nulls)
+			*nulls = bms_add_members(*nulls, pattern);
+		if (many)
+			continue;
+		while (place < list_length(patterns) && !bms_equal(list_nth(patterns, place), pattern))
+			place++;
+		if (place == list_length(patterns))
+		{
+			/* (an empty set is NULL: kept as a list cell all the same) */
+			patterns = lappend(patterns, pattern);
+			many = list_length(patterns) > DV_NULL_PATTERNS;
+		}
+		if (row_pattern)
+			row_pattern[i] = place;
+	}
+	return many ? NIL : patterns;
+}
 
 /*
  * dv_key_restriction - a condition on alias's key columns that holds for
@@ -3940,7 +3977,7 @@ restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, in
  * NULL]: a superset of the keys where there are several columns (every
  * combination of their values).  Where there are several columns and some
  * rows have NULL keys, one arm per pattern of NULLs among the rows instead
- * (at most RESTRICTION_PATTERNS; beyond, the per-column form): its NULL
+ * (dv_null_patterns; beyond its limit, the per-column form): its NULL
  * columns IS NULL, each other column = ANY of the values of the rows of
  * that pattern, which an index on the columns takes whole; the per-column
  * form's "OR key IS NULL" read every row with a NULL in that column, in
@@ -3970,7 +4007,7 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 	bool	   *narrows = palloc(sizeof(bool) * Max(ncols, 1));
 	int		   *row_pattern = NULL;
 	List	   *patterns = NIL;
-	bool		nulls = false;
+	Bitmapset  *nulls = NULL;
 	int			nargs = 0;
 
 	params->nargs = ncols;
@@ -4001,38 +4038,11 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 	if (ncols > 1)
 	{
 		row_pattern = palloc(sizeof(int) * Max(n, 1));
-		for (uint64 i = 0; i < n && row_pattern != NULL; i++)
-		{
-			Bitmapset  *pattern = NULL;
-
-			for (int k = 0; k < ncols; k++)
-			{
-				bool		isnull;
-
-				(void) SPI_getbinval(tt->vals[i], tt->tupdesc, k + 1, &isnull);
-				if (isnull)
-					pattern = bms_add_member(pattern, k);
-			}
-			nulls |= pattern != NULL;
-			row_pattern[i] = -1;
-			foreach(lc, patterns)
-			{
-				if (bms_equal(lfirst(lc), pattern))
-					row_pattern[i] = foreach_current_index(lc);
-			}
-			if (row_pattern[i] < 0)
-			{
-				row_pattern[i] = list_length(patterns);
-				/* (an empty set is NULL: kept as a list cell all the same) */
-				patterns = lappend(patterns, pattern);
-				if (list_length(patterns) > RESTRICTION_PATTERNS)
-					row_pattern = NULL;
-			}
-		}
+		patterns = dv_null_patterns(tt, n, ncols, &nulls, row_pattern);
 	}
 
 	initStringInfo(&buf);
-	if (row_pattern != NULL && nulls)
+	if (patterns != NIL && nulls != NULL)
 	{
 		/* one arm per pattern (its parameters numbered in turn) */
 		params->nargs = 0;
@@ -4060,7 +4070,7 @@ dv_key_restriction(List *columns, const char *alias, SPITupleTable *tt, uint64 n
 
 				if (k > 0)
 					appendStringInfoString(&buf, " AND ");
-				if (bms_is_member(k, pattern))
+				if (bms_is_member(k + 1, pattern))
 					appendStringInfo(&buf, "%s.%s IS NULL", alias, col);
 				else if (!narrows[k])
 				{
