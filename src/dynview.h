@@ -325,14 +325,13 @@ extern bool dv_refresh_writes_own(void);
 
 /*
  * A distinct row of a select/join table's consolidated delta, as the direct
- * apply takes it: its columns in the table's order (dropped ones included),
- * its text form where its weight is negative, its net weight (not 0).
+ * apply takes it: its columns in the table's order (dropped ones included,
+ * NULL), its net weight (not 0).
  */
 typedef struct DvDeltaRow
 {
 	Datum	   *values;
 	bool	   *nulls;
-	char	   *text;
 	int64		weight;
 } DvDeltaRow;
 

@@ -245,12 +245,18 @@ dv_apply_end(DvApply *a)
 	pfree(a);
 }
 
-/* does the table row in slot have the delta row's text form? */
+/*
+ * does the table row in slot have the delta row's text form?  (The delta
+ * row's text form is made only when an image differs: record_out of the row
+ * as a value of the table's row type, as ROW(...)::table::text made it.)
+ */
 static bool
 same_row(DvApply *a, TupleTableSlot *slot, DvDeltaRow *row, FmgrInfo *record_out)
 {
 	TupleDesc	desc = RelationGetDescr(a->rel);
+	HeapTuple	tuple;
 	char	   *text;
+	char	   *row_text;
 	bool		same;
 
 	slot_getallattrs(slot);
@@ -271,8 +277,12 @@ same_row(DvApply *a, TupleTableSlot *slot, DvDeltaRow *row, FmgrInfo *record_out
 		return true;
 	/* (an image differs: the text forms decide, as the statements' ROW(t.*)::text = key) */
 	text = OutputFunctionCall(record_out, ExecFetchSlotHeapTupleDatum(slot));
-	same = row->text != NULL && strcmp(text, row->text) == 0;
+	tuple = heap_form_tuple(desc, row->values, row->nulls);
+	row_text = OutputFunctionCall(record_out, heap_copy_tuple_as_datum(tuple, desc));
+	same = strcmp(text, row_text) == 0;
+	heap_freetuple(tuple);
 	pfree(text);
+	pfree(row_text);
 	return same;
 }
 

@@ -46,6 +46,7 @@
 #include "common/int.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -3275,6 +3276,36 @@ table_columns(Oid relid, const char *prefix)
 }
 
 /*
+ * "CAST(<prefix>c1 AS t1), ..." of the table's columns (not dropped), each
+ * cast to its column's type and typmod, as ROW(...)::table casts each field
+ * (coerce_record_to_complex: the same coercion, explicit), without forming
+ * a composite value per row
+ */
+static char *
+table_column_casts(Oid relid, const char *prefix)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData buf;
+	int			n = 0;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(&buf, "%sCAST(%s%s AS %s)", n++ ? ", " : "", prefix,
+						 quote_identifier(NameStr(att->attname)),
+						 format_type_extended(att->atttypid, att->atttypmod,
+											  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
+	}
+	relation_close(rel, AccessShareLock);
+	return buf.data;
+}
+
+/*
  * Up to this many rows a change's victims are looked up through arrays
  * (index scans), and an AUTO table's window is applied whatever its size
  * relative to the sources.
@@ -3335,13 +3366,11 @@ key_delete_sql(DvTable *dt, List *key, const char *target)
 
 /*
  * A distinct row of an SPJ table's delta (consolidate_delta): the delta row
- * it was first seen in, the one that carries its text form (a row with
- * negative weight), and its net weight.
+ * it was first seen in and its net weight.
  */
 typedef struct DeltaGroup
 {
 	uint64		first;
-	int64		key_row;		/* -1: none of its rows had negative weight */
 	int64		weight;
 } DeltaGroup;
 
@@ -3362,27 +3391,12 @@ delta_row_hash_cmp(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row ? 1 : 0;
 }
 
-/* deform the composite datum d (a row of rowdesc) into values and nulls */
-static void
-deform_row(Datum d, TupleDesc rowdesc, Datum *values, bool *nulls)
-{
-	HeapTupleHeader th = DatumGetHeapTupleHeader(d);
-	HeapTupleData tmp;
-
-	tmp.t_len = HeapTupleHeaderGetDatumLength(th);
-	ItemPointerSetInvalid(&tmp.t_self);
-	tmp.t_tableOid = InvalidOid;
-	tmp.t_data = th;
-	heap_deform_tuple(&tmp, rowdesc, values, nulls);
-}
-
 /*
- * The delta rows' composite values (dv_row) deformed, once each: row i's
- * columns are values/nulls[i * natts ..], natts those of rowdesc (the
- * table's row type, dropped columns included); rownull[i] when dv_row itself
- * is NULL.  By-reference values point into the SPI result's tuples, which
- * must outlive this.  Memory: natts Datums and bools per row, in the
- * current memory context.
+ * The delta rows' columns, taken apart once: row i's columns are
+ * values/nulls[i * natts ..], natts those of rowdesc (the table's row type,
+ * dropped columns included, NULL in every row).  By-reference values point
+ * into the SPI result's tuples, which must outlive this.  Memory: natts
+ * Datums and bools per row, in the current memory context.
  */
 typedef struct DeltaRows
 {
@@ -3390,7 +3404,6 @@ typedef struct DeltaRows
 	int			natts;
 	Datum	   *values;
 	bool	   *nulls;
-	bool	   *rownull;
 } DeltaRows;
 
 /* are delta rows a and b the same row (consolidate_delta's sense)? */
@@ -3402,8 +3415,6 @@ delta_rows_same(DeltaRows *rows, uint64 a, uint64 b)
 	bool	   *na = rows->nulls + a * rows->natts;
 	bool	   *nb = rows->nulls + b * rows->natts;
 
-	if (rows->rownull[a] || rows->rownull[b])
-		return rows->rownull[a] == rows->rownull[b];
 	for (int k = 0; k < rows->natts; k++)
 	{
 		Form_pg_attribute att = TupleDescAttr(rows->rowdesc, k);
@@ -3416,32 +3427,53 @@ delta_rows_same(DeltaRows *rows, uint64 a, uint64 b)
 }
 
 /*
- * consolidate_delta - the n rows of tt (dv_row, a row of the table's type;
- * dv_key, its text form where dv_weight is negative, else NULL; dv_weight,
- * int8) summed per distinct row; returns the groups whose weight is not 0
+ * The delta row's value as a composite of the table's row type (what
+ * ROW(...)::table made of it), palloc'd
+ */
+static Datum
+delta_row_datum(DeltaRows *rows, uint64 row)
+{
+	HeapTuple	tuple = heap_form_tuple(rows->rowdesc, rows->values + row * rows->natts,
+										rows->nulls + row * rows->natts);
+	Datum		d = heap_copy_tuple_as_datum(tuple, rows->rowdesc);
+
+	heap_freetuple(tuple);
+	return d;
+}
+
+/*
+ * consolidate_delta - the n rows of tt (the table's columns that are not
+ * dropped, in order, of the table's row type rowtype, then dv_weight, int8)
+ * summed per distinct row; returns the groups whose weight is not 0
  * (*ngroups of them), in no particular order, and fills rows with every
- * row's columns (deformed once here, read again by register_net).
+ * row's columns (taken apart once here, read again by register_net and by
+ * the direct apply).
  *
  * Rows are the same when every column is NULL in both or has the same
  * binary image in both (datum_image_eq: a compressed or out-of-line value
  * compared by its contents), which implies the same text form.  This is
  * what a GROUP BY of the rows' text forms (sorted) did, without the text
- * form of every row: only the rows that leave the table have theirs, the
- * DELETEs find them by it.  Two rows of the same text form but different
- * images (a float NaN of another bit pattern) stay apart: the DELETEs take
- * each's table row by the text form, and where two negative rows name the
- * same table rows the count of deleted rows tells, and the caller
- * refreshes in full.  Rows are ordered by a hash of their images and only
- * rows of equal hash compared, so the cost grows with the delta.
+ * form of any row: the rows that leave the table get theirs only where a
+ * statement finds them by it (register_net) or where a table row's image
+ * differs from theirs (apply.c).  Two rows of the same text form but
+ * different images (a float NaN of another bit pattern) stay apart: the
+ * DELETEs take each's table row by the text form, and where two negative
+ * rows name the same table rows the count of deleted rows tells, and the
+ * caller refreshes in full.  Rows are ordered by a hash of their images and
+ * only rows of equal hash compared, so the cost grows with the delta.
  */
 static DeltaGroup *
-consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups, DeltaRows *rows)
+consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, DeltaRows *rows)
 {
 	TupleDesc	desc = tt->tupdesc;
 	TupleDesc	rowdesc;
 	DeltaRowHash *order;
 	DeltaGroup *groups;
+	Datum	   *weights;
+	Datum	   *tv;
+	bool	   *tn;
 	int			natts;
+	int			ncols = 0;
 	uint64		count = 0;
 	uint64		out = 0;
 
@@ -3449,38 +3481,57 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups, DeltaRows *rows)
 	memset(rows, 0, sizeof(DeltaRows));
 	if (n == 0)
 		return NULL;
-	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(desc, 1), -1);
+	rowdesc = lookup_rowtype_tupdesc_copy(rowtype, -1);
+	for (int k = 0; k < rowdesc->natts; k++)
+		if (!TupleDescAttr(rowdesc, k)->attisdropped)
+			ncols++;
+	if (desc->natts != ncols + 1)
+		elog(ERROR, "dynview: delta of %d columns for a table of %d", desc->natts - 1, ncols);
 	natts = Max(rowdesc->natts, 1);
 	rows->rowdesc = rowdesc;
 	rows->natts = rowdesc->natts;
 	/* (as SPI's own array of the rows, past 1 GB for a delta of tens of millions of rows) */
 	rows->values = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * natts * n);
 	rows->nulls = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * natts * n);
-	rows->rownull = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * n);
+	weights = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * n);
 	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaRowHash) * n);
 	groups = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaGroup) * n);
+	tv = palloc(sizeof(Datum) * desc->natts);
+	tn = palloc(sizeof(bool) * desc->natts);
 	for (uint64 i = 0; i < n; i++)
 	{
-		Datum		d = SPI_getbinval(tt->vals[i], desc, 1, &rows->rownull[i]);
 		Datum	   *va = rows->values + i * rows->natts;
 		bool	   *na = rows->nulls + i * rows->natts;
 		uint32		h = 0;
+		int			c = 0;
 
-		if (!rows->rownull[i])
+		heap_deform_tuple(tt->vals[i], desc, tv, tn);
+		for (int k = 0; k < rowdesc->natts; k++)
 		{
-			deform_row(d, rowdesc, va, na);
-			for (int k = 0; k < rowdesc->natts; k++)
-			{
-				Form_pg_attribute att = TupleDescAttr(rowdesc, k);
+			Form_pg_attribute att = TupleDescAttr(rowdesc, k);
 
-				h = hash_combine(h, na[k] ? 0x9e3779b9 :
-								 datum_image_hash(va[k], att->attbyval, att->attlen));
+			if (att->attisdropped)
+			{
+				va[k] = (Datum) 0;
+				na[k] = true;
 			}
+			else
+			{
+				va[k] = tv[c];
+				na[k] = tn[c];
+				c++;
+			}
+			h = hash_combine(h, na[k] ? 0x9e3779b9 :
+							 datum_image_hash(va[k], att->attbyval, att->attlen));
 		}
+		/* (a NULL weight counts 0, as sum() skips it) */
+		weights[i] = tn[ncols] ? Int64GetDatum(0) : tv[ncols];
 		order[i].hash = h;
 		order[i].row = i;
 		CHECK_FOR_INTERRUPTS();
 	}
+	pfree(tv);
+	pfree(tn);
 	qsort(order, n, sizeof(DeltaRowHash), delta_row_hash_cmp);
 	for (uint64 s = 0; s < n;)
 	{
@@ -3492,13 +3543,9 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups, DeltaRows *rows)
 		for (uint64 j = s; j < e; j++)
 		{
 			uint64		r = order[j].row;
-			bool		wnull;
-			Datum		wd = SPI_getbinval(tt->vals[r], desc, 3, &wnull);
-			int64		w = wnull ? 0 : DatumGetInt64(wd);	/* (as sum() skips a NULL) */
-			bool		knull;
+			int64		w = DatumGetInt64(weights[r]);
 			uint64		g;
 
-			(void) SPI_getbinval(tt->vals[r], desc, 2, &knull);
 			/* the groups of this run of equal hashes: is r the same row as one of them? */
 			for (g = run_first; g < count; g++)
 			{
@@ -3508,7 +3555,6 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups, DeltaRows *rows)
 			if (g == count)
 			{
 				groups[count].first = r;
-				groups[count].key_row = -1;
 				groups[count].weight = 0;
 				count++;
 			}
@@ -3516,22 +3562,17 @@ consolidate_delta(SPITupleTable *tt, uint64 n, uint64 *ngroups, DeltaRows *rows)
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 						 errmsg("bigint out of range")));
-			if (!knull && groups[g].key_row < 0)
-				groups[g].key_row = (int64) r;
 		}
 		s = e;
 		CHECK_FOR_INTERRUPTS();
 	}
 	for (uint64 g = 0; g < count; g++)
 	{
-		if (groups[g].weight == 0)
-			continue;
-		/* (a negative sum has a negative term, whose row has its text form) */
-		if (groups[g].weight < 0 && groups[g].key_row < 0)
-			elog(ERROR, "dynview: delta row of negative weight without its text form");
-		groups[out++] = groups[g];
+		if (groups[g].weight != 0)
+			groups[out++] = groups[g];
 	}
 	pfree(order);
+	pfree(weights);
 	*ngroups = out;
 	return groups;
 }
@@ -3544,35 +3585,40 @@ delta_rows_free(DeltaRows *rows)
 		return;
 	pfree(rows->values);
 	pfree(rows->nulls);
-	pfree(rows->rownull);
 	FreeTupleDesc(rows->rowdesc);
 }
 
 /*
  * register_net - the groups of consolidate_delta as the ephemeral named
- * relation dv_net: dv_row, dv_key, dv_weight (tt's shape), then the row's
- * columns apart as dv_c1, dv_c2, ... (its type's columns that are not
- * dropped, in order, from rows: deformed by consolidate_delta), which the
- * INSERT reads: "(n.dv_row).*" took each column out of the composite apart,
- * walking it from its start each time past the first column of variable
- * width.  Returns the number of those columns.
+ * relation dv_net: dv_row (the row, of the table's row type), dv_key (its
+ * text form where its weight is negative, which the DELETEs find the
+ * table's rows by; else NULL), dv_weight, then the row's columns apart as
+ * dv_c1, dv_c2, ... (its type's columns that are not dropped, in order),
+ * which the INSERT reads: "(n.dv_row).*" took each column out of the
+ * composite apart, walking it from its start each time past the first
+ * column of variable width.  Returns the number of those columns.
  */
 static int
-register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups, DeltaRows *rows)
+register_net(DeltaGroup *groups, uint64 ngroups, DeltaRows *rows)
 {
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
-	TupleDesc	rowdesc = lookup_rowtype_tupdesc_copy(SPI_gettypeid(tt->tupdesc, 1), -1);
+	TupleDesc	rowdesc = rows->rowdesc;
 	TupleDesc	desc;
 	int			ncols = 0;
 	Datum	   *values;
 	bool	   *nulls;
+	FmgrInfo	record_out;
+	Oid			out_func;
+	bool		varlena;
 
 	for (int k = 0; k < rowdesc->natts; k++)
 		if (!TupleDescAttr(rowdesc, k)->attisdropped)
 			ncols++;
 	desc = CreateTemplateTupleDesc(3 + ncols);
-	for (int k = 0; k < 3; k++)
-		TupleDescCopyEntry(desc, k + 1, tt->tupdesc, k + 1);
+	TupleDescInitEntry(desc, 1, "dv_row", rowdesc->tdtypeid, -1, 0);
+	TupleDescInitEntry(desc, 2, "dv_key", TEXTOID, -1, 0);
+	TupleDescInitEntryCollation(desc, 2, DEFAULT_COLLATION_OID);
+	TupleDescInitEntry(desc, 3, "dv_weight", INT8OID, -1, 0);
 	ncols = 0;
 	for (int k = 0; k < rowdesc->natts; k++)
 	{
@@ -3584,6 +3630,8 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups, DeltaRows *r
 		TupleDescInitEntry(desc, 3 + ncols, psprintf("dv_c%d", ncols), att->atttypid, att->atttypmod, 0);
 		TupleDescInitEntryCollation(desc, 3 + ncols, att->attcollation);
 	}
+	getTypeOutputInfo(RECORDOID, &out_func, &varlena);
+	fmgr_info(out_func, &record_out);
 	values = palloc(sizeof(Datum) * (3 + ncols));
 	nulls = palloc(sizeof(bool) * (3 + ncols));
 	for (uint64 g = 0; g < ngroups; g++)
@@ -3591,28 +3639,24 @@ register_net(SPITupleTable *tt, DeltaGroup *groups, uint64 ngroups, DeltaRows *r
 		uint64		first = groups[g].first;
 		int			c = 3;
 
-		values[0] = SPI_getbinval(tt->vals[first], tt->tupdesc, 1, &nulls[0]);
-		if (groups[g].key_row >= 0)
-			values[1] = SPI_getbinval(tt->vals[groups[g].key_row], tt->tupdesc, 2, &nulls[1]);
-		else
-		{
-			values[1] = (Datum) 0;
-			nulls[1] = true;
-		}
+		values[0] = delta_row_datum(rows, first);
+		nulls[0] = false;
+		nulls[1] = groups[g].weight >= 0;
+		values[1] = nulls[1] ? (Datum) 0 :
+			CStringGetTextDatum(OutputFunctionCall(&record_out, values[0]));
 		values[2] = Int64GetDatum(groups[g].weight);
 		nulls[2] = false;
 		for (int k = 0; k < rowdesc->natts; k++)
 		{
 			if (TupleDescAttr(rowdesc, k)->attisdropped)
 				continue;
-			values[c] = nulls[0] ? (Datum) 0 : rows->values[first * rows->natts + k];
-			nulls[c] = nulls[0] || rows->nulls[first * rows->natts + k];
+			values[c] = rows->values[first * rows->natts + k];
+			nulls[c] = rows->nulls[first * rows->natts + k];
 			c++;
 		}
 		tuplestore_putvalues(ts, desc, values, nulls);
 	}
 	dv_register_store("dv_net", ts, desc, ngroups);
-	FreeTupleDesc(rowdesc);
 	return ncols;
 }
 
@@ -3637,7 +3681,7 @@ static bool
 apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
-	char	   *cols = table_columns(dt->relid, "d.");
+	char	   *casts = table_column_casts(dt->relid, "d.");
 	char	   *first = NULL;
 	char	   *first_eq = NULL;
 	Oid			first_type = InvalidOid;
@@ -3659,18 +3703,17 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	TypeCacheEntry *tc;
 
 	/*
-	 * The delta of the result, each row with its text form where its weight
-	 * is negative (the DELETEs below find the table's rows by it), then
-	 * consolidated here: one row per distinct row, net weight.
+	 * The delta of the result, each row's columns cast to the table's
+	 * column types, then consolidated here: one row per distinct row, net
+	 * weight.  (No composite value per row, and no text form: the direct
+	 * apply compares a table row's image first, register_net makes the
+	 * text forms where a statement needs them.)
 	 */
-	dv_exec_at(psprintf("WITH dv_d AS (%s), "
-					 "dv_x AS (SELECT ROW(%s)::%s AS dv_row, d.dv_weight::pg_catalog.int8 AS dv_weight FROM dv_d d) "
-					 "SELECT dv_row, CASE WHEN dv_weight < 0 THEN dv_row::pg_catalog.text END AS dv_key, dv_weight "
-					 "FROM dv_x",
-					 dv_delta_sql(plan), cols, target),
-			snapshot, true);
+	dv_exec_at(psprintf("WITH dv_d AS (%s) SELECT %s, d.dv_weight::pg_catalog.int8 AS dv_weight FROM dv_d d",
+						dv_delta_sql(plan), casts),
+			   snapshot, true);
 	delta = SPI_tuptable;
-	net = consolidate_delta(delta, SPI_processed, &net_rows, &net_input);
+	net = consolidate_delta(delta, SPI_processed, get_rel_type_id(dt->relid), &net_rows, &net_input);
 	for (uint64 i = 0; i < net_rows; i++)
 	{
 		int64		w = net[i].weight;
@@ -3699,24 +3742,9 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 		{
 			uint64		row = net[g].first;
 
-			/* (a NULL row: the statements' business; it has no columns to write) */
-			if (net_input.rownull[row])
-			{
-				dv_apply_end(direct);
-				direct = NULL;
-				break;
-			}
 			drows[g].values = net_input.values + row * net_input.natts;
 			drows[g].nulls = net_input.nulls + row * net_input.natts;
 			drows[g].weight = net[g].weight;
-			drows[g].text = NULL;
-			if (net[g].weight < 0)
-			{
-				bool		isnull;
-				Datum		key = SPI_getbinval(delta->vals[net[g].key_row], delta->tupdesc, 2, &isnull);
-
-				drows[g].text = isnull ? NULL : TextDatumGetCString(key);
-			}
 		}
 	}
 	if (expected > 0 && direct != NULL && dv_apply_can_delete(direct))
@@ -3726,7 +3754,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 		key_delete = key_delete_sql(dt, plan->spj_key, target);
 		if (key_delete != NULL)
 		{
-			net_cols = register_net(delta, net, net_rows, &net_input);
+			net_cols = register_net(net, net_rows, &net_input);
 			registered = true;
 			deleted = dv_exec_at(key_delete, snapshot, false);
 			dv_write_own_buffer(dt, SPI_tuptable, deleted, -1, seq);
@@ -3807,7 +3835,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 
 		if (!registered)
 		{
-			net_cols = register_net(delta, net, net_rows, &net_input);
+			net_cols = register_net(net, net_rows, &net_input);
 			registered = true;
 		}
 		more = dv_exec_at(del.data, snapshot, false);
@@ -3836,7 +3864,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 
 		if (!registered)
 		{
-			net_cols = register_net(delta, net, net_rows, &net_input);
+			net_cols = register_net(net, net_rows, &net_input);
 			registered = true;
 		}
 
