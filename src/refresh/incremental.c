@@ -3253,9 +3253,14 @@ dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
 	return dv_exec_at_params(sql, snapshot, read_only, NULL);
 }
 
-/* "c1, c2, ..." of the table's columns, each prefixed */
+/*
+ * "c1, c2, ..." of the table's columns (not dropped), each prefixed; with
+ * cast, "CAST(<prefix>c1 AS t1), ...": each cast to its column's type and
+ * typmod, as ROW(...)::table casts each field (coerce_record_to_complex: the
+ * same coercion, explicit), without forming a composite value per row
+ */
 static char *
-table_columns(Oid relid, const char *prefix)
+table_columns_as(Oid relid, const char *prefix, bool cast)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -3266,43 +3271,26 @@ table_columns(Oid relid, const char *prefix)
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		const char *name = quote_identifier(NameStr(att->attname));
 
 		if (att->attisdropped)
 			continue;
-		appendStringInfo(&buf, "%s%s%s", n++ ? ", " : "", prefix, quote_identifier(NameStr(att->attname)));
+		if (cast)
+			appendStringInfo(&buf, "%sCAST(%s%s AS %s)", n++ ? ", " : "", prefix, name,
+							 format_type_extended(att->atttypid, att->atttypmod,
+												  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
+		else
+			appendStringInfo(&buf, "%s%s%s", n++ ? ", " : "", prefix, name);
 	}
 	relation_close(rel, AccessShareLock);
 	return buf.data;
 }
 
-/*
- * "CAST(<prefix>c1 AS t1), ..." of the table's columns (not dropped), each
- * cast to its column's type and typmod, as ROW(...)::table casts each field
- * (coerce_record_to_complex: the same coercion, explicit), without forming
- * a composite value per row
- */
+/* "c1, c2, ..." of the table's columns, each prefixed */
 static char *
-table_column_casts(Oid relid, const char *prefix)
+table_columns(Oid relid, const char *prefix)
 {
-	Relation	rel = relation_open(relid, AccessShareLock);
-	TupleDesc	desc = RelationGetDescr(rel);
-	StringInfoData buf;
-	int			n = 0;
-
-	initStringInfo(&buf);
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped)
-			continue;
-		appendStringInfo(&buf, "%sCAST(%s%s AS %s)", n++ ? ", " : "", prefix,
-						 quote_identifier(NameStr(att->attname)),
-						 format_type_extended(att->atttypid, att->atttypmod,
-											  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
-	}
-	relation_close(rel, AccessShareLock);
-	return buf.data;
+	return table_columns_as(relid, prefix, false);
 }
 
 /*
@@ -3681,7 +3669,7 @@ static bool
 apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
 {
 	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
-	char	   *casts = table_column_casts(dt->relid, "d.");
+	char	   *casts = table_columns_as(dt->relid, "d.", true);
 	char	   *first = NULL;
 	char	   *first_eq = NULL;
 	Oid			first_type = InvalidOid;
