@@ -3874,6 +3874,35 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 }
 
 /*
+ * A set of values of one type, by image (datum_image_eq, datum_image_hash):
+ * PostgreSQL's simplehash, the type's byval and len its private data.
+ */
+typedef struct ImageType
+{
+	bool		byval;
+	int16		len;
+} ImageType;
+
+typedef struct ImageEntry
+{
+	Datum		value;
+	char		status;			/* (simplehash's) */
+} ImageEntry;
+
+#define SH_PREFIX imageset
+#define SH_ELEMENT_TYPE ImageEntry
+#define SH_KEY_TYPE Datum
+#define SH_KEY value
+#define SH_HASH_KEY(tb, key) \
+	datum_image_hash(key, ((ImageType *) (tb)->private_data)->byval, ((ImageType *) (tb)->private_data)->len)
+#define SH_EQUAL(tb, a, b) \
+	datum_image_eq(a, b, ((ImageType *) (tb)->private_data)->byval, ((ImageType *) (tb)->private_data)->len)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/*
  * restriction_values - bind the non-NULL values of key column k (0-based,
  * of base type type) among the n rows of tt (only those whose NULL pattern
  * is pattern, when row_pattern is not NULL) as parameter $(*nargs + 1) of
@@ -3913,32 +3942,20 @@ restriction_values(DvParams *params, int *nargs, SPITupleTable *tt, uint64 n, in
 	 */
 	if (nvals > 1)
 	{
-		int			size = 1;
-		int		   *slots;
+		ImageType	image_type = {typbyval, typlen};
+		imageset_hash *seen = imageset_create(CurrentMemoryContext, nvals, &image_type);
 		int			kept = 0;
 
-		while (size < 2 * nvals)
-			size <<= 1;
-		slots = palloc(sizeof(int) * size);
-		memset(slots, -1, sizeof(int) * size);
 		for (int i = 0; i < nvals; i++)
 		{
-			uint32		h = datum_image_hash(elems[i], typbyval, typlen);
+			bool		found;
 
-			for (int j = h & (size - 1);; j = (j + 1) & (size - 1))
-			{
-				if (slots[j] < 0)
-				{
-					slots[j] = kept;
-					elems[kept++] = elems[i];
-					break;
-				}
-				if (datum_image_eq(elems[slots[j]], elems[i], typbyval, typlen))
-					break;
-			}
+			(void) imageset_insert(seen, elems[i], &found);
+			if (!found)
+				elems[kept++] = elems[i];
 		}
 		nvals = kept;
-		pfree(slots);
+		imageset_destroy(seen);
 	}
 	params->types[*nargs] = get_array_type(type);
 	params->values[*nargs] = PointerGetDatum(construct_array(elems, nvals, type, typlen, typbyval, typalign));
