@@ -2571,6 +2571,22 @@ variance_value(DvAgg *agg, const char *n, const char *sum, const char *sq)
 }
 
 /*
+ * the group delta's column by which aggregate j (agg) may flag a group for a
+ * recompute: d<j>_special (true: a NaN or infinite sum) for a sum of numbers,
+ * d<j>_m (not NULL: an extreme went) for min/max; NULL for the others.  The
+ * MERGE's recompute_condition and group_delta_may_flag's look in C read it.
+ */
+static char *
+flag_column(DvAgg *agg, int j)
+{
+	if (sums_numbers(agg))
+		return psprintf("d%d_special", j);
+	if (is_extreme(agg))
+		return psprintf("d%d_m", j);
+	return NULL;
+}
+
+/*
  * can the MERGE flag any group of the group delta in SPI_tuptable for a
  * recompute (recompute_condition)?  Only a delta's NaN or infinite sum
  * (d<j>_special) or an extreme that went (d<j>_m not NULL) flags one, or a
@@ -2589,17 +2605,14 @@ group_delta_may_flag(DvPlan *plan)
 	foreach(lc, plan->aggs)
 	{
 		DvAgg	   *agg = lfirst(lc);
-		int			j = foreach_current_index(lc) + 1;
-		int			attno = 0;
+		char	   *column = flag_column(agg, foreach_current_index(lc) + 1);
+		int			attno;
 
 		if (agg->scale_tracked)
 			return true;
-		if (sums_numbers(agg))
-			attno = SPI_fnumber(SPI_tuptable->tupdesc, psprintf("d%d_special", j));
-		else if (is_extreme(agg))
-			attno = SPI_fnumber(SPI_tuptable->tupdesc, psprintf("d%d_m", j));
-		else
+		if (column == NULL)
 			continue;
+		attno = SPI_fnumber(SPI_tuptable->tupdesc, column);
 		if (attno <= 0)
 			return true;
 		attnos = lappend_int(attnos, sums_numbers(agg) ? attno : -attno);
@@ -2622,7 +2635,8 @@ group_delta_may_flag(DvPlan *plan)
 
 /*
  * does applying the group delta d to state row s need a recompute? (SQL;
- * group_delta_may_flag reads the same columns of the delta in C)
+ * group_delta_may_flag reads the same columns of the delta, flag_column's,
+ * in C)
  */
 static char *
 recompute_condition(DvPlan *plan, bool matched)
@@ -2640,12 +2654,12 @@ recompute_condition(DvPlan *plan, bool matched)
 		if (agg->scale_tracked)
 			appendStringInfo(&buf, " OR %s", dv_scale_beyond_blocks_sql(new_scale_counts(j, matched)));
 		if (sums_numbers(agg))
-			appendStringInfo(&buf, " OR COALESCE(d.d%d_special, false)", j);
+			appendStringInfo(&buf, " OR COALESCE(d.%s, false)", flag_column(agg, j));
 		else if (is_extreme(agg) && matched)
-			appendStringInfo(&buf, " OR (d.d%d_m %s s.a%d)", j,
+			appendStringInfo(&buf, " OR (d.%s %s s.a%d)", flag_column(agg, j),
 							 agg->kind == DV_AGG_MIN ? "<=" : ">=", j);
 		else if (is_extreme(agg))
-			appendStringInfo(&buf, " OR d.d%d_m IS NOT NULL", j);
+			appendStringInfo(&buf, " OR d.%s IS NOT NULL", flag_column(agg, j));
 	}
 	appendStringInfoString(&buf, ", false)");
 	return buf.data;
