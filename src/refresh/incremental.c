@@ -3256,8 +3256,9 @@ dv_exec_at(const char *sql, Snapshot snapshot, bool read_only)
 /*
  * "c1, c2, ..." of the table's columns (not dropped), each prefixed; with
  * cast, "CAST(<prefix>c1 AS t1), ...": each cast to its column's type and
- * typmod, as ROW(...)::table casts each field (coerce_record_to_complex: the
- * same coercion, explicit), without forming a composite value per row
+ * typmod (a domain's base type and typmod), as ROW(...)::table cast each
+ * field (coerce_record_to_complex: the same coercion, explicit), without
+ * forming a composite value per row
  */
 static char *
 table_columns_as(Oid relid, const char *prefix, bool cast)
@@ -3276,9 +3277,23 @@ table_columns_as(Oid relid, const char *prefix, bool cast)
 		if (att->attisdropped)
 			continue;
 		if (cast)
+		{
+			Oid			type = att->atttypid;
+			int32		typmod = att->atttypmod;
+
+			/*
+			 * (a domain's base type and typmod: its value is the base type's,
+			 * and a cast to the domain would run its checks, which the query
+			 * itself does not run on every value it yields: a LEFT JOIN's
+			 * NULL-extended row holds NULL in a column of a NOT NULL domain,
+			 * and the delta's branches spell that NULL of the base type)
+			 */
+			if (typmod == -1 && get_typtype(type) == TYPTYPE_DOMAIN)
+				type = getBaseTypeAndTypmod(type, &typmod);
 			appendStringInfo(&buf, "%sCAST(%s%s AS %s)", n++ ? ", " : "", prefix, name,
-							 format_type_extended(att->atttypid, att->atttypmod,
+							 format_type_extended(type, typmod,
 												  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
+		}
 		else
 			appendStringInfo(&buf, "%s%s%s", n++ ? ", " : "", prefix, name);
 	}
