@@ -42,7 +42,12 @@ if [ "${DV_BENCH_SCHEDULER:-0}" = 1 ]; then
 	spid=$(q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'dynview scheduler' AND datname = current_database()")
 	[ -n "$spid" ] || { echo "no dynview scheduler in $DB" >&2; exit 1; }
 	echo "orders=$N scheduler pid $spid load: $(cut -d' ' -f1-3 /proc/loadavg)"
-	last() { q -c "SELECT coalesce(max(refresh_id), 0) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING'"; }
+	# the schedule changes and the look for the worker's history row go through one open
+	# connection: a psql started every 50 ms (a process, a connection, a backend) competed with the
+	# worker for the machine's two CPUs and lengthened the pipeline it timed (twenty-ninth session)
+	coproc W { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
+	w() { echo "$1" >&"${W[1]}"; read -r wl <&"${W[0]}"; echo "$wl"; }
+	last() { w "SELECT coalesce(max(refresh_id), 0) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING';"; }
 	all=()
 	walls=()
 	for r in $(seq 0 "$R"); do
@@ -53,11 +58,11 @@ DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 8 + 3 * $r + 
 		l0=$(last)
 		c0=$(cpu_ms "$spid")
 		w0=$(runq_ms "$spid")
-		q -c "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => '1 second')" >/dev/null
+		w "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => '1 second');" >/dev/null
 		for _ in $(seq 1 6000); do [ "$(last)" != "$l0" ] && break; sleep 0.05; done
 		c1=$(cpu_ms "$spid")
 		w1=$(runq_ms "$spid")
-		q -c "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => 'manual')" >/dev/null
+		w "SELECT dynview.alter_dynamic_table('doc_ads_category_rank', schedule => 'manual');" >/dev/null
 		# the worker's first pipeline after the change (a second one, NO_DATA, may follow a second later)
 		l1=$(q -c "SELECT min(refresh_id) FROM dynview.refresh_history WHERE table_name = 'doc_ads_category_rank' AND refresh_trigger = 'SYSTEM_SCHEDULED' AND state <> 'RUNNING' AND refresh_id > $l0")
 		info=$(q -c "SELECT round(extract(epoch FROM max(end_time) - min(start_time))::numeric * 1000, 1) || ' ms (' ||
