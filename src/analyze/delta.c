@@ -976,10 +976,23 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 		{
 			/*
 			 * agg(x) FILTER (WHERE f) is agg(CASE WHEN f THEN x END): every
-			 * aggregate kept in place ignores NULL inputs.
+			 * aggregate kept in place ignores NULL inputs.  An x of a domain
+			 * is taken as its base type, as PostgreSQL's own CASE takes it:
+			 * the NULL of the domain itself would be checked against the
+			 * domain's NOT NULL (count(x) keeps its argument's type).
 			 */
 			CaseExpr   *c = makeNode(CaseExpr);
 			CaseWhen   *w = makeNode(CaseWhen);
+			Oid			argtype = exprType((Node *) arg);
+
+			if (get_typtype(argtype) == TYPTYPE_DOMAIN)
+			{
+				int32		basemod = -1;
+				Oid			base = getBaseTypeAndTypmod(argtype, &basemod);
+
+				arg = (Expr *) makeRelabelType(arg, base, basemod, exprCollation((Node *) arg),
+											   COERCE_IMPLICIT_CAST);
+			}
 
 			w->expr = copyObject(a->aggfilter);
 			w->result = arg;
