@@ -335,6 +335,13 @@ typedef struct DvDeltaRow
 	int64		weight;
 } DvDeltaRow;
 
+/*
+ * dv_row_datum - the composite value (palloc'd) of the row values/nulls of
+ * row type desc (its tdtypeid set: a relation's descriptor, or its row
+ * type's), as ROW(...)::type makes it; record_out gives its text form
+ */
+extern Datum dv_row_datum(TupleDesc desc, Datum *values, bool *nulls);
+
 typedef struct DvApply DvApply;
 extern DvApply *dv_apply_begin(DvTable *dt, List *key);
 extern bool dv_apply_can_delete(DvApply *a);

@@ -245,6 +245,17 @@ dv_apply_end(DvApply *a)
 	pfree(a);
 }
 
+/* dv_row_datum: see dynview.h */
+Datum
+dv_row_datum(TupleDesc desc, Datum *values, bool *nulls)
+{
+	HeapTuple	tuple = heap_form_tuple(desc, values, nulls);
+	Datum		d = heap_copy_tuple_as_datum(tuple, desc);
+
+	heap_freetuple(tuple);
+	return d;
+}
+
 /*
  * does the table row in slot have the delta row's text form?  (The delta
  * row's text form is made only when an image differs: record_out of the row
@@ -254,7 +265,6 @@ static bool
 same_row(DvApply *a, TupleTableSlot *slot, DvDeltaRow *row, FmgrInfo *record_out)
 {
 	TupleDesc	desc = RelationGetDescr(a->rel);
-	HeapTuple	tuple;
 	char	   *text;
 	char	   *row_text;
 	bool		same;
@@ -277,10 +287,8 @@ same_row(DvApply *a, TupleTableSlot *slot, DvDeltaRow *row, FmgrInfo *record_out
 		return true;
 	/* (an image differs: the text forms decide, as the statements' ROW(t.*)::text = key) */
 	text = OutputFunctionCall(record_out, ExecFetchSlotHeapTupleDatum(slot));
-	tuple = heap_form_tuple(desc, row->values, row->nulls);
-	row_text = OutputFunctionCall(record_out, heap_copy_tuple_as_datum(tuple, desc));
+	row_text = OutputFunctionCall(record_out, dv_row_datum(desc, row->values, row->nulls));
 	same = strcmp(text, row_text) == 0;
-	heap_freetuple(tuple);
 	pfree(text);
 	pfree(row_text);
 	return same;

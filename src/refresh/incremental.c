@@ -3430,21 +3430,6 @@ delta_rows_same(DeltaRows *rows, uint64 a, uint64 b)
 }
 
 /*
- * The delta row's value as a composite of the table's row type (what
- * ROW(...)::table made of it), palloc'd
- */
-static Datum
-delta_row_datum(DeltaRows *rows, uint64 row)
-{
-	HeapTuple	tuple = heap_form_tuple(rows->rowdesc, rows->values + row * rows->natts,
-										rows->nulls + row * rows->natts);
-	Datum		d = heap_copy_tuple_as_datum(tuple, rows->rowdesc);
-
-	heap_freetuple(tuple);
-	return d;
-}
-
-/*
  * consolidate_delta - the n rows of tt (the table's columns that are not
  * dropped, in order, of the table's row type rowtype, then dv_weight, int8)
  * summed per distinct row; returns the groups whose weight is not 0
@@ -3472,7 +3457,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 	TupleDesc	rowdesc;
 	DeltaRowHash *order;
 	DeltaGroup *groups;
-	Datum	   *weights;
+	int64	   *weights;
 	Datum	   *tv;
 	bool	   *tn;
 	int			natts;
@@ -3496,7 +3481,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 	/* (as SPI's own array of the rows, past 1 GB for a delta of tens of millions of rows) */
 	rows->values = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * natts * n);
 	rows->nulls = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * natts * n);
-	weights = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * n);
+	weights = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * n);
 	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaRowHash) * n);
 	groups = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaGroup) * n);
 	tv = palloc(sizeof(Datum) * desc->natts);
@@ -3528,7 +3513,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 							 datum_image_hash(va[k], att->attbyval, att->attlen));
 		}
 		/* (a NULL weight counts 0, as sum() skips it) */
-		weights[i] = tn[ncols] ? Int64GetDatum(0) : tv[ncols];
+		weights[i] = tn[ncols] ? 0 : DatumGetInt64(tv[ncols]);
 		order[i].hash = h;
 		order[i].row = i;
 		CHECK_FOR_INTERRUPTS();
@@ -3546,7 +3531,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 		for (uint64 j = s; j < e; j++)
 		{
 			uint64		r = order[j].row;
-			int64		w = DatumGetInt64(weights[r]);
+			int64		w = weights[r];
 			uint64		g;
 
 			/* the groups of this run of equal hashes: is r the same row as one of them? */
@@ -3642,7 +3627,8 @@ register_net(DeltaGroup *groups, uint64 ngroups, DeltaRows *rows)
 		uint64		first = groups[g].first;
 		int			c = 3;
 
-		values[0] = delta_row_datum(rows, first);
+		values[0] = dv_row_datum(rows->rowdesc, rows->values + first * rows->natts,
+								 rows->nulls + first * rows->natts);
 		nulls[0] = false;
 		nulls[1] = groups[g].weight >= 0;
 		values[1] = nulls[1] ? (Datum) 0 :
