@@ -347,6 +347,15 @@ extern DvApply *dv_apply_begin(DvTable *dt, List *key);
 extern bool dv_apply_can_delete(DvApply *a);
 extern uint64 dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
 extern uint64 dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
+/*
+ * dv_apply_diff - replace rows of the table (old: each its ctid, then its
+ * columns) by others (new: its columns), matched by the unique key index
+ * (by_key) or by text form, unchanged pairs left alone; false, having
+ * changed nothing, where a statement must decide (see apply.c)
+ */
+extern bool dv_apply_diff(DvApply *a, bool by_key, struct SPITupleTable *old, uint64 nold,
+						  struct SPITupleTable *new, uint64 nnew, Snapshot snapshot, int32 *seq,
+						  uint64 *deleted, uint64 *inserted);
 extern void dv_apply_end(DvApply *a);
 
 /* parameters $1..$nargs of a generated statement, as SPI takes them */

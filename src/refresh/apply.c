@@ -6,7 +6,10 @@
  *	  rows that come written in batches with their index entries, without
  *	  SQL statements (issue 14: the dashboard's detail layer spent most of
  *	  its refresh in the DELETE ... USING and INSERT ... SELECT ... RETURNING
- *	  that apply_spj ran through SPI).
+ *	  that apply_spj ran through SPI).  The same writes apply the rows an
+ *	  incremental refresh recomputed (groups, window rows: dv_apply_diff,
+ *	  for refresh.c's restricted recompute), matched with the table's rows
+ *	  in C instead of a FULL JOIN, DELETE and INSERT statement.
  *
  * This is what PostgreSQL's logical replication apply worker does with a
  * change (execReplication.c: an index scan by the key, the tuple deleted,
@@ -65,6 +68,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/sortsupport.h"
 
 #include "dynview.h"
 #include "cdc/cdc.h"
@@ -322,10 +326,10 @@ write_own_buffer(DvApply *a, HeapTuple *tuples, uint64 n, int weight, int32 *seq
  * "incremental refresh of dynamic table ..."; the command counter
  * incremented afterwards
  */
-typedef uint64 (*ApplyStep) (DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
+typedef uint64 (*ApplyStep) (DvApply *a, void *rows, uint64 n, Snapshot snapshot, int32 *seq);
 
 static uint64
-run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
+run_step(DvApply *a, ApplyStep fn, void *rows, uint64 n, Snapshot snapshot, int32 *seq)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	uint16		save_origin = 0;
@@ -364,8 +368,9 @@ run_step(DvApply *a, ApplyStep fn, DvDeltaRow *rows, uint64 n, Snapshot snapshot
 }
 
 static uint64
-delete_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
+delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 {
+	DvDeltaRow *rows = arg;
 	Relation	index = index_open(a->key_index, RowExclusiveLock);
 	ScanKeyData skey[INDEX_MAX_KEYS];
 	IndexScanDesc scan;
@@ -464,8 +469,9 @@ dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 }
 
 static uint64
-insert_step(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
+insert_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 {
+	DvDeltaRow *rows = arg;
 	TupleDesc	desc = RelationGetDescr(a->rel);
 
 	/*
@@ -580,4 +586,269 @@ uint64
 dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
 {
 	return run_step(a, insert_step, rows, n, snapshot, seq);
+}
+
+/* a row of dv_apply_diff: its values in the table's column order (dropped NULL) */
+typedef struct DiffRow
+{
+	Datum	   *values;
+	bool	   *nulls;
+	ItemPointerData tid;		/* an old row's */
+	char	   *text;			/* its text form, where rows are matched by it */
+} DiffRow;
+
+typedef struct DiffKeys
+{
+	int			nkeys;
+	AttrNumber *attnums;		/* table column of key column i */
+	SortSupportData *ssup;		/* the key index's ordering of column i */
+} DiffKeys;
+
+/*
+ * the key index's order of two rows (two NULLs alike, as the SQL join on the
+ * key takes them); without keys (NULL), their text forms' byte order
+ */
+static int
+diff_compare(const void *x, const void *y, void *arg)
+{
+	const DiffRow *a = x;
+	const DiffRow *b = y;
+	DiffKeys   *keys = arg;
+
+	if (keys == NULL)
+		return strcmp(a->text, b->text);
+	for (int i = 0; i < keys->nkeys; i++)
+	{
+		int			k = keys->attnums[i] - 1;
+		int			c = ApplySortComparator(a->values[k], a->nulls[k], b->values[k], b->nulls[k],
+											&keys->ssup[i]);
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * the n SPI rows of tuptable as DiffRows of the table's columns: column
+ * first + j of a row is the table's j-th column not dropped; with tid, its
+ * first column is the row's ctid; with record_out, each row's text form as
+ * a value of the table's row type (ROW(t.*)::text)
+ */
+static DiffRow *
+diff_rows(DvApply *a, SPITupleTable *tuptable, uint64 n, bool tid, FmgrInfo *record_out)
+{
+	TupleDesc	desc = RelationGetDescr(a->rel);
+	int			first = tid ? 1 : 0;
+	int			ncols = tuptable->tupdesc->natts;
+	DiffRow    *rows = palloc(sizeof(DiffRow) * Max(n, 1));
+	Datum	   *svalues = palloc(sizeof(Datum) * ncols);
+	bool	   *snulls = palloc(sizeof(bool) * ncols);
+
+	for (uint64 r = 0; r < n; r++)
+	{
+		int			c = first;
+
+		heap_deform_tuple(tuptable->vals[r], tuptable->tupdesc, svalues, snulls);
+		rows[r].values = palloc(sizeof(Datum) * desc->natts);
+		rows[r].nulls = palloc(sizeof(bool) * desc->natts);
+		for (int k = 0; k < desc->natts; k++)
+		{
+			if (TupleDescAttr(desc, k)->attisdropped)
+			{
+				rows[r].values[k] = (Datum) 0;
+				rows[r].nulls[k] = true;
+				continue;
+			}
+			if (c >= ncols)
+				elog(ERROR, "dynview: a row of %d columns for a table of more", ncols);
+			rows[r].values[k] = svalues[c];
+			rows[r].nulls[k] = snulls[c];
+			c++;
+		}
+		if (c != ncols)
+			elog(ERROR, "dynview: a row of %d columns for a table of %d", ncols, c);
+		if (tid)
+		{
+			if (snulls[0])
+				elog(ERROR, "dynview: a row without its ctid");
+			ItemPointerCopy((ItemPointer) DatumGetPointer(svalues[0]), &rows[r].tid);
+		}
+		else
+			ItemPointerSetInvalid(&rows[r].tid);
+		rows[r].text = record_out == NULL ? NULL :
+			OutputFunctionCall(record_out, dv_row_datum(desc, rows[r].values, rows[r].nulls));
+	}
+	pfree(svalues);
+	pfree(snulls);
+	return rows;
+}
+
+/* are the two rows' images identical, column by column (the *= operator's test)? */
+static bool
+same_image(TupleDesc desc, DiffRow *a, DiffRow *b)
+{
+	for (int k = 0; k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+
+		if (att->attisdropped)
+			continue;
+		if (a->nulls[k] != b->nulls[k])
+			return false;
+		if (!a->nulls[k] && !datum_image_eq(a->values[k], b->values[k], att->attbyval, att->attlen))
+			return false;
+	}
+	return true;
+}
+
+/* delete the n rows of the table at the TIDs (ItemPointerData[]), to the own buffer with -1 */
+static uint64
+delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	ItemPointerData *tids = arg;
+	TupleTableSlot *slot = table_slot_create(a->rel, NULL);
+	CommandId	cid = GetCurrentCommandId(true);
+	HeapTuple  *gone = palloc(sizeof(HeapTuple) * Max(n, 1));
+	Snapshot	snap;
+
+	CheckCmdReplicaIdentity(a->rel, CMD_DELETE);
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	snap = GetActiveSnapshot();
+	for (uint64 r = 0; r < n; r++)
+	{
+		TM_FailureData tmfd;
+		TM_Result	result;
+
+		/* (the row as stored, for the own buffer: what a DELETE ... RETURNING gives) */
+		if (!table_tuple_fetch_row_version(a->rel, &tids[r], snap, slot))
+			elog(ERROR, "dynview: a row of dynamic table \"%s\" read by this refresh is gone",
+				 a->dt->table_name);
+		result = table_tuple_delete(a->rel, &tids[r], cid, snap, InvalidSnapshot, true, &tmfd, false);
+		if (result != TM_Ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update")));
+		gone[r] = ExecCopySlotHeapTuple(slot);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	write_own_buffer(a, gone, n, -1, seq);
+	for (uint64 r = 0; r < n; r++)
+		heap_freetuple(gone[r]);
+	pfree(gone);
+	return n;
+}
+
+/*
+ * dv_apply_diff - replace rows of the table by others: old holds rows of
+ * the table (each its ctid, then the table's columns not dropped, as
+ * "SELECT t.ctid, t.* FROM table t" gives them), new the rows that take
+ * their place (the table's columns not dropped, of its types).  As
+ * full_refresh_apply's statement matches them:
+ *	- by_key: by the key of the unique key index (its ordering; two NULLs
+ *	  alike): a pair whose images are identical (1.0 is not 1.00) stays, a
+ *	  pair that differs has its old row deleted and its new one inserted;
+ *	- else as multisets of their text forms (the form verify() compares):
+ *	  copies of one row are matched copy by copy, and a matched pair stays.
+ * Old rows left unmatched are deleted, new ones inserted.  The deletes
+ * come first (a row deleted and inserted under one key does not meet
+ * itself in a unique index), to the own buffer with weight -1, then the
+ * inserts with +1.
+ *
+ * Returns false, having changed nothing, where the statement it replaces
+ * must decide: by_key without a key index (dv_apply_can_delete), or two
+ * rows of old or of new with one key (the statement's count, or the index,
+ * then raises the error).  Sets *deleted and *inserted.  Only between
+ * dv_apply_begin and dv_apply_end; old's and new's tuples must live until
+ * it returns.
+ */
+bool
+dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
+			  SPITupleTable *new, uint64 nnew, Snapshot snapshot, int32 *seq,
+			  uint64 *deleted, uint64 *inserted)
+{
+	TupleDesc	desc = RelationGetDescr(a->rel);
+	DiffKeys	keys;
+	DiffKeys   *order = NULL;
+	FmgrInfo	record_out;
+	DiffRow    *orows;
+	DiffRow    *nrows;
+	ItemPointerData *gone;
+	DvDeltaRow *come;
+	uint64		ngone = 0;
+	uint64		ncome = 0;
+	uint64		i = 0;
+	uint64		j = 0;
+
+	*deleted = *inserted = 0;
+	if (by_key)
+	{
+		Relation	index;
+
+		if (!OidIsValid(a->key_index))
+			return false;
+		index = index_open(a->key_index, AccessShareLock);
+		keys.nkeys = a->nkeys;
+		keys.attnums = a->key_attnums;
+		keys.ssup = palloc0(sizeof(SortSupportData) * a->nkeys);
+		for (int k = 0; k < a->nkeys; k++)
+		{
+			keys.ssup[k].ssup_cxt = CurrentMemoryContext;
+			keys.ssup[k].ssup_collation = index->rd_indcollation[k];
+			keys.ssup[k].ssup_nulls_first = false;
+			keys.ssup[k].ssup_attno = k + 1;	/* (the index's column, for the preparation) */
+			keys.ssup[k].abbreviate = false;
+			PrepareSortSupportFromIndexRel(index, BTLessStrategyNumber, &keys.ssup[k]);
+		}
+		index_close(index, AccessShareLock);
+		order = &keys;
+	}
+	else
+	{
+		Oid			out_func;
+		bool		varlena;
+
+		getTypeOutputInfo(RECORDOID, &out_func, &varlena);
+		fmgr_info(out_func, &record_out);
+	}
+	orows = diff_rows(a, old, nold, true, by_key ? NULL : &record_out);
+	nrows = diff_rows(a, new, nnew, false, by_key ? NULL : &record_out);
+	qsort_arg(orows, nold, sizeof(DiffRow), diff_compare, order);
+	qsort_arg(nrows, nnew, sizeof(DiffRow), diff_compare, order);
+	for (uint64 r = 1; by_key && r < nold; r++)
+		if (diff_compare(&orows[r - 1], &orows[r], order) == 0)
+			return false;
+	for (uint64 r = 1; by_key && r < nnew; r++)
+		if (diff_compare(&nrows[r - 1], &nrows[r], order) == 0)
+			return false;
+
+	gone = palloc(sizeof(ItemPointerData) * Max(nold, 1));
+	come = palloc(sizeof(DvDeltaRow) * Max(nnew, 1));
+	while (i < nold || j < nnew)
+	{
+		int			c = i >= nold ? 1 : j >= nnew ? -1 : diff_compare(&orows[i], &nrows[j], order);
+		bool		same = c == 0 && (!by_key || same_image(desc, &orows[i], &nrows[j]));
+
+		if (c <= 0 && !same)
+			gone[ngone++] = orows[i].tid;
+		if (c >= 0 && !same)
+		{
+			come[ncome].values = nrows[j].values;
+			come[ncome].nulls = nrows[j].nulls;
+			come[ncome].weight = 1;
+			ncome++;
+		}
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	if (ngone > 0)
+		*deleted = run_step(a, delete_tids_step, gone, ngone, snapshot, seq);
+	if (ncome > 0)
+		*inserted = run_step(a, insert_step, come, ncome, snapshot, seq);
+	return true;
 }
