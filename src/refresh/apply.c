@@ -367,6 +367,35 @@ run_step(DvApply *a, ApplyStep fn, void *rows, uint64 n, Snapshot snapshot, int3
 	return done;
 }
 
+/*
+ * delete the table's row at tid as a DELETE does (at snap, the current
+ * command id); false if this command deleted it already
+ */
+static bool
+delete_tuple(DvApply *a, ItemPointer tid, CommandId cid, Snapshot snap)
+{
+	TM_FailureData tmfd;
+	TM_Result	result = table_tuple_delete(a->rel, tid, cid, snap, InvalidSnapshot, true, &tmfd, false);
+
+	if (result == TM_SelfModified)
+		return false;
+	if (result != TM_Ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update")));
+	return true;
+}
+
+/* the n rows deleted (copies) to the own buffer with weight -1, then freed */
+static void
+deleted_to_buffer(DvApply *a, HeapTuple *gone, uint64 n, int32 *seq)
+{
+	write_own_buffer(a, gone, n, -1, seq);
+	for (uint64 i = 0; i < n; i++)
+		heap_freetuple(gone[i]);
+	pfree(gone);
+}
+
 static uint64
 delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 {
@@ -423,20 +452,11 @@ delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 		index_rescan(scan, skey, a->nkeys, NULL, 0);
 		while (index_getnext_slot(scan, ForwardScanDirection, slot))
 		{
-			TM_FailureData tmfd;
-			TM_Result	result;
-
 			if (!same_row(a, slot, row, &record_out))
 				continue;
-			result = table_tuple_delete(a->rel, &slot->tts_tid, cid, snap, InvalidSnapshot,
-										true, &tmfd, false);
 			/* (deleted by this step already: another delta row of the same text form, as a DELETE) */
-			if (result == TM_SelfModified)
+			if (!delete_tuple(a, &slot->tts_tid, cid, snap))
 				continue;
-			if (result != TM_Ok)
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to concurrent update")));
 			gone[ngone++] = ExecCopySlotHeapTuple(slot);
 			break;
 		}
@@ -446,10 +466,7 @@ delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	index_close(index, NoLock);
 	ExecDropSingleTupleTableSlot(slot);
 	PopActiveSnapshot();
-	write_own_buffer(a, gone, ngone, -1, seq);
-	for (uint64 i = 0; i < ngone; i++)
-		heap_freetuple(gone[i]);
-	pfree(gone);
+	deleted_to_buffer(a, gone, ngone, seq);
 	return ngone;
 }
 
@@ -718,27 +735,17 @@ delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	snap = GetActiveSnapshot();
 	for (uint64 r = 0; r < n; r++)
 	{
-		TM_FailureData tmfd;
-		TM_Result	result;
-
 		/* (the row as stored, for the own buffer: what a DELETE ... RETURNING gives) */
-		if (!table_tuple_fetch_row_version(a->rel, &tids[r], snap, slot))
+		if (!table_tuple_fetch_row_version(a->rel, &tids[r], snap, slot) ||
+			!delete_tuple(a, &tids[r], cid, snap))
 			elog(ERROR, "dynview: a row of dynamic table \"%s\" read by this refresh is gone",
 				 a->dt->table_name);
-		result = table_tuple_delete(a->rel, &tids[r], cid, snap, InvalidSnapshot, true, &tmfd, false);
-		if (result != TM_Ok)
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("could not serialize access due to concurrent update")));
 		gone[r] = ExecCopySlotHeapTuple(slot);
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	PopActiveSnapshot();
-	write_own_buffer(a, gone, n, -1, seq);
-	for (uint64 r = 0; r < n; r++)
-		heap_freetuple(gone[r]);
-	pfree(gone);
+	deleted_to_buffer(a, gone, n, seq);
 	return n;
 }
 
