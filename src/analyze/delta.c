@@ -2651,6 +2651,7 @@ plan_window(Query *query)
 	List	   *keys = NIL;
 	Query	   *iq;
 	List	   *tl = NIL;
+	List	   *read = NIL;
 	DvPlan	   *input;
 	DvPlan	   *plan;
 	ListCell   *lc;
@@ -2761,17 +2762,61 @@ plan_window(Query *query)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
 
-		if (contain_window_function((Node *) te->expr))
+		/*
+		 * (what the window functions and the expressions only the windows
+		 * sort or partition by read: below)
+		 */
+		if (contain_window_function((Node *) te->expr) ||
+			(te->resjunk && (te->ressortgroupref == 0 ||
+							 get_sortgroupref_clause_noerr(te->ressortgroupref, iq->groupClause) == NULL)))
+		{
+			read = list_concat(read, pull_var_clause((Node *) te->expr,
+													 PVC_INCLUDE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+													 PVC_RECURSE_PLACEHOLDERS));
 			continue;
-		/* (an expression only the windows sorted or partitioned by) */
-		if (te->resjunk && (te->ressortgroupref == 0 ||
-							get_sortgroupref_clause_noerr(te->ressortgroupref, iq->groupClause) == NULL))
-			continue;
+		}
 		if (!te->resjunk && te->resname &&
 			(strcmp(te->resname, "dv_weight") == 0 || strcmp(te->resname, "dv_row") == 0))
 			return full_plan("RESERVED_COLUMN_NAME", "Output columns named dv_weight or dv_row are reserved by dynview.");
 		te->resno = resno++;
 		tl = lappend(tl, te);
+	}
+
+	/*
+	 * Every column (or, over GROUP BY, aggregate) that a window function or
+	 * a window's sort or partition expression reads is a column of the
+	 * input too (named dv_wcol<n>), so that a change of it alone is a
+	 * changed input row: sum(x) OVER (ORDER BY id) without x in the result
+	 * saw an update of x as a row deleted and inserted alike, which cancel
+	 * (tester of the thirtieth session), and the rows after it kept their
+	 * sums.
+	 */
+	foreach(lc, read)
+	{
+		Node	   *expr = lfirst(lc);
+		bool		have = false;
+		ListCell   *lt;
+		char	   *name;
+
+		foreach(lt, tl)
+			have = have || equal(lfirst_node(TargetEntry, lt)->expr, expr);
+		if (have)
+			continue;
+		for (int n = list_length(tl) + 1;; n++)
+		{
+			bool		taken = false;
+
+			name = psprintf("dv_wcol%d", n);
+			foreach(lt, iq->targetList)
+			{
+				TargetEntry *te = lfirst_node(TargetEntry, lt);
+
+				taken = taken || (te->resname && strcmp(te->resname, name) == 0);
+			}
+			if (!taken)
+				break;
+		}
+		tl = lappend(tl, makeTargetEntry((Expr *) copyObject(expr), resno++, name, false));
 	}
 	iq->targetList = tl;
 	iq->windowClause = NIL;
