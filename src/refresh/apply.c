@@ -650,10 +650,13 @@ diff_compare(const void *x, const void *y, void *arg)
  * the n SPI rows of tuptable as DiffRows of the table's columns: column
  * first + j of a row is the table's j-th column not dropped; with tid, its
  * first column is the row's ctid; with record_out, each row's text form as
- * a value of the table's row type (ROW(t.*)::text)
+ * a value of the table's row type (ROW(t.*)::text), their bytes taken from
+ * *budget: NULL when they would exceed it (a text form holds its values
+ * detoasted, which the SPI rows of the table may only point to)
  */
 static DiffRow *
-diff_rows(DvApply *a, SPITupleTable *tuptable, uint64 n, bool tid, FmgrInfo *record_out)
+diff_rows(DvApply *a, SPITupleTable *tuptable, uint64 n, bool tid, FmgrInfo *record_out,
+		  Size *budget)
 {
 	TupleDesc	desc = RelationGetDescr(a->rel);
 	int			first = tid ? 1 : 0;
@@ -693,8 +696,17 @@ diff_rows(DvApply *a, SPITupleTable *tuptable, uint64 n, bool tid, FmgrInfo *rec
 		}
 		else
 			ItemPointerSetInvalid(&rows[r].tid);
-		rows[r].text = record_out == NULL ? NULL :
-			OutputFunctionCall(record_out, dv_row_datum(desc, rows[r].values, rows[r].nulls));
+		rows[r].text = NULL;
+		if (record_out != NULL)
+		{
+			Size		len;
+
+			rows[r].text = OutputFunctionCall(record_out, dv_row_datum(desc, rows[r].values, rows[r].nulls));
+			len = strlen(rows[r].text) + 1;
+			if (len > *budget)
+				return NULL;
+			*budget -= len;
+		}
 	}
 	pfree(svalues);
 	pfree(snulls);
@@ -766,9 +778,10 @@ delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
  * inserts with +1.
  *
  * Returns false, having changed nothing, where the statement it replaces
- * must decide: by_key without a key index (dv_apply_can_delete), or two
- * rows of old or of new with one key (the statement's count, or the index,
- * then raises the error).  Sets *deleted and *inserted.  Only between
+ * must decide: by_key without a key index (dv_apply_can_delete), two rows
+ * of old or of new with one key (the statement's count, or the index, then
+ * raises the error), or text forms that would take more than work_mem (the
+ * statement's join spills to disk).  Sets *deleted and *inserted.  Only between
  * dv_apply_begin and dv_apply_end; old's and new's tuples must live until
  * it returns.
  */
@@ -789,6 +802,7 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 	uint64		ncome = 0;
 	uint64		i = 0;
 	uint64		j = 0;
+	Size		budget = (Size) work_mem * 1024;
 
 	*deleted = *inserted = 0;
 	if (by_key)
@@ -821,8 +835,14 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 		getTypeOutputInfo(RECORDOID, &out_func, &varlena);
 		fmgr_info(out_func, &record_out);
 	}
-	orows = diff_rows(a, old, nold, true, by_key ? NULL : &record_out);
-	nrows = diff_rows(a, new, nnew, false, by_key ? NULL : &record_out);
+	orows = diff_rows(a, old, nold, true, by_key ? NULL : &record_out, &budget);
+	nrows = orows ? diff_rows(a, new, nnew, false, by_key ? NULL : &record_out, &budget) : NULL;
+	if (orows == NULL || nrows == NULL)
+	{
+		elog(DEBUG1, "dynview: dynamic table \"%s\": recomputed rows applied by a statement: their text forms exceed work_mem",
+			 a->dt->table_name);
+		return false;
+	}
 	qsort_arg(orows, nold, sizeof(DiffRow), diff_compare, order);
 	qsort_arg(nrows, nnew, sizeof(DiffRow), diff_compare, order);
 	for (uint64 r = 1; by_key && r < nold; r++)
