@@ -2770,6 +2770,14 @@ plan_window(Query *query)
 			(te->resjunk && (te->ressortgroupref == 0 ||
 							 get_sortgroupref_clause_noerr(te->ressortgroupref, iq->groupClause) == NULL)))
 		{
+			/*
+			 * (a subquery there reads tables the input does not: a window
+			 * function's argument is refused above; a sort or partition
+			 * expression's, second tester of the thirtieth session, was
+			 * left out of the input, and a change of its table missed)
+			 */
+			if (checkExprHasSubLink((Node *) te->expr))
+				return full_plan("SUBQUERY", "A window's ORDER BY or PARTITION BY expression has a subquery.");
 			read = list_concat(read, pull_var_clause((Node *) te->expr,
 													 PVC_INCLUDE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
 													 PVC_RECURSE_PLACEHOLDERS));
@@ -2806,8 +2814,9 @@ plan_window(Query *query)
 		{
 			bool		taken = false;
 
+			/* (no output column's name, nor one given already: second tester) */
 			name = psprintf("dv_wcol%d", n);
-			foreach(lt, iq->targetList)
+			foreach(lt, list_concat_copy(iq->targetList, tl))
 			{
 				TargetEntry *te = lfirst_node(TargetEntry, lt);
 
