@@ -260,6 +260,24 @@ dv_row_datum(TupleDesc desc, Datum *values, bool *nulls)
 	return d;
 }
 
+/* are the two rows' images identical, column by column (the *= operator's test)? */
+static bool
+same_image(TupleDesc desc, Datum *values1, bool *nulls1, Datum *values2, bool *nulls2)
+{
+	for (int k = 0; k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+
+		if (att->attisdropped)
+			continue;
+		if (nulls1[k] != nulls2[k])
+			return false;
+		if (!nulls1[k] && !datum_image_eq(values1[k], values2[k], att->attbyval, att->attlen))
+			return false;
+	}
+	return true;
+}
+
 /*
  * does the table row in slot have the delta row's text form?  (The delta
  * row's text form is made only when an image differs: record_out of the row
@@ -274,20 +292,7 @@ same_row(DvApply *a, TupleTableSlot *slot, DvDeltaRow *row, FmgrInfo *record_out
 	bool		same;
 
 	slot_getallattrs(slot);
-	same = true;
-	for (int k = 0; k < desc->natts && same; k++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, k);
-
-		if (att->attisdropped)
-			continue;
-		if (slot->tts_isnull[k] != row->nulls[k])
-			same = false;
-		else if (!slot->tts_isnull[k] &&
-				 !datum_image_eq(slot->tts_values[k], row->values[k], att->attbyval, att->attlen))
-			same = false;
-	}
-	if (same)
+	if (same_image(desc, slot->tts_values, slot->tts_isnull, row->values, row->nulls))
 		return true;
 	/* (an image differs: the text forms decide, as the statements' ROW(t.*)::text = key) */
 	text = OutputFunctionCall(record_out, ExecFetchSlotHeapTupleDatum(slot));
@@ -713,24 +718,6 @@ diff_rows(DvApply *a, SPITupleTable *tuptable, uint64 n, bool tid, FmgrInfo *rec
 	return rows;
 }
 
-/* are the two rows' images identical, column by column (the *= operator's test)? */
-static bool
-same_image(TupleDesc desc, DiffRow *a, DiffRow *b)
-{
-	for (int k = 0; k < desc->natts; k++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, k);
-
-		if (att->attisdropped)
-			continue;
-		if (a->nulls[k] != b->nulls[k])
-			return false;
-		if (!a->nulls[k] && !datum_image_eq(a->values[k], b->values[k], att->attbyval, att->attlen))
-			return false;
-	}
-	return true;
-}
-
 /* delete the n rows of the table at the TIDs (ItemPointerData[]), to the own buffer with -1 */
 static uint64
 delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
@@ -857,7 +844,8 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 	while (i < nold || j < nnew)
 	{
 		int			c = i >= nold ? 1 : j >= nnew ? -1 : diff_compare(&orows[i], &nrows[j], order);
-		bool		same = c == 0 && (!by_key || same_image(desc, &orows[i], &nrows[j]));
+		bool		same = c == 0 && (!by_key || same_image(desc, orows[i].values, orows[i].nulls,
+															  nrows[j].values, nrows[j].nulls));
 
 		if (c <= 0 && !same)
 			gone[ngone++] = orows[i].tid;

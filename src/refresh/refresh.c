@@ -669,51 +669,6 @@ dynview_full_refresh_count(PG_FUNCTION_ARGS)
 }
 
 /*
- * full_refresh_apply - a FULL refresh in one pass: the query is evaluated
- * once, the table read once, and the difference applied (rows of the table
- * that the result does not have deleted, then the result's rows the table
- * does not have inserted); unchanged rows are not rewritten.
- *
- * The result's rows are cast to the table's row type first (as they would
- * be stored).  Where a unique index makes the table's rows distinct and its
- * columns can be joined on (rows_are_distinct), rows are joined by that
- * key alone (so that the join needs no sort or hash of whole rows, which
- * REFRESH MATERIALIZED VIEW CONCURRENTLY's join on key and row does) and a
- * joined pair is unchanged only when identical: the same binary image (the
- * *= operator), so 1.0 never stands for 1.00 (identical images print
- * alike; rows that differ in their images only are rewritten, which is
- * exact too); a pair that differs is a changed row, its old row deleted
- * and the new one inserted (dv_in).  Two rows of the result with one key
- * would both meet the table's row of that key: the rows read and the
- * unchanged pairs are counted (dynview._full_refresh_count) and such a
- * result fails the refresh (one unchanged pair too many), or violates the
- * index (a copy inserted).  Otherwise rows
- * are matched as a multiset by their text form (the form verify()
- * compares): copies of one row are numbered on each side and matched copy
- * by copy; where a unique index makes the table's rows distinct, only the
- * result's copies are numbered (a second copy there finds no match, is
- * inserted and violates the index, as it should).  Either way the
- * difference is one FULL JOIN whose unmatched rows alone are kept; the
- * table's rows that go are deleted by their ctids (a TID scan); readers are
- * not blocked (DELETE and INSERT, ExclusiveLock held by the caller).
- *
- * diffrel valid (full_refresh_in_parallel; full_diff_create made it): the
- * difference is first written to that temporary table by a plan that may
- * run the query with parallel workers (dv_exec_fill); a statement that
- * writes, as the apply does, never does.  It is dropped afterwards.  Else
- * the difference is a WITH query of the applying statement.
- *
- * The DELETE's rows are read before the INSERT runs (the UNION ALL reads
- * them first), so a row deleted and inserted again under the same key does
- * not meet itself in the unique index (had it run the other way round, the
- * index would raise an error, never keep a wrong row).
- *
- * When the table has its own change buffer (a downstream reads it), the
- * deleted and inserted rows are written there with weights -1 and +1.
- * Sets res->rows_deleted and rows_inserted.  Runs as the caller set up
- * (the owner, in dv_run_as_owner); needs SPI.
- */
-/*
  * The direct apply of recomputed rows holds both sides in memory: at most
  * this many rows each, within work_mem (a recompute of more, a window that
  * shifted whole, say, is left to full_refresh_apply's statement, whose join
@@ -807,6 +762,51 @@ restricted_direct(DvTable *dt, List *key, const char *query, const char *where_q
 	return done;
 }
 
+/*
+ * full_refresh_apply - a FULL refresh in one pass: the query is evaluated
+ * once, the table read once, and the difference applied (rows of the table
+ * that the result does not have deleted, then the result's rows the table
+ * does not have inserted); unchanged rows are not rewritten.
+ *
+ * The result's rows are cast to the table's row type first (as they would
+ * be stored).  Where a unique index makes the table's rows distinct and its
+ * columns can be joined on (rows_are_distinct), rows are joined by that
+ * key alone (so that the join needs no sort or hash of whole rows, which
+ * REFRESH MATERIALIZED VIEW CONCURRENTLY's join on key and row does) and a
+ * joined pair is unchanged only when identical: the same binary image (the
+ * *= operator), so 1.0 never stands for 1.00 (identical images print
+ * alike; rows that differ in their images only are rewritten, which is
+ * exact too); a pair that differs is a changed row, its old row deleted
+ * and the new one inserted (dv_in).  Two rows of the result with one key
+ * would both meet the table's row of that key: the rows read and the
+ * unchanged pairs are counted (dynview._full_refresh_count) and such a
+ * result fails the refresh (one unchanged pair too many), or violates the
+ * index (a copy inserted).  Otherwise rows
+ * are matched as a multiset by their text form (the form verify()
+ * compares): copies of one row are numbered on each side and matched copy
+ * by copy; where a unique index makes the table's rows distinct, only the
+ * result's copies are numbered (a second copy there finds no match, is
+ * inserted and violates the index, as it should).  Either way the
+ * difference is one FULL JOIN whose unmatched rows alone are kept; the
+ * table's rows that go are deleted by their ctids (a TID scan); readers are
+ * not blocked (DELETE and INSERT, ExclusiveLock held by the caller).
+ *
+ * diffrel valid (full_refresh_in_parallel; full_diff_create made it): the
+ * difference is first written to that temporary table by a plan that may
+ * run the query with parallel workers (dv_exec_fill); a statement that
+ * writes, as the apply does, never does.  It is dropped afterwards.  Else
+ * the difference is a WITH query of the applying statement.
+ *
+ * The DELETE's rows are read before the INSERT runs (the UNION ALL reads
+ * them first), so a row deleted and inserted again under the same key does
+ * not meet itself in the unique index (had it run the other way round, the
+ * index would raise an error, never keep a wrong row).
+ *
+ * When the table has its own change buffer (a downstream reads it), the
+ * deleted and inserted rows are written there with weights -1 and +1.
+ * Sets res->rows_deleted and rows_inserted.  Runs as the caller set up
+ * (the owner, in dv_run_as_owner); needs SPI.
+ */
 static void
 full_refresh_apply(DvTable *dt, const char *query, const char *restrict_q, const char *restrict_t,
 				   DvParams *params, Snapshot snapshot, bool own_buffer, Oid diffrel,
