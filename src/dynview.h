@@ -186,6 +186,8 @@ extern void dv_history_skipped(Oid relid, DvRefreshTrigger trigger, const char *
 extern char *dv_lock_timeout_reason(const char *message);
 extern void dv_history_begin_running(Oid root, DvRefreshTrigger trigger);
 extern void dv_history_end_running(void);
+extern void dv_history_delete_running(void);
+extern void dv_history_forget_running(void);
 extern void dv_history_interrupted(void);
 extern void dv_history_worker_stopped(List *relids);
 extern int	dv_safe_search_path_push(void);

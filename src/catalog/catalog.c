@@ -1837,65 +1837,99 @@ take_running_id(Oid relid, char *null, Datum *start, char *start_null)
  * dv_history_begin_running - write and commit-to-be a RUNNING row for every
  * table of the pipeline of root (root with trigger, its upstreams with
  * UPSTREAM), so that a DBA sees from another session what the scheduler is
- * refreshing.  Call in a transaction of its own, committed before the
+ * refreshing.  One statement (its plan kept) writes them all, in the
+ * pipeline's order (upstreams first: their refresh_ids ascend as the
+ * refreshes run).  Call in a transaction of its own, committed before the
  * refresh starts; needs SPI.
  */
 void
 dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
 {
+	List	   *tables = dv_catalog_upstream_closure(root);
+	Oid			types[3] = {OIDARRAYOID, OIDOID, TEXTOID};
+	Datum		values[3];
+	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(tables), 1));
+	int			n = 0;
 	ListCell   *lc;
+	MemoryContext old;
 
 	dv_history_end_running();
-	foreach(lc, dv_catalog_upstream_closure(root))
+	foreach(lc, tables)
+		elems[n++] = ObjectIdGetDatum(lfirst_oid(lc));
+	values[0] = PointerGetDatum(construct_array(elems, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	values[1] = ObjectIdGetDatum(root);
+	values[2] = CStringGetTextDatum(trigger_names[trigger]);
+	dv_catalog_exec("INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, "
+					"  refresh_trigger, start_time) "
+					"SELECT c.relid, c.schema_name, c.table_name, 'RUNNING', "
+					"  CASE WHEN c.relid::oid = $2 THEN $3 ELSE 'UPSTREAM' END, clock_timestamp() "
+					"FROM unnest($1) WITH ORDINALITY AS p(relid, n) "
+					"JOIN dynview.dynamic_table_catalog c ON c.relid::oid = p.relid "
+					"ORDER BY p.n "
+					"RETURNING name::oid, refresh_id",
+					3, types, values, NULL, -1);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		Oid			relid = lfirst_oid(lc);
-		Oid			types[2] = {OIDOID, TEXTOID};
-		Datum		values[2];
-		MemoryContext old;
-		RunningRow *r;
+		HeapTuple	tuple = SPI_tuptable->vals[i];
+		RunningRow *r = palloc(sizeof(RunningRow));
+		bool		isnull;
 
-		values[0] = ObjectIdGetDatum(relid);
-		values[1] = CStringGetTextDatum(trigger_names[relid == root ? trigger : DV_TRIGGER_UPSTREAM]);
-		dv_catalog_exec("INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, "
-						"  refresh_trigger, start_time) "
-						"SELECT relid, schema_name, table_name, 'RUNNING', $2, clock_timestamp() "
-						"FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
-						"RETURNING refresh_id",
-						2, types, values, NULL, -1);
-		if (SPI_processed != 1)
-			continue;
-		old = MemoryContextSwitchTo(TopMemoryContext);
-		r = palloc(sizeof(RunningRow));
-		r->relid = relid;
-		r->refresh_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &(bool){false}));
+		r->relid = DatumGetObjectId(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
+		r->refresh_id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
 		running_rows = lappend(running_rows, r);
-		MemoryContextSwitchTo(old);
 	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * dv_history_delete_running - delete the announced RUNNING rows that no
+ * outcome replaced (tables the refresh did not record, upstreams of a
+ * pipeline that failed as a whole), in one statement, and remember them
+ * still: the scheduler deletes them in the pipeline's own transaction,
+ * which may yet fail to commit.  Needs a transaction and SPI when rows were
+ * announced.
+ */
+void
+dv_history_delete_running(void)
+{
+	Oid			types[1] = {INT8ARRAYOID};
+	Datum		values[1];
+	Datum	   *elems;
+	int			n = 0;
+	ListCell   *lc;
+
+	if (running_rows == NIL)
+		return;
+	elems = palloc(sizeof(Datum) * list_length(running_rows));
+	foreach(lc, running_rows)
+		elems[n++] = Int64GetDatum(((RunningRow *) lfirst(lc))->refresh_id);
+	values[0] = PointerGetDatum(construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE refresh_id = ANY ($1) AND state = 'RUNNING'",
+					1, types, values, NULL, -1);
+}
+
+/*
+ * dv_history_forget_running - forget the announced rows (once the
+ * transaction that deleted or replaced them committed).
+ */
+void
+dv_history_forget_running(void)
+{
+	list_free_deep(running_rows);
+	running_rows = NIL;
 }
 
 /*
  * dv_history_end_running - the announced pipeline is over: delete the
- * RUNNING rows that no outcome replaced (tables the refresh did not record,
- * upstreams of a pipeline that failed as a whole) and forget them.  Needs a
- * transaction and SPI when rows were announced.
+ * RUNNING rows that no outcome replaced (dv_history_delete_running) and
+ * forget them.  Needs a transaction and SPI when rows were announced.
  */
 void
 dv_history_end_running(void)
 {
-	ListCell   *lc;
-
-	foreach(lc, running_rows)
-	{
-		RunningRow *r = lfirst(lc);
-		Oid			types[1] = {INT8OID};
-		Datum		values[1];
-
-		values[0] = Int64GetDatum(r->refresh_id);
-		dv_catalog_exec("DELETE FROM dynview.refresh_history WHERE refresh_id = $1 AND state = 'RUNNING'",
-						1, types, values, NULL, -1);
-	}
-	list_free_deep(running_rows);
-	running_rows = NIL;
+	dv_history_delete_running();
+	dv_history_forget_running();
 }
 
 /*

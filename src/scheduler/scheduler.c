@@ -205,7 +205,10 @@ due_tables(void)
 	return roots;
 }
 
-/* a pipeline failed outside its per-table subtransactions: record it for its table */
+/*
+ * a pipeline failed outside its per-table subtransactions: record it for
+ * its table, and drop the RUNNING rows no outcome replaced
+ */
 static void
 record_failure(Oid relid, const char *message)
 {
@@ -214,6 +217,7 @@ record_failure(Oid relid, const char *message)
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	dv_history_failure(relid, DV_TRIGGER_SYSTEM_SCHEDULED, "FAILED", message);
+	dv_history_end_running();
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();
@@ -223,7 +227,8 @@ record_failure(Oid relid, const char *message)
  * a pipeline was given up outside its per-table subtransactions (a lock wait
  * timed out checking a definition against a locked source, change capture
  * cannot run: dv_refresh_skip_reason): every table of the pipeline is
- * skipped, the upstreams with trigger UPSTREAM
+ * skipped, the upstreams with trigger UPSTREAM (their RUNNING rows
+ * replaced; any other dropped)
  */
 static void
 record_skipped(Oid relid, const char *code, const char *reason)
@@ -241,6 +246,7 @@ record_skipped(Oid relid, const char *code, const char *reason)
 							   lfirst_oid(lc) == relid ? DV_TRIGGER_SYSTEM_SCHEDULED : DV_TRIGGER_UPSTREAM,
 							   code, reason);
 	}
+	dv_history_end_running();
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();
@@ -287,20 +293,6 @@ announce(Oid relid)
 	return name;
 }
 
-/* in a transaction of its own: drop the RUNNING rows that no outcome replaced */
-static void
-announce_end(void)
-{
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	dv_history_end_running();
-	PopActiveSnapshot();
-	SPI_finish();
-	CommitTransactionCommand();
-}
-
 /*
  * refresh one due pipeline in its own transaction; errors are recorded.
  * While it runs, refresh_history shows its tables RUNNING (committed
@@ -329,9 +321,12 @@ refresh_due(Oid relid)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		if (dv_is_dynamic_table(relid))
 			(void) dv_refresh_pipeline(relid, DV_TRIGGER_SYSTEM_SCHEDULED);
+		/* the RUNNING rows no outcome replaced go with the pipeline's commit */
+		dv_history_delete_running();
 		PopActiveSnapshot();
 		SPI_finish();
 		CommitTransactionCommand();
+		dv_history_forget_running();
 	}
 	PG_CATCH();
 	{
@@ -357,68 +352,63 @@ refresh_due(Oid relid)
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
-	announce_end();
 	pgstat_report_activity(STATE_IDLE, NULL);
 	/* commit left TopMemoryContext current: the caller's next allocations would leak there */
 	MemoryContextSwitchTo(oldcontext);
 }
 
 /*
- * next_due_ms - milliseconds until the next ACTIVE interval table is due,
- * between dynview.naptime (a table due but backing off, or one failing) and
- * one minute.
+ * look_ahead - in one transaction: the milliseconds until the next ACTIVE
+ * interval table is due, between dynview.naptime (a table due but backing
+ * off, or one failing) and one minute, and the partitioned dynamic tables
+ * that have a retention (*expiring, in the caller's memory).
  */
 static long
-next_due_ms(void)
-{
-	long		ms = 60 * 1000L;
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	if (SPI_execute_plan(kept_plan(&next_due_plan, next_due_sql), NULL, NULL, true, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		if (!isnull)
-			ms = (long) DatumGetInt64(d);
-	}
-	PopActiveSnapshot();
-	SPI_finish();
-	CommitTransactionCommand();
-	return Max(Min(ms, 60 * 1000L), (long) dv_naptime);
-}
-
-/*
- * expire_partitions - drop the partitions of partitioned dynamic tables
- * that are older than their table's retention (catalog/partitioned.c),
- * each table in a transaction of its own; errors are logged.
- */
-static void
-expire_partitions(void)
+look_ahead(List **expiring)
 {
 	MemoryContext caller = CurrentMemoryContext;
-	List	   *tables = NIL;
-	ListCell   *lc;
+	long		ms = 60 * 1000L;
 
+	*expiring = NIL;
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (dv_extension_present())
 	{
-		List	   *found = dv_partitioned_with_retention();
+		List	   *found;
 
+		if (SPI_execute_plan(kept_plan(&next_due_plan, next_due_sql), NULL, NULL, true, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (!isnull)
+				ms = (long) DatumGetInt64(d);
+		}
+		found = dv_partitioned_with_retention();
 		MemoryContextSwitchTo(caller);
-		tables = list_copy(found);
+		*expiring = list_copy(found);
 	}
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(caller);
+	return Max(Min(ms, 60 * 1000L), (long) dv_naptime);
+}
+
+/*
+ * expire_partitions - drop the partitions of the partitioned dynamic tables
+ * (look_ahead's) that are older than their table's retention
+ * (catalog/partitioned.c), each table in a transaction of its own; errors
+ * are logged.
+ */
+static void
+expire_partitions(List *tables)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	ListCell   *lc;
 
 	foreach(lc, tables)
 	{
@@ -764,6 +754,8 @@ scheduler_turn(Oid dboid, MemoryContext loop_context)
 	bool		present;
 	bool		parallel = dv_max_refresh_workers > 1;
 	bool		workers_running;
+	long		sleep_ms = 60 * 1000L;
+	TimestampTz looked = 0;
 
 	CHECK_FOR_INTERRUPTS();
 	if (ConfigReloadPending)
@@ -833,12 +825,23 @@ StartTransactionCommand();
 	}
 	MemoryContextSwitchTo(loop_context);
 	if (present && dv_enabled)
-		expire_partitions();
+	{
+		List	   *expiring;
+
+		looked = GetCurrentTimestamp();
+		sleep_ms = look_ahead(&expiring);
+		expire_partitions(expiring);
+	}
 	if (present)
 		prune_history();
 
-	/* sleep until the next table is due (a schedule change sets the latch) */
+	/*
+	 * sleep until the next table is due (a schedule change sets the latch),
+	 * less what the partitions and the history took since the look
+	 */
+	if (looked != 0)
+		sleep_ms = Max(sleep_ms - (long) ((GetCurrentTimestamp() - looked) / 1000), (long) dv_naptime);
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 present && dv_enabled ? next_due_ms() : 60 * 1000L, PG_WAIT_EXTENSION);
+					 sleep_ms, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
 }
