@@ -68,8 +68,10 @@
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/tablecmds.h"
+#include "commands/vacuum.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -109,6 +111,13 @@ PGDLLEXPORT void dynview_decoder_main(Datum main_arg);
  * pages costs less than the plans a truncation makes every backend redo
  */
 #define SHRINK_MIN_BLOCKS	128
+
+/*
+ * a pruned buffer is vacuumed (vacuum_pruned_buffers) when it spans at
+ * least this many pages, at most once per VACUUM_INTERVAL_MS
+ */
+#define VACUUM_MIN_BLOCKS	32
+#define VACUUM_INTERVAL_MS	5000
 /* how often the worker checks that the extension still exists */
 #define EXTENSION_CHECK_MS	1000
 
@@ -723,6 +732,112 @@ shrink_emptied_buffers(List *emptied)
 	return busy;
 }
 
+/* buffers pruned by earlier passes and not vacuumed since (TopMemoryContext) */
+static List *vacuum_pending = NIL;
+
+/* add pruned (in TopMemoryContext; freed) to vacuum_pending */
+static void
+remember_pruned(List *pruned)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	vacuum_pending = list_concat_unique_oid(vacuum_pending, pruned);
+	list_free(pruned);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * vacuum_pruned_buffers - VACUUM the buffers that earlier passes pruned and
+ * that spanned VACUUM_MIN_BLOCKS pages or more then, in one vacuum() call
+ * (PostgreSQL's own, as VACUUM runs it; its per-relation transactions are
+ * its own); then remember the buffers this pass pruned (pruned, in
+ * TopMemoryContext: taken over) for a later call.  Not this pass's: the
+ * rows it deleted a moment ago are often still visible to a snapshot taken
+ * before, and VACUUM would leave them.
+ *
+ * Pruning deletes rows, but their space is reused only once VACUUM has
+ * recorded it in the free space map; until then every new row goes to the
+ * end of the buffer.  A buffer that a steady stream of changes never leaves
+ * empty is never truncated either (shrink_emptied_buffers), so it grew by
+ * every change until autovacuum came (at most once per autovacuum_naptime,
+ * a minute by default), and a window read scanned all of it: at 1M orders,
+ * the dashboard's orders buffer spanned 345 pages after 15 refreshes of
+ * about 1,300 rows each (23 pages).  Vacuumed, it stays about as large as
+ * the rows written in VACUUM_INTERVAL_MS and the rows held.  Not at every
+ * pass: each vacuum() call also updates the database's frozen xid
+ * (vac_update_datfrozenxid), a scan of pg_class.
+ *
+ * Never waits: SKIP_LOCKED passes over a buffer that another transaction
+ * holds in a conflicting mode (a truncation, DDL); reads and writes of the
+ * buffer go on meanwhile (VACUUM takes ShareUpdateExclusiveLock).  No
+ * truncation of the empty pages at the end: that would take the buffer
+ * exclusively (shrink_emptied_buffers does it when the buffer is empty).
+ * Errors are logged; the decoder goes on.
+ */
+static void
+vacuum_pruned_buffers(List *pruned)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt;
+	MemoryContext portal = PortalContext;
+	VacuumParams params;
+	List	   *relations = NIL;
+	ListCell   *lc;
+	static TimestampTz last = 0;
+
+	if (vacuum_pending == NIL || !TimestampDifferenceExceeds(last, GetCurrentTimestamp(), VACUUM_INTERVAL_MS))
+	{
+		remember_pruned(pruned);
+		return;
+	}
+	last = GetCurrentTimestamp();
+	cxt = AllocSetContextCreate(TopMemoryContext, "dynview buffer vacuum", ALLOCSET_DEFAULT_SIZES);
+	memset(&params, 0, sizeof(params));
+	params.options = VACOPT_VACUUM | VACOPT_SKIP_LOCKED;
+	params.freeze_min_age = -1;
+	params.freeze_table_age = -1;
+	params.multixact_freeze_min_age = -1;
+	params.multixact_freeze_table_age = -1;
+	params.is_wraparound = false;
+	params.log_min_duration = -1;
+	params.index_cleanup = VACOPTVALUE_UNSPECIFIED;
+	params.truncate = VACOPTVALUE_DISABLED;
+	params.nworkers = -1;
+	PG_TRY();
+	{
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		MemoryContextSwitchTo(cxt);
+		foreach(lc, vacuum_pending)
+			relations = lappend(relations, makeVacuumRelation(NULL, lfirst_oid(lc), NIL));
+		/* (vacuum() keeps what must outlive its transactions under PortalContext) */
+		PortalContext = cxt;
+		pgstat_report_activity(STATE_RUNNING, "vacuuming pruned change buffers");
+		vacuum(relations, &params, NULL, true);
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		ereport(LOG,
+				(errmsg("dynview: vacuuming pruned change buffers failed: %s", edata->message)));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	PortalContext = portal;
+	pgstat_report_activity(STATE_IDLE, NULL);
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(cxt);
+	list_free(vacuum_pending);
+	vacuum_pending = NIL;
+	remember_pruned(pruned);
+}
+
 /* buffers emptied by an earlier pass that could not be truncated then */
 static List *shrink_pending = NIL;
 
@@ -734,6 +849,7 @@ prune_buffers(void)
 	List	   *sources = NIL;
 	List	   *buffers = NIL;
 	List	   *emptied = NIL;	/* (in TopMemoryContext: used after the commit) */
+	List	   *pruned = NIL;	/* (likewise) */
 	MemoryContext old;
 	ListCell   *lc1,
 			   *lc2;
@@ -776,6 +892,7 @@ prune_buffers(void)
 		Datum		rargs[2];
 		Oid			rtypes[2] = {OIDOID, INT4OID};
 		Relation	rel;
+		BlockNumber nblocks;
 		List	   *expired;
 		ListCell   *lc3;
 
@@ -799,6 +916,7 @@ prune_buffers(void)
 		}
 		/* the horizon of a user table: the slots' catalog xmin does not hold it back */
 		horizon = GetOldestNonRemovableTransactionId(rel);
+		nblocks = RelationGetNumberOfBlocks(rel);
 		table_close(rel, NoLock);
 		pargs[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(widen(horizon, next)));
 		pargs[1] = ObjectIdGetDatum(lfirst_oid(lc1));
@@ -869,6 +987,12 @@ prune_buffers(void)
 			emptied = lappend_oid(emptied, lfirst_oid(lc2));
 			MemoryContextSwitchTo(old);
 		}
+		if (SPI_processed > 0 && nblocks >= VACUUM_MIN_BLOCKS)
+		{
+			old = MemoryContextSwitchTo(TopMemoryContext);
+			pruned = lappend_oid(pruned, lfirst_oid(lc2));
+			MemoryContextSwitchTo(old);
+		}
 	}
 	PopActiveSnapshot();
 	SPI_finish();
@@ -880,6 +1004,7 @@ prune_buffers(void)
 	shrink_pending = shrink_emptied_buffers(emptied);
 	list_free(emptied);
 	MemoryContextSwitchTo(old);
+	vacuum_pruned_buffers(pruned);
 }
 
 /*
