@@ -12,6 +12,11 @@
 # environment, default 0: give another base for another run on the same databases).  Whether the shared
 # memory is in huge pages (huge_pages = try) is printed with each setting: the kernel must hold
 # enough of them (/proc/sys/vm/nr_hugepages; `postgres -C shared_memory_size_in_huge_pages`).
+# WAL segments are made ready too, as on a server in use (thirty-first session): min_wal_size is
+# set to 1GB for the run (reset at the end), and 80 segments are made (pg_switch_wal) and then
+# recycled by a checkpoint.  Otherwise the refresh whose WAL crosses into a segment that does not
+# exist yet creates it and writes its 16 MB of zeros (XLogFileInit, about 2 ms of its CPU); with
+# the default min_wal_size (80MB) and this bench's bursts, one round in five to ten did.
 # Usage: eval "$(scripts/cluster.sh env)"; bench/shared_buffers_pipeline.sh "128MB 6GB" [rounds] [orders ...]
 #        (orders default 1000000; each a DV_BENCH_KEEP=1 bench/pipeline.sh database)
 # Needs the server on this machine, run by scripts/cluster.sh. Not a test.
@@ -35,6 +40,16 @@ touch_buffers() {
 		-c "INSERT INTO dv_bench_touch SELECT repeat('x', 1000) FROM generate_series(1, (SELECT setting::int FROM pg_settings WHERE name = 'shared_buffers'))" \
 		-c "DROP TABLE dv_bench_touch" >/dev/null
 }
+# WAL segments ready for the rounds' WAL: made by segment switches (a row written before each, so
+# that each switch has something to close), then a checkpoint recycles them under min_wal_size
+ready_wal() {
+	DB=postgres q -c "DROP TABLE IF EXISTS dv_bench_wal" -c "CREATE TABLE dv_bench_wal (x int)" >/dev/null
+	for i in $(seq 1 80); do
+		DB=postgres q -c "INSERT INTO dv_bench_wal VALUES ($i)" -c "SELECT pg_switch_wal()" >/dev/null
+	done
+	DB=postgres q -c "DROP TABLE dv_bench_wal" -c "CHECKPOINT" >/dev/null
+}
+DB=postgres q -c "ALTER SYSTEM SET min_wal_size = '1GB'" >/dev/null
 k=0
 for s in "${SETTINGS[@]}"; do
 	# (each setting's rounds update and delete other orders: refresh_cpu.sh's DV_BENCH_OFFSET)
@@ -42,7 +57,8 @@ for s in "${SETTINGS[@]}"; do
 	DB=postgres q -c "ALTER SYSTEM SET shared_buffers = '$s'" >/dev/null
 	restart
 	touch_buffers
-	echo "== shared_buffers $(DB=postgres q -c 'SHOW shared_buffers'); $(huge); load $(cut -d' ' -f1-3 /proc/loadavg)"
+	ready_wal
+	echo "== shared_buffers $(DB=postgres q -c 'SHOW shared_buffers'), min_wal_size $(DB=postgres q -c 'SHOW min_wal_size'), $(ls "$(DB=postgres q -c 'SHOW data_directory')/pg_wal" | grep -c '^[0-9A-F]\{24\}$') WAL segments; $(huge); load $(cut -d' ' -f1-3 /proc/loadavg)"
 	for N in "${SIZES[@]}"; do
 		DB=dv_bench_pipeline_$N
 		q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
@@ -56,6 +72,6 @@ for s in "${SETTINGS[@]}"; do
 		echo "   verify: $(q -c "SELECT dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')") (the GMV and rank layers; the detail layer's verify() is left to pipeline.sh)"
 	done
 done
-DB=postgres q -c "ALTER SYSTEM RESET shared_buffers" >/dev/null
+DB=postgres q -c "ALTER SYSTEM RESET shared_buffers" -c "ALTER SYSTEM RESET min_wal_size" >/dev/null
 restart
 echo "shared_buffers reset to $(DB=postgres q -c 'SHOW shared_buffers')"
