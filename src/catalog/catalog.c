@@ -1775,6 +1775,10 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 			 errhint("dynview.refresh_history has the row; dynview.dynamic_tables shows consecutive_failures and whether the table is suspended.")));
 }
 
+static Datum write_history_row(Relation rel, HeapTuple tup, const bool *set, bool want_row);
+static void set_text_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, const char *text);
+static void set_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, Datum value);
+
 /*
  * Refreshes announced as RUNNING (dv_history_begin_running): the committed
  * RUNNING row of each table of the pipeline the scheduler is refreshing.
@@ -1837,49 +1841,58 @@ take_running_id(Oid relid, char *null, Datum *start, char *start_null)
  * dv_history_begin_running - write and commit-to-be a RUNNING row for every
  * table of the pipeline of root (root with trigger, its upstreams with
  * UPSTREAM), so that a DBA sees from another session what the scheduler is
- * refreshing.  One statement (its plan kept) writes them all, in the
- * pipeline's order (upstreams first: their refresh_ids ascend as the
- * refreshes run).  Call in a transaction of its own, committed before the
- * refresh starts; needs SPI.
+ * refreshing.  The rows are formed here and written directly, as a
+ * refresh's own row is (write_history_row), in the pipeline's order
+ * (upstreams first: their refresh_ids ascend as the refreshes run), named
+ * as that row will be (the relation's current name).  Call in a transaction
+ * of its own, committed before the refresh starts; needs SPI.
  */
 void
 dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
 {
 	List	   *tables = dv_catalog_upstream_closure(root);
-	Oid			types[3] = {OIDARRAYOID, OIDOID, TEXTOID};
-	Datum		values[3];
-	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(tables), 1));
-	int			n = 0;
+	Relation	rel;
+	TupleDesc	desc;
+	Oid			seq;
 	ListCell   *lc;
-	MemoryContext old;
 
 	dv_history_end_running();
+	rel = table_open(get_relname_relid("refresh_history", get_namespace_oid(DV_SCHEMA, false)),
+					 RowExclusiveLock);
+	desc = RelationGetDescr(rel);
+	seq = get_relname_relid("refresh_history_refresh_id_seq", RelationGetNamespace(rel));
 	foreach(lc, tables)
-		elems[n++] = ObjectIdGetDatum(lfirst_oid(lc));
-	values[0] = PointerGetDatum(construct_array(elems, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
-	values[1] = ObjectIdGetDatum(root);
-	values[2] = CStringGetTextDatum(trigger_names[trigger]);
-	dv_catalog_exec("INSERT INTO dynview.refresh_history (name, schema_name, table_name, state, "
-					"  refresh_trigger, start_time) "
-					"SELECT c.relid, c.schema_name, c.table_name, 'RUNNING', "
-					"  CASE WHEN c.relid::oid = $2 THEN $3 ELSE 'UPSTREAM' END, clock_timestamp() "
-					"FROM unnest($1) WITH ORDINALITY AS p(relid, n) "
-					"JOIN dynview.dynamic_table_catalog c ON c.relid::oid = p.relid "
-					"ORDER BY p.n "
-					"RETURNING name::oid, refresh_id",
-					3, types, values, NULL, -1);
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		HeapTuple	tuple = SPI_tuptable->vals[i];
-		RunningRow *r = palloc(sizeof(RunningRow));
-		bool		isnull;
+		Oid			relid = lfirst_oid(lc);
+		char	   *name = get_rel_name(relid);
+		Datum	   *values = palloc0(desc->natts * sizeof(Datum));
+		bool	   *nulls = palloc(desc->natts * sizeof(bool));
+		bool	   *set = palloc0(desc->natts * sizeof(bool));
+		int64		refresh_id;
+		MemoryContext old;
+		RunningRow *r;
 
-		r->relid = DatumGetObjectId(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
-		r->refresh_id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
+		if (name == NULL)
+			continue;			/* (dropped meanwhile) */
+		memset(nulls, true, desc->natts * sizeof(bool));
+		refresh_id = nextval_internal(seq, false);
+		set_value(desc, values, nulls, set, "refresh_id", Int64GetDatum(refresh_id));
+		set_value(desc, values, nulls, set, "name", ObjectIdGetDatum(relid));
+		set_text_value(desc, values, nulls, set, "schema_name", get_namespace_name(get_rel_namespace(relid)));
+		set_text_value(desc, values, nulls, set, "table_name", name);
+		set_text_value(desc, values, nulls, set, "state", "RUNNING");
+		set_text_value(desc, values, nulls, set, "refresh_trigger",
+					   trigger_names[relid == root ? trigger : DV_TRIGGER_UPSTREAM]);
+		set_value(desc, values, nulls, set, "start_time", TimestampTzGetDatum(GetCurrentTimestamp()));
+		(void) write_history_row(rel, heap_form_tuple(desc, values, nulls), set, false);
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		r = palloc(sizeof(RunningRow));
+		r->relid = relid;
+		r->refresh_id = refresh_id;
 		running_rows = lappend(running_rows, r);
+		MemoryContextSwitchTo(old);
 	}
-	MemoryContextSwitchTo(old);
+	table_close(rel, NoLock);
 }
 
 /*
@@ -2149,19 +2162,87 @@ insert_row(Relation rel, HeapTuple tuple)
 }
 
 /*
+ * write_history_row - store tup, a row of refresh_history (rel, opened with
+ * RowExclusiveLock) whose columns set[] marks as set by the caller.  The
+ * row is written directly (insert_row): as an INSERT statement it was
+ * parsed and planned once per connection, ~1.5 ms of every new
+ * connection's first refresh (bench/README.md, fifteenth and sixteenth
+ * sessions), and each scheduled pipeline's RUNNING rows cost a statement
+ * (~0.6 ms, thirty-first session).  A history table given triggers or rules
+ * (dba_attached), or a column with a default or an identity that dynview
+ * does not set (a DBA's), is written by an INSERT of the columns set, as
+ * before the direct write: the others get their defaults (formed here, the
+ * row held NULL there, and a NOT NULL such column failed every refresh:
+ * regress brk17_catalog_triggers).  With want_row, returns the row stored
+ * as a composite Datum of type dynview.refresh_history, copied into the
+ * memory context that was current at SPI_connect; else (Datum) 0.  Needs
+ * SPI.
+ */
+static Datum
+write_history_row(Relation rel, HeapTuple tup, const bool *set, bool want_row)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		unset_default = false;
+	Datum		result = (Datum) 0;
+
+	/*
+	 * (a column a DBA added with a default, or an identity column, whose
+	 * value comes from its sequence and not from pg_attrdef: the row formed
+	 * here would hold NULL there, and a refresh fail on its NOT NULL;
+	 * regress brk18_history_identity)
+	 */
+	for (int i = 0; i < desc->natts; i++)
+		if (!set[i] && !TupleDescAttr(desc, i)->attisdropped &&
+			(TupleDescAttr(desc, i)->atthasdef || TupleDescAttr(desc, i)->attidentity != '\0'))
+			unset_default = true;
+	if (!unset_default && !dba_attached(rel))
+	{
+		insert_row(rel, tup);
+		if (want_row)
+			result = PointerGetDatum(SPI_returntuple(tup, desc));
+	}
+	else
+	{
+		/* an INSERT naming the columns set here, as before: the others get their defaults */
+		Oid			types[1] = {desc->tdtypeid};
+		Datum		row[1] = {HeapTupleGetDatum(tup)};
+		StringInfoData columns;
+		StringInfoData fields;
+
+		initStringInfo(&columns);
+		initStringInfo(&fields);
+		for (int i = 0; i < desc->natts; i++)
+			if (set[i])
+			{
+				const char *name = quote_identifier(NameStr(TupleDescAttr(desc, i)->attname));
+
+				appendStringInfo(&columns, "%s%s", columns.len ? ", " : "", name);
+				appendStringInfo(&fields, "%s($1).%s", fields.len ? ", " : "", name);
+			}
+		dv_catalog_exec(psprintf("INSERT INTO dynview.refresh_history AS dv_h (%s) SELECT %s RETURNING dv_h",
+								 columns.data, fields.data),
+						1, types, row, NULL, 1);
+
+		/*
+		 * (the row stored, what defaults and BEFORE triggers made of it, as a
+		 * value of the table's row type: dropped columns included)
+		 */
+		if (want_row)
+		{
+			bool		isnull;
+
+			result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			result = SPI_datumTransfer(result, false, -1);
+		}
+	}
+	return result;
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
- * context that was current at SPI_connect (SPI_returntuple).
- *
- * The row is formed here and written directly (insert_row): as an INSERT
- * statement it was parsed and planned once per connection, ~1.5 ms of
- * every new connection's first refresh (bench/README.md, fifteenth and
- * sixteenth sessions).  A history table given triggers or rules
- * (dba_attached), or a column with a default or an identity that dynview
- * does not set (a DBA's), is written by an INSERT of the columns set here, as before the
- * direct write: the others get their defaults (formed here, the row held
- * NULL there, and a NOT NULL such column failed every refresh: regress
- * brk17_catalog_triggers), and the row returned is the row stored.
+ * context that was current at SPI_connect: the row stored
+ * (write_history_row, directly or by an INSERT).
  */
 Datum
 dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
@@ -2172,7 +2253,6 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	Datum	   *values = palloc0(desc->natts * sizeof(Datum));
 	bool	   *nulls = palloc(desc->natts * sizeof(bool));
 	bool	   *set = palloc0(desc->natts * sizeof(bool));
-	bool		unset_default = false;
 	char		running_null;
 	Datum		running;
 	HeapTuple	tup;
@@ -2209,55 +2289,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	set_text_value(desc, values, nulls, set, "mode_reason", res->mode_reason);
 	set_text_value(desc, values, nulls, set, "error_message", res->error_message);
 	tup = heap_form_tuple(desc, values, nulls);
-
-	/*
-	 * (a column a DBA added with a default, or an identity column, whose
-	 * value comes from its sequence and not from pg_attrdef: the row formed
-	 * here would hold NULL there, and a refresh fail on its NOT NULL;
-	 * regress brk18_history_identity)
-	 */
-	for (int i = 0; i < desc->natts; i++)
-		if (!set[i] && !TupleDescAttr(desc, i)->attisdropped &&
-			(TupleDescAttr(desc, i)->atthasdef || TupleDescAttr(desc, i)->attidentity != '\0'))
-			unset_default = true;
-	if (!unset_default && !dba_attached(rel))
-	{
-		insert_row(rel, tup);
-		result = PointerGetDatum(SPI_returntuple(tup, desc));
-	}
-	else
-	{
-		/* an INSERT naming the columns set here, as before: the others get their defaults */
-		Oid			types[1] = {desc->tdtypeid};
-		Datum		row[1] = {HeapTupleGetDatum(tup)};
-		StringInfoData columns;
-		StringInfoData fields;
-
-		initStringInfo(&columns);
-		initStringInfo(&fields);
-		for (int i = 0; i < desc->natts; i++)
-			if (set[i])
-			{
-				const char *name = quote_identifier(NameStr(TupleDescAttr(desc, i)->attname));
-
-				appendStringInfo(&columns, "%s%s", columns.len ? ", " : "", name);
-				appendStringInfo(&fields, "%s($1).%s", fields.len ? ", " : "", name);
-			}
-		dv_catalog_exec(psprintf("INSERT INTO dynview.refresh_history AS dv_h (%s) SELECT %s RETURNING dv_h",
-								 columns.data, fields.data),
-						1, types, row, NULL, 1);
-
-		/*
-		 * (the row stored, what defaults and BEFORE triggers made of it, as a
-		 * value of the table's row type: dropped columns included)
-		 */
-		{
-			bool		isnull;
-
-			result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-			result = SPI_datumTransfer(result, false, -1);
-		}
-	}
+	result = write_history_row(rel, tup, set, true);
 	table_close(rel, NoLock);
 	if (dv_log_refreshes)
 		ereport(LOG,
