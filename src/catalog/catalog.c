@@ -1693,10 +1693,11 @@ static void
 history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool count_failure,
 				const char *reason_code, const char *reason, const char *message)
 {
-	Oid			types[10] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID,
-	TEXTOID, TEXTOID, BOOLOID};
-	Datum		values[10];
-	char		nulls[11] = "          ";
+	Oid			types[12] = {OIDOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID,
+	TEXTOID, TEXTOID, BOOLOID, TEXTOID, TEXTOID};
+	Datum		values[12];
+	char		nulls[13] = "            ";
+	char	   *name = get_rel_name(relid);
 
 	values[0] = ObjectIdGetDatum(relid);
 	text_param(message, &values[1], &nulls[1]);
@@ -1707,6 +1708,9 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 	text_param(reason_code, &values[7], &nulls[7]);
 	text_param(reason, &values[8], &nulls[8]);
 	values[9] = BoolGetDatum(count_failure);
+	/* named as a refresh's own row and a RUNNING row are: the relation's current name */
+	text_param(name ? get_namespace_name(get_rel_namespace(relid)) : NULL, &values[10], &nulls[10]);
+	text_param(name, &values[11], &nulls[11]);
 	dv_catalog_exec("WITH l AS (SELECT relid FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
 					"  FOR NO KEY UPDATE SKIP LOCKED), "
 					"c AS (UPDATE dynview.dynamic_table_catalog t "
@@ -1720,10 +1724,10 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 					"  refresh_trigger, start_time, end_time, duration_ms, rows_inserted, rows_deleted, "
 					"  mode_reason_code, mode_reason, error_message) "
 					"SELECT coalesce($6, nextval('dynview.refresh_history_refresh_id_seq')), "
-					"  relid, schema_name, table_name, $4, NULL, $5, coalesce($7, clock_timestamp()), "
+					"  relid, coalesce($11, schema_name), coalesce($12, table_name), $4, NULL, $5, coalesce($7, clock_timestamp()), "
 					"  clock_timestamp(), extract(epoch FROM clock_timestamp() - coalesce($7, clock_timestamp())) * 1000, "
 					"  0, 0, $8, $9, $2 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass",
-					10, types, values, nulls, -1);
+					12, types, values, nulls, -1);
 }
 
 /*
@@ -1775,7 +1779,7 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 			 errhint("dynview.refresh_history has the row; dynview.dynamic_tables shows consecutive_failures and whether the table is suspended.")));
 }
 
-static Datum write_history_row(Relation rel, HeapTuple tup, const bool *set, bool want_row);
+static Datum write_history_row(Relation rel, HeapTuple tup, const bool *set, bool required);
 static void set_text_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, const char *text);
 static void set_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, Datum value);
 
@@ -1868,15 +1872,15 @@ dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
 		Datum	   *values = palloc0(desc->natts * sizeof(Datum));
 		bool	   *nulls = palloc(desc->natts * sizeof(bool));
 		bool	   *set = palloc0(desc->natts * sizeof(bool));
-		int64		refresh_id;
+		Datum		stored;
+		bool		isnull;
 		MemoryContext old;
 		RunningRow *r;
 
 		if (name == NULL)
 			continue;			/* (dropped meanwhile) */
 		memset(nulls, true, desc->natts * sizeof(bool));
-		refresh_id = nextval_internal(seq, false);
-		set_value(desc, values, nulls, set, "refresh_id", Int64GetDatum(refresh_id));
+		set_value(desc, values, nulls, set, "refresh_id", Int64GetDatum(nextval_internal(seq, false)));
 		set_value(desc, values, nulls, set, "name", ObjectIdGetDatum(relid));
 		set_text_value(desc, values, nulls, set, "schema_name", get_namespace_name(get_rel_namespace(relid)));
 		set_text_value(desc, values, nulls, set, "table_name", name);
@@ -1884,11 +1888,17 @@ dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
 		set_text_value(desc, values, nulls, set, "refresh_trigger",
 					   trigger_names[relid == root ? trigger : DV_TRIGGER_UPSTREAM]);
 		set_value(desc, values, nulls, set, "start_time", TimestampTzGetDatum(GetCurrentTimestamp()));
-		(void) write_history_row(rel, heap_form_tuple(desc, values, nulls), set, false);
+		/*
+		 * (a DBA's BEFORE trigger may skip the row, or give it another
+		 * refresh_id: the row stored is the one announced)
+		 */
+		stored = write_history_row(rel, heap_form_tuple(desc, values, nulls), set, false);
+		if (stored == (Datum) 0)
+			continue;
 		old = MemoryContextSwitchTo(TopMemoryContext);
 		r = palloc(sizeof(RunningRow));
 		r->relid = relid;
-		r->refresh_id = refresh_id;
+		r->refresh_id = DatumGetInt64(GetAttributeByName(DatumGetHeapTupleHeader(stored), "refresh_id", &isnull));
 		running_rows = lappend(running_rows, r);
 		MemoryContextSwitchTo(old);
 	}
@@ -2173,13 +2183,14 @@ insert_row(Relation rel, HeapTuple tuple)
  * does not set (a DBA's), is written by an INSERT of the columns set, as
  * before the direct write: the others get their defaults (formed here, the
  * row held NULL there, and a NOT NULL such column failed every refresh:
- * regress brk17_catalog_triggers).  With want_row, returns the row stored
- * as a composite Datum of type dynview.refresh_history, copied into the
- * memory context that was current at SPI_connect; else (Datum) 0.  Needs
- * SPI.
+ * regress brk17_catalog_triggers).  Returns the row stored (what defaults
+ * and BEFORE triggers made of it) as a composite Datum of type
+ * dynview.refresh_history, copied into the memory context that was current
+ * at SPI_connect; (Datum) 0 if a BEFORE trigger skipped it, which is an
+ * error when required.  Needs SPI.
  */
 static Datum
-write_history_row(Relation rel, HeapTuple tup, const bool *set, bool want_row)
+write_history_row(Relation rel, HeapTuple tup, const bool *set, bool required)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	bool		unset_default = false;
@@ -2198,8 +2209,7 @@ write_history_row(Relation rel, HeapTuple tup, const bool *set, bool want_row)
 	if (!unset_default && !dba_attached(rel))
 	{
 		insert_row(rel, tup);
-		if (want_row)
-			result = PointerGetDatum(SPI_returntuple(tup, desc));
+		result = PointerGetDatum(SPI_returntuple(tup, desc));
 	}
 	else
 	{
@@ -2221,13 +2231,13 @@ write_history_row(Relation rel, HeapTuple tup, const bool *set, bool want_row)
 			}
 		dv_catalog_exec(psprintf("INSERT INTO dynview.refresh_history AS dv_h (%s) SELECT %s RETURNING dv_h",
 								 columns.data, fields.data),
-						1, types, row, NULL, 1);
+						1, types, row, NULL, required ? 1 : -1);
 
 		/*
 		 * (the row stored, what defaults and BEFORE triggers made of it, as a
 		 * value of the table's row type: dropped columns included)
 		 */
-		if (want_row)
+		if (SPI_processed == 1)
 		{
 			bool		isnull;
 
