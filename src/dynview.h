@@ -146,6 +146,8 @@ extern bool dv_extension_present(void);
 extern Oid	dv_catalog_relid(void);
 extern Oid	dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner);
 extern bool dv_is_dynamic_table(Oid relid);
+extern void dv_lock_refresh(Oid relid);
+extern bool dv_try_lock_refresh(Oid relid);
 extern DvTable *dv_catalog_load(Oid relid);
 extern void dv_catalog_insert(Oid relid, const char *query, DvAnalyzedQuery *aq,
 							  const char *schedule, const char *refresh_mode,
@@ -177,6 +179,7 @@ extern List *dv_catalog_upstream_closure(Oid relid);
 extern bool dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_name);
 extern Datum dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res);
 extern char *dv_error_text(const ErrorData *edata);
+extern void dv_log_error_and_abort(MemoryContext cxt, const char *what);
 /* relid's schema-qualified, quoted name (palloc'd), or "?" for a dropped relation */
 extern char *dv_relation_qualified_name(Oid relid);
 extern void dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state,

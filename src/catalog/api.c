@@ -602,7 +602,7 @@ replace_existing(DvCreateArgs *args, Oid relid)
 	int			attno = 0;
 	StringInfoData add;
 
-	LockRelationOid(relid, ExclusiveLock);
+	dv_lock_refresh(relid);
 	aq = dv_analyze_query(args->query, relid);
 	check_cycles(aq, nspname, relname);
 	check_column_names(aq);
@@ -898,7 +898,7 @@ dynview_refresh(PG_FUNCTION_ARGS)
 void
 dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode)
 {
-	LockRelationOid(relid, ExclusiveLock);
+	dv_lock_refresh(relid);
 	dv_catalog_set_schedule(relid, schedule, mode);
 	dv_shmem_wake_scheduler_at_commit();
 	if (mode != NULL)

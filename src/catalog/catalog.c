@@ -15,9 +15,9 @@
  * Catalog rows are written as the bootstrap superuser (the catalogs are not
  * writable by PUBLIC), with all names schema-qualified; users only read them
  * through the views.  Locks: writes take the usual row locks; callers that
- * change one dynamic table hold ExclusiveLock on it (refresh, alter) or an
- * AccessExclusiveLock (drop), which is what serialises concurrent changes of
- * one table's row.
+ * change one dynamic table hold its refresh lock (dv_lock_refresh: refresh,
+ * alter, replace) or an AccessExclusiveLock on it (drop), which is what
+ * serialises concurrent changes of one table's row.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +49,7 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -509,6 +510,36 @@ dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner)
 	if (check_owner && !pg_class_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 	return relid;
+}
+
+/*
+ * dv_lock_refresh - take the refresh lock of dynamic table relid, held to
+ * the end of the transaction: ExclusiveLock on the object (pg_class, relid,
+ * 0), which pg_locks shows as locktype "object".  Refreshes, alters and
+ * replaced definitions of one table serialise on it.
+ *
+ * It is not a lock on the relation: readers (AccessShareLock) and VACUUM,
+ * autovacuum and ANALYZE (ShareUpdateExclusiveLock) never conflict with it,
+ * so a refresh does not wait for an autovacuum of its own table, nor cancel
+ * one.  (No relation lock mode conflicts with itself but not with
+ * ShareUpdateExclusiveLock.)  The writes take the relation's
+ * RowExclusiveLock as statements do, which DROP, ALTER TABLE and CREATE
+ * INDEX wait for.  Waits obey lock_timeout like any heavyweight lock.
+ */
+void
+dv_lock_refresh(Oid relid)
+{
+	LockDatabaseObject(RelationRelationId, relid, 0, ExclusiveLock);
+}
+
+/*
+ * dv_try_lock_refresh - dv_lock_refresh without waiting: false when a
+ * refresh (or alter) of relid holds or waits for the lock.
+ */
+bool
+dv_try_lock_refresh(Oid relid)
+{
+	return ConditionalLockDatabaseObject(RelationRelationId, relid, 0, ExclusiveLock);
 }
 
 /*
@@ -1673,6 +1704,8 @@ dv_catalog_reaches(Oid from_relid, const char *schema_name, const char *table_na
 	return SPI_processed > 0;
 }
 
+static char *current_name(Oid relid, char **schema);
+
 /*
  * history_outcome - the history row of a refresh that did not run to its end
  * (state FAILED, UPSTREAM_FAILED or SKIPPED, with a reason code and text or
@@ -1697,7 +1730,8 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 	TEXTOID, TEXTOID, BOOLOID, TEXTOID, TEXTOID};
 	Datum		values[12];
 	char		nulls[13] = "            ";
-	char	   *name = get_rel_name(relid);
+	char	   *schema;
+	char	   *name = current_name(relid, &schema);
 
 	values[0] = ObjectIdGetDatum(relid);
 	text_param(message, &values[1], &nulls[1]);
@@ -1709,7 +1743,7 @@ history_outcome(Oid relid, DvRefreshTrigger trigger, const char *state, bool cou
 	text_param(reason, &values[8], &nulls[8]);
 	values[9] = BoolGetDatum(count_failure);
 	/* named as a refresh's own row and a RUNNING row are: the relation's current name */
-	text_param(name ? get_namespace_name(get_rel_namespace(relid)) : NULL, &values[10], &nulls[10]);
+	text_param(schema, &values[10], &nulls[10]);
 	text_param(name, &values[11], &nulls[11]);
 	dv_catalog_exec("WITH l AS (SELECT relid FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass "
 					"  FOR NO KEY UPDATE SKIP LOCKED), "
@@ -1749,14 +1783,50 @@ dv_error_text(const ErrorData *edata)
 	return buf.data;
 }
 
+/*
+ * dv_log_error_and_abort - in a background worker's PG_CATCH: switch to
+ * memory context cxt (the caller's, outside the failed transaction), log
+ * the error being handled at LOG as "dynview: <what> failed: <message>",
+ * and abort the transaction, so that the worker goes on with its next
+ * task.  For work whose failure only delays it to a later turn (vacuuming
+ * pruned change buffers, dropping expired partitions).
+ */
+void
+dv_log_error_and_abort(MemoryContext cxt, const char *what)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	ereport(LOG,
+			(errmsg("dynview: %s failed: %s", what, edata->message)));
+	FreeErrorData(edata);
+}
+
+/*
+ * current_name - relid's current name, and its schema's in *schema (both
+ * palloc'd, unquoted), or NULL (*schema NULL) for a dropped relation.  What
+ * history rows name a table by, whichever path writes them.
+ */
+static char *
+current_name(Oid relid, char **schema)
+{
+	char	   *name = get_rel_name(relid);
+
+	*schema = name ? get_namespace_name(get_rel_namespace(relid)) : NULL;
+	return *schema ? name : NULL;
+}
+
 /* relid's schema-qualified, quoted name (palloc'd), or "?" for a dropped relation */
 char *
 dv_relation_qualified_name(Oid relid)
 {
-	char	   *name = get_rel_name(relid);
-	char	   *schema = name ? get_namespace_name(get_rel_namespace(relid)) : NULL;
+	char	   *schema;
+	char	   *name = current_name(relid, &schema);
 
-	return schema ? quote_qualified_identifier(schema, name) : pstrdup("?");
+	return name ? quote_qualified_identifier(schema, name) : pstrdup("?");
 }
 
 /*
@@ -1782,6 +1852,22 @@ dv_history_failure(Oid relid, DvRefreshTrigger trigger, const char *state, const
 static Datum write_history_row(Relation rel, HeapTuple tup, const bool *set, bool required);
 static void set_text_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, const char *text);
 static void set_value(TupleDesc desc, Datum *values, bool *nulls, bool *set, const char *name, Datum value);
+
+/* a refresh_history row being formed (history_row_begin) */
+typedef struct HistoryRow
+{
+	TupleDesc	desc;
+	Datum	   *values;
+	bool	   *nulls;
+	bool	   *set;
+} HistoryRow;
+
+static Relation history_open(void);
+static Datum history_next_id(Relation rel);
+static void history_row_begin(HistoryRow *row, Relation rel, Datum refresh_id, Oid relid,
+							  const char *schema, const char *table, const char *state,
+							  DvRefreshTrigger trigger, TimestampTz start);
+static Datum history_row_write(HistoryRow *row, Relation rel, bool required);
 
 /*
  * Refreshes announced as RUNNING (dv_history_begin_running): the committed
@@ -1856,22 +1942,16 @@ dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
 {
 	List	   *tables = dv_catalog_upstream_closure(root);
 	Relation	rel;
-	TupleDesc	desc;
-	Oid			seq;
 	ListCell   *lc;
 
 	dv_history_end_running();
-	rel = table_open(get_relname_relid("refresh_history", get_namespace_oid(DV_SCHEMA, false)),
-					 RowExclusiveLock);
-	desc = RelationGetDescr(rel);
-	seq = get_relname_relid("refresh_history_refresh_id_seq", RelationGetNamespace(rel));
+	rel = history_open();
 	foreach(lc, tables)
 	{
 		Oid			relid = lfirst_oid(lc);
-		char	   *name = get_rel_name(relid);
-		Datum	   *values = palloc0(desc->natts * sizeof(Datum));
-		bool	   *nulls = palloc(desc->natts * sizeof(bool));
-		bool	   *set = palloc0(desc->natts * sizeof(bool));
+		char	   *schema;
+		char	   *name = current_name(relid, &schema);
+		HistoryRow	row;
 		Datum		stored;
 		bool		isnull;
 		MemoryContext old;
@@ -1879,20 +1959,14 @@ dv_history_begin_running(Oid root, DvRefreshTrigger trigger)
 
 		if (name == NULL)
 			continue;			/* (dropped meanwhile) */
-		memset(nulls, true, desc->natts * sizeof(bool));
-		set_value(desc, values, nulls, set, "refresh_id", Int64GetDatum(nextval_internal(seq, false)));
-		set_value(desc, values, nulls, set, "name", ObjectIdGetDatum(relid));
-		set_text_value(desc, values, nulls, set, "schema_name", get_namespace_name(get_rel_namespace(relid)));
-		set_text_value(desc, values, nulls, set, "table_name", name);
-		set_text_value(desc, values, nulls, set, "state", "RUNNING");
-		set_text_value(desc, values, nulls, set, "refresh_trigger",
-					   trigger_names[relid == root ? trigger : DV_TRIGGER_UPSTREAM]);
-		set_value(desc, values, nulls, set, "start_time", TimestampTzGetDatum(GetCurrentTimestamp()));
+		history_row_begin(&row, rel, history_next_id(rel), relid, schema, name, "RUNNING",
+						  relid == root ? trigger : DV_TRIGGER_UPSTREAM, GetCurrentTimestamp());
+
 		/*
 		 * (a DBA's BEFORE trigger may skip the row, or give it another
 		 * refresh_id: the row stored is the one announced)
 		 */
-		stored = write_history_row(rel, heap_form_tuple(desc, values, nulls), set, false);
+		stored = history_row_write(&row, rel, false);
 		if (stored == (Datum) 0)
 			continue;
 		old = MemoryContextSwitchTo(TopMemoryContext);
@@ -2249,6 +2323,60 @@ write_history_row(Relation rel, HeapTuple tup, const bool *set, bool required)
 }
 
 /*
+ * history_open - refresh_history, opened with RowExclusiveLock for a
+ * direct write (closed by the caller, lock kept)
+ */
+static Relation
+history_open(void)
+{
+	return table_open(get_relname_relid("refresh_history", get_namespace_oid(DV_SCHEMA, false)),
+					  RowExclusiveLock);
+}
+
+/* the next refresh_id of refresh_history (open as rel) */
+static Datum
+history_next_id(Relation rel)
+{
+	return Int64GetDatum(nextval_internal(get_relname_relid("refresh_history_refresh_id_seq",
+															RelationGetNamespace(rel)), false));
+}
+
+/*
+ * history_row_begin - start row, a refresh_history row of rel (palloc'd
+ * arrays, every column NULL and not set) with the columns every history
+ * row has: refresh_id, name, schema_name, table_name, state,
+ * refresh_trigger, start_time.  The caller sets its own columns with
+ * set_value and set_text_value, then writes it with history_row_write.
+ */
+static void
+history_row_begin(HistoryRow *row, Relation rel, Datum refresh_id, Oid relid,
+				  const char *schema, const char *table, const char *state,
+				  DvRefreshTrigger trigger, TimestampTz start)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	row->desc = desc;
+	row->values = palloc0(desc->natts * sizeof(Datum));
+	row->nulls = palloc(desc->natts * sizeof(bool));
+	row->set = palloc0(desc->natts * sizeof(bool));
+	memset(row->nulls, true, desc->natts * sizeof(bool));
+	set_value(desc, row->values, row->nulls, row->set, "refresh_id", refresh_id);
+	set_value(desc, row->values, row->nulls, row->set, "name", ObjectIdGetDatum(relid));
+	set_text_value(desc, row->values, row->nulls, row->set, "schema_name", schema);
+	set_text_value(desc, row->values, row->nulls, row->set, "table_name", table);
+	set_text_value(desc, row->values, row->nulls, row->set, "state", state);
+	set_text_value(desc, row->values, row->nulls, row->set, "refresh_trigger", trigger_names[trigger]);
+	set_value(desc, row->values, row->nulls, row->set, "start_time", TimestampTzGetDatum(start));
+}
+
+/* history_row_write - write row (write_history_row: the row stored, or 0) */
+static Datum
+history_row_write(HistoryRow *row, Relation rel, bool required)
+{
+	return write_history_row(rel, heap_form_tuple(row->desc, row->values, row->nulls), row->set, required);
+}
+
+/*
  * dv_history_insert - write one refresh_history row and return it as a
  * composite Datum of type dynview.refresh_history, copied into the memory
  * context that was current at SPI_connect: the row stored
@@ -2257,31 +2385,24 @@ write_history_row(Relation rel, HeapTuple tup, const bool *set, bool required)
 Datum
 dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 {
-	Oid			histid = get_relname_relid("refresh_history", get_namespace_oid(DV_SCHEMA, false));
-	Relation	rel = table_open(histid, RowExclusiveLock);
+	Relation	rel = history_open();
+	HistoryRow	row;
 	TupleDesc	desc = RelationGetDescr(rel);
-	Datum	   *values = palloc0(desc->natts * sizeof(Datum));
-	bool	   *nulls = palloc(desc->natts * sizeof(bool));
-	bool	   *set = palloc0(desc->natts * sizeof(bool));
 	char		running_null;
 	Datum		running;
-	HeapTuple	tup;
 	Datum		result;
+	Datum	   *values;
+	bool	   *nulls;
+	bool	   *set;
 
-	memset(nulls, true, desc->natts * sizeof(bool));
 	/* the RUNNING row the scheduler announced, if any, is replaced (same refresh_id) */
 	running = take_running_id(dt->relid, &running_null, NULL, NULL);
-	set_value(desc, values, nulls, set, "refresh_id", running_null == 'n'
-			  ? Int64GetDatum(nextval_internal(get_relname_relid("refresh_history_refresh_id_seq",
-																 RelationGetNamespace(rel)), false))
-			  : running);
-	set_value(desc, values, nulls, set, "name", ObjectIdGetDatum(dt->relid));
-	set_text_value(desc, values, nulls, set, "schema_name", dt->schema_name);
-	set_text_value(desc, values, nulls, set, "table_name", dt->table_name);
-	set_text_value(desc, values, nulls, set, "state", res->state);
+	history_row_begin(&row, rel, running_null == 'n' ? history_next_id(rel) : running, dt->relid,
+					  dt->schema_name, dt->table_name, res->state, trigger, res->start_time);
+	values = row.values;
+	nulls = row.nulls;
+	set = row.set;
 	set_text_value(desc, values, nulls, set, "refresh_mode", res->refresh_mode);
-	set_text_value(desc, values, nulls, set, "refresh_trigger", trigger_names[trigger]);
-	set_value(desc, values, nulls, set, "start_time", TimestampTzGetDatum(res->start_time));
 	set_value(desc, values, nulls, set, "end_time", TimestampTzGetDatum(res->end_time));
 	/* (as extract(epoch FROM end_time - start_time) * 1000 rounds it) */
 	set_value(desc, values, nulls, set, "duration_ms",
@@ -2298,8 +2419,7 @@ dv_history_insert(DvTable *dt, DvRefreshTrigger trigger, DvRefreshResult *res)
 	set_text_value(desc, values, nulls, set, "mode_reason_code", res->mode_reason_code);
 	set_text_value(desc, values, nulls, set, "mode_reason", res->mode_reason);
 	set_text_value(desc, values, nulls, set, "error_message", res->error_message);
-	tup = heap_form_tuple(desc, values, nulls);
-	result = write_history_row(rel, tup, set, true);
+	result = history_row_write(&row, rel, true);
 	table_close(rel, NoLock);
 	if (dv_log_refreshes)
 		ereport(LOG,

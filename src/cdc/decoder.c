@@ -818,15 +818,7 @@ vacuum_pruned_buffers(List *pruned)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(caller);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
-		ereport(LOG,
-				(errmsg("dynview: vacuuming pruned change buffers failed: %s", edata->message)));
-		FreeErrorData(edata);
+		dv_log_error_and_abort(caller, "vacuuming pruned change buffers");
 	}
 	PG_END_TRY();
 	PortalContext = portal;
@@ -949,12 +941,13 @@ prune_buffers(void)
 			Oid			mtypes[2] = {OIDOID, INT4OID};
 
 			/*
-			 * Only a table no refresh is running on (it holds this lock to
-			 * its commit, and may be waiting for this worker): held to this
-			 * transaction's commit, so a refresh starting meanwhile waits
-			 * and then reads the mark.  Checked again with a new snapshot.
+			 * Only a table no refresh is running on (it holds its refresh
+			 * lock to its commit, and may be waiting for this worker): held
+			 * to this transaction's commit, so a refresh starting meanwhile
+			 * waits and then reads the mark.  Checked again with a new
+			 * snapshot.
 			 */
-			if (!ConditionalLockRelationOid(lfirst_oid(lc3), ExclusiveLock))
+			if (!dv_try_lock_refresh(lfirst_oid(lc3)))
 				continue;
 			margs[0] = ObjectIdGetDatum(lfirst_oid(lc3));
 			margs[1] = Int32GetDatum(dv_change_retention);

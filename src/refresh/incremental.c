@@ -5251,7 +5251,7 @@ dv_refresh_truncated_source(DvTable *dt, Snapshot snapshot, XLogRecPtr lsn, bool
 /*
  * dv_refresh_incremental - refresh dt incrementally from S_prev (its data
  * snapshot) to snapshot, whose WAL position is lsn.  The caller holds
- * ExclusiveLock on dt and has SPI open.
+ * dt's refresh lock (dv_lock_refresh) and has SPI open.
  *
  * Returns true when done (res says INCREMENTAL or NO_DATA and the counts);
  * false with a reason code and text when the table must be refreshed in
@@ -5508,7 +5508,7 @@ changes_by_itself(Node *node, void *context)
  * caught up with lsn, and no buffer holds a row or a TRUNCATE marker in the
  * window from the data snapshot to snapshot.  The caller has checked that
  * no source was altered (DDL) and that no full refresh is due, holds
- * ExclusiveLock on dt and has SPI open.  False whenever in doubt: the
+ * dt's refresh lock and has SPI open.  False whenever in doubt: the
  * caller then recomputes, which is always right.
  */
 bool

@@ -12,10 +12,12 @@
  *	- Readers are never blocked: new contents are written with DELETE and
  *	  INSERT in the refresh's transaction (no TRUNCATE, no
  *	  AccessExclusiveLock), so readers see the old contents until it commits.
- *	- Two refreshes of one table serialise on ExclusiveLock on the table
- *	  (which plain readers do not conflict with).  A pipeline locks all its
- *	  tables, in OID order, before it takes its snapshot, so a refresh never
- *	  starts from contents that another refresh replaced after its snapshot.
+ *	- Two refreshes of one table serialise on its refresh lock
+ *	  (dv_lock_refresh: an object lock, which readers, VACUUM and
+ *	  autovacuum do not conflict with).  A pipeline takes the refresh locks
+ *	  of all its tables, in OID order, and their RowExclusiveLock for the
+ *	  writes, before it takes its snapshot, so a refresh never starts from
+ *	  contents that another refresh replaced after its snapshot.
  *	- No lock is taken on sources beyond the AccessShareLock of reading them.
  *	- The query and the writes run as the dynamic table's owner, with
  *	  search_path = "pg_catalog, pg_temp", inside a security-restricted
@@ -789,7 +791,7 @@ restricted_direct(DvTable *dt, List *key, const char *query, const char *where_q
  * inserted and violates the index, as it should).  Either way the
  * difference is one FULL JOIN whose unmatched rows alone are kept; the
  * table's rows that go are deleted by their ctids (a TID scan); readers are
- * not blocked (DELETE and INSERT, ExclusiveLock held by the caller).
+ * not blocked (DELETE and INSERT, the refresh lock held by the caller).
  *
  * diffrel valid (full_refresh_in_parallel; full_diff_create made it): the
  * difference is first written to that temporary table by a plan that may
@@ -1743,7 +1745,7 @@ pending_full_reason(const char *code)
 /*
  * dv_refresh_one - refresh one dynamic table at the given snapshot, which
  * the caller registered (and whose command id it keeps current), and write
- * its history row.  The caller holds ExclusiveLock on the table.
+ * its history row.  The caller holds the table's refresh lock.
  *
  * Returns the history row (composite Datum, in the SPI caller's context);
  * *refreshed says whether the table got new contents at the snapshot (the
@@ -2021,7 +2023,8 @@ dv_refresh_empty(Oid relid)
 	int32		seq = 0;
 	uint64		n;
 
-	LockRelationOid(relid, ExclusiveLock);
+	dv_lock_refresh(relid);
+	LockRelationOid(relid, RowExclusiveLock);
 	dv_guard_set_refreshing(relid, dt->sources);
 	dv_refresh_mark_own_writes(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -2325,7 +2328,10 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	lockorder = list_copy(order);
 	list_sort(lockorder, oid_cell_cmp);
 	foreach(lc, lockorder)
-		LockRelationOid(lfirst_oid(lc), ExclusiveLock);
+	{
+		dv_lock_refresh(lfirst_oid(lc));
+		LockRelationOid(lfirst_oid(lc), RowExclusiveLock);
+	}
 
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());

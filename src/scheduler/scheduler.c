@@ -413,7 +413,9 @@ expire_partitions(List *tables)
 	foreach(lc, tables)
 	{
 		Oid			relid = lfirst_oid(lc);
+		char		what[64];
 
+		snprintf(what, sizeof(what), "dropping expired partitions of relation %u", relid);
 		PG_TRY();
 		{
 			SetCurrentStatementStartTimestamp();
@@ -438,15 +440,7 @@ expire_partitions(List *tables)
 		}
 		PG_CATCH();
 		{
-			ErrorData  *edata;
-
-			MemoryContextSwitchTo(caller);
-			edata = CopyErrorData();
-			FlushErrorState();
-			AbortCurrentTransaction();
-			ereport(LOG,
-					(errmsg("dynview: dropping expired partitions of relation %u failed: %s", relid, edata->message)));
-			FreeErrorData(edata);
+			dv_log_error_and_abort(caller, what);
 		}
 		PG_END_TRY();
 		MemoryContextSwitchTo(caller);

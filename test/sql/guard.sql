@@ -18,7 +18,11 @@ GRANT SELECT ON g_dt TO PUBLIC;
 BEGIN;
 UPDATE g_src SET v = v + 1;
 SELECT rows_inserted, rows_deleted FROM dynview.refresh('g_dt');
-SELECT mode FROM pg_locks WHERE relation = 'g_dt'::regclass AND pid = pg_backend_pid() ORDER BY 1;
+SELECT locktype, mode FROM pg_locks
+ WHERE pid = pg_backend_pid()
+   AND (relation = 'g_dt'::regclass
+        OR (locktype = 'object' AND classid = 'pg_class'::regclass AND objid = 'g_dt'::regclass))
+ ORDER BY 1, 2;
 SELECT mode FROM pg_locks WHERE relation = 'g_src'::regclass AND pid = pg_backend_pid() ORDER BY 1;
 COMMIT;
 SELECT dynview.verify('g_dt');
