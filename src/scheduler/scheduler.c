@@ -258,14 +258,15 @@ record_skipped(Oid relid, const char *code, const char *reason)
  * returns the table's qualified name (in the caller's memory), or NULL if
  * it is no longer a dynamic table.
  *
- * The transaction commits without waiting for its WAL to reach disk
- * (synchronous_commit = off for it alone): the rows are for other sessions
- * to see, which an asynchronous commit gives at once, and a WAL flush (an
- * fsync, 2-5 ms on a shared disk) per scheduled pipeline bought nothing.
- * Nothing depends on them surviving a crash: the pipeline's own commit
- * comes later in the WAL, so when it is durable the announcement is too,
- * and an announcement lost with its pipeline leaves no RUNNING row for
- * the next worker to turn into FAILED, nothing else.
+ * The transaction commits synchronously.  An asynchronous commit saved no
+ * WAL flush: the pipeline's wait for capture (incremental.c,
+ * capture_target) looks up its window's transactions in the commit log,
+ * whose commit position is kept per group of 32 transactions, so this
+ * transaction's unflushed commit made every refresh flush the WAL itself
+ * before its window read (thirty-second session's profile: an fsync in
+ * every scheduled pipeline).  The decoder is woken at once: the pipeline
+ * waits for it to pass this commit, which it can read now (it reads
+ * flushed WAL only) while the pipeline locks its tables.
  */
 static char *
 announce(Oid relid)
@@ -275,8 +276,6 @@ announce(Oid relid)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	(void) set_config_option("synchronous_commit", "off", PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_LOCAL, true, 0, false);
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (dv_is_dynamic_table(relid))
@@ -289,6 +288,8 @@ announce(Oid relid)
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();
+	/* the pipeline waits for the decoder to pass this commit: let it start now */
+	dv_shmem_wake_decoder(MyDatabaseId);
 	MemoryContextSwitchTo(caller);
 	return name;
 }
