@@ -1217,7 +1217,12 @@ dv_subxact_caught(MemoryContext oldcontext, ResourceOwner oldowner)
  * of its refreshes (search_path pg_catalog, pg_temp; the output styles), in
  * a subtransaction of its own.  If step raised an error: false, nothing of
  * it kept, and *error (when error is not NULL) the error in the caller's
- * memory context; a cancel is re-thrown (it is the caller's).  If not: true,
+ * memory context.  An error that says nothing of the step's own question
+ * is re-thrown, as the caller's: a cancel, a lock not granted within
+ * lock_timeout (or NOWAIT), a deadlock, a serialization failure.  (A lock
+ * timeout caught here read as "the definition no longer analyses": the
+ * refresh then tried the rename path and the analysis again, waiting three
+ * times lock_timeout before it failed.)  If not: true,
  * and what step wrote kept when keep, rolled back when not (a question
  * asked without leaving a trace: the guard's "does the definition still
  * analyse?").  What step allocates stays in the caller's memory context.
@@ -1255,7 +1260,10 @@ dv_as_owner_caught(DvTable *dt, void (*step) (DvTable *dt, void *arg), void *arg
 	{
 		ErrorData  *edata = dv_subxact_caught(oldcontext, oldowner);
 
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE ||
+			edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED ||
+			edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE)
 			ReThrowError(edata);
 		if (error != NULL)
 			*error = edata;

@@ -69,6 +69,23 @@ $node->safe_psql('postgres', q{INSERT INTO src_free VALUES (3, 30)});
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM d_free}),
 	'the other pipeline keeps being refreshed');
 
+# A manual refresh waits for a locked source once, for lock_timeout, and fails with its error.
+# It used to wait three times: the lock timeout in the definition's analysis was taken for a
+# definition that no longer analyses, so the refresh tried the rename path and the analysis
+# again.  Counted in the server log: each lock wait longer than deadlock_timeout logs one line.
+my ($rc, $out, $err) = $node->psql('postgres', q{
+SET log_lock_waits = on;
+SET deadlock_timeout = '10ms';
+SET lock_timeout = '300ms';
+SELECT pg_backend_pid();
+SELECT * FROM dynview.refresh('d_locked');
+});
+like($err, qr/canceling statement due to lock timeout/, 'a manual refresh of a locked source fails with lock timeout');
+my $pid = $out;
+$pid =~ s/\s+//g;
+my @waits = grep { /process $pid still waiting for AccessShareLock/ } split(/\n/, slurp_file($node->logfile));
+is(scalar(@waits), 1, 'the manual refresh waited for the locked source once');
+
 $locker->query_safe('COMMIT');
 $locker->quit;
 
