@@ -148,6 +148,7 @@ extern Oid	dv_resolve_dynamic_table(const char *name, bool missing_ok, bool chec
 extern bool dv_is_dynamic_table(Oid relid);
 extern void dv_lock_refresh(Oid relid);
 extern bool dv_try_lock_refresh(Oid relid);
+extern void dv_lock_refresh_write(Oid relid);
 extern DvTable *dv_catalog_load(Oid relid);
 extern void dv_catalog_insert(Oid relid, const char *query, DvAnalyzedQuery *aq,
 							  const char *schedule, const char *refresh_mode,

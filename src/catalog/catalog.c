@@ -543,6 +543,42 @@ dv_try_lock_refresh(Oid relid)
 }
 
 /*
+ * dv_lock_refresh_write - the locks of a statement that writes dynamic
+ * table relid: a refresh, or COPY FROM into it (which marks its next
+ * refresh FULL; a refresh that ran beside it would take a snapshot without
+ * its rows and then clear the mark).  Both the table's refresh lock and
+ * RowExclusiveLock on it, held to the end of the transaction.
+ *
+ * It never waits for one of the two while holding the other it took
+ * here: a refresh that held the refresh lock while it waited for the
+ * table, behind a transaction holding SHARE on it (CREATE INDEX, LOCK
+ * TABLE) that then refreshed the table itself, deadlocked; one that held
+ * RowExclusiveLock while it waited for the refresh lock would deadlock
+ * with a transaction that refreshed the table and then created an index
+ * on it.  (With one ExclusiveLock on the table, as before the refresh
+ * lock, PostgreSQL let the transaction that already held a lock go first.)
+ * So: wait for the refresh lock, try the table's lock; if it is taken,
+ * give the refresh lock back, wait for the table's lock, try the refresh
+ * lock; and so on.  A lock this transaction held before is held still
+ * after a give-back (the lock manager counts).
+ */
+void
+dv_lock_refresh_write(Oid relid)
+{
+	for (;;)
+	{
+		dv_lock_refresh(relid);
+		if (ConditionalLockRelationOid(relid, RowExclusiveLock))
+			return;
+		UnlockDatabaseObject(RelationRelationId, relid, 0, ExclusiveLock);
+		LockRelationOid(relid, RowExclusiveLock);
+		if (dv_try_lock_refresh(relid))
+			return;
+		UnlockRelationOid(relid, RowExclusiveLock);
+	}
+}
+
+/*
  * dv_catalog_load - the catalog row and sources of one dynamic table.
  * Errors if it is not registered.
  */

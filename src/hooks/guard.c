@@ -1287,6 +1287,39 @@ refuse_retype(Oid relid, List *readers)
 }
 
 /*
+ * lock_copied_tables - before COPY FROM into relid: if it is a dynamic
+ * table, or a partitioned one, the locks a refresh of it (of each
+ * partition, in OID order) takes (dv_lock_refresh_write), so that COPY and
+ * a refresh of the table run one after the other.  A refresh that ran
+ * beside the COPY read the table without its rows and then cleared the
+ * FULL mark the COPY set: its rows stayed, and verify() was false (the
+ * thirty-second session's tester; before the refresh lock, the refresh's
+ * ExclusiveLock on the table kept them apart).
+ */
+static void
+lock_copied_tables(Oid relid)
+{
+	List	   *tables = NIL;
+	ListCell   *lc;
+
+	if (!is_dynamic_table(relid))
+		return;
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+	{
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+		{
+			if (lfirst_oid(lc) != relid && is_dynamic_table(lfirst_oid(lc)))
+				tables = lappend_oid(tables, lfirst_oid(lc));
+		}
+		list_sort(tables, list_oid_cmp);
+	}
+	else
+		tables = list_make1_oid(relid);
+	foreach(lc, tables)
+		dv_lock_refresh_write(lfirst_oid(lc));
+}
+
+/*
  * mark_changed_outside - a statement that is no refresh wrote relid: if it
  * is a dynamic table, its next refresh is FULL (CHANGED_OUTSIDE_REFRESH);
  * for a partitioned dynamic table, that of each of its partitions (COPY
@@ -1385,6 +1418,7 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 			refuse_state_write(relid);
 			check_source_write(relid);
 			watch_write_tree(relid);
+			lock_copied_tables(relid);
 		}
 		copied = relid;
 	}

@@ -14,10 +14,11 @@
  *	  AccessExclusiveLock), so readers see the old contents until it commits.
  *	- Two refreshes of one table serialise on its refresh lock
  *	  (dv_lock_refresh: an object lock, which readers, VACUUM and
- *	  autovacuum do not conflict with).  A pipeline takes the refresh locks
- *	  of all its tables, in OID order, and their RowExclusiveLock for the
- *	  writes, before it takes its snapshot, so a refresh never starts from
- *	  contents that another refresh replaced after its snapshot.
+ *	  autovacuum do not conflict with); so does COPY FROM into it.  A
+ *	  pipeline takes the refresh locks of all its tables, in OID order, and
+ *	  their RowExclusiveLock for the writes (dv_lock_refresh_write), before
+ *	  it takes its snapshot, so a refresh never starts from contents that
+ *	  another refresh replaced after its snapshot.
  *	- No lock is taken on sources beyond the AccessShareLock of reading them.
  *	- The query and the writes run as the dynamic table's owner, with
  *	  search_path = "pg_catalog, pg_temp", inside a security-restricted
@@ -2031,8 +2032,7 @@ dv_refresh_empty(Oid relid)
 	int32		seq = 0;
 	uint64		n;
 
-	dv_lock_refresh(relid);
-	LockRelationOid(relid, RowExclusiveLock);
+	dv_lock_refresh_write(relid);
 	dv_guard_set_refreshing(relid, dt->sources);
 	dv_refresh_mark_own_writes(false);
 	dv_run_as_owner(dt->owner, &save_nestlevel, &save_userid, &save_sec);
@@ -2336,10 +2336,7 @@ dv_refresh_pipeline(Oid relid, DvRefreshTrigger trigger)
 	lockorder = list_copy(order);
 	list_sort(lockorder, oid_cell_cmp);
 	foreach(lc, lockorder)
-	{
-		dv_lock_refresh(lfirst_oid(lc));
-		LockRelationOid(lfirst_oid(lc), RowExclusiveLock);
-	}
+		dv_lock_refresh_write(lfirst_oid(lc));
 
 	/* S_new: taken after the locks; one for the whole pipeline */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
