@@ -582,6 +582,25 @@ create_new(DvCreateArgs *args, RangeVar *rv, Oid nspid)
 }
 
 /*
+ * lock_pipeline - the refresh locks of relid and of every dynamic table it
+ * reads now, in OID order, as a pipeline refresh takes them: the replaced
+ * definition's initial build refreshes the pipeline, and taking relid's
+ * lock first deadlocked with a refresh of that pipeline waiting for it
+ * (the thirty-second session's tester; older than the refresh lock).
+ * Upstreams the new definition adds are locked by its build, later.
+ */
+static void
+lock_pipeline(Oid relid)
+{
+	List	   *tables = list_copy(dv_catalog_upstream_closure(relid));
+	ListCell   *lc;
+
+	list_sort(tables, list_oid_cmp);
+	foreach(lc, tables)
+		dv_lock_refresh(lfirst_oid(lc));
+}
+
+/*
  * replace_existing - new definition for an existing dynamic table, keeping
  * the table: existing columns must keep names and types, new ones are
  * appended.
@@ -602,7 +621,7 @@ replace_existing(DvCreateArgs *args, Oid relid)
 	int			attno = 0;
 	StringInfoData add;
 
-	dv_lock_refresh(relid);
+	lock_pipeline(relid);
 	aq = dv_analyze_query(args->query, relid);
 	check_cycles(aq, nspname, relname);
 	check_column_names(aq);
