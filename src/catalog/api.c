@@ -597,7 +597,7 @@ lock_pipeline(Oid relid)
 
 	list_sort(tables, list_oid_cmp);
 	foreach(lc, tables)
-		dv_lock_refresh(lfirst_oid(lc));
+		dv_lock_refresh_write(lfirst_oid(lc));
 }
 
 /*
@@ -917,7 +917,12 @@ dynview_refresh(PG_FUNCTION_ARGS)
 void
 dv_alter_dynamic_table(Oid relid, const char *schedule, const char *mode)
 {
-	dv_lock_refresh(relid);
+	/*
+	 * (with RowExclusiveLock too, as a refresh: a transaction that alters
+	 * and then refreshes the table holds both, so no one takes SHARE on it
+	 * in between and then waits for the refresh lock: a deadlock)
+	 */
+	dv_lock_refresh_write(relid);
 	dv_catalog_set_schedule(relid, schedule, mode);
 	dv_shmem_wake_scheduler_at_commit();
 	if (mode != NULL)

@@ -525,6 +525,8 @@ dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner)
  * ShareUpdateExclusiveLock.)  The writes take the relation's
  * RowExclusiveLock as statements do, which DROP, ALTER TABLE and CREATE
  * INDEX wait for.  Waits obey lock_timeout like any heavyweight lock.
+ * Callers take it through dv_lock_refresh_write, so that whoever holds it
+ * holds RowExclusiveLock on the table too (see there).
  */
 void
 dv_lock_refresh(Oid relid)
@@ -560,7 +562,12 @@ dv_try_lock_refresh(Oid relid)
  * So: wait for the refresh lock, try the table's lock; if it is taken,
  * give the refresh lock back, wait for the table's lock, try the refresh
  * lock; and so on.  A lock this transaction held before is held still
- * after a give-back (the lock manager counts).
+ * after a give-back (the lock manager counts); so alter_dynamic_table and
+ * a replaced definition take both locks here too: a transaction that
+ * holds the refresh lock also holds RowExclusiveLock, and no one takes
+ * SHARE on the table in between (an alter, then SHARE taken by another
+ * transaction that then refreshed the table, deadlocked with the alter's
+ * own refresh: the thirty-second session's second tester).
  */
 void
 dv_lock_refresh_write(Oid relid)

@@ -82,6 +82,7 @@
 #include "miscadmin.h"
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
@@ -1306,6 +1307,14 @@ lock_copied_tables(Oid relid)
 		return;
 	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 	{
+		/*
+		 * The lock a partition's creation, refresh by value and alteration
+		 * take on the parent (partitioned.c): no partition is made or
+		 * locked in another order while the list is read and locked (one
+		 * made while the COPY waited got its rows unlocked and lost its
+		 * mark; one alteration of the parent deadlocked with the COPY).
+		 */
+		LockRelationOid(relid, ShareUpdateExclusiveLock);
 		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
 		{
 			if (lfirst_oid(lc) != relid && is_dynamic_table(lfirst_oid(lc)))
@@ -1408,17 +1417,36 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	if (IsA(pstmt->utilityStmt, CopyStmt) && ((CopyStmt *) pstmt->utilityStmt)->is_from &&
 		((CopyStmt *) pstmt->utilityStmt)->relation != NULL && IsTransactionState())
 	{
-		Oid			relid = RangeVarGetRelid(((CopyStmt *) pstmt->utilityStmt)->relation, NoLock, true);
+		RangeVar   *target = ((CopyStmt *) pstmt->utilityStmt)->relation;
+		Oid			relid = RangeVarGetRelid(target, NoLock, true);
 
 		if (OidIsValid(relid))
 		{
 			/* (the refresh's own catalog write would lose the mark below) */
 			if (write_level >= 0 && is_dynamic_table(relid))
 				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
+
+			/*
+			 * The name again once the locks are held: a table renamed and
+			 * another made under its name while this waited is the one
+			 * COPY writes (it looks the name up itself), so that one is
+			 * locked, checked and marked.
+			 */
+			for (;;)
+			{
+				Oid			again;
+
+				lock_copied_tables(relid);
+				again = RangeVarGetRelid(target, NoLock, true);
+				if (again == relid || !OidIsValid(again))
+					break;
+				relid = again;
+				if (write_level >= 0 && is_dynamic_table(relid))
+					refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
+			}
 			refuse_state_write(relid);
 			check_source_write(relid);
 			watch_write_tree(relid);
-			lock_copied_tables(relid);
 		}
 		copied = relid;
 	}
