@@ -1305,6 +1305,19 @@ lock_copied_tables(Oid relid)
 
 	if (!is_dynamic_table(relid))
 		return;
+	/*
+	 * A partition of a partitioned dynamic table: its parent's lock first
+	 * too, as COPY into the parent takes it (a transaction that copied into
+	 * a partition and then into the parent deadlocked with a refresh by
+	 * value, which takes the parent's lock, then the partition's).
+	 */
+	if (get_rel_relispartition(relid))
+	{
+		Oid			parent = get_partition_parent(relid, true);
+
+		if (OidIsValid(parent) && is_dynamic_table(parent))
+			LockRelationOid(parent, ShareUpdateExclusiveLock);
+	}
 	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 	{
 		/*
@@ -1438,15 +1451,24 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 
 				lock_copied_tables(relid);
 				again = RangeVarGetRelid(target, NoLock, true);
-				if (again == relid || !OidIsValid(again))
+				if (again == relid)
 					break;
+				if (!OidIsValid(again))
+				{
+					/* (dropped meanwhile: COPY says so, as PostgreSQL does) */
+					relid = InvalidOid;
+					break;
+				}
 				relid = again;
 				if (write_level >= 0 && is_dynamic_table(relid))
 					refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
 			}
-			refuse_state_write(relid);
-			check_source_write(relid);
-			watch_write_tree(relid);
+			if (OidIsValid(relid))
+			{
+				refuse_state_write(relid);
+				check_source_write(relid);
+				watch_write_tree(relid);
+			}
 		}
 		copied = relid;
 	}
