@@ -146,7 +146,6 @@ extern bool dv_extension_present(void);
 extern Oid	dv_catalog_relid(void);
 extern Oid	dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner);
 extern bool dv_is_dynamic_table(Oid relid);
-extern void dv_lock_refresh(Oid relid);
 extern bool dv_try_lock_refresh(Oid relid);
 extern void dv_lock_refresh_write(Oid relid);
 extern DvTable *dv_catalog_load(Oid relid);

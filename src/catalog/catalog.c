@@ -528,7 +528,7 @@ dv_resolve_dynamic_table(const char *name, bool missing_ok, bool check_owner)
  * Callers take it through dv_lock_refresh_write, so that whoever holds it
  * holds RowExclusiveLock on the table too (see there).
  */
-void
+static void
 dv_lock_refresh(Oid relid)
 {
 	LockDatabaseObject(RelationRelationId, relid, 0, ExclusiveLock);

@@ -1295,16 +1295,18 @@ refuse_retype(Oid relid, List *readers)
  * beside the COPY read the table without its rows and then cleared the
  * FULL mark the COPY set: its rows stayed, and verify() was false (the
  * thirty-second session's tester; before the refresh lock, the refresh's
- * ExclusiveLock on the table kept them apart).
+ * ExclusiveLock on the table kept them apart).  Returns whether relid is a
+ * dynamic table (else nothing is locked, and COPY into a source or another
+ * table looks nothing up again).
  */
-static void
+static bool
 lock_copied_tables(Oid relid)
 {
 	List	   *tables = NIL;
 	ListCell   *lc;
 
 	if (!is_dynamic_table(relid))
-		return;
+		return false;
 	/*
 	 * A partition of a partitioned dynamic table: its parent's lock first
 	 * too, as COPY into the parent takes it (a transaction that copied into
@@ -1339,6 +1341,7 @@ lock_copied_tables(Oid relid)
 		tables = list_make1_oid(relid);
 	foreach(lc, tables)
 		dv_lock_refresh_write(lfirst_oid(lc));
+	return true;
 }
 
 /*
@@ -1435,21 +1438,21 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 
 		if (OidIsValid(relid))
 		{
-			/* (the refresh's own catalog write would lose the mark below) */
-			if (write_level >= 0 && is_dynamic_table(relid))
-				refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
-
 			/*
-			 * The name again once the locks are held: a table renamed and
-			 * another made under its name while this waited is the one
-			 * COPY writes (it looks the name up itself), so that one is
-			 * locked, checked and marked.
+			 * The name again once the locks of a dynamic table are held: a
+			 * table renamed and another made under its name while this
+			 * waited is the one COPY writes (it looks the name up itself),
+			 * so that one is locked, checked and marked.
 			 */
 			for (;;)
 			{
 				Oid			again;
 
-				lock_copied_tables(relid);
+				/* (the refresh's own catalog write would lose the mark below) */
+				if (write_level >= 0 && is_dynamic_table(relid))
+					refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
+				if (!lock_copied_tables(relid))
+					break;
 				again = RangeVarGetRelid(target, NoLock, true);
 				if (again == relid)
 					break;
@@ -1460,8 +1463,6 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 					break;
 				}
 				relid = again;
-				if (write_level >= 0 && is_dynamic_table(relid))
-					refuse_write(relid, "A trigger, rule or function run by a refresh may not write a dynamic table.");
 			}
 			if (OidIsValid(relid))
 			{
