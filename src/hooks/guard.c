@@ -19,9 +19,11 @@
  *	  dv_guard_note_write; while the direct apply writes a dynamic table
  *	  without a statement (apply.c), what that runs is one level deeper than
  *	  the statement it stands for (dv_guard_begin_direct_write).
- *	- ProcessUtility hook: TRUNCATE of a dynamic table always fails (no
- *	  refresh truncates), also when TRUNCATE reaches it through an
- *	  inheritance parent or, with CASCADE, through a foreign key; so does
+ *	- ProcessUtility hook: TRUNCATE of a dynamic table fails (no refresh
+ *	  truncates), also when TRUNCATE reaches it through an inheritance
+ *	  parent or, with CASCADE, through a foreign key, unless the table holds
+ *	  no row (a parallel pg_restore truncates each table it has just made
+ *	  before its COPY: truncate_changes_nothing); so does
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
@@ -61,6 +63,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
@@ -85,6 +88,7 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/fmgroids.h"
@@ -92,6 +96,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "dynview.h"
@@ -628,6 +633,57 @@ truncated_relations(TruncateStmt *stmt, List **named)
 		}
 	}
 	return relids;
+}
+
+/*
+ * truncate_changes_nothing - whether TRUNCATE of the dynamic table relid
+ * would change nothing: it holds no row.  A parallel pg_restore truncates
+ * each table it has just made before its COPY (in one transaction, so that
+ * the COPY may skip WAL); that TRUNCATE of an empty table is let through,
+ * and the COPY then marks the next refresh FULL.  The table is locked as
+ * TRUNCATE would lock it (AccessExclusiveLock: no refresh writes it until
+ * this transaction ends), only when the role may truncate it (else a role
+ * without the privilege could lock it: PostgreSQL checks before locking),
+ * and then scanned for any tuple, dead ones included: a row deleted by a
+ * refresh stays visible to older snapshots until VACUUM removes it, and
+ * TRUNCATE would take it from them (it is not MVCC-safe); with no tuple at
+ * all, no snapshot sees a row.  A partitioned table is empty
+ * when each of its partitions is (so a refusal names the table TRUNCATE
+ * named).
+ */
+static bool
+truncate_changes_nothing(Oid relid)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	bool		empty;
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		ListCell   *lc;
+
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+		{
+			if (lfirst_oid(lc) != relid && !truncate_changes_nothing(lfirst_oid(lc)))
+				return false;
+		}
+		return true;
+	}
+	if (relkind != RELKIND_RELATION ||
+		pg_class_aclcheck(relid, GetUserId(), ACL_TRUNCATE) != ACLCHECK_OK)
+		return false;
+	rel = try_relation_open(relid, AccessExclusiveLock);
+	if (rel == NULL)
+		return true;			/* dropped meanwhile: TRUNCATE says so */
+	scan = table_beginscan(rel, SnapshotAny, 0, NULL);
+	slot = table_slot_create(rel, NULL);
+	empty = !table_scan_getnextslot(scan, ForwardScanDirection, slot);
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	relation_close(rel, NoLock);
+	return empty;
 }
 
 /* the relation a RangeVar names, if it exists and is a dynamic table */
@@ -1392,7 +1448,11 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	Oid			retyped = InvalidOid;
 	List	   *retyped_readers = NIL;
 
-	/* no refresh truncates: TRUNCATE never reaches a dynamic table */
+	/*
+	 * No refresh truncates: TRUNCATE never reaches a dynamic table that
+	 * holds rows (one without any, as a parallel pg_restore truncates it,
+	 * changes nothing).
+	 */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
 	{
 		List	   *named;
@@ -1403,8 +1463,9 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		{
 			Oid			relid = lfirst_oid(lc);
 
-			if (is_dynamic_table(relid))
-				refuse_write(relid, list_member_oid(named, relid) ? NULL :
+			if (is_dynamic_table(relid) && !truncate_changes_nothing(relid))
+				refuse_write(relid, list_member_oid(named, relid) ?
+							 "Dynamic tables are written only by their refreshes; TRUNCATE is allowed only of one that holds no row (as a parallel pg_restore truncates the tables it has just made)." :
 							 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
 			refuse_internal_truncate(relid);
 			check_source_write(relid);
