@@ -22,8 +22,9 @@
  *	- ProcessUtility hook: TRUNCATE of a dynamic table fails (no refresh
  *	  truncates), also when TRUNCATE reaches it through an inheritance
  *	  parent or, with CASCADE, through a foreign key, unless the table holds
- *	  no row (a parallel pg_restore truncates each table it has just made
- *	  before its COPY: truncate_changes_nothing); so does
+ *	  no tuple (a parallel pg_restore truncates each table it has just made
+ *	  before its COPY: holds_tuple, under TRUNCATE's own locks taken first in
+ *	  its order, lock_truncated_relations); so does
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
@@ -66,10 +67,12 @@
 #include "access/tableam.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
 #include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
@@ -636,54 +639,139 @@ truncated_relations(TruncateStmt *stmt, List **named)
 }
 
 /*
- * truncate_changes_nothing - whether TRUNCATE of the dynamic table relid
- * would change nothing: it holds no row.  A parallel pg_restore truncates
- * each table it has just made before its COPY (in one transaction, so that
- * the COPY may skip WAL); that TRUNCATE of an empty table is let through,
- * and the COPY then marks the next refresh FULL.  The table is locked as
- * TRUNCATE would lock it (AccessExclusiveLock: no refresh writes it until
- * this transaction ends), only when the role may truncate it (else a role
- * without the privilege could lock it: PostgreSQL checks before locking),
- * and then scanned for any tuple, dead ones included: a row deleted by a
- * refresh stays visible to older snapshots until VACUUM removes it, and
- * TRUNCATE would take it from them (it is not MVCC-safe); with no tuple at
- * all, no snapshot sees a row.  A partitioned table is empty
- * when each of its partitions is (so a refusal names the table TRUNCATE
- * named).
+ * holds_tuple - whether relid (a partitioned table: any of its partitions)
+ * holds any tuple, dead ones included: a row deleted by a refresh stays
+ * visible to older snapshots until VACUUM removes it, and TRUNCATE, which
+ * is not MVCC-safe, would take it from them; with no tuple at all, no
+ * snapshot sees a row, and TRUNCATE changes nothing.
+ *
+ * locked: the caller holds TRUNCATE's AccessExclusiveLock (on a
+ * partitioned table's partitions too), so the answer stays true until
+ * commit.  Else this is the early look before TRUNCATE waits for that
+ * lock: a table is read only if AccessShareLock is free at once, and that
+ * lock is given back (kept, TRUNCATE's lock would be an upgrade, and two
+ * TRUNCATEs of one table would deadlock); a table it cannot read counts as
+ * empty (the look under TRUNCATE's lock decides).  A row a VACUUM removes
+ * after the early look was seen makes a refusal that the look under the
+ * lock would not have made: conservative.
  */
 static bool
-truncate_changes_nothing(Oid relid)
+holds_tuple(Oid relid, bool locked)
 {
 	Relation	rel;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
-	bool		empty;
+	bool		found;
 	char		relkind = get_rel_relkind(relid);
 
 	if (relkind == RELKIND_PARTITIONED_TABLE)
 	{
 		ListCell   *lc;
 
+		/* (under TRUNCATE's lock: locked with the parent, none made since) */
 		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
 		{
-			if (lfirst_oid(lc) != relid && !truncate_changes_nothing(lfirst_oid(lc)))
-				return false;
+			if (lfirst_oid(lc) != relid && holds_tuple(lfirst_oid(lc), locked))
+				return true;
 		}
-		return true;
-	}
-	if (relkind != RELKIND_RELATION ||
-		pg_class_aclcheck(relid, GetUserId(), ACL_TRUNCATE) != ACLCHECK_OK)
 		return false;
-	rel = try_relation_open(relid, AccessExclusiveLock);
+	}
+	if (relkind != RELKIND_RELATION)
+		return locked;
+	if (!locked && !ConditionalLockRelationOid(relid, AccessShareLock))
+		return false;
+	rel = try_relation_open(relid, NoLock);
 	if (rel == NULL)
-		return true;			/* dropped meanwhile: TRUNCATE says so */
-	scan = table_beginscan(rel, SnapshotAny, 0, NULL);
-	slot = table_slot_create(rel, NULL);
-	empty = !table_scan_getnextslot(scan, ForwardScanDirection, slot);
-	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
-	relation_close(rel, NoLock);
-	return empty;
+		found = false;			/* (dropped: TRUNCATE says so) */
+	else
+	{
+		scan = table_beginscan(rel, SnapshotAny, 0, NULL);
+		slot = table_slot_create(rel, NULL);
+		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		relation_close(rel, NoLock);
+	}
+	if (!locked)
+		UnlockRelationOid(relid, AccessShareLock);
+	return found;
+}
+
+/*
+ * truncate_lock_check - RangeVarGetRelidExtended's callback for the
+ * relations TRUNCATE names, before it locks one: PostgreSQL's own checks
+ * of TRUNCATE at that point (RangeVarCallbackForTruncate), with its errors,
+ * so that no lock is taken that TRUNCATE would not take.
+ */
+static void
+truncate_lock_check(const RangeVar *relation, Oid relid, Oid oldrelid, void *arg)
+{
+	HeapTuple	tuple;
+	Form_pg_class form;
+	AclResult	aclresult;
+
+	if (!OidIsValid(relid))
+		return;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return;					/* (dropped meanwhile) */
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	if (form->relkind != RELKIND_RELATION && form->relkind != RELKIND_PARTITIONED_TABLE &&
+		form->relkind != RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", NameStr(form->relname))));
+	if (!allowSystemTableMods && IsSystemClass(relid, form))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied: \"%s\" is a system catalog", NameStr(form->relname))));
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_TRUNCATE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, get_relkind_objtype(form->relkind), NameStr(form->relname));
+	ReleaseSysCache(tuple);
+}
+
+/*
+ * lock_truncated_relations - the locks TRUNCATE takes, taken first, in its
+ * order (ExecuteTruncate): each named relation (its name resolved again if
+ * it changed while this waited), then its inheritance children or
+ * partitions, then, with CASCADE, the tables whose foreign keys reference
+ * any of them, repeatedly.  Then the relations the guard looks at are the
+ * ones TRUNCATE empties, and stay so: a partition made, a table renamed or
+ * made under the name, while TRUNCATE waited, is seen.  Taking them in
+ * another order (a dynamic table before the tables named before it, a
+ * partition before its parent) deadlocked with readers.
+ */
+static void
+lock_truncated_relations(TruncateStmt *stmt)
+{
+	List	   *relids = NIL;
+	ListCell   *lc;
+
+	foreach(lc, stmt->relations)
+	{
+		RangeVar   *rv = lfirst_node(RangeVar, lc);
+		Oid			relid = RangeVarGetRelidExtended(rv, AccessExclusiveLock, 0,
+													 truncate_lock_check, NULL);
+
+		relids = list_append_unique_oid(relids, relid);
+		if (rv->inh)
+			relids = list_concat_unique_oid(relids,
+											find_all_inheritors(relid, AccessExclusiveLock, NULL));
+	}
+	if (stmt->behavior == DROP_CASCADE)
+	{
+		for (;;)
+		{
+			List	   *more = list_difference_oid(heap_truncate_find_FKs(relids), relids);
+
+			if (more == NIL)
+				break;
+			foreach(lc, more)
+				LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+			relids = list_concat(relids, more);
+		}
+	}
 }
 
 /* the relation a RangeVar names, if it exists and is a dynamic table */
@@ -1450,27 +1538,40 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 
 	/*
 	 * No refresh truncates: TRUNCATE never reaches a dynamic table that
-	 * holds rows (one without any, as a parallel pg_restore truncates it,
-	 * changes nothing).
+	 * holds rows (one without any tuple, as a parallel pg_restore truncates
+	 * it, changes nothing).  A dynamic table seen to hold one is refused at
+	 * once; else TRUNCATE's locks are taken (lock_truncated_relations) and
+	 * the relations it empties looked at under them.
 	 */
-	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState())
+	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState() && dv_extension_present())
 	{
+		TruncateStmt *stmt = (TruncateStmt *) pstmt->utilityStmt;
 		List	   *named;
-		List	   *relids = truncated_relations((TruncateStmt *) pstmt->utilityStmt, &named);
+		List	   *relids = truncated_relations(stmt, &named);
 		ListCell   *lc;
 
-		foreach(lc, relids)
+		for (int pass = 0; pass < 2; pass++)
 		{
-			Oid			relid = lfirst_oid(lc);
+			foreach(lc, relids)
+			{
+				Oid			relid = lfirst_oid(lc);
 
-			if (is_dynamic_table(relid) && !truncate_changes_nothing(relid))
-				refuse_write(relid, list_member_oid(named, relid) ?
-							 "Dynamic tables are written only by their refreshes; TRUNCATE is allowed only of one that holds no row (as a parallel pg_restore truncates the tables it has just made)." :
-							 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
-			refuse_internal_truncate(relid);
-			check_source_write(relid);
-			if (dv_watch_active() || write_level >= 0)
-				watch_write_up(relid);
+				if (is_dynamic_table(relid) && holds_tuple(relid, pass == 1))
+					refuse_write(relid, list_member_oid(named, relid) ?
+								 "Dynamic tables are written only by their refreshes; TRUNCATE is allowed only of one that holds no row (as a parallel pg_restore truncates the tables it has just made)." :
+								 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
+				if (pass == 0)
+					continue;
+				refuse_internal_truncate(relid);
+				check_source_write(relid);
+				if (dv_watch_active() || write_level >= 0)
+					watch_write_up(relid);
+			}
+			if (pass == 0)
+			{
+				lock_truncated_relations(stmt);
+				relids = truncated_relations(stmt, &named);
+			}
 		}
 	}
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||

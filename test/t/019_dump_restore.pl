@@ -60,6 +60,20 @@ sub text_differences
 	return $node->safe_psql($db, join(' UNION ALL ', @sql) . ' ORDER BY 1');
 }
 
+# refresh each table (upstreams before downstreams: a refresh refreshes its upstreams first, and
+# their own refresh would then find nothing to do) and check the modes, then verify() them all
+sub refresh_and_verify
+{
+	my ($db, $mode, $what) = @_;
+	my $array = "ARRAY['dr_by_region', 'dr_big_regions', 'dr_large', 'dr_none']";
+	is( $node->safe_psql($db,
+			"SELECT t, r.refresh_mode FROM unnest($array) t, dynview.refresh(t) r ORDER BY t"),
+		join("\n", map { "$_|$mode" } @tables),
+		"$what are $mode");
+	is( $node->safe_psql($db, "SELECT bool_and(dynview.verify(t)) FROM unnest($array) t"),
+		't', "$what: verify()");
+}
+
 my $counts_sql = join(' UNION ALL ', map { "SELECT '$_', count(*) FROM $_" } @tables) . ' ORDER BY 1';
 my $dumped_counts = $node->safe_psql('dr_src', $counts_sql);
 like($dumped_counts, qr/^dr_big_regions\|7\ndr_by_region\|7\ndr_large\|\d+\ndr_none\|0$/,
@@ -82,35 +96,14 @@ for my $jobs (1, 2)
 
 	# the first refresh of each finds its sources again; the next is incremental
 	$node->safe_psql($db, q{SELECT dynview.wait_for_capture('60 seconds')});
-	my $first = $node->safe_psql(
-		$db, q{
-SELECT t, r.refresh_mode FROM unnest(ARRAY['dr_by_region', 'dr_big_regions', 'dr_large', 'dr_none']) t,
-       dynview.refresh(t) r ORDER BY t;
-});
-	is( $first,
-		"dr_big_regions|FULL\ndr_by_region|FULL\ndr_large|FULL\ndr_none|FULL",
-		"pg_restore -j $jobs: the first refreshes are FULL");
-	is( $node->safe_psql($db,
-			q{SELECT bool_and(dynview.verify(t)) FROM unnest(ARRAY['dr_by_region', 'dr_big_regions', 'dr_large', 'dr_none']) t}),
-		't', "pg_restore -j $jobs: verify() after the first refreshes");
-
+	refresh_and_verify($db, 'FULL', "pg_restore -j $jobs: the first refreshes");
 	$node->safe_psql(
 		$db, q{
 UPDATE dr_orders SET amount = amount + 2000 WHERE id % 100 = 0;
 DELETE FROM dr_orders WHERE id % 97 = 0;
 INSERT INTO dr_orders SELECT n, 'r' || (n % 3), 17.25 FROM generate_series(2001, 2300) n;
 });
-	my $next = $node->safe_psql(
-		$db, q{
-SELECT t, r.refresh_mode FROM unnest(ARRAY['dr_by_region', 'dr_big_regions', 'dr_large', 'dr_none']) t,
-       dynview.refresh(t) r ORDER BY t;
-});
-	is( $next,
-		"dr_big_regions|INCREMENTAL\ndr_by_region|INCREMENTAL\ndr_large|INCREMENTAL\ndr_none|INCREMENTAL",
-		"pg_restore -j $jobs: the next refreshes are incremental");
-	is( $node->safe_psql($db,
-			q{SELECT bool_and(dynview.verify(t)) FROM unnest(ARRAY['dr_by_region', 'dr_big_regions', 'dr_large', 'dr_none']) t}),
-		't', "pg_restore -j $jobs: verify() after the incremental refreshes");
+	refresh_and_verify($db, 'INCREMENTAL', "pg_restore -j $jobs: the next refreshes");
 	is(text_differences($db),
 		"dr_big_regions|0\ndr_by_region|0\ndr_large|0\ndr_none|0",
 		"pg_restore -j $jobs: no row differs from the query's in its text form");
