@@ -23,8 +23,8 @@
  *	  truncates), also when TRUNCATE reaches it through an inheritance
  *	  parent or, with CASCADE, through a foreign key, unless the table holds
  *	  no tuple (a parallel pg_restore truncates each table it has just made
- *	  before its COPY: holds_tuple, under TRUNCATE's own locks taken first in
- *	  its order, lock_truncated_relations); so does
+ *	  before its COPY: looked at under TRUNCATE's own locks, check_truncated,
+ *	  and nothing run by that TRUNCATE may refresh it); so does
  *	  TRUNCATE of a change buffer or state table (refuse_internal_truncate),
  *	  and a rule or trigger on one; and DDL that would run code inside
  *	  dynview's own (never decoded) writes to them or reshape them, to
@@ -67,12 +67,11 @@
 #include "access/tableam.h"
 #include "access/transam.h"
 #include "access/xact.h"
-#include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/heap.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
-#include "catalog/objectaddress.h"
+#include "catalog/objectaccess.h"
 #include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
@@ -645,8 +644,8 @@ truncated_relations(TruncateStmt *stmt, List **named)
  * is not MVCC-safe, would take it from them; with no tuple at all, no
  * snapshot sees a row, and TRUNCATE changes nothing.
  *
- * locked: the caller holds TRUNCATE's AccessExclusiveLock (on a
- * partitioned table's partitions too), so the answer stays true until
+ * locked: the caller holds TRUNCATE's AccessExclusiveLock on relid (not
+ * a partitioned table: check_truncated), so the answer stays true until
  * commit.  Else this is the early look before TRUNCATE waits for that
  * lock: a table is read only if AccessShareLock is free at once, and that
  * lock is given back (kept, TRUNCATE's lock would be an upgrade, and two
@@ -698,80 +697,83 @@ holds_tuple(Oid relid, bool locked)
 }
 
 /*
- * truncate_lock_check - RangeVarGetRelidExtended's callback for the
- * relations TRUNCATE names, before it locks one: PostgreSQL's own checks
- * of TRUNCATE at that point (RangeVarCallbackForTruncate), with its errors,
- * so that no lock is taken that TRUNCATE would not take.
+ * The TRUNCATE statement running now, if it reaches a dynamic table: the
+ * relations it names (as looked up before it ran, for the refusal's
+ * detail), and the dynamic tables it was let empty (check_truncated), which
+ * nothing run by it (a BEFORE TRUNCATE trigger) may refresh: the refresh's
+ * rows would be emptied with the table (dv_guard_set_refreshing).
  */
-static void
-truncate_lock_check(const RangeVar *relation, Oid relid, Oid oldrelid, void *arg)
-{
-	HeapTuple	tuple;
-	Form_pg_class form;
-	AclResult	aclresult;
+static bool truncate_running = false;
+static List *truncate_named = NIL;
+static List *truncate_allowed = NIL;
 
-	if (!OidIsValid(relid))
-		return;
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return;					/* (dropped meanwhile) */
-	form = (Form_pg_class) GETSTRUCT(tuple);
-	if (form->relkind != RELKIND_RELATION && form->relkind != RELKIND_PARTITIONED_TABLE &&
-		form->relkind != RELKIND_FOREIGN_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", NameStr(form->relname))));
-	if (!allowSystemTableMods && IsSystemClass(relid, form))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied: \"%s\" is a system catalog", NameStr(form->relname))));
-	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_TRUNCATE);
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, get_relkind_objtype(form->relkind), NameStr(form->relname));
-	ReleaseSysCache(tuple);
+/*
+ * may_truncate - whether the current role may truncate the dynamic table
+ * relid as far as the guard is concerned: with the TRUNCATE privilege, or
+ * as an inheritance child or partition (PostgreSQL checks the privilege of
+ * the table TRUNCATE names, not of its children).  A role that may not is
+ * refused as before (cannot modify), whether the table holds rows or not.
+ */
+static bool
+may_truncate(Oid relid)
+{
+	return has_superclass(relid) ||
+		pg_class_aclcheck(relid, GetUserId(), ACL_TRUNCATE) == ACLCHECK_OK;
+}
+
+static const char *
+truncate_detail(Oid relid)
+{
+	return list_member_oid(truncate_named, relid) ?
+		"Dynamic tables are written only by their refreshes; TRUNCATE is allowed only of one that holds no row (as a parallel pg_restore truncates the tables it has just made)." :
+		"TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.";
 }
 
 /*
- * lock_truncated_relations - the locks TRUNCATE takes, taken first, in its
- * order (ExecuteTruncate): each named relation (its name resolved again if
- * it changed while this waited), then its inheritance children or
- * partitions, then, with CASCADE, the tables whose foreign keys reference
- * any of them, repeatedly.  Then the relations the guard looks at are the
- * ones TRUNCATE empties, and stay so: a partition made, a table renamed or
- * made under the name, while TRUNCATE waited, is seen.  Taking them in
- * another order (a dynamic table before the tables named before it, a
- * partition before its parent) deadlocked with readers.
+ * check_truncated - TRUNCATE checks the dynamic table relid
+ * (truncate_check_rel's object access hook, OAT_TRUNCATE): for a table it
+ * names, just before it takes its lock; for a partition or child, and a
+ * table CASCADE reaches, under it.  So the table is looked at under
+ * TRUNCATE's own lock, taken here in TRUNCATE's order (a named table's a
+ * moment early), after the name was resolved again if it changed while
+ * TRUNCATE waited, and a partition is looked at after its parent was
+ * locked (none can be made since).  A partitioned table's partitions are
+ * looked at (holds_tuple's early look) to refuse it by its own name; each
+ * is looked at again under its lock.
  */
 static void
-lock_truncated_relations(TruncateStmt *stmt)
+check_truncated(Oid relid)
 {
-	List	   *relids = NIL;
-	ListCell   *lc;
+	MemoryContext old;
 
-	foreach(lc, stmt->relations)
+	if (!may_truncate(relid))
+		refuse_write(relid, NULL);
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 	{
-		RangeVar   *rv = lfirst_node(RangeVar, lc);
-		Oid			relid = RangeVarGetRelidExtended(rv, AccessExclusiveLock, 0,
-													 truncate_lock_check, NULL);
-
-		relids = list_append_unique_oid(relids, relid);
-		if (rv->inh)
-			relids = list_concat_unique_oid(relids,
-											find_all_inheritors(relid, AccessExclusiveLock, NULL));
+		if (holds_tuple(relid, false))
+			refuse_write(relid, truncate_detail(relid));
+		return;
 	}
-	if (stmt->behavior == DROP_CASCADE)
-	{
-		for (;;)
-		{
-			List	   *more = list_difference_oid(heap_truncate_find_FKs(relids), relids);
+	LockRelationOid(relid, AccessExclusiveLock);
+	/* (dropped while this waited: TRUNCATE looks the name up again, and comes back) */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		return;
+	if (holds_tuple(relid, true))
+		refuse_write(relid, truncate_detail(relid));
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	truncate_allowed = lappend_oid(truncate_allowed, relid);
+	MemoryContextSwitchTo(old);
+}
 
-			if (more == NIL)
-				break;
-			foreach(lc, more)
-				LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
-			relids = list_concat(relids, more);
-		}
-	}
+static object_access_hook_type prev_object_access = NULL;
+
+static void
+guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	if (access == OAT_TRUNCATE && truncate_running && is_dynamic_table(objectId))
+		check_truncated(objectId);
 }
 
 /* the relation a RangeVar names, if it exists and is a dynamic table */
@@ -1535,44 +1537,42 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	List	   *detached = NIL;
 	Oid			retyped = InvalidOid;
 	List	   *retyped_readers = NIL;
+	bool		truncate_watch = false;
+	List	   *truncate_names = NIL;
 
 	/*
 	 * No refresh truncates: TRUNCATE never reaches a dynamic table that
 	 * holds rows (one without any tuple, as a parallel pg_restore truncates
-	 * it, changes nothing).  A dynamic table seen to hold one is refused at
-	 * once; else TRUNCATE's locks are taken (lock_truncated_relations) and
-	 * the relations it empties looked at under them.
+	 * it, changes nothing).  A dynamic table seen to hold one now, or that
+	 * the role may not truncate, is refused at once; the others are looked
+	 * at again under TRUNCATE's locks (check_truncated) while it runs.
 	 */
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && IsTransactionState() && dv_extension_present())
 	{
-		TruncateStmt *stmt = (TruncateStmt *) pstmt->utilityStmt;
-		List	   *named;
-		List	   *relids = truncated_relations(stmt, &named);
+		List	   *relids = truncated_relations((TruncateStmt *) pstmt->utilityStmt, &truncate_names);
 		ListCell   *lc;
+		List	   *save_named = truncate_named;
 
-		for (int pass = 0; pass < 2; pass++)
+		truncate_named = truncate_names;
+		foreach(lc, relids)
 		{
-			foreach(lc, relids)
-			{
-				Oid			relid = lfirst_oid(lc);
+			Oid			relid = lfirst_oid(lc);
 
-				if (is_dynamic_table(relid) && holds_tuple(relid, pass == 1))
-					refuse_write(relid, list_member_oid(named, relid) ?
-								 "Dynamic tables are written only by their refreshes; TRUNCATE is allowed only of one that holds no row (as a parallel pg_restore truncates the tables it has just made)." :
-								 "TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.");
-				if (pass == 0)
-					continue;
-				refuse_internal_truncate(relid);
-				check_source_write(relid);
-				if (dv_watch_active() || write_level >= 0)
-					watch_write_up(relid);
-			}
-			if (pass == 0)
+			if (is_dynamic_table(relid))
 			{
-				lock_truncated_relations(stmt);
-				relids = truncated_relations(stmt, &named);
+				if (!may_truncate(relid))
+					refuse_write(relid, NULL);
+				if (holds_tuple(relid, false))
+					refuse_write(relid, truncate_detail(relid));
 			}
+			refuse_internal_truncate(relid);
+			check_source_write(relid);
+			if (dv_watch_active() || write_level >= 0)
+				watch_write_up(relid);
 		}
+		truncate_named = save_named;
+		/* (a table renamed, or a partition made, while it waits: check_truncated) */
+		truncate_watch = true;
 	}
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
 		 IsA(pstmt->utilityStmt, CreateForeignTableStmt) || IsA(pstmt->utilityStmt, AlterTableStmt) ||
@@ -1684,7 +1684,30 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				retyped_readers = lappend_oid(retyped_readers, lfirst_oid(lc));
 		}
 	}
-	call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	if (truncate_watch)
+	{
+		bool		save_running = truncate_running;
+		List	   *save_named = truncate_named;
+		List	   *save_allowed = truncate_allowed;
+
+		truncate_running = true;
+		truncate_named = truncate_names;
+		truncate_allowed = NIL;
+		PG_TRY();
+		{
+			call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		}
+		PG_FINALLY();
+		{
+			list_free(truncate_allowed);
+			truncate_running = save_running;
+			truncate_named = save_named;
+			truncate_allowed = save_allowed;
+		}
+		PG_END_TRY();
+	}
+	else
+		call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 	if (retyped_readers != NIL && IsTransactionState())
 		refuse_retype(retyped, retyped_readers);
 	/*
@@ -1783,6 +1806,12 @@ dv_guard_set_refreshing(Oid relid, List *sources)
 	MemoryContext old;
 	ListCell   *lc;
 
+	if (OidIsValid(relid) && list_member_oid(truncate_allowed, relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot refresh dynamic table \"%s\" during TRUNCATE of it", get_rel_name(relid)),
+				 errdetail("TRUNCATE empties the table after its BEFORE TRUNCATE triggers run: the refresh's rows would go with it."),
+				 errhint("Refresh the table after TRUNCATE.")));
 	/* (dv_refresh_pipeline says so first; this covers every other way in) */
 	if (OidIsValid(relid) && write_level >= 0)
 		ereport(ERROR,
@@ -1875,6 +1904,8 @@ dv_guard_init(void)
 	ExecutorFinish_hook = guard_ExecutorFinish;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = guard_ProcessUtility;
+	prev_object_access = object_access_hook;
+	object_access_hook = guard_object_access;
 	CacheRegisterRelcacheCallback(guard_relcache_callback, (Datum) 0);
 }
 

@@ -25,6 +25,23 @@ SELECT rows_inserted, rows_deleted FROM dynview.refresh('g_empty');
 TRUNCATE g_empty;
 SELECT dynview.verify('g_empty');
 SELECT dynview.drop_dynamic_table('g_empty');
+-- a BEFORE TRUNCATE trigger may not refresh a table the TRUNCATE empties: the refresh's rows would
+-- go with it (a wrong result); the whole TRUNCATE fails and changes nothing
+SELECT dynview.create_dynamic_table('g_trig', 'SELECT id, v FROM g_src WHERE v > 1000', schedule => 'manual');
+CREATE FUNCTION g_trig_refresh() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE g_src SET v = v + 1000 WHERE id = 1;
+  PERFORM dynview.refresh('g_trig');
+  RETURN NULL;
+END $$;
+CREATE TRIGGER g_trig_before BEFORE TRUNCATE ON g_trig FOR EACH STATEMENT EXECUTE FUNCTION g_trig_refresh();
+TRUNCATE g_trig;
+SELECT count(*) FROM g_trig;
+SELECT v FROM g_src WHERE id = 1;
+SELECT dynview.verify('g_trig');
+DROP TRIGGER g_trig_before ON g_trig;
+DROP FUNCTION g_trig_refresh();
+SELECT dynview.drop_dynamic_table('g_trig');
 -- reading, indexing and granting are fine
 CREATE INDEX ON g_dt (v);
 GRANT SELECT ON g_dt TO PUBLIC;
