@@ -706,6 +706,7 @@ holds_tuple(Oid relid, bool locked)
 static bool truncate_running = false;
 static List *truncate_named = NIL;
 static List *truncate_allowed = NIL;
+static List *truncate_locked = NIL;	/* locked by check_truncated, not by TRUNCATE */
 
 /*
  * may_truncate - whether the current role may truncate the dynamic table
@@ -722,9 +723,9 @@ may_truncate(Oid relid)
 }
 
 static const char *
-truncate_detail(Oid relid)
+truncate_detail(Oid relid, bool named)
 {
-	return list_member_oid(truncate_named, relid) ?
+	return named || list_member_oid(truncate_named, relid) ?
 		"Dynamic tables are written only by their refreshes; TRUNCATE is allowed only of one that holds no row (as a parallel pg_restore truncates the tables it has just made)." :
 		"TRUNCATE reaches it through an inheritance parent or, with CASCADE, a foreign key.";
 }
@@ -746,23 +747,60 @@ check_truncated(Oid relid)
 {
 	MemoryContext old;
 
+	/*
+	 * Not locked yet: a table TRUNCATE names (it locks its children and the
+	 * tables CASCADE reaches before it checks them), looked up by the name
+	 * it has now (truncate_named was looked up before the wait).
+	 */
+	bool		named = !CheckRelationOidLockedByMe(relid, AccessExclusiveLock, true);
+
 	if (!may_truncate(relid))
 		refuse_write(relid, NULL);
 	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 	{
 		if (holds_tuple(relid, false))
-			refuse_write(relid, truncate_detail(relid));
+			refuse_write(relid, truncate_detail(relid, named));
 		return;
 	}
-	LockRelationOid(relid, AccessExclusiveLock);
+	if (named)
+	{
+		LockRelationOid(relid, AccessExclusiveLock);
+		/* (given back if TRUNCATE then empties another table of the name: truncate_unlock) */
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		truncate_locked = lappend_oid(truncate_locked, relid);
+		MemoryContextSwitchTo(old);
+	}
 	/* (dropped while this waited: TRUNCATE looks the name up again, and comes back) */
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 		return;
 	if (holds_tuple(relid, true))
-		refuse_write(relid, truncate_detail(relid));
+		refuse_write(relid, truncate_detail(relid, named));
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	truncate_allowed = lappend_oid(truncate_allowed, relid);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * truncate_unlock - after TRUNCATE: the locks check_truncated took on a
+ * table that TRUNCATE then did not empty (renamed while TRUNCATE waited,
+ * and the name led to another table) are given back, as TRUNCATE gives
+ * back its own (RangeVarGetRelidExtended); the others stay, as TRUNCATE's.
+ */
+static void
+truncate_unlock(TruncateStmt *stmt)
+{
+	List	   *named;
+	List	   *emptied;
+	ListCell   *lc;
+
+	if (truncate_locked == NIL)
+		return;
+	emptied = truncated_relations(stmt, &named);
+	foreach(lc, truncate_locked)
+	{
+		if (!list_member_oid(emptied, lfirst_oid(lc)))
+			UnlockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+	}
 }
 
 static object_access_hook_type prev_object_access = NULL;
@@ -1563,7 +1601,7 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				if (!may_truncate(relid))
 					refuse_write(relid, NULL);
 				if (holds_tuple(relid, false))
-					refuse_write(relid, truncate_detail(relid));
+					refuse_write(relid, truncate_detail(relid, false));
 			}
 			refuse_internal_truncate(relid);
 			check_source_write(relid);
@@ -1689,20 +1727,25 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		bool		save_running = truncate_running;
 		List	   *save_named = truncate_named;
 		List	   *save_allowed = truncate_allowed;
+		List	   *save_locked = truncate_locked;
 
 		truncate_running = true;
 		truncate_named = truncate_names;
 		truncate_allowed = NIL;
+		truncate_locked = NIL;
 		PG_TRY();
 		{
 			call_previous(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+			truncate_unlock((TruncateStmt *) pstmt->utilityStmt);
 		}
 		PG_FINALLY();
 		{
 			list_free(truncate_allowed);
+			list_free(truncate_locked);
 			truncate_running = save_running;
 			truncate_named = save_named;
 			truncate_allowed = save_allowed;
+			truncate_locked = save_locked;
 		}
 		PG_END_TRY();
 	}
