@@ -810,7 +810,8 @@ guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subI
 {
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
-	if (access == OAT_TRUNCATE && truncate_running && is_dynamic_table(objectId))
+	/* (called for every object access, namespace searches included: the flag first) */
+	if (truncate_running && access == OAT_TRUNCATE && is_dynamic_table(objectId))
 		check_truncated(objectId);
 }
 
@@ -1589,9 +1590,7 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	{
 		List	   *relids = truncated_relations((TruncateStmt *) pstmt->utilityStmt, &truncate_names);
 		ListCell   *lc;
-		List	   *save_named = truncate_named;
 
-		truncate_named = truncate_names;
 		foreach(lc, relids)
 		{
 			Oid			relid = lfirst_oid(lc);
@@ -1601,14 +1600,13 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				if (!may_truncate(relid))
 					refuse_write(relid, NULL);
 				if (holds_tuple(relid, false))
-					refuse_write(relid, truncate_detail(relid, false));
+					refuse_write(relid, truncate_detail(relid, list_member_oid(truncate_names, relid)));
 			}
 			refuse_internal_truncate(relid);
 			check_source_write(relid);
 			if (dv_watch_active() || write_level >= 0)
 				watch_write_up(relid);
 		}
-		truncate_named = save_named;
 		/* (a table renamed, or a partition made, while it waits: check_truncated) */
 		truncate_watch = true;
 	}
