@@ -11,10 +11,14 @@
 #                worker) vs REFRESH MATERIALIZED VIEW of the three views, at 1M and 10M orders
 #   4. cpu:      bench/refresh_cpu.sh N 7, on demand and by the scheduler worker, at 1M and 10M — the
 #                backend CPU of a pipeline refresh (issue 14's <= 10 ms)
-#   5. tpch:     bench/tpch.sh 10000 1 on a database loaded in this run — the 22 TPC-H queries' creation
+#   5. steady:   bench/shared_buffers_pipeline.sh at the run's own shared_buffers, 9 rounds, 1M and 10M —
+#                the same pipeline refreshes on a server in use: restarted, every buffer's memory
+#                touched once, WAL segments ready, the pipeline databases read into shared_buffers;
+#                the databases are those part 3 built and part 4 changed (so it needs them)
+#   6. tpch:     bench/tpch.sh 10000 1 on a database loaded in this run — the 22 TPC-H queries' creation
 #                and refresh ratios against materialized views at scale factor 1
 # Usage: eval "$(scripts/cluster.sh env)"; bench/issue14.sh [out-dir] [part ...]
-#        parts default to all five, in that order.  Databases are kept (DV_BENCH_KEEP=1) except that
+#        parts default to all six, in that order.  Databases are kept (DV_BENCH_KEEP=1) except that
 #        an existing dv_bench_tpch_10000 / dv_bench_pipeline_<N> / dv_bench_full_1000000 is dropped
 #        first, so that every build figure is of this run.  DV_BENCH_REUSE=1 keeps existing ones.
 #        Takes about an hour on a quiet 2-core machine (the 10M load and verify() are most of it).
@@ -25,7 +29,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$(mktemp -d)}
 shift || true
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(full decoder pipeline cpu tpch)
+[ ${#parts[@]} -eq 0 ] && parts=(full decoder pipeline cpu steady tpch)
 mkdir -p "$OUT"
 drop() {
 	[ "${DV_BENCH_REUSE:-0}" = 1 ] && return 0
@@ -55,9 +59,10 @@ for p in "${parts[@]}"; do
 			run "cpu_$n" bash "$here/refresh_cpu.sh" "$n" 7
 			run "cpu_sched_$n" env DV_BENCH_SCHEDULER=1 bash "$here/refresh_cpu.sh" "$n" 7
 		done ;;
+	steady) run steady bash "$here/shared_buffers_pipeline.sh" "$(psql -X -At -d postgres -c 'SHOW shared_buffers')" 9 1000000 10000000 ;;
 	tpch) drop dv_bench_tpch_10000
 		run tpch env DV_BENCH_KEEP=1 bash "$here/tpch.sh" 10000 1 ;;
-	*) echo "unknown part $p (full, decoder, pipeline, cpu, tpch)" >&2; exit 2 ;;
+	*) echo "unknown part $p (full, decoder, pipeline, cpu, steady, tpch)" >&2; exit 2 ;;
 	esac
 done
 echo "issue 14, one run: done $(date -u +%H:%M:%S) UTC"

@@ -77,11 +77,12 @@ DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 8 + 3 * $r + 
 		all+=("$(diff_ms "$c0" "$c1")")
 		walls+=("$wall")
 	done
-	echo "scheduler worker, median of $R rounds: CPU $(printf '%s\n' "${all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms, pipeline server-side $(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms"
+	echo "scheduler worker, median of $R rounds: CPU $(printf '%s\n' "${all[@]}" | med) ms, pipeline server-side $(printf '%s\n' "${walls[@]}" | med) ms"
 	[ "${DV_BENCH_VERIFY:-1}" = 0 ] || echo "verify: $(q -c "SELECT dynview.verify('doc_dwd_order_detail') AND dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')")"
 	exit 0
 fi
 coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
+srv=()
 # run SQL in the measured backend, wait for it to finish
 say() {
 	local l
@@ -115,8 +116,10 @@ DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 7 + 3 * $r + 
 		FROM (SELECT * FROM dynview.refresh_history WHERE refresh_mode <> 'NO_DATA' ORDER BY refresh_id DESC LIMIT 3) h")
 	echo "round $r: pipeline refresh $(diff_ms "$c0" "$c1") ms CPU, waited for a CPU $(diff_ms "$w0" "$w1") ms, wall $((t1 - t0)) ms ($modes); no-change refresh $(diff_ms "$c1" "$c2") ms CPU"
 	all+=("$(diff_ms "$c0" "$c1")")
+	srv+=("$(q -c "SELECT round(sum(duration_ms)::numeric, 1) FROM (SELECT * FROM dynview.refresh_history WHERE refresh_mode <> 'NO_DATA' ORDER BY refresh_id DESC LIMIT 3) h")")
 done
-echo "pipeline refresh CPU, median of $R rounds: $(printf '%s\n' "${all[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms (first round, a new connection's, included)"
+echo "pipeline refresh CPU, median of $R rounds: $(printf '%s\n' "${all[@]}" | med) ms (first round, a new connection's, included)"
+[ "$R" -gt 1 ] && echo "pipeline refresh in a warm connection, median of rounds 2-$R (of an even count the lower middle one): CPU $(printf '%s\n' "${all[@]:1}" | med) ms, in the server (the three layers' duration_ms) $(printf '%s\n' "${srv[@]:1}" | med) ms"
 [ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
 echo '\q' >&"${P[1]}"
 [ "${DV_BENCH_VERIFY:-1}" = 0 ] || echo "verify: $(q -c "SELECT dynview.verify('doc_dwd_order_detail') AND dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')")"

@@ -6,8 +6,9 @@
 # pipeline.sh database's relations read into the OS cache (pg_prewarm 'read'), its tables and
 # indexes but the materialized views' loaded into shared_buffers (pg_prewarm 'buffer', as much as
 # fits; every buffer's memory touched once before, as on a server in use), and bench/refresh_cpu.sh: R committed pipeline refreshes on demand in one warm
-# connection, then R by the scheduler worker (DV_BENCH_SCHEDULER=1).  The setting is reset at
-# the end (ALTER SYSTEM RESET shared_buffers) and the cluster restarted.  The K-th setting's
+# connection, then R by the scheduler worker (DV_BENCH_SCHEDULER=1).  At the end shared_buffers
+# and min_wal_size are set back to what ALTER SYSTEM had set before the run (or reset if it had
+# not set them) and the cluster restarted.  The K-th setting's
 # rounds change other orders than the others' (DV_BENCH_OFFSET = base + 1000 K; base from the
 # environment, default 0: give another base for another run on the same databases).  Whether the shared
 # memory is in huge pages (huge_pages = try) is printed with each setting: the kernel must hold
@@ -49,6 +50,11 @@ ready_wal() {
 	done
 	DB=postgres q -c "DROP TABLE dv_bench_wal" -c "CHECKPOINT" >/dev/null
 }
+# what ALTER SYSTEM had set before the run (empty: not set), put back at the end
+auto() { DB=postgres q -c "SELECT setting FROM pg_file_settings WHERE name = '$1' AND sourcefile LIKE '%/postgresql.auto.conf' AND applied"; }
+was_sb=$(auto shared_buffers)
+was_mw=$(auto min_wal_size)
+put_back() { if [ -n "$2" ]; then echo "ALTER SYSTEM SET $1 = '$2'"; else echo "ALTER SYSTEM RESET $1"; fi; }
 DB=postgres q -c "ALTER SYSTEM SET min_wal_size = '1GB'" >/dev/null
 k=0
 for s in "${SETTINGS[@]}"; do
@@ -72,6 +78,6 @@ for s in "${SETTINGS[@]}"; do
 		echo "   verify: $(q -c "SELECT dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')") (the GMV and rank layers; the detail layer's verify() is left to pipeline.sh)"
 	done
 done
-DB=postgres q -c "ALTER SYSTEM RESET shared_buffers" -c "ALTER SYSTEM RESET min_wal_size" >/dev/null
+DB=postgres q -c "$(put_back shared_buffers "$was_sb")" -c "$(put_back min_wal_size "$was_mw")" >/dev/null
 restart
-echo "shared_buffers reset to $(DB=postgres q -c 'SHOW shared_buffers')"
+echo "shared_buffers back to $(DB=postgres q -c 'SHOW shared_buffers'), min_wal_size $(DB=postgres q -c 'SHOW min_wal_size')"
