@@ -7,7 +7,9 @@
  *
  * A table is due when it is ACTIVE,
  * its schedule is an interval and its data is older than that interval (or
- * it has no data yet).  Due tables none of whose downstreams is due are
+ * it has no data yet), unless its last refresh, less than that interval
+ * ago, found a source missing (NO_DATA, UPSTREAM_MISSING: the data stays
+ * as old, and it would be due at every look).  Due tables none of whose downstreams is due are
  * refreshed with their stale upstreams as one pipeline, trigger
  * SYSTEM_SCHEDULED (upstreams: UPSTREAM), each pipeline in its own
  * transaction and each table of it in a subtransaction: a table that fails
@@ -144,11 +146,19 @@ static SPIPlanPtr next_due_plan = NULL;
 /*
  * Due: the interval has passed since the data was taken; after failures,
  * retries back off (1 s, 2 s, 4 s, ... at most 5 minutes after the last).
+ * A refresh that found a source missing (NO_DATA, UPSTREAM_MISSING) takes
+ * no data, so the table's data_timestamp stays where it was: the table is
+ * due again one interval after that refresh ended, not at every look.
  */
 static const char *const due_sql =
 "SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
 "WHERE c.scheduling_state = 'ACTIVE' AND c.schedule NOT IN ('manual', 'downstream') "
 "AND (c.data_timestamp IS NULL OR now() - c.data_timestamp >= c.schedule::interval) "
+"AND NOT EXISTS (SELECT 1 FROM (SELECT h.mode_reason_code, h.end_time "
+"      FROM dynview.refresh_history h WHERE h.name = c.relid "
+"      ORDER BY h.refresh_id DESC LIMIT 1) l "
+"    WHERE l.mode_reason_code = 'UPSTREAM_MISSING' "
+"    AND now() - l.end_time < c.schedule::interval) "
 "AND (c.consecutive_failures = 0 OR coalesce((SELECT max(h.end_time) "
 "      FROM dynview.refresh_history h WHERE h.name = c.relid "
 "      AND h.state IN ('FAILED', 'UPSTREAM_FAILED')), '-infinity') "
@@ -156,12 +166,19 @@ static const char *const due_sql =
 "            interval '5 minutes') <= now()) "
 "ORDER BY c.data_timestamp NULLS FIRST";
 
-/* the milliseconds until the next table is due (NULL: none has a schedule) */
+/*
+ * the milliseconds until the next table is due (NULL: none has a schedule);
+ * a table whose last refresh found a source missing counts from that
+ * refresh's end (due_sql)
+ */
 static const char *const next_due_sql =
-"SELECT (extract(epoch FROM min(coalesce(data_timestamp "
-"         + least(schedule::interval, interval '1 day'), now())) - now()) * 1000)::int8 "
-"FROM dynview.dynamic_table_catalog "
-"WHERE scheduling_state = 'ACTIVE' AND schedule NOT IN ('manual', 'downstream')";
+"SELECT (extract(epoch FROM min(coalesce(greatest(c.data_timestamp, "
+"           (SELECT CASE WHEN l.mode_reason_code = 'UPSTREAM_MISSING' THEN l.end_time END "
+"              FROM (SELECT h.mode_reason_code, h.end_time FROM dynview.refresh_history h "
+"                     WHERE h.name = c.relid ORDER BY h.refresh_id DESC LIMIT 1) l)) "
+"         + least(c.schedule::interval, interval '1 day'), now())) - now()) * 1000)::int8 "
+"FROM dynview.dynamic_table_catalog c "
+"WHERE c.scheduling_state = 'ACTIVE' AND c.schedule NOT IN ('manual', 'downstream')";
 
 /* the due tables that no due table reads (their pipelines cover the rest) */
 static List *
