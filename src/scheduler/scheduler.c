@@ -8,8 +8,9 @@
  * A table is due when it is ACTIVE,
  * its schedule is an interval and its data is older than that interval (or
  * it has no data yet), unless its last refresh, less than that interval
- * ago, found a source missing (NO_DATA, UPSTREAM_MISSING: the data stays
- * as old, and it would be due at every look).  Due tables none of whose downstreams is due are
+ * ago, found a source missing that is still missing (NO_DATA,
+ * UPSTREAM_MISSING: the data stays as old, and it would be due at every
+ * look).  Due tables none of whose downstreams is due are
  * refreshed with their stale upstreams as one pipeline, trigger
  * SYSTEM_SCHEDULED (upstreams: UPSTREAM), each pipeline in its own
  * transaction and each table of it in a subtransaction: a table that fails
@@ -144,40 +145,50 @@ static SPIPlanPtr due_plan = NULL;
 static SPIPlanPtr next_due_plan = NULL;
 
 /*
- * Due: the interval has passed since the data was taken; after failures,
- * retries back off (1 s, 2 s, 4 s, ... at most 5 minutes after the last).
- * A refresh that found a source missing (NO_DATA, UPSTREAM_MISSING) takes
- * no data, so the table's data_timestamp stays where it was: the table is
- * due again one interval after that refresh ended, not at every look.
+ * The end of a table's last refresh if that refresh found a source missing
+ * (NO_DATA, UPSTREAM_MISSING) and a source of the table is still missing by
+ * name; else NULL (m.end_time).  Such a refresh takes no data, so the
+ * table's data_timestamp stays where it was: without this, the table would
+ * be due at every look.  A source that appeared again, or a definition
+ * replaced by one whose sources exist, makes it due at once.
+ */
+#define MISSING_SINCE_SQL \
+"LEFT JOIN LATERAL (SELECT l.end_time FROM (SELECT h.mode_reason_code, h.end_time " \
+"      FROM dynview.refresh_history h WHERE h.name = c.relid " \
+"      ORDER BY h.refresh_id DESC LIMIT 1) l " \
+"    WHERE l.mode_reason_code = 'UPSTREAM_MISSING' " \
+"    AND EXISTS (SELECT 1 FROM dynview.source_catalog s WHERE s.relid = c.relid " \
+"                AND to_regclass(quote_ident(s.source_schema) || '.' || quote_ident(s.source_name)) IS NULL)) m " \
+"  ON true "
+
+/*
+ * Due: the interval has passed since the data was taken, and since the
+ * last refresh if it found a source still missing (MISSING_SINCE_SQL);
+ * after failures, retries back off (1 s, 2 s, 4 s, ... at most 5 minutes
+ * after the last).  Tables with a missing source come last: with refresh
+ * workers, the due tables that fit are started in this order.
  */
 static const char *const due_sql =
-"SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
+"SELECT c.relid::oid FROM dynview.dynamic_table_catalog c " MISSING_SINCE_SQL
 "WHERE c.scheduling_state = 'ACTIVE' AND c.schedule NOT IN ('manual', 'downstream') "
 "AND (c.data_timestamp IS NULL OR now() - c.data_timestamp >= c.schedule::interval) "
-"AND NOT EXISTS (SELECT 1 FROM (SELECT h.mode_reason_code, h.end_time "
-"      FROM dynview.refresh_history h WHERE h.name = c.relid "
-"      ORDER BY h.refresh_id DESC LIMIT 1) l "
-"    WHERE l.mode_reason_code = 'UPSTREAM_MISSING' "
-"    AND now() - l.end_time < c.schedule::interval) "
+"AND (m.end_time IS NULL OR now() - m.end_time >= c.schedule::interval) "
 "AND (c.consecutive_failures = 0 OR coalesce((SELECT max(h.end_time) "
 "      FROM dynview.refresh_history h WHERE h.name = c.relid "
 "      AND h.state IN ('FAILED', 'UPSTREAM_FAILED')), '-infinity') "
 "    + least(interval '1 second' * power(2, least(c.consecutive_failures, 20) - 1), "
 "            interval '5 minutes') <= now()) "
-"ORDER BY c.data_timestamp NULLS FIRST";
+"ORDER BY m.end_time IS NOT NULL, c.data_timestamp NULLS FIRST";
 
 /*
  * the milliseconds until the next table is due (NULL: none has a schedule);
- * a table whose last refresh found a source missing counts from that
+ * a table whose last refresh found a source still missing counts from that
  * refresh's end (due_sql)
  */
 static const char *const next_due_sql =
-"SELECT (extract(epoch FROM min(coalesce(greatest(c.data_timestamp, "
-"           (SELECT CASE WHEN l.mode_reason_code = 'UPSTREAM_MISSING' THEN l.end_time END "
-"              FROM (SELECT h.mode_reason_code, h.end_time FROM dynview.refresh_history h "
-"                     WHERE h.name = c.relid ORDER BY h.refresh_id DESC LIMIT 1) l)) "
+"SELECT (extract(epoch FROM min(coalesce(greatest(c.data_timestamp, m.end_time) "
 "         + least(c.schedule::interval, interval '1 day'), now())) - now()) * 1000)::int8 "
-"FROM dynview.dynamic_table_catalog c "
+"FROM dynview.dynamic_table_catalog c " MISSING_SINCE_SQL
 "WHERE c.scheduling_state = 'ACTIVE' AND c.schedule NOT IN ('manual', 'downstream')";
 
 /* the due tables that no due table reads (their pipelines cover the rest) */
@@ -548,19 +559,28 @@ finish_stopped_workers(void)
 	stopped_tables = NIL;
 }
 
+/* do two lists of tables have one in common? */
+static bool
+shares_table(List *a, List *b)
+{
+	ListCell   *lc;
+
+	foreach(lc, a)
+		if (list_member_oid(b, lfirst_oid(lc)))
+			return true;
+	return false;
+}
+
 /* does a running refresh worker refresh one of tables? */
 static bool
 pipeline_busy(List *tables)
 {
 	for (int i = 0; i < MAX_REFRESH_WORKERS; i++)
 	{
-		ListCell   *lc;
-
 		if (refresh_workers[i].handle == NULL)
 			continue;
-		foreach(lc, tables)
-			if (list_member_oid(refresh_workers[i].tables, lfirst_oid(lc)))
-				return true;
+		if (shares_table(tables, refresh_workers[i].tables))
+			return true;
 	}
 	return false;
 }
@@ -761,6 +781,7 @@ scheduler_turn(Oid dboid, MemoryContext loop_context)
 {
 	List	   *due = NIL;
 	List	   *pipelines = NIL;	/* per due root: its tables */
+	List	   *just_ended = NIL;	/* tables of workers reaped after the look */
 	ListCell   *lc;
 	ListCell   *lc2;
 	bool		present;
@@ -815,15 +836,27 @@ StartTransactionCommand();
 	if (!present)
 		proc_exit(0);
 
+	/*
+	 * Workers that ended since the due tables were read: their tables were
+	 * read as due while they ran, so they wait for the next look too (else a
+	 * table just refreshed would be refreshed again at once, and the
+	 * clean-up of the ended worker's RUNNING rows at the next look would
+	 * fail the new worker's rows of the same table).
+	 */
 	if (parallel)
+	{
+		int			before = list_length(stopped_tables);
+
 		(void) reap_refresh_workers();
+		just_ended = list_copy_tail(stopped_tables, before);
+	}
 	forboth(lc, due, lc2, pipelines)
 	{
 		Oid			root = lfirst_oid(lc);
 		List	   *tables = lfirst(lc2);
 
 		/* a pipeline sharing a table with a running one waits for the next look */
-		if (tables != NIL && pipeline_busy(tables))
+		if (tables != NIL && (pipeline_busy(tables) || shares_table(tables, just_ended)))
 			continue;
 		if (!parallel)
 		{

@@ -86,5 +86,66 @@ is( $node->safe_psql(
 is($node->safe_psql('postgres', q{SELECT dynview.verify('reads_gone')}), 't',
 	'verify() after the incremental refresh');
 
+# A definition replaced, without its first refresh, while the table's last refresh found a
+# source missing: the new definition's sources exist, so the table is due at once (it has no
+# data), not one interval after that refresh.  (A tester found it left empty for the interval.)
+$node->safe_psql(
+	'postgres', q{
+SET client_min_messages = warning;
+CREATE TABLE old_src (id int PRIMARY KEY, v int);
+INSERT INTO old_src VALUES (1, 1);
+CREATE TABLE new_src (id int PRIMARY KEY, v int);
+INSERT INTO new_src VALUES (7, 70), (8, 80);
+SELECT dynview.create_dynamic_table('replaced', 'SELECT id, v FROM old_src', schedule => '1 hour');
+DROP TABLE old_src;
+});
+is( $node->safe_psql(
+		'postgres', q{SELECT refresh_mode || ' ' || mode_reason_code FROM dynview.refresh('replaced')}),
+	'NO_DATA UPSTREAM_MISSING', 'a manual refresh finds the source missing');
+$node->safe_psql('postgres',
+	q{SELECT dynview.create_or_replace_dynamic_table('replaced', 'SELECT id, v FROM new_src', schedule => '1 hour', initialize => false)});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 1 FROM dynview.refresh_history
+		              WHERE name = 'replaced'::regclass AND refresh_trigger = 'SYSTEM_SCHEDULED'
+		                AND state = 'SUCCEED' AND refresh_mode = 'FULL'}),
+	'a replaced definition whose sources exist is refreshed by the scheduler at once');
+is( $node->safe_psql(
+		'postgres', q{SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM replaced}),
+	'7:70,8:80', 'the replaced table holds the new query\'s rows');
+is($node->safe_psql('postgres', q{SELECT dynview.verify('replaced')}), 't',
+	'verify() after the replaced definition\'s first refresh');
+
+# A source that appears again makes the table due at once too, not one interval after the last
+# refresh that found it missing
+$node->safe_psql(
+	'postgres', q{
+SET client_min_messages = warning;
+CREATE TABLE hourly_src (id int PRIMARY KEY, v int);
+INSERT INTO hourly_src VALUES (1, 1);
+SELECT dynview.create_dynamic_table('hourly', 'SELECT id, v FROM hourly_src', schedule => '1 hour');
+DROP TABLE hourly_src;
+});
+is( $node->safe_psql(
+		'postgres', q{SELECT refresh_mode || ' ' || mode_reason_code FROM dynview.refresh('hourly')}),
+	'NO_DATA UPSTREAM_MISSING', 'the hourly table\'s source is missing');
+# its data made two hours old, as the wait for its schedule would (its data snapshot was taken
+# when it was created, a moment ago)
+$node->safe_psql('postgres',
+	q{UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - interval '2 hours' WHERE relid = 'hourly'::regclass});
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE hourly_src (id int PRIMARY KEY, v int);
+INSERT INTO hourly_src VALUES (2, 20);
+});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT count(*) = 1 FROM dynview.refresh_history
+		              WHERE name = 'hourly'::regclass AND refresh_trigger = 'SYSTEM_SCHEDULED'
+		                AND refresh_mode = 'FULL' AND mode_reason_code = 'UPSTREAM_RECREATED'}),
+	'a table whose source appeared again is refreshed at the next look');
+is($node->safe_psql('postgres', q{SELECT string_agg(id || ':' || v, ',') FROM hourly}), '2:20',
+	'it holds the new source\'s rows');
+is($node->safe_psql('postgres', q{SELECT dynview.verify('hourly')}), 't', 'verify() of the hourly table');
+
 $node->stop;
 done_testing();
+
