@@ -43,12 +43,15 @@ echo "mode $mode; backend CPU per refresh, ms: ${cpus[*]}; median $(printf '%s\n
 echo "verify: $(q -c "SELECT dynview.verify('doc_dwd_order_detail') AND dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')")"
 perf script -i "$OUT/perf.data" --pid "$pid" 2>/dev/null >"$OUT/stacks.txt"
 python3 - "$OUT/stacks.txt" "$R" <<'PY'
-import collections, sys
-samples, cur = [], None
+import collections, re, sys
+samples, cur, times = [], None, []
 for line in open(sys.argv[1], errors='replace'):
     if 'cpu-clock' in line:
         if cur is not None: samples.append(cur)
         cur = []
+        # the sample's time, for the gaps between refreshes (the change is made between them)
+        m = re.search(r'\s(\d+\.\d+):\s', line)
+        times.append(float(m.group(1)) if m else 0.0)
     elif line.strip() and cur is not None:
         parts = line.split(None, 2)
         if len(parts) >= 2 and parts[1] != '[unknown]':
@@ -93,8 +96,14 @@ def cls(s):
     return 'bookkeeping (pipeline, catalog, signatures)'
 c = collections.Counter()
 phase = 'start'
-for s in samples:
+prev = None
+for s, t in zip(samples, times):
     st = set(s)
+    # a gap of over 20 ms: the next round's refresh (a layer with no sample of its apply in a
+    # round must not make the next round's first window read look like its own)
+    if prev is not None and t - prev > 0.02:
+        phase = 'start'
+    prev = t
     c[cls(s)] += 1
     if 'apply_spj' in st:
         phase = 'detail'
