@@ -182,12 +182,15 @@ static const char *const due_sql =
 
 /*
  * the milliseconds until the next table is due (NULL: none has a schedule);
- * a table whose last refresh found a source still missing counts from that
- * refresh's end (due_sql)
+ * a table held back because a source is still missing (MISSING_SINCE_SQL)
+ * counts as due now, so that the scheduler looks again after
+ * dynview.naptime: a source that appears again (which does not wake it) is
+ * noticed at the next look, not one interval later
  */
 static const char *const next_due_sql =
-"SELECT (extract(epoch FROM min(coalesce(greatest(c.data_timestamp, m.end_time) "
-"         + least(c.schedule::interval, interval '1 day'), now())) - now()) * 1000)::int8 "
+"SELECT (extract(epoch FROM min(CASE WHEN m.end_time IS NOT NULL THEN now() "
+"         ELSE coalesce(c.data_timestamp + least(c.schedule::interval, interval '1 day'), now()) END) "
+"         - now()) * 1000)::int8 "
 "FROM dynview.dynamic_table_catalog c " MISSING_SINCE_SQL
 "WHERE c.scheduling_state = 'ACTIVE' AND c.schedule NOT IN ('manual', 'downstream')";
 
@@ -781,7 +784,6 @@ scheduler_turn(Oid dboid, MemoryContext loop_context)
 {
 	List	   *due = NIL;
 	List	   *pipelines = NIL;	/* per due root: its tables */
-	List	   *just_ended = NIL;	/* tables of workers reaped after the look */
 	ListCell   *lc;
 	ListCell   *lc2;
 	bool		present;
@@ -836,27 +838,24 @@ StartTransactionCommand();
 	if (!present)
 		proc_exit(0);
 
-	/*
-	 * Workers that ended since the due tables were read: their tables were
-	 * read as due while they ran, so they wait for the next look too (else a
-	 * table just refreshed would be refreshed again at once, and the
-	 * clean-up of the ended worker's RUNNING rows at the next look would
-	 * fail the new worker's rows of the same table).
-	 */
 	if (parallel)
-	{
-		int			before = list_length(stopped_tables);
-
 		(void) reap_refresh_workers();
-		just_ended = list_copy_tail(stopped_tables, before);
-	}
 	forboth(lc, due, lc2, pipelines)
 	{
 		Oid			root = lfirst_oid(lc);
 		List	   *tables = lfirst(lc2);
 
-		/* a pipeline sharing a table with a running one waits for the next look */
-		if (tables != NIL && (pipeline_busy(tables) || shares_table(tables, just_ended)))
+		/*
+		 * A pipeline sharing a table with a running worker waits for the next
+		 * look, and so does one sharing a table with a worker that ended
+		 * since the due tables were read (stopped_tables: the workers reaped
+		 * since finish_stopped_workers emptied it, before the read, here and
+		 * in this loop): its tables were read as due while it ran, so one
+		 * just refreshed would be refreshed again at once, and the clean-up
+		 * of the ended worker's RUNNING rows at the next look would fail the
+		 * new worker's rows of the same table.
+		 */
+		if (tables != NIL && (pipeline_busy(tables) || shares_table(tables, stopped_tables)))
 			continue;
 		if (!parallel)
 		{

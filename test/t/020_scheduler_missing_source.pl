@@ -116,10 +116,14 @@ is($node->safe_psql('postgres', q{SELECT dynview.verify('replaced')}), 't',
 	'verify() after the replaced definition\'s first refresh');
 
 # A source that appears again makes the table due at once too, not one interval after the last
-# refresh that found it missing
+# refresh that found it missing; and the scheduler notices it at its next look (dynview.naptime),
+# although creating a table does not wake it (a tester saw it noticed only an interval later).
+# The other tables' schedules are made manual first, so that nothing else wakes the scheduler.
 $node->safe_psql(
 	'postgres', q{
 SET client_min_messages = warning;
+SELECT dynview.alter_dynamic_table('reads_gone', schedule => 'manual');
+SELECT dynview.alter_dynamic_table('reads_kept', schedule => 'manual');
 CREATE TABLE hourly_src (id int PRIMARY KEY, v int);
 INSERT INTO hourly_src VALUES (1, 1);
 SELECT dynview.create_dynamic_table('hourly', 'SELECT id, v FROM hourly_src', schedule => '1 hour');
@@ -129,19 +133,31 @@ is( $node->safe_psql(
 		'postgres', q{SELECT refresh_mode || ' ' || mode_reason_code FROM dynview.refresh('hourly')}),
 	'NO_DATA UPSTREAM_MISSING', 'the hourly table\'s source is missing');
 # its data made two hours old, as the wait for its schedule would (its data snapshot was taken
-# when it was created, a moment ago)
-$node->safe_psql('postgres',
-	q{UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - interval '2 hours' WHERE relid = 'hourly'::regclass});
+# when it was created, a moment ago); then a schedule change wakes the scheduler, which finds the
+# table held back by its missing source.  (The half second lets that look happen before the
+# source is created again: with the look after it, the table is due at once anyway.)
 $node->safe_psql(
+	'postgres', q{
+UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - interval '2 hours' WHERE relid = 'hourly'::regclass;
+SELECT dynview.alter_dynamic_table('hourly', schedule => '59 minutes');
+SELECT pg_sleep(0.5);
+});
+my $created = $node->safe_psql(
 	'postgres', q{
 CREATE TABLE hourly_src (id int PRIMARY KEY, v int);
 INSERT INTO hourly_src VALUES (2, 20);
+SELECT clock_timestamp();
 });
 ok( $node->poll_query_until(
 		'postgres', q{SELECT count(*) = 1 FROM dynview.refresh_history
 		              WHERE name = 'hourly'::regclass AND refresh_trigger = 'SYSTEM_SCHEDULED'
 		                AND refresh_mode = 'FULL' AND mode_reason_code = 'UPSTREAM_RECREATED'}),
-	'a table whose source appeared again is refreshed at the next look');
+	'a table whose source appeared again is refreshed');
+is( $node->safe_psql(
+		'postgres', qq{SELECT start_time - '$created'::timestamptz < interval '10 seconds'
+		               FROM dynview.refresh_history
+		              WHERE name = 'hourly'::regclass AND mode_reason_code = 'UPSTREAM_RECREATED'}),
+	't', 'at the scheduler\'s next look, not one interval (or a minute) later');
 is($node->safe_psql('postgres', q{SELECT string_agg(id || ':' || v, ',') FROM hourly}), '2:20',
 	'it holds the new source\'s rows');
 is($node->safe_psql('postgres', q{SELECT dynview.verify('hourly')}), 't', 'verify() of the hourly table');
