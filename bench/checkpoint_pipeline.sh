@@ -28,11 +28,7 @@ export BASE=${BASE:-5000}
 DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 . "$(dirname "$0")/lib.sh"
-if [ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'floor_detail'")" = 0 ]; then
-	q -c "CREATE TABLE floor_detail AS SELECT * FROM doc_dwd_order_detail" -c "CREATE UNIQUE INDEX ON floor_detail (order_id)" \
-		-c "VACUUM ANALYZE floor_detail" >/dev/null
-fi
-JOIN=$(q -c "SELECT CASE WHEN definition ILIKE '%LEFT JOIN%' THEN 'LEFT JOIN' ELSE 'JOIN' END FROM dynview.dynamic_table_catalog WHERE table_name = 'doc_dwd_order_detail'")
+floor_setup
 coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
 say() {
 	local l
@@ -50,13 +46,7 @@ round() {
 	c0=$(cpu_ms "$pid")
 	say "SELECT dynview.refresh('doc_ads_category_rank');" >/dev/null
 	c1=$(cpu_ms "$pid")
-	say "BEGIN;
-DELETE FROM floor_detail WHERE order_id IN (SELECT 'O' || (g * 983 + $BASE + $k * 7) FROM generate_series(1, 180) g);
-INSERT INTO floor_detail SELECT 'F$BASE-$k-' || o.g, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status
-  FROM (SELECT g, 'U' || g AS user_id, 'P' || (1 + (g * 7 + $k) % 10000) AS product_id, 2 AS quantity, 50.00::numeric(10,2) AS unit_price,
-               100.00::numeric(10,2) AS amount, now()::timestamp AS order_time, 'completed'::text AS status FROM generate_series(1, 1090) g) o
-  $JOIN doc_products p ON p.product_id = o.product_id;
-ROLLBACK;" >/dev/null
+	say "$(floor_sql "$BASE" "F$BASE-$k-" "$k")" >/dev/null
 	c2=$(cpu_ms "$pid")
 	dv=$(diff_ms "$c0" "$c1")
 	fl=$(diff_ms "$c1" "$c2")

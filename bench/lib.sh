@@ -50,3 +50,27 @@ UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHER
 DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + $c + 5) FROM generate_series(1, 100) g);" \
 		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
 }
+
+# floor_setup: on $DB (a bench/pipeline.sh database), the floor's copy of the detail table with its
+# unique key index (floor_detail, made once), and FLOOR_JOIN, the join the detail table's query
+# uses ('JOIN' or 'LEFT JOIN')
+floor_setup() {
+	if [ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'floor_detail'")" = 0 ]; then
+		q -c "CREATE TABLE floor_detail AS SELECT * FROM doc_dwd_order_detail" -c "CREATE UNIQUE INDEX ON floor_detail (order_id)" \
+			-c "VACUUM ANALYZE floor_detail" -c "CHECKPOINT" >/dev/null
+	fi
+	FLOOR_JOIN=$(q -c "SELECT CASE WHEN definition ILIKE '%LEFT JOIN%' THEN 'LEFT JOIN' ELSE 'JOIN' END FROM dynview.dynamic_table_catalog WHERE table_name = 'doc_dwd_order_detail'")
+}
+
+# floor_sql OFFSET PREFIX R: the floor of round R, the detail layer's writes of a change by hand in
+# floor_detail (DELETE of 180 rows by key, the orders 983 g + OFFSET + 7 R; INSERT of 1,090 rows
+# named PREFIX<n> joined to doc_products with FLOOR_JOIN), rolled back
+floor_sql() {
+	echo "BEGIN;
+DELETE FROM floor_detail WHERE order_id IN (SELECT 'O' || (g * 983 + $1 + $3 * 7) FROM generate_series(1, 180) g);
+INSERT INTO floor_detail SELECT '$2' || o.g, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status
+  FROM (SELECT g, 'U' || g AS user_id, 'P' || (1 + (g * 7 + $3) % 10000) AS product_id, 2 AS quantity, 50.00::numeric(10,2) AS unit_price,
+               100.00::numeric(10,2) AS amount, now()::timestamp AS order_time, 'completed'::text AS status FROM generate_series(1, 1090) g) o
+  $FLOOR_JOIN doc_products p ON p.product_id = o.product_id;
+ROLLBACK;"
+}

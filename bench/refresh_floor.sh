@@ -20,11 +20,7 @@ R=${2:-5}
 DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 . "$(dirname "$0")/lib.sh"
-if [ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'floor_detail'")" = 0 ]; then
-	q -c "CREATE TABLE floor_detail AS SELECT * FROM doc_dwd_order_detail" -c "CREATE UNIQUE INDEX ON floor_detail (order_id)" \
-		-c "VACUUM ANALYZE floor_detail" -c "CHECKPOINT" >/dev/null
-fi
-JOIN=$(q -c "SELECT CASE WHEN definition ILIKE '%LEFT JOIN%' THEN 'LEFT JOIN' ELSE 'JOIN' END FROM dynview.dynamic_table_catalog WHERE table_name = 'doc_dwd_order_detail'")
+floor_setup
 coproc P { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB"; }
 say() {
 	local l
@@ -32,18 +28,12 @@ say() {
 	while read -r l <&"${P[0]}"; do [ "$l" = done ] && break; echo "$l"; done
 }
 echo "SELECT pg_backend_pid();" >&"${P[1]}"; read -r pid <&"${P[0]}"
-echo "orders=$N database $DB ($JOIN doc_products) load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "orders=$N database $DB ($FLOOR_JOIN doc_products) load: $(cut -d' ' -f1-3 /proc/loadavg)"
 all=()
 for r in $(seq 0 "$R"); do
 	c0=$(cpu_ms "$pid")
 	t0=$(date +%s%3N)
-	say "BEGIN;
-DELETE FROM floor_detail WHERE order_id IN (SELECT 'O' || (g * 983 + $r * 7) FROM generate_series(1, 180) g);
-INSERT INTO floor_detail SELECT 'F$r-' || o.g, o.user_id, o.product_id, p.product_name, p.category, p.brand, o.quantity, o.unit_price, o.amount, o.order_time, o.status
-  FROM (SELECT g, 'U' || g AS user_id, 'P' || (1 + (g * 7 + $r) % 10000) AS product_id, 2 AS quantity, 50.00::numeric(10,2) AS unit_price,
-               100.00::numeric(10,2) AS amount, now()::timestamp AS order_time, 'completed'::text AS status FROM generate_series(1, 1090) g) o
-  $JOIN doc_products p ON p.product_id = o.product_id;
-ROLLBACK;" >/dev/null
+	say "$(floor_sql 0 "F$r-" "$r")" >/dev/null
 	t1=$(date +%s%3N)
 	c1=$(cpu_ms "$pid")
 	if [ "$r" = 0 ]; then

@@ -18,6 +18,25 @@ use lib $FindBin::RealBin;
 use DynviewNode;
 
 my $node = dynview_node('missing_source', "dynview.naptime = 100\n");
+
+# a dynamic table NAME reading SOURCE (made with one row) on SCHEDULE, SOURCE dropped, and a manual
+# refresh that finds it missing (the table's newest history row: NO_DATA, UPSTREAM_MISSING)
+sub table_with_missing_source
+{
+	my ($name, $source, $schedule, $test_name) = @_;
+	$node->safe_psql(
+		'postgres', qq{
+SET client_min_messages = warning;
+CREATE TABLE $source (id int PRIMARY KEY, v int);
+INSERT INTO $source VALUES (1, 1);
+SELECT dynview.create_dynamic_table('$name', 'SELECT id, v FROM $source', schedule => '$schedule');
+DROP TABLE $source;
+});
+	is( $node->safe_psql(
+			'postgres', qq{SELECT refresh_mode || ' ' || mode_reason_code FROM dynview.refresh('$name')}),
+		'NO_DATA UPSTREAM_MISSING', $test_name);
+}
+
 $node->safe_psql(
 	'postgres', q{
 SET client_min_messages = warning;
@@ -89,19 +108,8 @@ is($node->safe_psql('postgres', q{SELECT dynview.verify('reads_gone')}), 't',
 # A definition replaced, without its first refresh, while the table's last refresh found a
 # source missing: the new definition's sources exist, so the table is due at once (it has no
 # data), not one interval after that refresh.  (A tester found it left empty for the interval.)
-$node->safe_psql(
-	'postgres', q{
-SET client_min_messages = warning;
-CREATE TABLE old_src (id int PRIMARY KEY, v int);
-INSERT INTO old_src VALUES (1, 1);
-CREATE TABLE new_src (id int PRIMARY KEY, v int);
-INSERT INTO new_src VALUES (7, 70), (8, 80);
-SELECT dynview.create_dynamic_table('replaced', 'SELECT id, v FROM old_src', schedule => '1 hour');
-DROP TABLE old_src;
-});
-is( $node->safe_psql(
-		'postgres', q{SELECT refresh_mode || ' ' || mode_reason_code FROM dynview.refresh('replaced')}),
-	'NO_DATA UPSTREAM_MISSING', 'a manual refresh finds the source missing');
+$node->safe_psql('postgres', q{CREATE TABLE new_src (id int PRIMARY KEY, v int); INSERT INTO new_src VALUES (7, 70), (8, 80)});
+table_with_missing_source('replaced', 'old_src', '1 hour', 'a manual refresh finds the source missing');
 $node->safe_psql('postgres',
 	q{SELECT dynview.create_or_replace_dynamic_table('replaced', 'SELECT id, v FROM new_src', schedule => '1 hour', initialize => false)});
 ok( $node->poll_query_until(
@@ -121,17 +129,10 @@ is($node->safe_psql('postgres', q{SELECT dynview.verify('replaced')}), 't',
 # The other tables' schedules are made manual first, so that nothing else wakes the scheduler.
 $node->safe_psql(
 	'postgres', q{
-SET client_min_messages = warning;
 SELECT dynview.alter_dynamic_table('reads_gone', schedule => 'manual');
 SELECT dynview.alter_dynamic_table('reads_kept', schedule => 'manual');
-CREATE TABLE hourly_src (id int PRIMARY KEY, v int);
-INSERT INTO hourly_src VALUES (1, 1);
-SELECT dynview.create_dynamic_table('hourly', 'SELECT id, v FROM hourly_src', schedule => '1 hour');
-DROP TABLE hourly_src;
 });
-is( $node->safe_psql(
-		'postgres', q{SELECT refresh_mode || ' ' || mode_reason_code FROM dynview.refresh('hourly')}),
-	'NO_DATA UPSTREAM_MISSING', 'the hourly table\'s source is missing');
+table_with_missing_source('hourly', 'hourly_src', '1 hour', 'the hourly table\'s source is missing');
 # its data made two hours old, as the wait for its schedule would (its data snapshot was taken
 # when it was created, a moment ago); then a schedule change wakes the scheduler, which finds the
 # table held back by its missing source.  (The half second lets that look happen before the
