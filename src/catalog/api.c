@@ -1146,6 +1146,8 @@ explain_rows(FunctionCallInfo fcinfo, const char *query_text, Oid self_relid)
 			if (agg->arg_notnull && agg->kind != DV_AGG_COUNT_STAR && agg->kind != DV_AGG_COUNT &&
 				agg->kind != DV_AGG_COUNT_DISTINCT)
 				appendStringInfo(&rules, "; x%d is a NOT NULL column: its non-null count built as count(*)", j);
+			else if (agg->count_shares_sum)
+				appendStringInfo(&rules, "; its non-null count built with dynview._nonnull_count(x%d), sharing the sum's transition state", agg->fill_arg > 0 ? agg->fill_arg : j);
 		}
 		EXPLAIN_ROW("aggregates", rules.data);
 	}

@@ -126,6 +126,34 @@ SELECT dynview.drop_dynamic_table('sf_ser');
 DROP FUNCTION sf_states_differ();
 DROP TABLE sf_p, sf_ptables;
 
+-- dynview._nonnull_count(x), the fill's count of a numeric sum's non-null inputs (its transition
+-- state is the sum's): count(x) in every group, NaN and infinities counted, NULLs not, 0 over no
+-- row; serially and in a parallel plan (states serialized, combined); and in the fill's SQL, beside
+-- the sums whose transition it shares (explain() above: sf_g's a5 and a6, sf_all's a2 and a3, sf_lj's)
+CREATE TABLE sf_c (id int PRIMARY KEY, g int, v numeric);
+INSERT INTO sf_c SELECT i, i % 5,
+       CASE i % 11 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
+                   ELSE (i % 97) / 8.0 END
+  FROM generate_series(1, 20000) i;
+UPDATE sf_c SET v = NULL WHERE g = 4;
+ANALYZE sf_c;
+SELECT g, count(v) AS count_v, dynview._nonnull_count(v) AS nonnull_count, sum(v) AS sum_v
+  FROM sf_c GROUP BY g ORDER BY g;
+SELECT count(v) AS none_count, dynview._nonnull_count(v) AS none_nonnull_count FROM sf_c WHERE id < 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT count(v), dynview._nonnull_count(v), sum(v) FROM sf_c;
+SELECT count(*) FILTER (WHERE count_v <> nonnull_count) AS parallel_mismatches, sum(nonnull_count) AS parallel_total
+  FROM (SELECT g, count(v) AS count_v, dynview._nonnull_count(v) AS nonnull_count, sum(v) FROM sf_c GROUP BY g) c;
+SELECT count(v) = dynview._nonnull_count(v) AS parallel_global_same FROM sf_c;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+DROP TABLE sf_c;
+
 SELECT dynview.drop_dynamic_table('sf_g');
 SELECT dynview.drop_dynamic_table('sf_all');
 SELECT dynview.drop_dynamic_table('sf_lj');
