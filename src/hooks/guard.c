@@ -1310,9 +1310,65 @@ dynview_function(Oid fn, Oid ext, Oid dv)
  * role create a table owned by the function's owner, a superuser, whose
  * query ran the role's code as that superuser; a SET clause changes the
  * settings its code runs under; an ordinary owner could do the same
- * (regress brk20_function_alter).  COMMENT, SECURITY LABEL and GRANT or
- * REVOKE stay allowed.  Reads pg_proc and pg_depend; needs a transaction.
+ * (regress brk20_function_alter).  Aggregates alike (CREATE [OR REPLACE]
+ * AGGREGATE, ALTER AGGREGATE ... RENAME, OWNER TO, SET SCHEMA): a replaced
+ * dynview._nonnull_count gave aggregate state fills wrong non-null counts.
+ * COMMENT, SECURITY LABEL and GRANT or REVOKE stay allowed.  Reads pg_proc and pg_depend; needs a transaction.
  */
+/* a FUNCTION, PROCEDURE, ROUTINE or AGGREGATE: a row of pg_proc */
+static bool
+routine_object(ObjectType type)
+{
+	return type == OBJECT_FUNCTION || type == OBJECT_PROCEDURE || type == OBJECT_ROUTINE ||
+		type == OBJECT_AGGREGATE;
+}
+
+/* the refusal's message what, its noun "function" made "aggregate" for an aggregate */
+static const char *
+routine_message(ObjectType type, const char *what)
+{
+	const char *noun = strstr(what, "function");
+	StringInfoData buf;
+
+	if (type != OBJECT_AGGREGATE || noun == NULL)
+		return what;
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, what, noun - what);
+	appendStringInfoString(&buf, "aggregate");
+	appendStringInfoString(&buf, noun + strlen("function"));
+	return buf.data;
+}
+
+/*
+ * refuse_routine_create - CREATE [OR REPLACE] FUNCTION / PROCEDURE /
+ * AGGREGATE names (of kind type): refused in schema dynview, and as OR
+ * REPLACE of a member of the extension ext anywhere
+ */
+static void
+refuse_routine_create(ObjectType type, List *names, bool replace, Oid ext, Oid dv)
+{
+	char	   *name;
+	Oid			nsp = QualifiedNameGetCreationNamespace(names, &name);
+	CatCList   *list;
+	bool		member = false;
+
+	list = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
+	for (int i = 0; i < list->n_members && replace && !member; i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&list->members[i]->tuple);
+
+		member = proc->pronamespace == nsp &&
+			getExtensionOfObject(ProcedureRelationId, proc->oid) == ext;
+	}
+	ReleaseSysCacheList(list);
+	if (member)
+		refuse_function_change(get_namespace_name(nsp), name,
+							   routine_message(type, "cannot replace function \"%s.%s\" of extension dynview"));
+	if (nsp == dv)
+		refuse_function_change(DV_SCHEMA, name,
+							   routine_message(type, "cannot create function \"%s.%s\" in dynview's schema"));
+}
+
 static void
 refuse_function_ddl(Node *parsetree)
 {
@@ -1324,40 +1380,29 @@ refuse_function_ddl(Node *parsetree)
 	if (IsA(parsetree, CreateFunctionStmt))
 	{
 		CreateFunctionStmt *stmt = (CreateFunctionStmt *) parsetree;
-		char	   *name;
-		Oid			nsp = QualifiedNameGetCreationNamespace(stmt->funcname, &name);
-		CatCList   *list;
-		bool		member = false;
 
-		list = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum(name));
-		for (int i = 0; i < list->n_members && stmt->replace && !member; i++)
-		{
-			Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&list->members[i]->tuple);
+		refuse_routine_create(stmt->is_procedure ? OBJECT_PROCEDURE : OBJECT_FUNCTION,
+							  stmt->funcname, stmt->replace, ext, dv);
+	}
+	else if (IsA(parsetree, DefineStmt) && ((DefineStmt *) parsetree)->kind == OBJECT_AGGREGATE)
+	{
+		DefineStmt *stmt = (DefineStmt *) parsetree;
 
-			member = proc->pronamespace == nsp &&
-				getExtensionOfObject(ProcedureRelationId, proc->oid) == ext;
-		}
-		ReleaseSysCacheList(list);
-		if (member)
-			refuse_function_change(get_namespace_name(nsp), name,
-								   "cannot replace function \"%s.%s\" of extension dynview");
-		if (nsp == dv)
-			refuse_function_change(DV_SCHEMA, name, "cannot create function \"%s.%s\" in dynview's schema");
+		refuse_routine_create(OBJECT_AGGREGATE, stmt->defnames, stmt->replace, ext, dv);
 	}
 	else if (IsA(parsetree, AlterObjectSchemaStmt))
 	{
 		AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
 
-		if ((stmt->objectType == OBJECT_FUNCTION || stmt->objectType == OBJECT_PROCEDURE ||
-			 stmt->objectType == OBJECT_ROUTINE) && strcmp(stmt->newschema, DV_SCHEMA) == 0)
+		if (!routine_object(stmt->objectType))
+			return;
+		if (strcmp(stmt->newschema, DV_SCHEMA) == 0)
 			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
-								   "cannot move function \"%2$s\" into schema \"%1$s\"");
+								   routine_message(stmt->objectType, "cannot move function \"%2$s\" into schema \"%1$s\""));
 		/* (out of it: the generated statements call it by its schema's name) */
-		if ((stmt->objectType == OBJECT_FUNCTION || stmt->objectType == OBJECT_PROCEDURE ||
-			 stmt->objectType == OBJECT_ROUTINE) &&
-			dynview_function(LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true), ext, dv))
+		if (dynview_function(LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true), ext, dv))
 			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
-								   "cannot move function \"%2$s\" out of schema \"%1$s\"");
+								   routine_message(stmt->objectType, "cannot move function \"%2$s\" out of schema \"%1$s\""));
 	}
 	else if (IsA(parsetree, AlterFunctionStmt))
 	{
@@ -1373,25 +1418,24 @@ refuse_function_ddl(Node *parsetree)
 		AlterOwnerStmt *stmt = (AlterOwnerStmt *) parsetree;
 		Oid			fn;
 
-		if (stmt->objectType != OBJECT_FUNCTION && stmt->objectType != OBJECT_PROCEDURE &&
-			stmt->objectType != OBJECT_ROUTINE)
+		if (!routine_object(stmt->objectType))
 			return;
 		fn = LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true);
 		if (dynview_function(fn, ext, dv))
 			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
-								   "cannot change the owner of function \"%s.%s\" of extension dynview");
+								   routine_message(stmt->objectType, "cannot change the owner of function \"%s.%s\" of extension dynview"));
 	}
 	else if (IsA(parsetree, RenameStmt))
 	{
 		RenameStmt *stmt = (RenameStmt *) parsetree;
 		Oid			fn;
 
-		if (stmt->renameType != OBJECT_FUNCTION && stmt->renameType != OBJECT_PROCEDURE &&
-			stmt->renameType != OBJECT_ROUTINE)
+		if (!routine_object(stmt->renameType))
 			return;
 		fn = LookupFuncWithArgs(stmt->renameType, (ObjectWithArgs *) stmt->object, true);
 		if (OidIsValid(fn) && get_func_namespace(fn) == dv)
-			refuse_function_change(DV_SCHEMA, get_func_name(fn), "cannot rename function \"%s.%s\" of dynview");
+			refuse_function_change(DV_SCHEMA, get_func_name(fn),
+								   routine_message(stmt->renameType, "cannot rename function \"%s.%s\" of dynview"));
 	}
 }
 
@@ -1617,7 +1661,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		check_structure(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, CreateFunctionStmt) || IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) ||
 		 IsA(pstmt->utilityStmt, RenameStmt) || IsA(pstmt->utilityStmt, AlterFunctionStmt) ||
-		 IsA(pstmt->utilityStmt, AlterOwnerStmt)) && IsTransactionState())
+		 IsA(pstmt->utilityStmt, AlterOwnerStmt) || IsA(pstmt->utilityStmt, DefineStmt)) &&
+		IsTransactionState())
 		refuse_function_ddl(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||
 		 IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||

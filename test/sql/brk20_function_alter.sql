@@ -4,7 +4,7 @@
 -- the query is run as the table's owner, so the role's own function in it ran as that superuser
 -- (it made the role a superuser).  An owner changed to an ordinary role (OWNER TO) would let that
 -- role alter the function so; a SET clause changes the settings dynview's code runs under.
--- Outside the extension's scripts, ALTER FUNCTION / PROCEDURE / ROUTINE of one of dynview's
+-- Outside the extension's scripts, ALTER FUNCTION / PROCEDURE / ROUTINE / AGGREGATE of one of dynview's
 -- functions, its OWNER TO and SET SCHEMA out of dynview are refused (42809, with a hint), to
 -- superusers too; COMMENT, SECURITY LABEL and GRANT / REVOKE stay allowed.
 SET client_min_messages = warning;
@@ -25,10 +25,27 @@ ALTER FUNCTION dynview._catalog_data_origin() SET SCHEMA bfa;
 \set VERBOSITY sqlstate
 ALTER FUNCTION dynview._window_contains(xid8, pg_snapshot, xid8[], pg_snapshot, xid8[]) COST 1000;
 \set VERBOSITY default
+-- dynview's aggregate alike (a tester's replaced _nonnull_count counted every row: the state
+-- fills' non-null counts went wrong, sums and averages with them): replaced, created in its
+-- schema, renamed, given away, moved out; and a user's aggregate moved into the schema
+CREATE FUNCTION bfa.count_all(bigint, numeric) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 1';
+CREATE OR REPLACE AGGREGATE dynview._nonnull_count(numeric) (SFUNC = bfa.count_all, STYPE = int8, INITCOND = '0');
+CREATE AGGREGATE dynview.bfa_count(numeric) (SFUNC = bfa.count_all, STYPE = int8, INITCOND = '0');
+ALTER AGGREGATE dynview._nonnull_count(numeric) RENAME TO _nonnull_count_old;
+ALTER AGGREGATE dynview._nonnull_count(numeric) OWNER TO bfa_user;
+ALTER AGGREGATE dynview._nonnull_count(numeric) SET SCHEMA bfa;
+ALTER ROUTINE dynview._nonnull_count(numeric) SET SCHEMA bfa;
+CREATE AGGREGATE bfa.bfa_count(numeric) (SFUNC = bfa.count_all, STYPE = int8, INITCOND = '0');
+ALTER AGGREGATE bfa.bfa_count(numeric) SET SCHEMA dynview;
+-- (a user's aggregate elsewhere is the DBA's)
+ALTER AGGREGATE bfa.bfa_count(numeric) RENAME TO bfa_count2;
+DROP AGGREGATE bfa.bfa_count2(numeric);
+DROP FUNCTION bfa.count_all(bigint, numeric);
 -- (nothing changed)
 SELECT p.proname, p.prosecdef, p.proconfig, p.provolatile, p.procost, r.rolsuper AS owner_is_superuser, n.nspname
   FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner JOIN pg_namespace n ON n.oid = p.pronamespace
  WHERE p.oid IN ('dynview._catalog_data_origin'::regproc, 'dynview._window_contains'::regproc,
+                 'dynview._nonnull_count(numeric)'::regprocedure,
                  'dynview.create_dynamic_table(text, text, text, text, boolean, text[], text, interval)'::regprocedure)
  ORDER BY 1;
 
