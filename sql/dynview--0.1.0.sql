@@ -129,9 +129,10 @@ COMMENT ON FUNCTION dynview._window_contains(xid8, pg_snapshot, xid8[], pg_snaps
 $$Internal: whether a change buffer row of transaction xid is in the refresh window from snapshot prev (and the xids prev_own its refresh counted as its own) to snapshot cur (and cur_own): visible in cur or one of cur_own, and neither visible in prev nor one of prev_own.  Window reads test every buffer row with it; an error if prev_own or cur_own holds NULL.
 Example: SELECT dynview._window_contains('7', '5:8:7', '{}', '5:9:', '{}');$$;
 
--- The non-null count of a numeric input as an aggregate whose transition is sum(numeric)'s and
--- avg(numeric)'s: beside sum(x) or avg(x) of the same x, PostgreSQL computes the three with one
--- transition state per row (aggregate state fills: the count n<j> of a sum or avg).  Internal.
+-- The non-null count of a numeric (or bigint) input as an aggregate whose transition is
+-- sum(numeric)'s and avg(numeric)'s (sum(bigint)'s and avg(bigint)'s): beside sum(x) or avg(x) of
+-- the same x, PostgreSQL computes the three with one transition state per row (aggregate state
+-- fills: the count n<j> of a sum or avg).  Internal.
 CREATE FUNCTION dynview._numeric_nonnull_count_final(internal)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'dynview_numeric_nonnull_count_final'
@@ -149,6 +150,23 @@ CREATE AGGREGATE dynview._nonnull_count(numeric) (
 COMMENT ON AGGREGATE dynview._nonnull_count(numeric) IS
 $$Internal: count(x) of a numeric x (non-null inputs, NaN and infinities included; 0 over no row), computed from the transition state of sum(numeric) and avg(numeric), which PostgreSQL shares with a sum(x) or avg(x) of the same x in the same query: the state fills of dynamic tables count a numeric sum's inputs with it at no cost per row.
 Example: SELECT sum(x), dynview._nonnull_count(x) FROM (VALUES (1.5), (NULL), ('NaN')) v(x);$$;
+CREATE FUNCTION dynview._int8_nonnull_count_final(internal)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'dynview_int8_nonnull_count_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dynview._nonnull_count(bigint) (
+    SFUNC = pg_catalog.int8_avg_accum,
+    STYPE = internal,
+    SSPACE = 48,
+    FINALFUNC = dynview._int8_nonnull_count_final,
+    COMBINEFUNC = pg_catalog.int8_avg_combine,
+    SERIALFUNC = pg_catalog.int8_avg_serialize,
+    DESERIALFUNC = pg_catalog.int8_avg_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dynview._nonnull_count(bigint) IS
+$$Internal: count(x) of a bigint x (non-null inputs; 0 over no row), computed from the transition state of sum(bigint) and avg(bigint), which PostgreSQL shares with a sum(x) or avg(x) of the same x in the same query (see dynview._nonnull_count(numeric)).
+Example: SELECT sum(x), dynview._nonnull_count(x) FROM (VALUES (1::bigint), (NULL), (3)) v(x);$$;
 
 -- The window of design section 5 (buffer rows whose transaction cur sees and prev did not, each
 -- with the xids it counts as its own) decided for each of xids by its three spellings: the SQL

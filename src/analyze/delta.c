@@ -1018,7 +1018,7 @@ agg_state_input(DvPlan *plan, Query *q, List *keys)
 		agg->arg_notnull = !outer && notnull_column(q, (Node *) arg);
 		agg->arg_computed = !IsA(arg, Var);
 		agg->count_shares_sum = (agg->kind == DV_AGG_SUM || agg->kind == DV_AGG_AVG) &&
-			agg->arg_typid == NUMERICOID && !agg->arg_notnull;
+			(agg->arg_typid == NUMERICOID || agg->arg_typid == INT8OID) && !agg->arg_notnull;
 		agg->fill_arg = foreach_current_index(lc) + 1;
 		foreach(lc2, tl)
 		{

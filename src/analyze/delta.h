@@ -81,9 +81,9 @@ typedef struct DvAgg
 	bool		arg_notnull;	/* x is a NOT NULL column no outer join nulls:
 								 * the fill counts it as count(*) */
 	bool		arg_computed;	/* x is an expression, not a column */
-	bool		count_shares_sum;	/* sum or avg of a numeric x that may be
-									 * null: the fill counts it with
-									 * dynview._nonnull_count(x), whose
+	bool		count_shares_sum;	/* sum or avg of a numeric or bigint x
+									 * that may be null: the fill counts it
+									 * with dynview._nonnull_count(x), whose
 									 * transition state is the sum's */
 } DvAgg;
 

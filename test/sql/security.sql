@@ -72,7 +72,7 @@ SELECT count(*) AS planted_calls FROM dv_calls;
 -- relation name argument with the caller's search_path (their SQL runs as described in doc/security.md)
 -- and the internal C functions called once per row, which resolve no name and run no SQL
 -- (_full_refresh_count, _window_contains, _window_filtered and its planner support, and the
--- aggregate _nonnull_count with its final function, called once per group)
+-- aggregates _nonnull_count with their final functions, called once per group)
 SELECT p.oid::regprocedure AS resolves_names_with_callers_search_path
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid

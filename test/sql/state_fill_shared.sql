@@ -126,32 +126,65 @@ SELECT dynview.drop_dynamic_table('sf_ser');
 DROP FUNCTION sf_states_differ();
 DROP TABLE sf_p, sf_ptables;
 
--- dynview._nonnull_count(x), the fill's count of a numeric sum's non-null inputs (its transition
--- state is the sum's): count(x) in every group, NaN and infinities counted, NULLs not, 0 over no
--- row; serially and in a parallel plan (states serialized, combined); and in the fill's SQL, beside
--- the sums whose transition it shares (explain() above: sf_g's a5 and a6, sf_all's a2 and a3, sf_lj's)
-CREATE TABLE sf_c (id int PRIMARY KEY, g int, v numeric);
+-- dynview._nonnull_count(x), the fill's count of a numeric or bigint sum's non-null inputs (its
+-- transition state is the sum's): count(x) in every group, NaN and infinities counted, NULLs not,
+-- 0 over no row; serially and in a parallel plan (states serialized, combined); and in the fill's
+-- SQL, beside the sums whose transition it shares (explain() above: sf_g's a5 and a6, sf_all's a2
+-- and a3, sf_lj's; sf_b's below)
+CREATE TABLE sf_c (id int PRIMARY KEY, g int, v numeric, b bigint);
 INSERT INTO sf_c SELECT i, i % 5,
        CASE i % 11 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
-                   ELSE (i % 97) / 8.0 END
+                   ELSE (i % 97) / 8.0 END,
+       CASE WHEN i % 3 = 0 THEN NULL ELSE i * 1000000000000 END
   FROM generate_series(1, 20000) i;
-UPDATE sf_c SET v = NULL WHERE g = 4;
+UPDATE sf_c SET v = NULL, b = NULL WHERE g = 4;
 ANALYZE sf_c;
-SELECT g, count(v) AS count_v, dynview._nonnull_count(v) AS nonnull_count, sum(v) AS sum_v
+SELECT g, count(v) AS count_v, dynview._nonnull_count(v) AS nonnull_count, sum(v) AS sum_v,
+       count(b) AS count_b, dynview._nonnull_count(b) AS nonnull_count_b, sum(b) AS sum_b
   FROM sf_c GROUP BY g ORDER BY g;
-SELECT count(v) AS none_count, dynview._nonnull_count(v) AS none_nonnull_count FROM sf_c WHERE id < 0;
+SELECT count(v) AS none_count, dynview._nonnull_count(v) AS none_nonnull_count,
+       dynview._nonnull_count(b) AS none_nonnull_count_b FROM sf_c WHERE id < 0;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT count(v), dynview._nonnull_count(v), sum(v) FROM sf_c;
-SELECT count(*) FILTER (WHERE count_v <> nonnull_count) AS parallel_mismatches, sum(nonnull_count) AS parallel_total
-  FROM (SELECT g, count(v) AS count_v, dynview._nonnull_count(v) AS nonnull_count, sum(v) FROM sf_c GROUP BY g) c;
-SELECT count(v) = dynview._nonnull_count(v) AS parallel_global_same FROM sf_c;
+SELECT count(*) FILTER (WHERE count_v <> nonnull_count OR count_b <> nonnull_count_b) AS parallel_mismatches,
+       sum(nonnull_count) AS parallel_total, sum(nonnull_count_b) AS parallel_total_b
+  FROM (SELECT g, count(v) AS count_v, dynview._nonnull_count(v) AS nonnull_count, sum(v),
+               count(b) AS count_b, dynview._nonnull_count(b) AS nonnull_count_b, avg(b)
+          FROM sf_c GROUP BY g) c;
+SELECT count(v) = dynview._nonnull_count(v) AND count(b) = dynview._nonnull_count(b) AS parallel_global_same FROM sf_c;
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
+-- a table of bigint sums and averages: built with the shared count, refreshed through a group
+-- whose inputs all become NULL (its sum NULL again) and back, verified
+CREATE FUNCTION sf_n1_differing() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM dynview_state.%I s JOIN (SELECT g, count(b) AS c FROM sf_c GROUP BY g) q ON q.g = s.g1 WHERE s.n1 <> q.c',
+                 'agg_' || 'sf_b'::regclass::oid) INTO n;
+  RETURN n;
+END $$;
+SELECT dynview.create_dynamic_table('sf_b', 'SELECT g, sum(b) AS sb, avg(b) AS ab, count(*) AS n FROM sf_c GROUP BY g',
+                                    schedule => 'manual', refresh_mode => 'incremental');
+SELECT value FROM dynview.explain_dynamic_table('sf_b') WHERE property = 'aggregates';
+SELECT sf_n1_differing() AS n1_differing_from_count;
+UPDATE sf_c SET b = NULL WHERE g = 1;
+UPDATE sf_c SET b = 5 WHERE g = 4 AND id < 100;
+SELECT refresh_mode FROM dynview.refresh('sf_b');
+SELECT dynview.verify('sf_b');
+SELECT * FROM sf_b ORDER BY g;
+UPDATE sf_c SET b = id WHERE g = 1 AND id % 2 = 0;
+SELECT refresh_mode FROM dynview.refresh('sf_b');
+SELECT dynview.verify('sf_b');
+SELECT (SELECT array_agg(t::text ORDER BY g) FROM sf_b t) =
+       (SELECT array_agg(q::text ORDER BY g) FROM (SELECT g, sum(b) AS sb, avg(b) AS ab, count(*) AS n FROM sf_c GROUP BY g) q) AS same_text;
+SELECT sf_n1_differing() AS n1_differing_from_count;
+SELECT dynview.drop_dynamic_table('sf_b');
+DROP FUNCTION sf_n1_differing();
 DROP TABLE sf_c;
 
 SELECT dynview.drop_dynamic_table('sf_g');
