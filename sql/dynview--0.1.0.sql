@@ -6,6 +6,46 @@
 
 \echo Use "CREATE EXTENSION dynview" to load this file. \quit
 
+-- Schema dynview is the extension's: CREATE EXTENSION makes it (the control file's schema) unless
+-- it exists, and then uses it as it is.  One made beforehand by a role that is not a superuser,
+-- one where such a role may create objects, or one holding an object of such a role is refused:
+-- its owner could put objects there under the names dynview's SQL calls, or drop the extension
+-- with the schema (DROP SCHEMA dynview CASCADE; a tester, session 35).
+DO $$
+DECLARE
+    why text;
+BEGIN
+    SELECT CASE
+             WHEN NOT r.rolsuper THEN format('it is owned by role %I, which is not a superuser', r.rolname)
+             WHEN EXISTS (SELECT 1 FROM pg_catalog.aclexplode(n.nspacl) a
+                           WHERE a.privilege_type = 'CREATE'
+                             AND (a.grantee = 0 OR NOT (SELECT g.rolsuper FROM pg_catalog.pg_roles g WHERE g.oid = a.grantee)))
+               THEN 'a role that is not a superuser may create objects in it'
+             WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_roles o ON o.oid = c.relowner
+                           WHERE c.relnamespace = n.oid AND NOT o.rolsuper
+                          UNION ALL
+                          SELECT 1 FROM pg_catalog.pg_proc f JOIN pg_catalog.pg_roles o ON o.oid = f.proowner
+                           WHERE f.pronamespace = n.oid AND NOT o.rolsuper
+                          UNION ALL
+                          SELECT 1 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_roles o ON o.oid = t.typowner
+                           WHERE t.typnamespace = n.oid AND NOT o.rolsuper
+                          UNION ALL
+                          SELECT 1 FROM pg_catalog.pg_operator p JOIN pg_catalog.pg_roles o ON o.oid = p.oprowner
+                           WHERE p.oprnamespace = n.oid AND NOT o.rolsuper)
+               THEN 'it holds objects of a role that is not a superuser'
+           END
+      INTO why
+      FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_roles r ON r.oid = n.nspowner
+     WHERE n.nspname = 'dynview';
+    IF why IS NOT NULL THEN
+        RAISE EXCEPTION 'schema "dynview" existed before CREATE EXTENSION dynview and %', why
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'dynview''s code lives in schema "dynview", which only superusers may control.',
+                  HINT = 'Drop schema "dynview" (or give it to a superuser, revoke CREATE on it and remove other roles'' objects from it), then create the extension again.';
+    END IF;
+END
+$$;
+
 -------------------------------------------------------------------------------
 -- Catalogs
 -------------------------------------------------------------------------------

@@ -1339,6 +1339,13 @@ routine_message(ObjectType type, const char *what)
 	return buf.data;
 }
 
+/* type, or OBJECT_AGGREGATE where fn (valid) is an aggregate */
+static ObjectType
+routine_kind(ObjectType type, Oid fn)
+{
+	return OidIsValid(fn) && get_func_prokind(fn) == PROKIND_AGGREGATE ? OBJECT_AGGREGATE : type;
+}
+
 /*
  * refuse_routine_create - CREATE [OR REPLACE] FUNCTION / PROCEDURE /
  * AGGREGATE names (of kind type): refused in schema dynview, and as OR
@@ -1393,16 +1400,20 @@ refuse_function_ddl(Node *parsetree)
 	else if (IsA(parsetree, AlterObjectSchemaStmt))
 	{
 		AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
+		Oid			fn;
 
 		if (!routine_object(stmt->objectType))
 			return;
+		fn = LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true);
 		if (strcmp(stmt->newschema, DV_SCHEMA) == 0)
 			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
-								   routine_message(stmt->objectType, "cannot move function \"%2$s\" into schema \"%1$s\""));
+								   routine_message(routine_kind(stmt->objectType, fn),
+												   "cannot move function \"%2$s\" into schema \"%1$s\""));
 		/* (out of it: the generated statements call it by its schema's name) */
-		if (dynview_function(LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true), ext, dv))
+		if (dynview_function(fn, ext, dv))
 			refuse_function_change(DV_SCHEMA, NameListToString(((ObjectWithArgs *) stmt->object)->objname),
-								   routine_message(stmt->objectType, "cannot move function \"%2$s\" out of schema \"%1$s\""));
+								   routine_message(routine_kind(stmt->objectType, fn),
+												   "cannot move function \"%2$s\" out of schema \"%1$s\""));
 	}
 	else if (IsA(parsetree, AlterFunctionStmt))
 	{
@@ -1411,7 +1422,8 @@ refuse_function_ddl(Node *parsetree)
 
 		if (dynview_function(fn, ext, dv))
 			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
-								   "cannot alter function \"%s.%s\" of extension dynview");
+								   routine_message(routine_kind(stmt->objtype, fn),
+												   "cannot alter function \"%s.%s\" of extension dynview"));
 	}
 	else if (IsA(parsetree, AlterOwnerStmt))
 	{
@@ -1423,7 +1435,8 @@ refuse_function_ddl(Node *parsetree)
 		fn = LookupFuncWithArgs(stmt->objectType, (ObjectWithArgs *) stmt->object, true);
 		if (dynview_function(fn, ext, dv))
 			refuse_function_change(get_namespace_name(get_func_namespace(fn)), get_func_name(fn),
-								   routine_message(stmt->objectType, "cannot change the owner of function \"%s.%s\" of extension dynview"));
+								   routine_message(routine_kind(stmt->objectType, fn),
+												   "cannot change the owner of function \"%s.%s\" of extension dynview"));
 	}
 	else if (IsA(parsetree, RenameStmt))
 	{
@@ -1435,7 +1448,8 @@ refuse_function_ddl(Node *parsetree)
 		fn = LookupFuncWithArgs(stmt->renameType, (ObjectWithArgs *) stmt->object, true);
 		if (OidIsValid(fn) && get_func_namespace(fn) == dv)
 			refuse_function_change(DV_SCHEMA, get_func_name(fn),
-								   routine_message(stmt->renameType, "cannot rename function \"%s.%s\" of dynview"));
+								   routine_message(routine_kind(stmt->renameType, fn),
+												   "cannot rename function \"%s.%s\" of dynview"));
 	}
 }
 

@@ -35,6 +35,8 @@ ALTER AGGREGATE dynview._nonnull_count(numeric) RENAME TO _nonnull_count_old;
 ALTER AGGREGATE dynview._nonnull_count(numeric) OWNER TO bfa_user;
 ALTER AGGREGATE dynview._nonnull_count(numeric) SET SCHEMA bfa;
 ALTER ROUTINE dynview._nonnull_count(numeric) SET SCHEMA bfa;
+ALTER ROUTINE dynview._nonnull_count(bigint) RENAME TO _nonnull_count_old;
+ALTER ROUTINE dynview._nonnull_count(bigint) COST 1;
 CREATE AGGREGATE bfa.bfa_count(numeric) (SFUNC = bfa.count_all, STYPE = int8, INITCOND = '0');
 ALTER AGGREGATE bfa.bfa_count(numeric) SET SCHEMA dynview;
 -- (a user's aggregate elsewhere is the DBA's)
