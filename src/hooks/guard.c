@@ -1313,7 +1313,8 @@ dynview_function(Oid fn, Oid ext, Oid dv)
  * (regress brk20_function_alter).  Aggregates alike (CREATE [OR REPLACE]
  * AGGREGATE, ALTER AGGREGATE ... RENAME, OWNER TO, SET SCHEMA): a replaced
  * dynview._nonnull_count gave aggregate state fills wrong non-null counts.
- * COMMENT, SECURITY LABEL and GRANT or REVOKE stay allowed.  Reads pg_proc and pg_depend; needs a transaction.
+ * COMMENT, SECURITY LABEL and GRANT or REVOKE stay allowed.  Reads pg_proc
+ * and pg_depend; needs a transaction.
  */
 /* a FUNCTION, PROCEDURE, ROUTINE or AGGREGATE: a row of pg_proc */
 static bool
@@ -1675,7 +1676,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		check_structure(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, CreateFunctionStmt) || IsA(pstmt->utilityStmt, AlterObjectSchemaStmt) ||
 		 IsA(pstmt->utilityStmt, RenameStmt) || IsA(pstmt->utilityStmt, AlterFunctionStmt) ||
-		 IsA(pstmt->utilityStmt, AlterOwnerStmt) || IsA(pstmt->utilityStmt, DefineStmt)) &&
+		 IsA(pstmt->utilityStmt, AlterOwnerStmt) ||
+		 (IsA(pstmt->utilityStmt, DefineStmt) && ((DefineStmt *) pstmt->utilityStmt)->kind == OBJECT_AGGREGATE)) &&
 		IsTransactionState())
 		refuse_function_ddl(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, IndexStmt) ||

@@ -718,9 +718,9 @@ fill_input(DvPlan *plan, char *input)
  * non-null count of a NOT NULL column (DvAgg.arg_notnull) is count(*), the
  * same call as dv_count's; that of a numeric or bigint sum or avg that may
  * be null (DvAgg.count_shares_sum) is dynview._nonnull_count(x), whose
- * transition is sum(numeric)'s and avg(numeric)'s (bigint's likewise), so that PostgreSQL computes a<j>,
- * s<j> and n<j> with one transition state per row: count(x) beside them is
- * one more transition call per row (TPC-H Q1's serial fill: 6.6 s with its
+ * transition is sum(numeric)'s and avg(numeric)'s (bigint's likewise), so
+ * that PostgreSQL computes a<j>, s<j> and n<j> with one transition state per
+ * row: count(x) beside them is one more transition call per row (TPC-H Q1's serial fill: 6.6 s with its
  * five counts, 4.3 s with them shared).
  */
 static char *
