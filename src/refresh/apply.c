@@ -670,36 +670,20 @@ same_key_image(DvApply *a, TupleDesc desc, DvDeltaRow *x, DvDeltaRow *y)
 	return true;
 }
 
-/*
- * the rows of weight w (-1 or +1) whose key has no NULL, with their keys'
- * image hashes, sorted by hash; their count in *count
- */
-static KeyHashed *
-hashed_rows(DvApply *a, TupleDesc desc, DvDeltaRow *rows, uint64 n, int w, uint64 *count)
+/* the hash of the images of row's key (no NULL) */
+static uint32
+key_image_hash(DvApply *a, TupleDesc desc, DvDeltaRow *row)
 {
-	KeyHashed  *out = palloc(sizeof(KeyHashed) * Max(n, 1));
-	uint64		m = 0;
+	uint32		h = 0;
 
-	for (uint64 r = 0; r < n; r++)
+	for (int i = 0; i < a->nkeys; i++)
 	{
-		uint32		h = 0;
+		Form_pg_attribute att = TupleDescAttr(desc, a->key_attnums[i] - 1);
 
-		if (rows[r].weight != w || key_has_null(a, &rows[r]))
-			continue;
-		for (int i = 0; i < a->nkeys; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, a->key_attnums[i] - 1);
-
-			h = hash_combine(h, datum_image_hash(rows[r].values[a->key_attnums[i] - 1],
-												 att->attbyval, att->attlen));
-		}
-		out[m].hash = h;
-		out[m].row = (uint32) r;
-		m++;
+		h = hash_combine(h, datum_image_hash(row->values[a->key_attnums[i] - 1],
+											 att->attbyval, att->attlen));
 	}
-	qsort(out, m, sizeof(KeyHashed), keyhashed_compare);
-	*count = m;
-	return out;
+	return h;
 }
 
 /*
@@ -707,66 +691,83 @@ hashed_rows(DvApply *a, TupleDesc desc, DvDeltaRow *rows, uint64 n, int w, uint6
  * weight +1 whose keys (no NULL) are identical images, the only row of its
  * sign with that key each (pairs[2k] the old row, pairs[2k + 1] the new);
  * their count in *npairs.  A key whose image changes (1.0 to 1.00) is no
- * pair: its rows are deleted and inserted.
+ * pair: its rows are deleted and inserted.  The rows of weight -1 are
+ * sorted by their keys' hashes, and each row of weight +1 looks its key up
+ * among them (a change has fewer rows that go than come, mostly).
  */
 static uint32 *
 pair_rows(DvApply *a, DvDeltaRow *rows, uint64 n, uint64 *npairs)
 {
 	TupleDesc	desc = RelationGetDescr(a->rel);
-	uint64		nold;
-	uint64		nnew;
-	KeyHashed  *old = hashed_rows(a, desc, rows, n, -1, &nold);
-	KeyHashed  *new = hashed_rows(a, desc, rows, n, +1, &nnew);
-	uint32	   *pairs = palloc(sizeof(uint32) * 2 * Max(Min(nold, nnew), 1));
-	uint64		i = 0;
-	uint64		j = 0;
+	KeyHashed  *old = palloc(sizeof(KeyHashed) * Max(n, 1));
+	uint32	   *matches;
+	uint32	   *match;
+	uint32	   *pairs;
+	uint64		nold = 0;
 
 	*npairs = 0;
-	while (i < nold && j < nnew)
+	for (uint64 r = 0; r < n; r++)
+		if (rows[r].weight == -1 && !key_has_null(a, &rows[r]))
+		{
+			old[nold].hash = key_image_hash(a, desc, &rows[r]);
+			old[nold].row = (uint32) r;
+			nold++;
+		}
+	if (nold == 0)
 	{
-		uint64		i1 = i;
-		uint64		j1 = j;
+		pfree(old);
+		return palloc(sizeof(uint32) * 2);
+	}
+	qsort(old, nold, sizeof(KeyHashed), keyhashed_compare);
+	matches = palloc0(sizeof(uint32) * nold);
+	match = palloc(sizeof(uint32) * nold);
+	for (uint64 r = 0; r < n; r++)
+	{
+		uint32		h;
+		uint64		lo = 0;
+		uint64		hi = nold;
 
-		if (old[i].hash != new[j].hash)
-		{
-			if (old[i].hash < new[j].hash)
-				i++;
-			else
-				j++;
+		if (rows[r].weight != 1 || key_has_null(a, &rows[r]))
 			continue;
-		}
-		/* the rows of each sign with this hash: [i, i1) and [j, j1) */
-		while (i1 < nold && old[i1].hash == old[i].hash)
-			i1++;
-		while (j1 < nnew && new[j1].hash == new[j].hash)
-			j1++;
-		for (uint64 x = i; x < i1; x++)
+		h = key_image_hash(a, desc, &rows[r]);
+		/* (the first of the rows that go with this hash) */
+		while (lo < hi)
 		{
-			DvDeltaRow *o = &rows[old[x].row];
-			int			olds = 0;
-			int			news = 0;
-			uint32		match = 0;
+			uint64		mid = lo + (hi - lo) / 2;
 
-			for (uint64 y = i; y < i1; y++)
-				olds += same_key_image(a, desc, o, &rows[old[y].row]);
-			for (uint64 y = j; y < j1; y++)
-				if (same_key_image(a, desc, o, &rows[new[y].row]))
-				{
-					news++;
-					match = new[y].row;
-				}
-			if (olds == 1 && news == 1)
-			{
-				pairs[2 * *npairs] = old[x].row;
-				pairs[2 * *npairs + 1] = match;
-				(*npairs)++;
-			}
+			if (old[mid].hash < h)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		i = i1;
-		j = j1;
+		for (uint64 x = lo; x < nold && old[x].hash == h; x++)
+			if (same_key_image(a, desc, &rows[old[x].row], &rows[r]))
+			{
+				matches[x]++;
+				match[x] = (uint32) r;
+			}
+	}
+	pairs = palloc(sizeof(uint32) * 2 * nold);
+	for (uint64 x = 0; x < nold; x++)
+	{
+		int			olds = 0;
+
+		if (matches[x] != 1)
+			continue;
+		/* (the only row that goes with this key: the others of its hash differ) */
+		for (uint64 y = x; y > 0 && old[y - 1].hash == old[x].hash; y--)
+			olds += same_key_image(a, desc, &rows[old[x].row], &rows[old[y - 1].row]);
+		for (uint64 y = x + 1; y < nold && old[y].hash == old[x].hash; y++)
+			olds += same_key_image(a, desc, &rows[old[x].row], &rows[old[y].row]);
+		if (olds > 0)
+			continue;
+		pairs[2 * *npairs] = old[x].row;
+		pairs[2 * *npairs + 1] = match[x];
+		(*npairs)++;
 	}
 	pfree(old);
-	pfree(new);
+	pfree(matches);
+	pfree(match);
 	return pairs;
 }
 
