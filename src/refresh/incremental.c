@@ -3745,7 +3745,17 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	 * HOT, instead of a delete and an insert)
 	 */
 	if (expected > 0 && positive > 0 && direct != NULL && dv_apply_can_delete(direct))
+	{
 		updated = dv_apply_update(direct, drows, net_rows, snapshot, seq);
+		/*
+		 * (the rows it applied are out of dv_net too: a statement below must
+		 * not look for them, nor delete a new version whose text form is the
+		 * old row's, two images of one text form, and so fail the count)
+		 */
+		for (uint64 g = 0; g < net_rows && updated > 0; g++)
+			if (drows[g].weight == 0)
+				net[g].weight = 0;
+	}
 	if (expected > 0 && direct != NULL && dv_apply_can_delete(direct))
 		deleted = updated + dv_apply_delete(direct, drows, net_rows, snapshot, seq);
 	else if (expected > 0 && plan->spj_key != NIL)
