@@ -331,7 +331,8 @@ extern bool dv_refresh_writes_own(void);
 /*
  * A distinct row of a select/join table's consolidated delta, as the direct
  * apply takes it: its columns in the table's order (dropped ones included,
- * NULL), its net weight (not 0).
+ * NULL), its net weight (not 0; dv_apply_update sets it to 0 for a row it
+ * applied as half of an update).
  */
 typedef struct DvDeltaRow
 {
@@ -350,6 +351,12 @@ extern Datum dv_row_datum(TupleDesc desc, Datum *values, bool *nulls);
 typedef struct DvApply DvApply;
 extern DvApply *dv_apply_begin(DvTable *dt, List *key);
 extern bool dv_apply_can_delete(DvApply *a);
+/*
+ * dv_apply_update - the pairs of rows of weight -1 and +1 with one key (its
+ * images identical) updated in place, their weights set to 0; returns the
+ * rows updated (each a row deleted and one inserted for the counts)
+ */
+extern uint64 dv_apply_update(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
 extern uint64 dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
 extern uint64 dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq);
 /*

@@ -3,17 +3,19 @@
  * apply.c
  *	  The direct apply of a select/join table's consolidated delta: the rows
  *	  that leave found through the table's unique key index and deleted, the
- *	  rows that come written in batches with their index entries, without
- *	  SQL statements (issue 14: the dashboard's detail layer spent most of
- *	  its refresh in the DELETE ... USING and INSERT ... SELECT ... RETURNING
- *	  that apply_spj ran through SPI).  The same writes apply the rows an
+ *	  rows that come written in batches with their index entries, a row
+ *	  whose key stays and whose other columns change updated in place (HOT
+ *	  where it can: no new index entry), without SQL statements (issue 14:
+ *	  the dashboard's detail layer spent most of its refresh in the DELETE
+ *	  ... USING and INSERT ... SELECT ... RETURNING that apply_spj ran
+ *	  through SPI).  The same writes apply the rows an
  *	  incremental refresh recomputed (groups, window rows: dv_apply_diff,
  *	  for refresh.c's restricted recompute), matched with the table's rows
  *	  in C instead of a FULL JOIN, DELETE and INSERT statement.
  *
  * This is what PostgreSQL's logical replication apply worker does with a
- * change (execReplication.c: an index scan by the key, the tuple deleted,
- * ExecInsertIndexTuples after the heap insert) and what COPY FROM does with
+ * change (execReplication.c: an index scan by the key, the tuple deleted or
+ * updated, ExecInsertIndexTuples after the heap insert or a non-HOT update) and what COPY FROM does with
  * its rows (table_multi_insert: one WAL record and one buffer lock per heap
  * page filled, not per row; then each row's index entries, whose unique
  * checks raise the same 23505 as an INSERT).  It is taken only where a
@@ -56,7 +58,9 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "common/hashfn.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_publication.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -68,6 +72,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/sortsupport.h"
 
 #include "dynview.h"
@@ -86,6 +91,7 @@ struct DvApply
 	int			nkeys;
 	AttrNumber	key_attnums[INDEX_MAX_KEYS];	/* table column of index column i */
 	bool		own;			/* written as dynview's own writes */
+	bool		can_update;		/* rows may change in place (update_in_place_ok) */
 };
 
 /*
@@ -177,6 +183,57 @@ has_identity_always(Relation rel)
 }
 
 /*
+ * update_in_place_ok - may a row whose key stays be updated in place
+ * (dv_apply_update, dv_apply_diff) instead of deleted and inserted, as the
+ * SQL statements apply it?  Only where nothing can tell the two apart:
+ *	- the user holds UPDATE on the table (a statement would not update);
+ *	- no CHECK constraint: one that reads the table (a function) would see
+ *	  the other rows of the change not yet written; NOT NULL is checked
+ *	  alike;
+ *	- no unique or exclusion index but the key index: two rows swapping a
+ *	  value would meet in it, which the deletes before the inserts avoid
+ *	  (the key index cannot: an updated row keeps its key);
+ *	- no publication: its subscribers receive the DELETE and INSERT, and
+ *	  one that publishes no updates would lose the change.
+ */
+static bool
+update_in_place_ok(DvApply *a)
+{
+	Relation	rel = a->rel;
+	PublicationDesc pubdesc;
+	List	   *indexes;
+	ListCell   *lc;
+	bool		ok = true;
+
+	if (pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		return false;
+	if (rel->rd_att->constr != NULL && rel->rd_att->constr->num_check > 0)
+		return false;
+	RelationBuildPublicationDesc(rel, &pubdesc);
+	if (pubdesc.pubactions.pubinsert || pubdesc.pubactions.pubupdate ||
+		pubdesc.pubactions.pubdelete || pubdesc.pubactions.pubtruncate)
+		return false;
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		HeapTuple	tuple;
+		Form_pg_index form;
+
+		if (lfirst_oid(lc) == a->key_index)
+			continue;
+		tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for index %u", lfirst_oid(lc));
+		form = (Form_pg_index) GETSTRUCT(tuple);
+		if (form->indisunique || form->indisexclusion)
+			ok = false;
+		ReleaseSysCache(tuple);
+	}
+	list_free(indexes);
+	return ok;
+}
+
+/*
  * dv_apply_begin - the direct apply of dt's delta, or NULL when a statement
  * would do more than write the rows (see the file header), with the reason
  * at DEBUG1.  key: the table's derived key (column names), NIL if none;
@@ -228,6 +285,7 @@ dv_apply_begin(DvTable *dt, List *key)
 	InitResultRelInfo(a->rri, rel, 0, NULL, 0);
 	ExecOpenIndices(a->rri, false);
 	a->own = dv_refresh_writes_own();
+	a->can_update = OidIsValid(a->key_index) && update_in_place_ok(a);
 	return a;
 }
 
@@ -401,75 +459,111 @@ deleted_to_buffer(DvApply *a, HeapTuple *gone, uint64 n, int32 *seq)
 	pfree(gone);
 }
 
-static uint64
-delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+/* the lookup of the table's rows by key through its unique key index (delete, update) */
+typedef struct KeyLookup
 {
-	DvDeltaRow *rows = arg;
-	Relation	index = index_open(a->key_index, RowExclusiveLock);
-	ScanKeyData skey[INDEX_MAX_KEYS];
+	Relation	index;
 	IndexScanDesc scan;
-	TupleTableSlot *slot = table_slot_create(a->rel, NULL);
-	CommandId	cid = GetCurrentCommandId(true);
-	HeapTuple  *gone = palloc(sizeof(HeapTuple) * Max(n, 1));
-	uint64		ngone = 0;
-	FmgrInfo	record_out;
+	ScanKeyData skey[INDEX_MAX_KEYS];
+	TupleTableSlot *slot;		/* the row found */
+	FmgrInfo	record_out;		/* text form of a row (same_row) */
+} KeyLookup;
+
+/* begin lookups at snap (the active snapshot) */
+static void
+key_lookup_begin(DvApply *a, KeyLookup *l, Snapshot snap)
+{
 	Oid			out_func;
 	bool		varlena;
-	Snapshot	snap;
 
-	/* (a DELETE checks this too: a published table needs its replica identity) */
-	CheckCmdReplicaIdentity(a->rel, CMD_DELETE);
 	getTypeOutputInfo(RECORDOID, &out_func, &varlena);
-	fmgr_info(out_func, &record_out);
-	/* (the data snapshot, seeing what this transaction's earlier statements wrote) */
-	PushCopiedSnapshot(snapshot);
-	UpdateActiveSnapshotCommandId();
-	snap = GetActiveSnapshot();
+	fmgr_info(out_func, &l->record_out);
+	l->index = index_open(a->key_index, RowExclusiveLock);
 	for (int i = 0; i < a->nkeys; i++)
 	{
-		Oid			opfamily = index->rd_opfamily[i];
-		Oid			type = index->rd_opcintype[i];
+		Oid			opfamily = l->index->rd_opfamily[i];
+		Oid			type = l->index->rd_opcintype[i];
 		Oid			eq = get_opfamily_member(opfamily, type, type, BTEqualStrategyNumber);
 
 		if (!OidIsValid(eq))
 			elog(ERROR, "dynview: no equality operator in operator family %u", opfamily);
-		ScanKeyInit(&skey[i], i + 1, BTEqualStrategyNumber, get_opcode(eq), (Datum) 0);
-		skey[i].sk_collation = index->rd_indcollation[i];
+		ScanKeyInit(&l->skey[i], i + 1, BTEqualStrategyNumber, get_opcode(eq), (Datum) 0);
+		l->skey[i].sk_collation = l->index->rd_indcollation[i];
 	}
-	scan = index_beginscan(a->rel, index, snap, a->nkeys, 0);
+	l->scan = index_beginscan(a->rel, l->index, snap, a->nkeys, 0);
+	l->slot = table_slot_create(a->rel, NULL);
+}
+
+static void
+key_lookup_end(KeyLookup *l)
+{
+	index_endscan(l->scan);
+	index_close(l->index, NoLock);
+	ExecDropSingleTupleTableSlot(l->slot);
+}
+
+/* has the row a NULL in the key ("=" finds nothing: left to the SQL statements)? */
+static bool
+key_has_null(DvApply *a, DvDeltaRow *row)
+{
+	for (int i = 0; i < a->nkeys; i++)
+		if (row->nulls[a->key_attnums[i] - 1])
+			return true;
+	return false;
+}
+
+/* start looking up the table's rows of row's key (which has no NULL) */
+static void
+key_lookup_start(DvApply *a, KeyLookup *l, DvDeltaRow *row)
+{
+	for (int i = 0; i < a->nkeys; i++)
+		l->skey[i].sk_argument = row->values[a->key_attnums[i] - 1];
+	index_rescan(l->scan, l->skey, a->nkeys, NULL, 0);
+}
+
+/* the next row of the key whose text form is row's, in l->slot; false if none */
+static bool
+key_lookup_next(DvApply *a, KeyLookup *l, DvDeltaRow *row)
+{
+	while (index_getnext_slot(l->scan, ForwardScanDirection, l->slot))
+		if (same_row(a, l->slot, row, &l->record_out))
+			return true;
+	return false;
+}
+
+static uint64
+delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	DvDeltaRow *rows = arg;
+	KeyLookup	l;
+	CommandId	cid = GetCurrentCommandId(true);
+	HeapTuple  *gone = palloc(sizeof(HeapTuple) * Max(n, 1));
+	uint64		ngone = 0;
+	Snapshot	snap;
+
+	/* (a DELETE checks this too: a published table needs its replica identity) */
+	CheckCmdReplicaIdentity(a->rel, CMD_DELETE);
+	/* (the data snapshot, seeing what this transaction's earlier statements wrote) */
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	snap = GetActiveSnapshot();
+	key_lookup_begin(a, &l, snap);
 	for (uint64 r = 0; r < n; r++)
 	{
-		DvDeltaRow *row = &rows[r];
-		bool		has_null = false;
-
-		if (row->weight >= 0)
+		if (rows[r].weight >= 0 || key_has_null(a, &rows[r]))
 			continue;
-		for (int i = 0; i < a->nkeys; i++)
+		key_lookup_start(a, &l, &rows[r]);
+		while (key_lookup_next(a, &l, &rows[r]))
 		{
-			AttrNumber	att = a->key_attnums[i];
-
-			/* (a NULL key: "=" finds nothing, the SQL statement that follows does) */
-			has_null |= row->nulls[att - 1];
-			skey[i].sk_argument = row->values[att - 1];
-		}
-		if (has_null)
-			continue;
-		index_rescan(scan, skey, a->nkeys, NULL, 0);
-		while (index_getnext_slot(scan, ForwardScanDirection, slot))
-		{
-			if (!same_row(a, slot, row, &record_out))
-				continue;
 			/* (deleted by this step already: another delta row of the same text form, as a DELETE) */
-			if (!delete_tuple(a, &slot->tts_tid, cid, snap))
+			if (!delete_tuple(a, &l.slot->tts_tid, cid, snap))
 				continue;
-			gone[ngone++] = ExecCopySlotHeapTuple(slot);
+			gone[ngone++] = ExecCopySlotHeapTuple(l.slot);
 			break;
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	index_endscan(scan);
-	index_close(index, NoLock);
-	ExecDropSingleTupleTableSlot(slot);
+	key_lookup_end(&l);
 	PopActiveSnapshot();
 	deleted_to_buffer(a, gone, ngone, seq);
 	return ngone;
@@ -488,6 +582,291 @@ dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 {
 	Assert(OidIsValid(a->key_index));
 	return run_step(a, delete_step, rows, n, snapshot, seq);
+}
+
+/*
+ * replace the table's row at tid by the row in slot as an UPDATE does (at
+ * snap, the current command id; NOT NULL and CHECK constraints checked
+ * first, the row's tableoid set): the new version gets index entries only
+ * where the update is not HOT (a key column's image changed, or the page
+ * had no room), with the executor's hint that the key did not change.
+ * False if this command changed the row already.
+ */
+static bool
+update_tuple(DvApply *a, ItemPointer tid, TupleTableSlot *slot, CommandId cid, Snapshot snap)
+{
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	bool		update_indexes;
+	TM_Result	result;
+
+	slot->tts_tableOid = RelationGetRelid(a->rel);
+	if (RelationGetDescr(a->rel)->constr != NULL)
+		ExecConstraints(a->rri, slot, a->estate);
+	result = table_tuple_update(a->rel, tid, slot, cid, snap, InvalidSnapshot, true, &tmfd,
+								&lockmode, &update_indexes);
+	if (result == TM_SelfModified)
+		return false;
+	if (result != TM_Ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update")));
+	if (update_indexes)
+	{
+		List	   *recheck;
+
+		ResetExprContext(GetPerTupleExprContext(a->estate));
+		recheck = ExecInsertIndexTuples(a->rri, slot, a->estate, true, false, NULL, NIL);
+		/* (a deferred unique check needs its trigger: such a table is not applied here) */
+		if (recheck != NIL)
+			elog(ERROR, "dynview: direct apply met a deferred constraint");
+	}
+	return true;
+}
+
+/* store values/nulls (the table's columns, dropped ones NULL) in slot as a virtual row */
+static void
+store_row(TupleTableSlot *slot, TupleDesc desc, Datum *values, bool *nulls)
+{
+	ExecClearTuple(slot);
+	for (int k = 0; k < desc->natts; k++)
+	{
+		slot->tts_isnull[k] = TupleDescAttr(desc, k)->attisdropped || nulls[k];
+		slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 : values[k];
+	}
+	ExecStoreVirtualTuple(slot);
+}
+
+/* a delta row of weight -1 or +1 and the hash of its key's images (pair_rows) */
+typedef struct KeyHashed
+{
+	uint32		hash;
+	uint32		row;
+} KeyHashed;
+
+static int
+keyhashed_compare(const void *x, const void *y)
+{
+	const KeyHashed *a = x;
+	const KeyHashed *b = y;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row ? 1 : 0;
+}
+
+/* are the two rows' keys (no NULL) identical images? */
+static bool
+same_key_image(DvApply *a, TupleDesc desc, DvDeltaRow *x, DvDeltaRow *y)
+{
+	for (int i = 0; i < a->nkeys; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a->key_attnums[i] - 1);
+		int			k = a->key_attnums[i] - 1;
+
+		if (!datum_image_eq(x->values[k], y->values[k], att->attbyval, att->attlen))
+			return false;
+	}
+	return true;
+}
+
+/* the hash of the images of row's key (no NULL) */
+static uint32
+key_image_hash(DvApply *a, TupleDesc desc, DvDeltaRow *row)
+{
+	uint32		h = 0;
+
+	for (int i = 0; i < a->nkeys; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a->key_attnums[i] - 1);
+
+		h = hash_combine(h, datum_image_hash(row->values[a->key_attnums[i] - 1],
+											 att->attbyval, att->attlen));
+	}
+	return h;
+}
+
+/*
+ * pair_rows - the delta's updates: pairs of a row of weight -1 and one of
+ * weight +1 whose keys (no NULL) are identical images, the only row of its
+ * sign with that key each (pairs[2k] the old row, pairs[2k + 1] the new);
+ * their count in *npairs.  A key whose image changes (1.0 to 1.00) is no
+ * pair: its rows are deleted and inserted.  The rows of weight -1 are
+ * sorted by their keys' hashes, and each row of weight +1 looks its key up
+ * among them (a change has fewer rows that go than come, mostly).
+ */
+static uint32 *
+pair_rows(DvApply *a, DvDeltaRow *rows, uint64 n, uint64 *npairs)
+{
+	TupleDesc	desc = RelationGetDescr(a->rel);
+	KeyHashed  *old = palloc(sizeof(KeyHashed) * Max(n, 1));
+	uint32	   *matches;
+	uint32	   *match;
+	uint32	   *pairs;
+	uint64		nold = 0;
+
+	*npairs = 0;
+	for (uint64 r = 0; r < n; r++)
+		if (rows[r].weight == -1 && !key_has_null(a, &rows[r]))
+		{
+			old[nold].hash = key_image_hash(a, desc, &rows[r]);
+			old[nold].row = (uint32) r;
+			nold++;
+		}
+	if (nold == 0)
+	{
+		pfree(old);
+		return palloc(sizeof(uint32) * 2);
+	}
+	qsort(old, nold, sizeof(KeyHashed), keyhashed_compare);
+	matches = palloc0(sizeof(uint32) * nold);
+	match = palloc(sizeof(uint32) * nold);
+	for (uint64 r = 0; r < n; r++)
+	{
+		uint32		h;
+		uint64		lo = 0;
+		uint64		hi = nold;
+
+		if (rows[r].weight != 1 || key_has_null(a, &rows[r]))
+			continue;
+		h = key_image_hash(a, desc, &rows[r]);
+		/* (the first of the rows that go with this hash) */
+		while (lo < hi)
+		{
+			uint64		mid = lo + (hi - lo) / 2;
+
+			if (old[mid].hash < h)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint64 x = lo; x < nold && old[x].hash == h; x++)
+			if (same_key_image(a, desc, &rows[old[x].row], &rows[r]))
+			{
+				matches[x]++;
+				match[x] = (uint32) r;
+			}
+	}
+	pairs = palloc(sizeof(uint32) * 2 * nold);
+	for (uint64 x = 0; x < nold; x++)
+	{
+		int			olds = 0;
+
+		if (matches[x] != 1)
+			continue;
+		/* (the only row that goes with this key: the others of its hash differ) */
+		for (uint64 y = x; y > 0 && old[y - 1].hash == old[x].hash; y--)
+			olds += same_key_image(a, desc, &rows[old[x].row], &rows[old[y - 1].row]);
+		for (uint64 y = x + 1; y < nold && old[y].hash == old[x].hash; y++)
+			olds += same_key_image(a, desc, &rows[old[x].row], &rows[old[y].row]);
+		if (olds > 0)
+			continue;
+		pairs[2 * *npairs] = old[x].row;
+		pairs[2 * *npairs + 1] = match[x];
+		(*npairs)++;
+	}
+	pfree(old);
+	pfree(matches);
+	pfree(match);
+	return pairs;
+}
+
+/* the updates of update_step: pairs of rows (pair_rows) */
+typedef struct UpdatePairs
+{
+	DvDeltaRow *rows;
+	uint32	   *pairs;
+} UpdatePairs;
+
+/* own buffer: the rows replaced with -1, their new versions with +1, then freed */
+static void
+updated_to_buffer(DvApply *a, HeapTuple *gone, HeapTuple *came, uint64 n, int32 *seq)
+{
+	write_own_buffer(a, came, n, +1, seq);
+	for (uint64 i = 0; i < n; i++)
+		heap_freetuple(came[i]);
+	pfree(came);
+	deleted_to_buffer(a, gone, n, seq);
+}
+
+static uint64
+update_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	UpdatePairs *u = arg;
+	TupleDesc	desc = RelationGetDescr(a->rel);
+	KeyLookup	l;
+	TupleTableSlot *slot = table_slot_create(a->rel, NULL);
+	CommandId	cid = GetCurrentCommandId(true);
+	HeapTuple  *gone = palloc(sizeof(HeapTuple) * Max(n, 1));
+	HeapTuple  *came = palloc(sizeof(HeapTuple) * Max(n, 1));
+	uint64		done = 0;
+	Snapshot	snap;
+
+	CheckCmdReplicaIdentity(a->rel, CMD_UPDATE);
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	snap = GetActiveSnapshot();
+	key_lookup_begin(a, &l, snap);
+	for (uint64 p = 0; p < n; p++)
+	{
+		DvDeltaRow *old = &u->rows[u->pairs[2 * p]];
+		DvDeltaRow *new = &u->rows[u->pairs[2 * p + 1]];
+
+		key_lookup_start(a, &l, old);
+		while (key_lookup_next(a, &l, old))
+		{
+			HeapTuple	was = ExecCopySlotHeapTuple(l.slot);
+
+			store_row(slot, desc, new->values, new->nulls);
+			if (!update_tuple(a, &l.slot->tts_tid, slot, cid, snap))
+			{
+				heap_freetuple(was);
+				continue;
+			}
+			gone[done] = was;
+			came[done] = ExecCopySlotHeapTuple(slot);
+			done++;
+			/* (the pair is done: the delete and insert steps skip it) */
+			old->weight = 0;
+			new->weight = 0;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	key_lookup_end(&l);
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	updated_to_buffer(a, gone, came, done, seq);
+	return done;
+}
+
+/*
+ * dv_apply_update - update in place, for each pair of a row of weight -1
+ * and one of weight +1 with identical key images (no NULL), the table's row
+ * of that key whose text form is the first row's to the second (one index
+ * lookup; HOT where no key column changes and the page has room), setting
+ * both rows' weights to 0 so that dv_apply_delete and dv_apply_insert skip
+ * them; the own buffer gets the old row with -1 and the new with +1.
+ * Returns the rows updated.  A pair whose row is not found is left as it
+ * is, to the delete (which does not find it either).  Nothing where a
+ * statement's delete and insert could be told apart (update_in_place_ok).
+ * Only if dv_apply_can_delete.
+ */
+uint64
+dv_apply_update(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	UpdatePairs u;
+	uint64		npairs;
+	uint64		done;
+
+	Assert(OidIsValid(a->key_index));
+	if (!a->can_update || n > PG_UINT32_MAX)
+		return 0;
+	u.rows = rows;
+	u.pairs = pair_rows(a, rows, n, &npairs);
+	done = npairs > 0 ? run_step(a, update_step, &u, npairs, snapshot, seq) : 0;
+	pfree(u.pairs);
+	return done;
 }
 
 static uint64
@@ -548,13 +927,7 @@ insert_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 				MemoryContextSwitchTo(batch_context);
 			}
 			slot = slots[used++];
-			ExecClearTuple(slot);
-			for (int k = 0; k < desc->natts; k++)
-			{
-				slot->tts_isnull[k] = TupleDescAttr(desc, k)->attisdropped || rows[r].nulls[k];
-				slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 : rows[r].values[k];
-			}
-			ExecStoreVirtualTuple(slot);
+			store_row(slot, desc, rows[r].values, rows[r].nulls);
 			/* (a CHECK constraint may read tableoid: ExecInsert sets it first too) */
 			slot->tts_tableOid = RelationGetRelid(a->rel);
 			if (check)
@@ -748,6 +1121,50 @@ delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	return n;
 }
 
+/* an update of dv_apply_diff: the table's row at tid becomes the row values/nulls */
+typedef struct TidUpdate
+{
+	ItemPointerData tid;
+	Datum	   *values;
+	bool	   *nulls;
+} TidUpdate;
+
+/* update the n rows of the table at the TIDs (TidUpdate[]), to the own buffer */
+static uint64
+update_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	TidUpdate  *updates = arg;
+	TupleDesc	desc = RelationGetDescr(a->rel);
+	TupleTableSlot *was = table_slot_create(a->rel, NULL);
+	TupleTableSlot *slot = table_slot_create(a->rel, NULL);
+	CommandId	cid = GetCurrentCommandId(true);
+	HeapTuple  *gone = palloc(sizeof(HeapTuple) * Max(n, 1));
+	HeapTuple  *came = palloc(sizeof(HeapTuple) * Max(n, 1));
+	Snapshot	snap;
+
+	CheckCmdReplicaIdentity(a->rel, CMD_UPDATE);
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	snap = GetActiveSnapshot();
+	for (uint64 r = 0; r < n; r++)
+	{
+		store_row(slot, desc, updates[r].values, updates[r].nulls);
+		/* (the row as stored, for the own buffer) */
+		if (!table_tuple_fetch_row_version(a->rel, &updates[r].tid, snap, was) ||
+			!update_tuple(a, &updates[r].tid, slot, cid, snap))
+			elog(ERROR, "dynview: a row of dynamic table \"%s\" read by this refresh is gone",
+				 a->dt->table_name);
+		gone[r] = ExecCopySlotHeapTuple(was);
+		came[r] = ExecCopySlotHeapTuple(slot);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ExecDropSingleTupleTableSlot(was);
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	updated_to_buffer(a, gone, came, n, seq);
+	return n;
+}
+
 /*
  * dv_apply_diff - replace rows of the table by others: old holds rows of
  * the table (each its ctid, then the table's columns not dropped, as
@@ -756,13 +1173,16 @@ delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
  * full_refresh_apply's statement matches them:
  *	- by_key: by the key of the unique key index (its ordering; two NULLs
  *	  alike): a pair whose images are identical (1.0 is not 1.00) stays, a
- *	  pair that differs has its old row deleted and its new one inserted;
+ *	  pair that differs has its old row updated in place to the new one
+ *	  (HOT where no key column's image changes and the page has room;
+ *	  deleted and inserted where update_in_place_ok says no), counted as a
+ *	  row deleted and one inserted;
  *	- else as multisets of their text forms (the form verify() compares):
  *	  copies of one row are matched copy by copy, and a matched pair stays.
  * Old rows left unmatched are deleted, new ones inserted.  The deletes
- * come first (a row deleted and inserted under one key does not meet
- * itself in a unique index), to the own buffer with weight -1, then the
- * inserts with +1.
+ * come first, then the updates, then the inserts (a row deleted and
+ * inserted under one key does not meet itself in a unique index); the own
+ * buffer gets each row that goes with weight -1, each that comes with +1.
  *
  * Returns false, having changed nothing, where the statement it replaces
  * must decide: by_key without a key index (dv_apply_can_delete), two rows
@@ -785,6 +1205,8 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 	DiffRow    *nrows;
 	ItemPointerData *gone;
 	DvDeltaRow *come;
+	TidUpdate  *updates;
+	uint64		nupdates = 0;
 	uint64		ngone = 0;
 	uint64		ncome = 0;
 	uint64		i = 0;
@@ -841,15 +1263,24 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 
 	gone = palloc(sizeof(ItemPointerData) * Max(nold, 1));
 	come = palloc(sizeof(DvDeltaRow) * Max(nnew, 1));
+	updates = palloc(sizeof(TidUpdate) * Max(Min(nold, nnew), 1));
 	while (i < nold || j < nnew)
 	{
 		int			c = i >= nold ? 1 : j >= nnew ? -1 : diff_compare(&orows[i], &nrows[j], order);
 		bool		same = c == 0 && (!by_key || same_image(desc, orows[i].values, orows[i].nulls,
 															  nrows[j].values, nrows[j].nulls));
 
-		if (c <= 0 && !same)
+		/* (a key whose row changes: updated in place, HOT where the page has room) */
+		if (c == 0 && !same && by_key && a->can_update)
+		{
+			updates[nupdates].tid = orows[i].tid;
+			updates[nupdates].values = nrows[j].values;
+			updates[nupdates].nulls = nrows[j].nulls;
+			nupdates++;
+		}
+		else if (c <= 0 && !same)
 			gone[ngone++] = orows[i].tid;
-		if (c >= 0 && !same)
+		if (c >= 0 && !same && !(c == 0 && by_key && a->can_update))
 		{
 			come[ncome].values = nrows[j].values;
 			come[ncome].nulls = nrows[j].nulls;
@@ -863,7 +1294,15 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 	}
 	if (ngone > 0)
 		*deleted = run_step(a, delete_tids_step, gone, ngone, snapshot, seq);
+	if (nupdates > 0)
+	{
+		/* (an update counts as a row deleted and one inserted, as the statements count it) */
+		uint64		updated = run_step(a, update_tids_step, updates, nupdates, snapshot, seq);
+
+		*deleted += updated;
+		*inserted += updated;
+	}
 	if (ncome > 0)
-		*inserted = run_step(a, insert_step, come, ncome, snapshot, seq);
+		*inserted += run_step(a, insert_step, come, ncome, snapshot, seq);
 	return true;
 }

@@ -3663,8 +3663,10 @@ register_net(DeltaGroup *groups, uint64 ngroups, DeltaRows *rows)
  * row's (key_delete_sql); rows with a NULL in the key, which "=" does not
  * find, are left to the general statement that follows, run only then.
  * Where a statement would only write rows (apply.c, dv_apply_begin), the
- * lookups by key and the inserts are done directly, without statements;
- * the statements remain for what the direct apply leaves.
+ * lookups by key and the inserts are done directly, without statements,
+ * and a row whose key stays is updated in place where nothing could tell
+ * that from a delete and an insert; the statements remain for what the
+ * direct apply leaves.
  */
 static bool
 apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, int32 *seq)
@@ -3676,6 +3678,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	Oid			first_type = InvalidOid;
 	uint64		expected = 0;
 	uint64		deleted = 0;
+	uint64		updated = 0;
 	uint64		positive = 0;
 	int64		max_weight = 0;
 	char	   *key_delete = NULL;
@@ -3736,8 +3739,25 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 			drows[g].weight = net[g].weight;
 		}
 	}
+	/*
+	 * (a row whose key stays and whose other columns change is updated in
+	 * place: one index lookup, and no new index entry where the update is
+	 * HOT, instead of a delete and an insert)
+	 */
+	if (expected > 0 && positive > 0 && direct != NULL && dv_apply_can_delete(direct))
+	{
+		updated = dv_apply_update(direct, drows, net_rows, snapshot, seq);
+		/*
+		 * (the rows it applied are out of dv_net too: a statement below must
+		 * not look for them, nor delete a new version whose text form is the
+		 * old row's, two images of one text form, and so fail the count)
+		 */
+		for (uint64 g = 0; g < net_rows && updated > 0; g++)
+			if (drows[g].weight == 0)
+				net[g].weight = 0;
+	}
 	if (expected > 0 && direct != NULL && dv_apply_can_delete(direct))
-		deleted = dv_apply_delete(direct, drows, net_rows, snapshot, seq);
+		deleted = updated + dv_apply_delete(direct, drows, net_rows, snapshot, seq);
 	else if (expected > 0 && plan->spj_key != NIL)
 	{
 		key_delete = key_delete_sql(dt, plan->spj_key, target);
@@ -3845,7 +3865,7 @@ apply_spj(DvTable *dt, DvPlan *plan, Snapshot snapshot, DvRefreshResult *res, in
 	res->rows_deleted = (int64) deleted;
 
 	if (positive > 0 && direct != NULL)
-		res->rows_inserted = (int64) dv_apply_insert(direct, drows, net_rows, snapshot, seq);
+		res->rows_inserted = (int64) (updated + dv_apply_insert(direct, drows, net_rows, snapshot, seq));
 	/* (copies of a row only where a weight is above 1: no function scan per row) */
 	else if (positive > 0)
 	{
