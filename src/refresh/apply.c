@@ -8,22 +8,23 @@
  *	  where it can: no new index entry), without SQL statements (issue 14:
  *	  the dashboard's detail layer spent most of its refresh in the DELETE
  *	  ... USING and INSERT ... SELECT ... RETURNING that apply_spj ran
- *	  through SPI).  The same writes apply the rows an
- *	  incremental refresh recomputed (groups, window rows: dv_apply_diff,
- *	  for refresh.c's restricted recompute), matched with the table's rows
- *	  in C instead of a FULL JOIN, DELETE and INSERT statement.
+ *	  through SPI).  The same writes apply the rows an incremental refresh
+ *	  recomputed (groups, window rows: dv_apply_diff, for refresh.c's
+ *	  restricted recompute), matched with the table's rows in C instead of a
+ *	  FULL JOIN, DELETE and INSERT statement.
  *
  * This is what PostgreSQL's logical replication apply worker does with a
  * change (execReplication.c: an index scan by the key, the tuple deleted or
- * updated, ExecInsertIndexTuples after the heap insert or a non-HOT update) and what COPY FROM does with
- * its rows (table_multi_insert: one WAL record and one buffer lock per heap
- * page filled, not per row; then each row's index entries, whose unique
- * checks raise the same 23505 as an INSERT).  It is taken only where a
- * statement would do nothing more than that (dv_apply_begin): a plain table
- * (not partitioned, not a partition), no trigger (so no foreign key and no
- * deferrable constraint either), no rule, no row-level security, no stored
- * generated column nor identity column GENERATED ALWAYS, and the current
- * user holding all of SELECT, INSERT and DELETE on it; NOT NULL and CHECK
+ * updated, ExecInsertIndexTuples after the heap insert or a non-HOT update)
+ * and what COPY FROM does with its rows (table_multi_insert: one WAL record
+ * and one buffer lock per heap page filled, not per row; then each row's
+ * index entries, whose unique checks raise the same 23505 as an INSERT).
+ * It is taken only where a statement would do nothing more than that
+ * (dv_apply_begin): a plain table (not partitioned, not a partition), no
+ * trigger (so no foreign key and no deferrable constraint either), no rule,
+ * no row-level security, no stored generated column nor identity column
+ * GENERATED ALWAYS, and the current user holding all of SELECT, INSERT and
+ * DELETE on it (updates in place: update_in_place_ok); NOT NULL and CHECK
  * constraints are checked as the executor does (ExecConstraints, the row's
  * tableoid set).  Anything else, and any row the direct delete does not
  * find, is left to apply_spj's statements, which stay the general path.
@@ -58,9 +59,9 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
-#include "common/hashfn.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_publication.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
