@@ -326,6 +326,18 @@ extern uint64 dv_exec_statement(const char *sql, Snapshot snapshot, bool read_on
 extern uint64 dv_exec_at(const char *sql, Snapshot snapshot, bool read_only);
 extern bool dv_refresh_writes_own(void);
 
+/*
+ * A row's place (its index in some array) with a hash of it, sorted by hash
+ * then place (dv_row_hash_compare, for qsort) so that rows of one hash are
+ * next to each other: consolidate_delta's rows, the direct apply's pairs.
+ */
+typedef struct DvRowHash
+{
+	uint32		hash;
+	uint64		row;
+} DvRowHash;
+extern int	dv_row_hash_compare(const void *a, const void *b);
+
 /* refresh/apply.c */
 
 /*

@@ -432,6 +432,21 @@ run_step(DvApply *a, ApplyStep fn, void *rows, uint64 n, Snapshot snapshot, int3
 }
 
 /*
+ * the snapshot a step writes at, pushed active (the caller pops it): the
+ * data snapshot, seeing what this transaction's earlier statements wrote,
+ * as a statement's would; a DELETE or UPDATE checks first that a published
+ * table has its replica identity, as a statement does (cmd)
+ */
+static Snapshot
+push_step_snapshot(DvApply *a, Snapshot snapshot, CmdType cmd)
+{
+	CheckCmdReplicaIdentity(a->rel, cmd);
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	return GetActiveSnapshot();
+}
+
+/*
  * delete the table's row at tid as a DELETE does (at snap, the current
  * command id); false if this command deleted it already
  */
@@ -542,12 +557,7 @@ delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	uint64		ngone = 0;
 	Snapshot	snap;
 
-	/* (a DELETE checks this too: a published table needs its replica identity) */
-	CheckCmdReplicaIdentity(a->rel, CMD_DELETE);
-	/* (the data snapshot, seeing what this transaction's earlier statements wrote) */
-	PushCopiedSnapshot(snapshot);
-	UpdateActiveSnapshotCommandId();
-	snap = GetActiveSnapshot();
+	snap = push_step_snapshot(a, snapshot, CMD_DELETE);
 	key_lookup_begin(a, &l, snap);
 	for (uint64 r = 0; r < n; r++)
 	{
@@ -638,24 +648,6 @@ store_row(TupleTableSlot *slot, TupleDesc desc, Datum *values, bool *nulls)
 	ExecStoreVirtualTuple(slot);
 }
 
-/* a delta row of weight -1 or +1 and the hash of its key's images (pair_rows) */
-typedef struct KeyHashed
-{
-	uint32		hash;
-	uint32		row;
-} KeyHashed;
-
-static int
-keyhashed_compare(const void *x, const void *y)
-{
-	const KeyHashed *a = x;
-	const KeyHashed *b = y;
-
-	if (a->hash != b->hash)
-		return a->hash < b->hash ? -1 : 1;
-	return a->row < b->row ? -1 : a->row > b->row ? 1 : 0;
-}
-
 /* are the two rows' keys (no NULL) identical images? */
 static bool
 same_key_image(DvApply *a, TupleDesc desc, DvDeltaRow *x, DvDeltaRow *y)
@@ -700,7 +692,7 @@ static uint32 *
 pair_rows(DvApply *a, DvDeltaRow *rows, uint64 n, uint64 *npairs)
 {
 	TupleDesc	desc = RelationGetDescr(a->rel);
-	KeyHashed  *old = palloc(sizeof(KeyHashed) * Max(n, 1));
+	DvRowHash  *old = palloc(sizeof(DvRowHash) * Max(n, 1));
 	uint32	   *matches;
 	uint32	   *match;
 	uint32	   *pairs;
@@ -711,7 +703,7 @@ pair_rows(DvApply *a, DvDeltaRow *rows, uint64 n, uint64 *npairs)
 		if (rows[r].weight == -1 && !key_has_null(a, &rows[r]))
 		{
 			old[nold].hash = key_image_hash(a, desc, &rows[r]);
-			old[nold].row = (uint32) r;
+			old[nold].row = r;
 			nold++;
 		}
 	if (nold == 0)
@@ -719,7 +711,7 @@ pair_rows(DvApply *a, DvDeltaRow *rows, uint64 n, uint64 *npairs)
 		pfree(old);
 		return palloc(sizeof(uint32) * 2);
 	}
-	qsort(old, nold, sizeof(KeyHashed), keyhashed_compare);
+	qsort(old, nold, sizeof(DvRowHash), dv_row_hash_compare);
 	matches = palloc0(sizeof(uint32) * nold);
 	match = palloc(sizeof(uint32) * nold);
 	for (uint64 r = 0; r < n; r++)
@@ -762,7 +754,7 @@ pair_rows(DvApply *a, DvDeltaRow *rows, uint64 n, uint64 *npairs)
 			olds += same_key_image(a, desc, &rows[old[x].row], &rows[old[y].row]);
 		if (olds > 0)
 			continue;
-		pairs[2 * *npairs] = old[x].row;
+		pairs[2 * *npairs] = (uint32) old[x].row;
 		pairs[2 * *npairs + 1] = match[x];
 		(*npairs)++;
 	}
@@ -803,10 +795,7 @@ update_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	uint64		done = 0;
 	Snapshot	snap;
 
-	CheckCmdReplicaIdentity(a->rel, CMD_UPDATE);
-	PushCopiedSnapshot(snapshot);
-	UpdateActiveSnapshotCommandId();
-	snap = GetActiveSnapshot();
+	snap = push_step_snapshot(a, snapshot, CMD_UPDATE);
 	key_lookup_begin(a, &l, snap);
 	for (uint64 p = 0; p < n; p++)
 	{
@@ -1102,10 +1091,7 @@ delete_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	HeapTuple  *gone = palloc(sizeof(HeapTuple) * Max(n, 1));
 	Snapshot	snap;
 
-	CheckCmdReplicaIdentity(a->rel, CMD_DELETE);
-	PushCopiedSnapshot(snapshot);
-	UpdateActiveSnapshotCommandId();
-	snap = GetActiveSnapshot();
+	snap = push_step_snapshot(a, snapshot, CMD_DELETE);
 	for (uint64 r = 0; r < n; r++)
 	{
 		/* (the row as stored, for the own buffer: what a DELETE ... RETURNING gives) */
@@ -1143,10 +1129,7 @@ update_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	HeapTuple  *came = palloc(sizeof(HeapTuple) * Max(n, 1));
 	Snapshot	snap;
 
-	CheckCmdReplicaIdentity(a->rel, CMD_UPDATE);
-	PushCopiedSnapshot(snapshot);
-	UpdateActiveSnapshotCommandId();
-	snap = GetActiveSnapshot();
+	snap = push_step_snapshot(a, snapshot, CMD_UPDATE);
 	for (uint64 r = 0; r < n; r++)
 	{
 		store_row(slot, desc, updates[r].values, updates[r].nulls);

@@ -3377,17 +3377,12 @@ typedef struct DeltaGroup
 	int64		weight;
 } DeltaGroup;
 
-typedef struct DeltaRowHash
+/* dv_row_hash_compare: see dynview.h */
+int
+dv_row_hash_compare(const void *a, const void *b)
 {
-	uint32		hash;
-	uint64		row;
-} DeltaRowHash;
-
-static int
-delta_row_hash_cmp(const void *a, const void *b)
-{
-	const DeltaRowHash *x = a;
-	const DeltaRowHash *y = b;
+	const DvRowHash *x = a;
+	const DvRowHash *y = b;
 
 	if (x->hash != y->hash)
 		return x->hash < y->hash ? -1 : 1;
@@ -3455,7 +3450,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 {
 	TupleDesc	desc = tt->tupdesc;
 	TupleDesc	rowdesc;
-	DeltaRowHash *order;
+	DvRowHash *order;
 	DeltaGroup *groups;
 	int64	   *weights;
 	Datum	   *tv;
@@ -3482,7 +3477,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 	rows->values = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(Datum) * natts * n);
 	rows->nulls = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * natts * n);
 	weights = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * n);
-	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaRowHash) * n);
+	order = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DvRowHash) * n);
 	groups = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(DeltaGroup) * n);
 	tv = palloc(sizeof(Datum) * desc->natts);
 	tn = palloc(sizeof(bool) * desc->natts);
@@ -3520,7 +3515,7 @@ consolidate_delta(SPITupleTable *tt, uint64 n, Oid rowtype, uint64 *ngroups, Del
 	}
 	pfree(tv);
 	pfree(tn);
-	qsort(order, n, sizeof(DeltaRowHash), delta_row_hash_cmp);
+	qsort(order, n, sizeof(DvRowHash), dv_row_hash_compare);
 	for (uint64 s = 0; s < n;)
 	{
 		uint64		e = s + 1;
