@@ -121,7 +121,33 @@ SELECT * FROM au_writes('au_rows');
 SELECT dynview.alter_dynamic_table('au_rows', refresh_mode => 'incremental');
 SELECT * FROM dv_refresh_round('au_defs');
 
+-- (8) the writes go in the key index's order, not in the order the delta's consolidation left
+-- them (its rows' hashes): 300 keys inserted in a scrambled order into an empty table take its
+-- pages in key order, and after a delete of every third row and an update of every other, the
+-- next 100 keys (all above the others) too
+CREATE TABLE au_ord (id int PRIMARY KEY, v text);
+INSERT INTO au_defs VALUES ('au_ord_t', $$SELECT id, v FROM au_ord$$);
+SET client_min_messages = warning;
+SELECT dynview.create_dynamic_table('au_ord_t', 'SELECT id, v FROM au_ord', schedule => 'manual',
+                                    refresh_mode => 'incremental');
+RESET client_min_messages;
+INSERT INTO au_ord SELECT (i * 37) % 300 + 1, 'o' || i FROM generate_series(1, 300) i;
+SELECT dynview.wait_for_capture();
+SELECT * FROM dv_refresh_round('au_defs');
+SELECT count(*) AS rows, bool_and(by_key = by_place) AS in_key_order
+  FROM (SELECT row_number() OVER (ORDER BY id) AS by_key, row_number() OVER (ORDER BY ctid) AS by_place
+          FROM au_ord_t) s;
+DELETE FROM au_ord WHERE id % 3 = 0;
+UPDATE au_ord SET v = v || 'u' WHERE id % 2 = 0;
+INSERT INTO au_ord SELECT 300 + (i * 37) % 100 + 1, 'p' || i FROM generate_series(1, 100) i;
+SELECT dynview.wait_for_capture();
+SELECT * FROM au_writes('au_ord_t');
+SELECT * FROM dv_refresh_round('au_defs');
+SELECT count(*) AS rows, bool_and(by_key = by_place) AS in_key_order
+  FROM (SELECT row_number() OVER (ORDER BY id) AS by_key, row_number() OVER (ORDER BY ctid) AS by_place
+          FROM au_ord_t WHERE id > 300) s;
+
 SET client_min_messages = warning;
 SELECT dynview.drop_dynamic_table(name) FROM au_defs ORDER BY name;
-DROP TABLE au_defs, au_src, au_n;
+DROP TABLE au_defs, au_src, au_n, au_ord;
 DROP FUNCTION au_writes(text), dv_refresh_round(regclass);
