@@ -69,7 +69,9 @@ def cls(s):
         layer = 'detail'
         if 'dv_write_own_buffer' in st: return 'detail: own buffer write (for GMV)'
         # the direct apply (apply.c): no statement
+        if 'sort_step' in st: return 'detail: rows sorted by key (direct apply)'
         if 'delete_step' in st: return 'detail: direct delete (index lookup, heap delete)'
+        if 'update_step' in st: return 'detail: direct update (index lookup, heap update)'
         if 'insert_step' in st: return 'detail: direct insert (multi-insert, index entries)'
         if 'ExecInsert' in st or 'ExecModifyTable' in st:
             if 'ExecDelete' in st: return 'detail: DELETE'

@@ -431,6 +431,49 @@ run_step(DvApply *a, ApplyStep fn, void *rows, uint64 n, Snapshot snapshot, int3
 	return done;
 }
 
+/* a sort run as a step (sort_step): its array, element size and comparator */
+typedef struct SortJob
+{
+	void	   *base;
+	size_t		size;
+	qsort_arg_comparator cmp;
+	void	   *arg;
+} SortJob;
+
+static uint64
+sort_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	SortJob    *job = arg;
+
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	qsort_arg(job->base, n, job->size, job->cmp, job->arg);
+	PopActiveSnapshot();
+	return n;
+}
+
+/*
+ * guarded_sort - qsort_arg of n elements of base as a step (run_step): a
+ * comparator that calls the key type's B-tree support function (a
+ * user's, in any language) runs as the index lookups and entries of the
+ * writes run it, under the guard (no source or dynamic table written, no
+ * refresh started) and at the data snapshot
+ */
+static void
+guarded_sort(DvApply *a, void *base, uint64 n, size_t size, qsort_arg_comparator cmp, void *arg,
+			 Snapshot snapshot)
+{
+	SortJob		job;
+
+	if (n < 2)
+		return;
+	job.base = base;
+	job.size = size;
+	job.cmp = cmp;
+	job.arg = arg;
+	run_step(a, sort_step, &job, n, snapshot, NULL);
+}
+
 /*
  * the snapshot a step writes at, pushed active (the caller pops it): the
  * data snapshot, seeing what this transaction's earlier statements wrote,
@@ -644,7 +687,7 @@ key_order(DvApply *a, DiffKeys *keys)
  * 4-5% for deletes and updates.)
  */
 static DvDeltaRow *
-sorted_rows(DvApply *a, DvDeltaRow *rows, uint64 n, int sign, uint64 *m)
+sorted_rows(DvApply *a, DvDeltaRow *rows, uint64 n, int sign, uint64 *m, Snapshot snapshot)
 {
 	DvDeltaRow *sorted = palloc(sizeof(DvDeltaRow) * Max(n, 1));
 
@@ -657,7 +700,7 @@ sorted_rows(DvApply *a, DvDeltaRow *rows, uint64 n, int sign, uint64 *m)
 		DiffKeys	keys;
 
 		key_order(a, &keys);
-		qsort_arg(sorted, *m, sizeof(DvDeltaRow), delta_key_compare, &keys);
+		guarded_sort(a, sorted, *m, sizeof(DvDeltaRow), delta_key_compare, &keys, snapshot);
 	}
 	return sorted;
 }
@@ -712,7 +755,7 @@ dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 	uint64		deleted;
 
 	Assert(OidIsValid(a->key_index));
-	sorted = sorted_rows(a, rows, n, -1, &m);
+	sorted = sorted_rows(a, rows, n, -1, &m, snapshot);
 	deleted = run_step(a, delete_step, sorted, m, snapshot, seq);
 	pfree(sorted);
 	return deleted;
@@ -1001,7 +1044,7 @@ dv_apply_update(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 
 		o.rows = rows;
 		key_order(a, &o.keys);
-		qsort_arg(u.pairs, npairs, sizeof(uint32) * 2, pair_key_compare, &o);
+		guarded_sort(a, u.pairs, npairs, sizeof(uint32) * 2, pair_key_compare, &o, snapshot);
 	}
 	done = npairs > 0 ? run_step(a, update_step, &u, npairs, snapshot, seq) : 0;
 	pfree(u.pairs);
@@ -1126,7 +1169,7 @@ dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 
 	if (!OidIsValid(a->key_index))
 		return run_step(a, insert_step, rows, n, snapshot, seq);
-	sorted = sorted_rows(a, rows, n, +1, &m);
+	sorted = sorted_rows(a, rows, n, +1, &m, snapshot);
 	inserted = run_step(a, insert_step, sorted, m, snapshot, seq);
 	pfree(sorted);
 	return inserted;
@@ -1267,6 +1310,97 @@ update_tids_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 	return n;
 }
 
+/* the matching of dv_apply_diff (match_step): its rows in, the writes out */
+typedef struct DiffMatch
+{
+	bool		by_key;
+	DiffKeys   *order;
+	DiffRow    *orows;
+	DiffRow    *nrows;
+	uint64		nold;
+	uint64		nnew;
+	ItemPointerData *gone;		/* old rows to delete */
+	DvDeltaRow *come;			/* new rows to insert */
+	TidUpdate  *updates;		/* old rows to update in place */
+	uint64		ngone;
+	uint64		ncome;
+	uint64		nupdates;
+} DiffMatch;
+
+/*
+ * the old and new rows sorted and merged: an old row that no new one
+ * matches goes, a new row that no old one matches comes, a key whose row
+ * changes is updated (where a->can_update) or goes and comes; 0 if two old
+ * rows or two new rows have one key (the caller's statement applies them),
+ * else 1
+ */
+static uint64
+match_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
+{
+	DiffMatch  *m = arg;
+	TupleDesc	desc = RelationGetDescr(a->rel);
+	bool		by_key = m->by_key;
+	DiffKeys   *order = m->order;
+	DiffRow    *orows = m->orows;
+	DiffRow    *nrows = m->nrows;
+	uint64		nold = m->nold;
+	uint64		nnew = m->nnew;
+	uint64		i = 0;
+	uint64		j = 0;
+
+	PushCopiedSnapshot(snapshot);
+	UpdateActiveSnapshotCommandId();
+	qsort_arg(orows, nold, sizeof(DiffRow), diff_compare, order);
+	qsort_arg(nrows, nnew, sizeof(DiffRow), diff_compare, order);
+	for (uint64 r = 1; by_key && r < nold; r++)
+		if (diff_compare(&orows[r - 1], &orows[r], order) == 0)
+		{
+			PopActiveSnapshot();
+			return 0;
+		}
+	for (uint64 r = 1; by_key && r < nnew; r++)
+		if (diff_compare(&nrows[r - 1], &nrows[r], order) == 0)
+		{
+			PopActiveSnapshot();
+			return 0;
+		}
+
+	m->gone = palloc(sizeof(ItemPointerData) * Max(nold, 1));
+	m->come = palloc(sizeof(DvDeltaRow) * Max(nnew, 1));
+	m->updates = palloc(sizeof(TidUpdate) * Max(Min(nold, nnew), 1));
+	m->ngone = m->ncome = m->nupdates = 0;
+	while (i < nold || j < nnew)
+	{
+		int			c = i >= nold ? 1 : j >= nnew ? -1 : diff_compare(&orows[i], &nrows[j], order);
+		bool		same = c == 0 && (!by_key || same_image(desc, orows[i].values, orows[i].nulls,
+															  nrows[j].values, nrows[j].nulls));
+
+		/* (a key whose row changes: updated in place, HOT where the page has room) */
+		if (c == 0 && !same && by_key && a->can_update)
+		{
+			m->updates[m->nupdates].tid = orows[i].tid;
+			m->updates[m->nupdates].values = nrows[j].values;
+			m->updates[m->nupdates].nulls = nrows[j].nulls;
+			m->nupdates++;
+		}
+		else if (c <= 0 && !same)
+			m->gone[m->ngone++] = orows[i].tid;
+		if (c >= 0 && !same && !(c == 0 && by_key && a->can_update))
+		{
+			m->come[m->ncome].values = nrows[j].values;
+			m->come[m->ncome].nulls = nrows[j].nulls;
+			m->come[m->ncome].weight = 1;
+			m->ncome++;
+		}
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	PopActiveSnapshot();
+	return 1;
+}
+
 /*
  * dv_apply_diff - replace rows of the table by others: old holds rows of
  * the table (each its ctid, then the table's columns not dropped, as
@@ -1299,20 +1433,18 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 			  SPITupleTable *new, uint64 nnew, Snapshot snapshot, int32 *seq,
 			  uint64 *deleted, uint64 *inserted)
 {
-	TupleDesc	desc = RelationGetDescr(a->rel);
 	DiffKeys	keys;
 	DiffKeys   *order = NULL;
 	FmgrInfo	record_out;
 	DiffRow    *orows;
 	DiffRow    *nrows;
+	DiffMatch	m;
 	ItemPointerData *gone;
 	DvDeltaRow *come;
 	TidUpdate  *updates;
-	uint64		nupdates = 0;
-	uint64		ngone = 0;
-	uint64		ncome = 0;
-	uint64		i = 0;
-	uint64		j = 0;
+	uint64		nupdates;
+	uint64		ngone;
+	uint64		ncome;
 	Size		budget = (Size) work_mem * 1024;
 
 	*deleted = *inserted = 0;
@@ -1339,46 +1471,24 @@ dv_apply_diff(DvApply *a, bool by_key, SPITupleTable *old, uint64 nold,
 			 a->dt->table_name);
 		return false;
 	}
-	qsort_arg(orows, nold, sizeof(DiffRow), diff_compare, order);
-	qsort_arg(nrows, nnew, sizeof(DiffRow), diff_compare, order);
-	for (uint64 r = 1; by_key && r < nold; r++)
-		if (diff_compare(&orows[r - 1], &orows[r], order) == 0)
-			return false;
-	for (uint64 r = 1; by_key && r < nnew; r++)
-		if (diff_compare(&nrows[r - 1], &nrows[r], order) == 0)
-			return false;
-
-	gone = palloc(sizeof(ItemPointerData) * Max(nold, 1));
-	come = palloc(sizeof(DvDeltaRow) * Max(nnew, 1));
-	updates = palloc(sizeof(TidUpdate) * Max(Min(nold, nnew), 1));
-	while (i < nold || j < nnew)
-	{
-		int			c = i >= nold ? 1 : j >= nnew ? -1 : diff_compare(&orows[i], &nrows[j], order);
-		bool		same = c == 0 && (!by_key || same_image(desc, orows[i].values, orows[i].nulls,
-															  nrows[j].values, nrows[j].nulls));
-
-		/* (a key whose row changes: updated in place, HOT where the page has room) */
-		if (c == 0 && !same && by_key && a->can_update)
-		{
-			updates[nupdates].tid = orows[i].tid;
-			updates[nupdates].values = nrows[j].values;
-			updates[nupdates].nulls = nrows[j].nulls;
-			nupdates++;
-		}
-		else if (c <= 0 && !same)
-			gone[ngone++] = orows[i].tid;
-		if (c >= 0 && !same && !(c == 0 && by_key && a->can_update))
-		{
-			come[ncome].values = nrows[j].values;
-			come[ncome].nulls = nrows[j].nulls;
-			come[ncome].weight = 1;
-			ncome++;
-		}
-		if (c <= 0)
-			i++;
-		if (c >= 0)
-			j++;
-	}
+	/*
+	 * (matched in a step, as guarded_sort: the key's comparisons may call a
+	 * user's function)
+	 */
+	m.by_key = by_key;
+	m.order = order;
+	m.orows = orows;
+	m.nrows = nrows;
+	m.nold = nold;
+	m.nnew = nnew;
+	if (run_step(a, match_step, &m, 0, snapshot, NULL) == 0)
+		return false;
+	gone = m.gone;
+	come = m.come;
+	updates = m.updates;
+	ngone = m.ngone;
+	ncome = m.ncome;
+	nupdates = m.nupdates;
 	if (ngone > 0)
 		*deleted = run_step(a, delete_tids_step, gone, ngone, snapshot, seq);
 	if (nupdates > 0)

@@ -2464,9 +2464,40 @@ run_window_read(SPIPlanPtr plan, void *arg)
 	dv_catalog_exec_into(run->sql, plan, 0, NULL, NULL, NULL, &run->receiver->pub);
 }
 
-/* run a window read's SQL (window_read_sql) into receiver, as the bootstrap superuser */
+static void exec_window_read_guarded(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr,
+									 WindowStore *receiver);
+
+/*
+ * run a window read's SQL (window_read_sql) into receiver, as the bootstrap
+ * superuser, under the guard as a refresh statement (dv_guard_begin_write):
+ * what the read runs (its consolidation's comparisons of a type whose
+ * default operator class a superuser wrote in PL/pgSQL, a leakproof filter)
+ * may not write a source or a dynamic table, nor start a refresh (regress
+ * brk37_sorted_guard: a comparison that refreshed the table being refreshed
+ * from the read applied the rows twice)
+ */
 static void
 exec_window_read(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr, WindowStore *receiver)
+{
+	Oid			save_target;
+	int			save_level;
+
+	dv_guard_begin_write(&save_target, &save_level);
+	PG_TRY();
+	{
+		exec_window_read_guarded(dt, sql, snapshot, from_enr, receiver);
+	}
+	PG_CATCH();
+	{
+		dv_guard_end_write(save_target, save_level);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	dv_guard_end_write(save_target, save_level);
+}
+
+static void
+exec_window_read_guarded(DvTable *dt, const char *sql, Snapshot snapshot, bool from_enr, WindowStore *receiver)
 {
 	Oid			types[WINDOW_NARGS];
 	Datum		values[WINDOW_NARGS];
