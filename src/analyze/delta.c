@@ -1963,6 +1963,15 @@ not_executable(Oid func, void *context)
 	return pg_proc_aclcheck(func, *(Oid *) context, ACL_EXECUTE) != ACLCHECK_OK;
 }
 
+static bool not_leakproof(Oid func, void *context);
+
+/* check_functions_in_node's checker: a function not built in and not leakproof? */
+static bool
+user_not_leakproof(Oid func, void *context)
+{
+	return func >= FirstNormalObjectId && not_leakproof(func, context);
+}
+
 /*
  * dv_window_conjunct_kind - may a window read (the change rows of a
  * source, read as the bootstrap superuser before the rows of changes that
@@ -1977,6 +1986,9 @@ not_executable(Oid func, void *context)
  * - LEAKPROOF: every function that sees a column is leakproof (the
  *   built-in comparisons of most types): it raises no error for any input,
  *   so it may see every change row, undone ones and rows a policy hides.
+ *   And every other function is built in or leakproof too (which only a
+ *   superuser can declare): the read runs no other role's code as the
+ *   superuser (a function given no column, "v > f(0)", runs all the same).
  * - BUILT_IN: it calls built-in functions only (OIDs below
  *   FirstNormalObjectId, with dynview.window_filter_functions on): they run
  *   no code of any role as the superuser, but may raise an error on a row
@@ -1992,10 +2004,17 @@ not_executable(Oid func, void *context)
 DvWindowConjunct
 dv_window_conjunct_kind(Node *qual, Oid relid, Oid owner)
 {
+	Oid			func;
+
 	if (contain_subplans(qual) || checkExprHasSubLink(qual) || contain_mutable_functions(qual) ||
 		dv_find_function(qual, not_executable, &owner))
 		return DV_WINDOW_CONJUNCT_NONE;
-	if (!contain_leaked_vars(qual))
+	/*
+	 * (every function leakproof, not only those given a column: the read
+	 * runs as the bootstrap superuser, and "v > f(0)" calls f all the same;
+	 * contain_leaked_vars passes it, since f sees no column)
+	 */
+	if (!contain_leaked_vars(qual) && !dv_find_function(qual, user_not_leakproof, &func))
 		return DV_WINDOW_CONJUNCT_LEAKPROOF;
 	if (!dv_window_filter_functions || built_in_walker(qual, NULL) ||
 		check_enable_rls(relid, owner, true) != RLS_NONE)

@@ -101,6 +101,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "optimizer/planner.h"
 #include "dynview.h"
 #include "cdc/cdc.h"
 #include "analyze/delta.h"
@@ -116,6 +117,7 @@ typedef struct GuardEntry
 static HTAB *guard_cache = NULL;
 static Oid	guard_cache_catalog = InvalidOid;	/* catalog OID the cache is for */
 
+static planner_hook_type prev_planner = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorRun_hook_type prev_ExecutorRun = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
@@ -511,6 +513,35 @@ void
 dv_guard_note_write(Oid relid)
 {
 	guard_write(relid, false);
+}
+
+/*
+ * What planning runs is nested too: a function folded to a constant (an
+ * IMMUTABLE one may write all the same), a partition pruned by a
+ * comparison written in PL/pgSQL.  Planned at the level of a refresh
+ * statement, it counted as that statement (own_statement) and could write
+ * the table being refreshed and its sources (regress
+ * brk37_planning_guard).
+ */
+static PlannedStmt *
+guard_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	PlannedStmt *result;
+
+	exec_nesting++;
+	PG_TRY();
+	{
+		if (prev_planner)
+			result = prev_planner(parse, query_string, cursorOptions, boundParams);
+		else
+			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		exec_nesting--;
+	}
+	PG_END_TRY();
+	return result;
 }
 
 static void
@@ -1998,6 +2029,8 @@ dv_guard_in_refresh_statement(void)
 void
 dv_guard_init(void)
 {
+	prev_planner = planner_hook;
+	planner_hook = guard_planner;
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = guard_ExecutorStart;
 	prev_ExecutorRun = ExecutorRun_hook;
