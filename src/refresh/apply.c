@@ -5,10 +5,11 @@
  *	  that leave found through the table's unique key index and deleted, the
  *	  rows that come written in batches with their index entries, a row
  *	  whose key stays and whose other columns change updated in place (HOT
- *	  where it can: no new index entry), each in the key's order, without
- *	  SQL statements (issue 14: the dashboard's detail layer spent most of
- *	  its refresh in the DELETE ... USING and INSERT ... SELECT ...
- *	  RETURNING that apply_spj ran through SPI).  The same writes apply the rows an incremental refresh
+ *	  where it can: no new index entry), each in the key's order where the
+ *	  key is passed by value, without SQL statements (issue 14: the
+ *	  dashboard's detail layer spent most of its refresh in the DELETE ...
+ *	  USING and INSERT ... SELECT ... RETURNING that apply_spj ran through
+ *	  SPI).  The same writes apply the rows an incremental refresh
  *	  recomputed (groups, window rows: dv_apply_diff, for refresh.c's
  *	  restricted recompute), matched with the table's rows in C instead of a
  *	  FULL JOIN, DELETE and INSERT statement.
@@ -93,6 +94,7 @@ struct DvApply
 	AttrNumber	key_attnums[INDEX_MAX_KEYS];	/* table column of index column i */
 	bool		own;			/* written as dynview's own writes */
 	bool		can_update;		/* rows may change in place (update_in_place_ok) */
+	bool		sort_writes;	/* write in the key index's order (sorted_rows) */
 };
 
 /*
@@ -287,6 +289,10 @@ dv_apply_begin(DvTable *dt, List *key)
 	ExecOpenIndices(a->rri, false);
 	a->own = dv_refresh_writes_own();
 	a->can_update = OidIsValid(a->key_index) && update_in_place_ok(a);
+	/* (every key column passed by value: see sorted_rows) */
+	a->sort_writes = OidIsValid(a->key_index);
+	for (int k = 0; k < a->nkeys && a->sort_writes; k++)
+		a->sort_writes = TupleDescAttr(RelationGetDescr(rel), a->key_attnums[k] - 1)->attbyval;
 	return a;
 }
 
@@ -673,8 +679,8 @@ key_order(DvApply *a, DiffKeys *keys)
 
 /*
  * sorted_rows - the rows of rows[0..n) whose weight has the sign of sign
- * (copies of their DvDeltaRow: values shared), in the key index's order;
- * their number in *m.
+ * (copies of their DvDeltaRow: values shared), in the key index's order
+ * where a->sort_writes; their number in *m.
  *
  * The steps write in that order.  The consolidation leaves the rows in the
  * order of their hashes, and each index entry or lookup took a descent
@@ -684,7 +690,11 @@ key_order(DvApply *a, DiffKeys *keys)
  * take B-tree's fast path to its rightmost leaf, as a user's INSERT of
  * rising keys does.  (bench/apply_floor.sh; with 5,000 rows of a bigint
  * key at 5M rows the refresh's CPU went down by about 16% for inserts and
- * 4-5% for deletes and updates.)
+ * 4-5% for deletes and updates.)  Only where every key column is passed by
+ * value (integers, timestamps, dates: a cheap comparison, and the keys
+ * that rise): the dashboard's text keys, compared with strcoll in a libc
+ * locale other than C, took as long to sort (0.4-0.5 ms for 1,200 rows)
+ * as the fast path saved, and more where their new keys do not rise.
  */
 static DvDeltaRow *
 sorted_rows(DvApply *a, DvDeltaRow *rows, uint64 n, int sign, uint64 *m, Snapshot snapshot)
@@ -695,7 +705,7 @@ sorted_rows(DvApply *a, DvDeltaRow *rows, uint64 n, int sign, uint64 *m, Snapsho
 	for (uint64 r = 0; r < n; r++)
 		if (sign > 0 ? rows[r].weight > 0 : rows[r].weight < 0)
 			sorted[(*m)++] = rows[r];
-	if (*m > 1)
+	if (*m > 1 && a->sort_writes)
 	{
 		DiffKeys	keys;
 
@@ -742,9 +752,10 @@ delete_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
  * dv_apply_delete - delete, for each of the n rows with negative weight that
  * has no NULL in its key, the table's row of that key if its text form is
  * the row's (one index lookup each: at most one such row, the index is
- * unique), in the key index's order (sorted_rows), writing them to the
- * table's change buffer with weight -1.  Returns the rows deleted; rows not found are the caller's (the SQL
- * statement for the rest, or a full refresh).  Only if dv_apply_can_delete.
+ * unique), in the key index's order where sorted_rows sorts, writing them
+ * to the table's change buffer with weight -1.  Returns the rows deleted;
+ * rows not found are the caller's (the SQL statement for the rest, or a
+ * full refresh).  Only if dv_apply_can_delete.
  */
 uint64
 dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)
@@ -1038,7 +1049,7 @@ dv_apply_update(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 	u.rows = rows;
 	u.pairs = pair_rows(a, rows, n, &npairs);
 	/* (in the key index's order, as sorted_rows says) */
-	if (npairs > 1)
+	if (npairs > 1 && a->sort_writes)
 	{
 		PairOrder	o;
 
@@ -1153,12 +1164,11 @@ insert_step(DvApply *a, void *arg, uint64 n, Snapshot snapshot, int32 *seq)
 /*
  * dv_apply_insert - insert weight copies of each of the n rows with
  * positive weight (values of their columns in the table's order, dropped
- * columns NULL), in the key index's order where the table has that index
- * (sorted_rows), in batches of APPLY_BATCH rows (table_multi_insert), each
- * row's index entries after its batch (a unique violation raises 23505 as
- * an INSERT does); NOT NULL and CHECK constraints checked first.  Writes
- * them to the table's change buffer with weight +1.  Returns the rows
- * inserted.
+ * columns NULL), in the key index's order where sorted_rows sorts, in
+ * batches of APPLY_BATCH rows (table_multi_insert), each row's index
+ * entries after its batch (a unique violation raises 23505 as an INSERT
+ * does); NOT NULL and CHECK constraints checked first.  Writes them to the
+ * table's change buffer with weight +1.  Returns the rows inserted.
  */
 uint64
 dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32 *seq)

@@ -5,10 +5,13 @@
 -- that the writes' own index lookups run under.  A comparison that started a refresh of the table
 -- being refreshed did so: the nested refresh inserted the rows, and the outer one then failed with
 -- 23505.  So did the window read (its consolidation groups the change rows with the type's
--- comparisons where it cannot hash them), which ran outside the guard too: case (3).  Correct result: refused as anything a refresh's writes run ("cannot refresh dynamic
--- table ... during a refresh"; "cannot modify ... during a refresh" for a source written), the
--- refresh rolled back, the table unchanged; with the comparison quiet again, the refresh applies
--- and the table matches its query (dv_refresh_round: verify(), the rows by text and by =).
+-- comparisons where it cannot hash them), which ran outside the guard too: case (3).  (The apply
+-- now sorts only keys passed by value, whose comparisons are C; this composite key's first
+-- comparisons in cases (1) and (2) are its index entries' and lookups', under the guard too.)
+-- Correct result: refused as anything a refresh's writes run ("cannot refresh dynamic table ...
+-- during a refresh"; "cannot modify ... during a refresh" for a source written), the refresh
+-- rolled back, the table unchanged; with the comparison quiet again, the refresh applies and the
+-- table matches its query (dv_refresh_round: verify(), the rows by text and by =).
 SET client_min_messages = warning;
 CREATE TYPE bsg_k AS (x int);
 CREATE TABLE bsg_side (mode text, done bool);
