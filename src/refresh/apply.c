@@ -612,10 +612,7 @@ typedef struct DiffKeys
 	SortSupportData *ssup;		/* the key index's ordering of column i */
 } DiffKeys;
 
-/*
- * the key index's order of two rows (two NULLs alike, as the SQL join on the
- * key takes them); without keys (NULL), their text forms' byte order
- */
+/* the key index's order of two rows (two NULLs alike, as the SQL join on the key takes them) */
 static int
 key_compare(DiffKeys *keys, Datum *values1, bool *nulls1, Datum *values2, bool *nulls2)
 {
@@ -630,6 +627,7 @@ key_compare(DiffKeys *keys, Datum *values1, bool *nulls1, Datum *values2, bool *
 	return 0;
 }
 
+/* key_compare of two DiffRows; without keys (NULL), their text forms' byte order */
 static int
 diff_compare(const void *x, const void *y, void *arg)
 {
@@ -680,7 +678,7 @@ key_order(DvApply *a, DiffKeys *keys)
 /*
  * sorted_rows - the rows of rows[0..n) whose weight has the sign of sign
  * (copies of their DvDeltaRow: values shared), in the key index's order
- * where a->sort_writes; their number in *m.
+ * (callers only where a->sort_writes); their number in *m.
  *
  * The steps write in that order.  The consolidation leaves the rows in the
  * order of their hashes, and each index entry or lookup took a descent
@@ -705,7 +703,7 @@ sorted_rows(DvApply *a, DvDeltaRow *rows, uint64 n, int sign, uint64 *m, Snapsho
 	for (uint64 r = 0; r < n; r++)
 		if (sign > 0 ? rows[r].weight > 0 : rows[r].weight < 0)
 			sorted[(*m)++] = rows[r];
-	if (*m > 1 && a->sort_writes)
+	if (*m > 1)
 	{
 		DiffKeys	keys;
 
@@ -762,10 +760,12 @@ dv_apply_delete(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 {
 	uint64		m;
 	DvDeltaRow *sorted;
-
 	uint64		deleted;
 
 	Assert(OidIsValid(a->key_index));
+	/* (unsorted: the step skips the rows of the other sign itself) */
+	if (!a->sort_writes)
+		return run_step(a, delete_step, rows, n, snapshot, seq);
 	sorted = sorted_rows(a, rows, n, -1, &m, snapshot);
 	deleted = run_step(a, delete_step, sorted, m, snapshot, seq);
 	pfree(sorted);
@@ -1177,7 +1177,8 @@ dv_apply_insert(DvApply *a, DvDeltaRow *rows, uint64 n, Snapshot snapshot, int32
 	uint64		m;
 	uint64		inserted;
 
-	if (!OidIsValid(a->key_index))
+	/* (unsorted: the step skips the rows of the other sign itself) */
+	if (!a->sort_writes)
 		return run_step(a, insert_step, rows, n, snapshot, seq);
 	sorted = sorted_rows(a, rows, n, +1, &m, snapshot);
 	inserted = run_step(a, insert_step, sorted, m, snapshot, seq);
