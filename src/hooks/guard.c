@@ -48,6 +48,10 @@
  *	  from or dropped from a captured partitioned source (cdc/partitions.c).
  *	- The sql_drop event trigger function unregisters dropped dynamic
  *	  tables and marks dropped sources missing in their downstreams.
+ *	- Object access hook: while a refresh runs, what it runs (a trigger, a
+ *	  function the planner folds) may not drop or alter a dynamic table, a
+ *	  source of the table being refreshed or a column of one
+ *	  (refuse_refresh_ddl).
  *
  * Whether a relation is a dynamic table is cached per backend in a hash
  * table keyed by OID.  dynview sends a relcache invalidation for a table
@@ -133,6 +137,17 @@ static int	exec_nesting = 0;
  */
 static Oid	refreshing = InvalidOid;
 static List *refreshing_sources = NIL;
+
+/*
+ * Where the refresh runs (set with refreshing): the executor and utility
+ * nesting levels and the subtransaction it was set in.  What runs deeper
+ * (planning, the executor, a utility statement nested in dynview's own) is
+ * a trigger's, rule's or function's, not dynview's (refuse_refresh_ddl).
+ * An abort of that subtransaction ends the refresh (guard_subxact_callback).
+ */
+static int	refreshing_exec_level = -1;
+static int	refreshing_utility_level = -1;
+static SubTransactionId refreshing_subxact = InvalidSubTransactionId;
 
 /*
  * The refresh statement running now (dv_guard_begin_write): the dynamic
@@ -392,6 +407,41 @@ refuse_state_write(Oid relid)
 }
 
 /*
+ * refreshing_source_of - the source of the table being refreshed that relid
+ * is: relid itself, or the partitioned source or inheritance parent it is a
+ * partition or child of (its rows are the source's); InvalidOid if none, or
+ * if no refresh runs.
+ */
+static Oid
+refreshing_source_of(Oid relid)
+{
+	ListCell   *lc;
+
+	if (refreshing_sources == NIL)
+		return InvalidOid;
+	if (list_member_oid(refreshing_sources, relid))
+		return relid;
+	foreach(lc, dv_relation_ancestors(relid))
+	{
+		if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
+			return lfirst_oid(lc);
+	}
+	return InvalidOid;
+}
+
+/* the detail of a refused write or DDL when relid is part of source (refreshing_source_of) */
+static int
+source_detail(Oid relid, Oid source, const char *what)
+{
+	if (source == relid)
+		return errdetail("A trigger, rule or function run by a refresh may not %s a source of the table being refreshed.", what);
+	return errdetail("A trigger, rule or function run by a refresh may not %s a source of the table being refreshed; \"%s\" is %s of its source \"%s\".",
+					 what, get_rel_name(relid),
+					 get_rel_relispartition(relid) ? "a partition" : "an inheritance child",
+					 get_rel_name(source));
+}
+
+/*
  * check_source_write - a statement nested in a refresh statement (a trigger
  * or function it runs) may not write a source of the table being refreshed:
  * the refresh has read it, and its data snapshot will count this
@@ -400,33 +450,17 @@ refuse_state_write(Oid relid)
 static void
 check_source_write(Oid relid)
 {
-	Oid			source = relid;
+	Oid			source;
 
-	/* (a partition of a partitioned source, an inheritance child, is part of it) */
-	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid))
-	{
-		ListCell   *lc;
-
-		foreach(lc, dv_relation_ancestors(relid))
-		{
-			if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
-			{
-				source = lfirst_oid(lc);
-				break;
-			}
-		}
-	}
-	if (write_level >= 0 && list_member_oid(refreshing_sources, source))
+	if (write_level < 0)
+		return;
+	source = refreshing_source_of(relid);
+	if (OidIsValid(source))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot modify \"%s\" during a refresh of dynamic table \"%s\"",
 						get_rel_name(relid), get_rel_name(write_target)),
-				 source == relid ?
-				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed.") :
-				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed; \"%s\" is %s of its source \"%s\".",
-						   get_rel_name(relid),
-						   get_rel_relispartition(relid) ? "a partition" : "an inheritance child",
-						   get_rel_name(source)),
+				 source_detail(relid, source, "write"),
 				 errhint("Write the source before or after the refresh.")));
 }
 
@@ -836,6 +870,43 @@ truncate_unlock(TruncateStmt *stmt)
 
 static object_access_hook_type prev_object_access = NULL;
 
+/*
+ * refuse_refresh_ddl - code that a refresh runs (a function the planner
+ * folds, a trigger, an operator's function) may not drop or alter a dynamic
+ * table, nor a source of the table being refreshed, nor a column of one:
+ * the refresh's statements were made for them as they were (a refresh
+ * reading a table its own transaction dropped failed with internal errors,
+ * such as "type with OID 0 does not exist").  dynview's own DDL in a
+ * refresh (retype_columns: the table's column types; the FULL refresh's
+ * work tables; state tables) runs at the refresh's own levels.
+ */
+static void
+refuse_refresh_ddl(ObjectAccessType access, Oid relid, int subId)
+{
+	Oid			source;
+	bool		dynamic;
+	char	   *what;
+
+	if (exec_nesting <= refreshing_exec_level && utility_nesting <= refreshing_utility_level + 1)
+		return;
+	source = refreshing_source_of(relid);
+	dynamic = !OidIsValid(source) && is_dynamic_table(relid);
+	if (!OidIsValid(source) && !dynamic)
+		return;
+	what = access == OAT_DROP ? "drop" : "alter";
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_IN_USE),
+			 subId > 0 && access == OAT_DROP ?
+			 errmsg("cannot drop column \"%s\" of \"%s\" during a refresh of dynamic table \"%s\"",
+					get_attname(relid, subId, false), get_rel_name(relid), get_rel_name(refreshing)) :
+			 errmsg("cannot %s \"%s\" during a refresh of dynamic table \"%s\"",
+					what, get_rel_name(relid), get_rel_name(refreshing)),
+			 dynamic ?
+			 errdetail("A trigger, rule or function run by a refresh may not %s a dynamic table.", what) :
+			 source_detail(relid, source, subId > 0 && access == OAT_DROP ? "drop a column of" : what),
+			 errhint("Run the DDL before or after the refresh.")));
+}
+
 static void
 guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
@@ -844,6 +915,9 @@ guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subI
 	/* (called for every object access, namespace searches included: the flag first) */
 	if (truncate_running && access == OAT_TRUNCATE && is_dynamic_table(objectId))
 		check_truncated(objectId);
+	if (OidIsValid(refreshing) && classId == RelationRelationId &&
+		(access == OAT_DROP || access == OAT_POST_ALTER))
+		refuse_refresh_ddl(access, objectId, subId);
 }
 
 /* the relation a RangeVar names, if it exists and is a dynamic table */
@@ -1962,7 +2036,49 @@ dv_guard_set_refreshing(Oid relid, List *sources)
 			refreshing_sources = lappend_oid(refreshing_sources, src->relid);
 	}
 	refreshing = relid;
+	refreshing_exec_level = OidIsValid(relid) ? exec_nesting : -1;
+	refreshing_utility_level = OidIsValid(relid) ? utility_nesting : -1;
+	refreshing_subxact = OidIsValid(relid) ? GetCurrentSubTransactionId() : InvalidSubTransactionId;
 	MemoryContextSwitchTo(old);
+}
+
+/* no refresh runs any more (its transaction or subtransaction ended) */
+static void
+end_refreshing(void)
+{
+	list_free(refreshing_sources);
+	refreshing_sources = NIL;
+	refreshing = InvalidOid;
+	refreshing_exec_level = -1;
+	refreshing_utility_level = -1;
+	refreshing_subxact = InvalidSubTransactionId;
+}
+
+/*
+ * A refresh that an error ended leaves refreshing set (its caller may catch
+ * the error in a subtransaction, as a pipeline does): the abort of the
+ * subtransaction it was set in ends it, and so does the end of the
+ * transaction.  A subtransaction that commits passes it to its parent.
+ */
+static void
+guard_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (!OidIsValid(refreshing) || refreshing_subxact != mySubid)
+		return;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		end_refreshing();
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+		refreshing_subxact = parentSubid;
+}
+
+static void
+guard_xact_callback(XactEvent event, void *arg)
+{
+	if (OidIsValid(refreshing) &&
+		(event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT || event == XACT_EVENT_PREPARE ||
+		 event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PARALLEL_COMMIT))
+		end_refreshing();
 }
 
 /*
@@ -2042,6 +2158,8 @@ dv_guard_init(void)
 	prev_object_access = object_access_hook;
 	object_access_hook = guard_object_access;
 	CacheRegisterRelcacheCallback(guard_relcache_callback, (Datum) 0);
+	RegisterXactCallback(guard_xact_callback, NULL);
+	RegisterSubXactCallback(guard_subxact_callback, NULL);
 }
 
 /*
