@@ -48,10 +48,11 @@
  *	  from or dropped from a captured partitioned source (cdc/partitions.c).
  *	- The sql_drop event trigger function unregisters dropped dynamic
  *	  tables and marks dropped sources missing in their downstreams.
- *	- Object access hook: while a refresh runs, what it runs (a trigger, a
- *	  function the planner folds) may not drop or alter a dynamic table, a
- *	  source of the table being refreshed or a column of one
- *	  (refuse_refresh_ddl).
+ *	- Object access and ProcessUtility hooks: while a refresh runs, what it
+ *	  runs (a trigger, a function the planner folds) may not drop or alter
+ *	  a dynamic table, a source of the table being refreshed, or a column,
+ *	  index, partition or policy of one (refuse_refresh_ddl,
+ *	  refuse_refresh_utility).
  *
  * Whether a relation is a dynamic table is cached per backend in a hash
  * table keyed by OID.  dynview sends a relcache invalidation for a table
@@ -73,6 +74,7 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/heap.h"
+#include "catalog/index.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
@@ -871,40 +873,132 @@ truncate_unlock(TruncateStmt *stmt)
 static object_access_hook_type prev_object_access = NULL;
 
 /*
- * refuse_refresh_ddl - code that a refresh runs (a function the planner
- * folds, a trigger, an operator's function) may not drop or alter a dynamic
- * table, nor a source of the table being refreshed, nor a column of one:
- * the refresh's statements were made for them as they were (a refresh
- * reading a table its own transaction dropped failed with internal errors,
- * such as "type with OID 0 does not exist").  dynview's own DDL in a
- * refresh (retype_columns: the table's column types; the FULL refresh's
- * work tables; state tables) runs at the refresh's own levels.
+ * nested_in_refresh - does code that a refresh runs run now (a function the
+ * planner folds, a trigger, an operator's function), deeper than the
+ * refresh's own levels?  dynview's own DDL in a refresh (retype_columns:
+ * the table's column types; the FULL refresh's work tables; state tables)
+ * runs at those levels, or one utility level below them.
+ */
+static bool
+nested_in_refresh(void)
+{
+	return OidIsValid(refreshing) &&
+		(exec_nesting > refreshing_exec_level || utility_nesting > refreshing_utility_level + 1);
+}
+
+/*
+ * refuse_refresh_ddl - code that a refresh runs may not drop or alter a
+ * dynamic table, nor a source of the table being refreshed (a partition or
+ * inheritance child of one included), nor a column or an index of one: the
+ * refresh's statements were made for them as they were (a refresh reading
+ * a table its own transaction dropped failed with internal errors, such as
+ * "type with OID 0 does not exist"; one whose source gained a partition
+ * missed its rows for good).  what: "drop" or "alter"; relid a table or an
+ * index; attname the column dropped, or NULL.  The caller checked
+ * nested_in_refresh().
  */
 static void
-refuse_refresh_ddl(ObjectAccessType access, Oid relid, int subId)
+refuse_refresh_ddl(const char *what, Oid relid, const char *attname)
 {
+	char		relkind = get_rel_relkind(relid);
+	Oid			table = relid;
 	Oid			source;
 	bool		dynamic;
-	char	   *what;
+	const char *part;
 
-	if (exec_nesting <= refreshing_exec_level && utility_nesting <= refreshing_utility_level + 1)
+	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
+		table = IndexGetRelation(relid, true);
+	if (!OidIsValid(table))
 		return;
-	source = refreshing_source_of(relid);
-	dynamic = !OidIsValid(source) && is_dynamic_table(relid);
+	source = refreshing_source_of(table);
+	dynamic = !OidIsValid(source) && is_dynamic_table(table);
 	if (!OidIsValid(source) && !dynamic)
 		return;
-	what = access == OAT_DROP ? "drop" : "alter";
+	part = attname ? "a column of" : table != relid ? "an index of" : NULL;
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_IN_USE),
-			 subId > 0 && access == OAT_DROP ?
-			 errmsg("cannot drop column \"%s\" of \"%s\" during a refresh of dynamic table \"%s\"",
-					get_attname(relid, subId, false), get_rel_name(relid), get_rel_name(refreshing)) :
+			 attname ?
+			 errmsg("cannot %s column \"%s\" of \"%s\" during a refresh of dynamic table \"%s\"",
+					what, attname, get_rel_name(table), get_rel_name(refreshing)) :
+			 table != relid ?
+			 errmsg("cannot %s index \"%s\" of \"%s\" during a refresh of dynamic table \"%s\"",
+					what, get_rel_name(relid), get_rel_name(table), get_rel_name(refreshing)) :
 			 errmsg("cannot %s \"%s\" during a refresh of dynamic table \"%s\"",
 					what, get_rel_name(relid), get_rel_name(refreshing)),
 			 dynamic ?
-			 errdetail("A trigger, rule or function run by a refresh may not %s a dynamic table.", what) :
-			 source_detail(relid, source, subId > 0 && access == OAT_DROP ? "drop a column of" : what),
+			 errdetail("A trigger, rule or function run by a refresh may not %s %s%sa dynamic table.",
+					   what, part ? part : "", part ? " " : "") :
+			 source_detail(table, source, psprintf("%s%s%s", what, part ? " " : "", part ? part : "")),
 			 errhint("Run the DDL before or after the refresh.")));
+}
+
+/* refuse_refresh_ddl of the relation a RangeVar names, if it exists */
+static void
+refuse_refresh_ddl_on(const char *what, RangeVar *rv, const char *attname)
+{
+	Oid			relid = rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+
+	if (OidIsValid(relid))
+		refuse_refresh_ddl(what, relid, attname);
+}
+
+/*
+ * refuse_refresh_utility - refuse_refresh_ddl of what a utility statement
+ * run by a refresh drops or alters, before it runs: DROP TABLE and DROP
+ * INDEX (the object access hook sees a table's indexes dropped before the
+ * table); ALTER TABLE, with subcommands that call no post-alter hook on
+ * the table (ADD COLUMN; ATTACH and DETACH PARTITION, INHERIT and NO
+ * INHERIT, which change the rows a source holds and name a second table,
+ * checked too); and policies of a table (the refresh's later statements
+ * would see other rows).
+ */
+static void
+refuse_refresh_utility(Node *parsetree)
+{
+	ListCell   *lc;
+
+	if (!nested_in_refresh())
+		return;
+	if (IsA(parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst(lc);
+
+			if (cmd->subtype == AT_DropColumn)
+				refuse_refresh_ddl_on("drop", stmt->relation, cmd->name);
+			else if (cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition ||
+					 cmd->subtype == AT_DetachPartitionFinalize)
+				refuse_refresh_ddl_on("alter", ((PartitionCmd *) cmd->def)->name, NULL);
+			else if (cmd->subtype == AT_AddInherit || cmd->subtype == AT_DropInherit)
+				refuse_refresh_ddl_on("alter", (RangeVar *) cmd->def, NULL);
+		}
+		refuse_refresh_ddl_on("alter", stmt->relation, NULL);
+	}
+	else if (IsA(parsetree, CreatePolicyStmt))
+		refuse_refresh_ddl_on("alter", ((CreatePolicyStmt *) parsetree)->table, NULL);
+	else if (IsA(parsetree, AlterPolicyStmt))
+		refuse_refresh_ddl_on("alter", ((AlterPolicyStmt *) parsetree)->table, NULL);
+	else if (IsA(parsetree, DropStmt))
+	{
+		DropStmt   *stmt = (DropStmt *) parsetree;
+
+		foreach(lc, stmt->objects)
+		{
+			List	   *names = lfirst(lc);
+
+			if (stmt->removeType == OBJECT_TABLE || stmt->removeType == OBJECT_INDEX ||
+				stmt->removeType == OBJECT_FOREIGN_TABLE)
+				refuse_refresh_ddl_on("drop", makeRangeVarFromNameList(names), NULL);
+			else if (stmt->removeType == OBJECT_POLICY)
+				/* (the table's name, then the policy's) */
+				refuse_refresh_ddl_on("alter", makeRangeVarFromNameList(list_truncate(list_copy(names),
+																					 list_length(names) - 1)),
+									  NULL);
+		}
+	}
 }
 
 static void
@@ -916,8 +1010,13 @@ guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subI
 	if (truncate_running && access == OAT_TRUNCATE && is_dynamic_table(objectId))
 		check_truncated(objectId);
 	if (OidIsValid(refreshing) && classId == RelationRelationId &&
-		(access == OAT_DROP || access == OAT_POST_ALTER))
-		refuse_refresh_ddl(access, objectId, subId);
+		(access == OAT_DROP || access == OAT_POST_ALTER) &&
+		nested_in_refresh() &&
+		/* (an index dropped alone is DROP INDEX: refuse_refresh_utility) */
+		!(access == OAT_DROP && (get_rel_relkind(objectId) == RELKIND_INDEX ||
+								 get_rel_relkind(objectId) == RELKIND_PARTITIONED_INDEX)))
+		refuse_refresh_ddl(access == OAT_DROP ? "drop" : "alter", objectId,
+						   access == OAT_DROP && subId > 0 ? get_attname(objectId, subId, false) : NULL);
 }
 
 /* the relation a RangeVar names, if it exists and is a dynamic table */
@@ -1774,6 +1873,11 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		/* (a table renamed, or a partition made, while it waits: check_truncated) */
 		truncate_watch = true;
 	}
+	/* (a subcommand is part of a statement looked at already) */
+	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
+		 IsA(pstmt->utilityStmt, AlterPolicyStmt) || IsA(pstmt->utilityStmt, DropStmt)) &&
+		context != PROCESS_UTILITY_SUBCOMMAND && IsTransactionState())
+		refuse_refresh_utility(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
 		 IsA(pstmt->utilityStmt, CreateForeignTableStmt) || IsA(pstmt->utilityStmt, AlterTableStmt) ||
 		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
