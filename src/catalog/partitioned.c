@@ -90,6 +90,8 @@ PG_FUNCTION_INFO_V1(dynview_refresh_partition);
 /* the setting dynview.partition (dynview.c) */
 char	   *dv_partition_setting = NULL;
 
+static void follow_partition_types(Oid relid, Oid part);
+
 /* a partitioned dynamic table's catalog row */
 typedef struct DvPartitioned
 {
@@ -644,6 +646,7 @@ dv_refresh_partition(Oid relid, const char *value)
 		}
 		part = dv_create_dynamic_table(&args, false);
 		CommandCounterIncrement();
+		follow_partition_types(relid, part);
 		/* the guard refuses a dynamic table as a partition, but this one */
 		dv_guard_allow_column_ddl(part);
 		if (SPI_execute(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%s)",
@@ -661,6 +664,69 @@ dv_refresh_partition(Oid relid, const char *value)
 	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
 	(void) expire_partitions(relid, p->retention);
 	return result;
+}
+
+/*
+ * follow_partition_types - give partitioned dynamic table relid the column
+ * types (with typmod and collation) of its new partition part, made from
+ * the query now, where they differ: after a source's column type changed
+ * (int to bigint), a partition made for a new value has the new type, and
+ * ATTACH PARTITION would refuse it.  The other partitions' values are cast
+ * (ALTER COLUMN ... TYPE, as the refresh of a partition does: refresh.c,
+ * retype_columns); each recomputes in full at its next refresh, its source
+ * altered.  Run as T's owner.  Needs SPI.
+ */
+static void
+follow_partition_types(Oid relid, Oid part)
+{
+	Relation	prel = relation_open(part, AccessShareLock);
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	pdesc = RelationGetDescr(prel);
+	StringInfoData actions;
+	Oid			owner = rel->rd_rel->relowner;
+	char	   *qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													   RelationGetRelationName(rel));
+
+	initStringInfo(&actions);
+	for (int i = 0; i < pdesc->natts; i++)
+	{
+		Form_pg_attribute patt = TupleDescAttr(pdesc, i);
+		AttrNumber	attno;
+		Form_pg_attribute att;
+		char	   *typename;
+
+		if (patt->attisdropped)
+			continue;
+		attno = get_attnum(relid, NameStr(patt->attname));
+		if (attno == InvalidAttrNumber)
+			continue;			/* (ATTACH PARTITION names what differs) */
+		att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+		if (att->atttypid == patt->atttypid && att->atttypmod == patt->atttypmod &&
+			att->attcollation == patt->attcollation)
+			continue;
+		typename = format_type_extended(patt->atttypid, patt->atttypmod,
+										FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+		appendStringInfo(&actions, "%sALTER COLUMN %s TYPE %s", actions.len ? ", " : "",
+						 quote_identifier(NameStr(patt->attname)), typename);
+		if (OidIsValid(patt->attcollation) && patt->attcollation != att->attcollation)
+			appendStringInfo(&actions, " COLLATE %s", generate_collation_name(patt->attcollation));
+	}
+	relation_close(rel, AccessShareLock);
+	relation_close(prel, AccessShareLock);
+	if (actions.len > 0)
+	{
+		int			save_nestlevel;
+		Oid			save_userid;
+		int			save_sec;
+
+		dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
+		dv_guard_allow_column_ddl(relid);
+		if (SPI_execute(psprintf("ALTER TABLE %s %s", qualified, actions.data), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not change the column types of %s", qualified);
+		dv_guard_allow_column_ddl(InvalidOid);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		CommandCounterIncrement();
+	}
 }
 
 /* the collation of output column attno of the query, for T's column */

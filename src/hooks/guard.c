@@ -946,11 +946,12 @@ refuse_refresh_ddl_on(const char *what, RangeVar *rv, const char *attname)
  * refuse_refresh_utility - refuse_refresh_ddl of what a utility statement
  * run by a refresh drops or alters, before it runs: DROP TABLE and DROP
  * INDEX (the object access hook sees a table's indexes dropped before the
- * table); ALTER TABLE, with subcommands that call no post-alter hook on
- * the table (ADD COLUMN; ATTACH and DETACH PARTITION, INHERIT and NO
- * INHERIT, which change the rows a source holds and name a second table,
- * checked too); and policies of a table (the refresh's later statements
- * would see other rows).
+ * table, and would name an index); ALTER TABLE, with subcommands that call
+ * no post-alter hook on the table (ADD COLUMN; ATTACH and DETACH
+ * PARTITION, INHERIT and NO INHERIT, which change the rows a source holds
+ * and name a second table, checked too); and policies and rules of a table
+ * (the refresh's later statements would see other rows; a rule "_RETURN"
+ * makes an empty table a view).
  */
 static void
 refuse_refresh_utility(Node *parsetree)
@@ -979,6 +980,8 @@ refuse_refresh_utility(Node *parsetree)
 	}
 	else if (IsA(parsetree, CreatePolicyStmt))
 		refuse_refresh_ddl_on("alter", ((CreatePolicyStmt *) parsetree)->table, NULL);
+	else if (IsA(parsetree, RuleStmt))
+		refuse_refresh_ddl_on("alter", ((RuleStmt *) parsetree)->relation, NULL);
 	else if (IsA(parsetree, AlterPolicyStmt))
 		refuse_refresh_ddl_on("alter", ((AlterPolicyStmt *) parsetree)->table, NULL);
 	else if (IsA(parsetree, DropStmt))
@@ -1011,10 +1014,7 @@ guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subI
 		check_truncated(objectId);
 	if (OidIsValid(refreshing) && classId == RelationRelationId &&
 		(access == OAT_DROP || access == OAT_POST_ALTER) &&
-		nested_in_refresh() &&
-		/* (an index dropped alone is DROP INDEX: refuse_refresh_utility) */
-		!(access == OAT_DROP && (get_rel_relkind(objectId) == RELKIND_INDEX ||
-								 get_rel_relkind(objectId) == RELKIND_PARTITIONED_INDEX)))
+		nested_in_refresh())
 		refuse_refresh_ddl(access == OAT_DROP ? "drop" : "alter", objectId,
 						   access == OAT_DROP && subId > 0 ? get_attname(objectId, subId, false) : NULL);
 }
@@ -1875,7 +1875,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	}
 	/* (a subcommand is part of a statement looked at already) */
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
-		 IsA(pstmt->utilityStmt, AlterPolicyStmt) || IsA(pstmt->utilityStmt, DropStmt)) &&
+		 IsA(pstmt->utilityStmt, AlterPolicyStmt) || IsA(pstmt->utilityStmt, DropStmt) ||
+		 IsA(pstmt->utilityStmt, RuleStmt)) &&
 		context != PROCESS_UTILITY_SUBCOMMAND && IsTransactionState())
 		refuse_refresh_utility(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||

@@ -42,6 +42,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_index.h"
@@ -1532,6 +1533,15 @@ qualified_collation_name(Oid collation)
 	return name;
 }
 
+/* the partitioned dynamic table that relid is a partition of, or InvalidOid */
+static Oid
+partition_parent(Oid relid)
+{
+	Oid			parent = get_rel_relispartition(relid) ? get_partition_parent(relid, false) : InvalidOid;
+
+	return OidIsValid(parent) && dv_is_partitioned_dynamic_table(parent) ? parent : InvalidOid;
+}
+
 /*
  * column_type_changes - the ALTER TABLE actions that give the dynamic
  * table's columns the types (with typmod and collation) of its query's
@@ -1542,10 +1552,12 @@ qualified_collation_name(Oid collation)
  * types on insert, i.e. truncated or refused.  *described lists the
  * changes for the refresh's reason ("code varchar(4) to varchar(12)").
  * The actions convert no value (USING NULL): the caller empties the table
- * first.  Parses the definition as the table's owner.
+ * first; with convert, the values are cast (the actions are for a
+ * partitioned dynamic table whose other partitions keep their rows:
+ * partition_parent).  Parses the definition as the table's owner.
  */
 static char *
-column_type_changes(DvTable *dt, char **described)
+column_type_changes(DvTable *dt, bool convert, char **described)
 {
 	Query	   *query;
 	Relation	rel;
@@ -1590,7 +1602,8 @@ column_type_changes(DvTable *dt, char **described)
 						 quote_identifier(NameStr(att->attname)), typename);
 		if (OidIsValid(collation) && collation != att->attcollation)
 			appendStringInfo(&actions, " COLLATE %s", qualified_collation_name(collation));
-		appendStringInfo(&actions, " USING NULL::%s", typename);
+		if (!convert)
+			appendStringInfo(&actions, " USING NULL::%s", typename);
 		appendStringInfo(&what, "%s%s %s to %s", what.len ? ", " : "", NameStr(att->attname),
 						 format_type_with_typemod(att->atttypid, att->atttypmod),
 						 format_type_with_typemod(type, typmod));
@@ -1622,23 +1635,29 @@ sync_buffers(List *sources)
 
 /*
  * retype_columns - run the actions of column_type_changes on the (emptied)
- * dynamic table, as its owner (the caller switched to it).  An object that
+ * dynamic table, as its owner (the caller switched to it); on parent
+ * instead when the table is a partition of partitioned dynamic table parent
+ * (a partition's columns are its parent's: the other partitions' values
+ * are cast, and each of them recomputes in full at its next refresh, its
+ * source altered).  An object that
  * depends on such a column (a view on the dynamic table, say) makes
  * PostgreSQL refuse: then the refresh fails with what to do, and the table
  * keeps its contents (the transaction rolls back).
  */
 static void
-retype_columns(DvTable *dt, const char *actions, const char *described)
+retype_columns(DvTable *dt, Oid parent, const char *actions, const char *described)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
-	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	Oid			altered = OidIsValid(parent) ? parent : dt->relid;
+	char	   *target = quote_qualified_identifier(get_namespace_name(get_rel_namespace(altered)),
+													get_rel_name(altered));
 	Oid			save_target;
 	int			save_level;
 
 	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
-		dv_guard_allow_column_ddl(dt->relid);
+		dv_guard_allow_column_ddl(altered);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not change the column types of dynamic table \"%s\"", dt->table_name);
 		dv_guard_allow_column_ddl(InvalidOid);
@@ -1893,6 +1912,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		bool		fill = false;
 		char	   *build_query = NULL;
 		bool		apply_index_pending = false;
+		Oid			parent;
 
 		/*
 		 * A source's keys (its primary key, unique indexes, NOT NULL) or the
@@ -1908,7 +1928,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			  strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0 ||
 			  strcmp(dt->next_refresh_full, "RESTORED") == 0)))
 			apply_index_pending = dv_catalog_sync_apply_index(dt, false);
-		retype = column_type_changes(dt, &retype_what);
+		parent = partition_parent(relid);
+		retype = column_type_changes(dt, OidIsValid(parent), &retype_what);
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
@@ -1932,7 +1953,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 				dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
 			/* (what this refresh kept back from its buffer goes there with the old types) */
 			dv_handoff_flush(dt->relid);
-			retype_columns(dt, retype, retype_what);
+			retype_columns(dt, parent, retype, retype_what);
 			if (own_buffer)
 			{
 				DvSource   *self = palloc0(sizeof(DvSource));

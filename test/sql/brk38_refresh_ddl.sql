@@ -11,7 +11,8 @@
 -- ATTACH / DETACH PARTITION, INHERIT / NO INHERIT of a source call no post-alter hook; run by a
 -- refresh they changed the rows of a source under it, the refresh succeeded and verify() stayed
 -- false for good.  ADD COLUMN of a source and DROP INDEX of the table's key index passed too.
--- Refused now, as is a policy created, altered or dropped on a source.
+-- Refused now, as is a policy created, altered or dropped on a source.  Second round: DROP
+-- FUNCTION ... CASCADE dropped an index of a source on the function; CREATE RULE on a source.
 SET client_min_messages = warning;
 CREATE TABLE brd_src (id int PRIMARY KEY, v int, w int);
 INSERT INTO brd_src SELECT i, i, i FROM generate_series(1, 10) i;
@@ -39,6 +40,8 @@ BEGIN
   ELSIF m = 'detach' THEN ALTER TABLE public.brd_part DETACH PARTITION public.brd_part1;
   ELSIF m = 'inherit' THEN ALTER TABLE public.brd_loose INHERIT public.brd_parent;
   ELSIF m = 'no inherit' THEN ALTER TABLE public.brd_child NO INHERIT public.brd_parent;
+  ELSIF m = 'drop function cascade' THEN DROP FUNCTION public.brd_fx(int) CASCADE;
+  ELSIF m = 'rule' THEN CREATE RULE brd_r AS ON INSERT TO public.brd_src DO ALSO NOTHING;
   END IF;
   RETURN 0;
 END $$;
@@ -59,6 +62,9 @@ INSERT INTO brd_child SELECT i, i FROM generate_series(1, 5) i;
 CREATE TABLE brd_loose (id int PRIMARY KEY, v int);
 INSERT INTO brd_loose SELECT i, i FROM generate_series(100, 104) i;
 CREATE POLICY brd_q ON brd_src USING (true);
+-- an index of the source on a function's result: DROP FUNCTION ... CASCADE drops it
+CREATE FUNCTION brd_fx(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2';
+CREATE INDEX brd_src_fx ON brd_src (brd_fx(v));
 CREATE TABLE brd_defs (name text PRIMARY KEY, query text NOT NULL);
 INSERT INTO brd_defs VALUES
   ('brd_up', 'SELECT id, v FROM brd_other'),
@@ -105,6 +111,10 @@ SELECT 'attach' AS mode, * FROM brd_try('attach');
 SELECT 'detach' AS mode, * FROM brd_try('detach');
 SELECT 'inherit' AS mode, * FROM brd_try('inherit');
 SELECT 'no inherit' AS mode, * FROM brd_try('no inherit');
+SELECT 'drop function cascade' AS mode, * FROM brd_try('drop function cascade');
+SELECT 'rule' AS mode, * FROM brd_try('rule');
+SELECT count(*) AS source_indexes FROM pg_index WHERE indrelid = 'brd_src'::regclass;
+SELECT count(*) AS rules FROM pg_rewrite WHERE ev_class = 'brd_src'::regclass;
 SELECT count(*) AS partitions FROM pg_inherits WHERE inhparent = 'brd_part'::regclass;
 SELECT count(*) AS children FROM pg_inherits WHERE inhparent = 'brd_parent'::regclass;
 SELECT count(*) AS policies FROM pg_policy WHERE polrelid = 'brd_src'::regclass;
@@ -138,5 +148,5 @@ SET client_min_messages = warning;
 SELECT dynview.drop_dynamic_table('brd_rows');
 SELECT dynview.drop_dynamic_table('brd_up');
 DROP TABLE brd_defs, brd_src, brd_other, brd_mode, brd_part, brd_child, brd_parent, brd_loose;
-DROP FUNCTION brd_try(text), brd_lp(int), brd_side();
+DROP FUNCTION brd_try(text), brd_lp(int), brd_side(), brd_fx(int);
 DROP FUNCTION dv_refresh_round(regclass);
