@@ -58,6 +58,7 @@
 #include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 #include "utils/memutils.h"
 #include "utils/jsonb.h"
 #include "utils/pg_lsn.h"
@@ -2639,6 +2640,47 @@ source_signature(Oid relid)
 }
 
 /*
+ * append_row_type_shape - the attributes of the composite type that a
+ * column of type typid holds, directly or as an array's elements or a
+ * domain's base type, and of the composites they hold in turn: ALTER TYPE
+ * ... ADD, DROP or ALTER ATTRIBUTE changes what such a column's values are
+ * (a dropped attribute is no longer read, so values distinct before may be
+ * equal now: a group key's) without changing the column itself.  Nothing
+ * for other types.
+ */
+static void
+append_row_type_shape(StringInfo buf, Oid typid, int depth)
+{
+	TupleDesc	desc;
+
+	for (;;)
+	{
+		Oid			element = get_element_type(typid);
+
+		typid = getBaseType(OidIsValid(element) ? element : typid);
+		if (!OidIsValid(get_element_type(typid)))
+			break;
+	}
+	/* (composites cannot contain themselves; the depth is a guard only) */
+	if (get_typtype(typid) != TYPTYPE_COMPOSITE || depth > 16)
+		return;
+	desc = lookup_rowtype_tupdesc(typid, -1);
+	appendStringInfoString(buf, "(");
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(buf, "%s %u %d %u ", NameStr(att->attname), att->atttypid, att->atttypmod,
+						 att->attcollation);
+		append_row_type_shape(buf, att->atttypid, depth + 1);
+	}
+	appendStringInfoString(buf, ")");
+	ReleaseTupleDesc(desc);
+}
+
+/*
  * source_shape - the text dynview._source_signature hashes (palloc'd), or
  * NULL when the relation (or every column) is gone
  */
@@ -2672,6 +2714,7 @@ source_shape(Oid relid)
 			appendStringInfo(&buf, "%s%d %s %u %d %u %c", any ? "," : "", attnum,
 							 NameStr(att->attname), att->atttypid, att->atttypmod,
 							 att->attcollation, att->attnotnull ? 'n' : '-');
+			append_row_type_shape(&buf, att->atttypid, 0);
 			any = true;
 		}
 		ReleaseSysCache(tuple);

@@ -671,29 +671,40 @@ dv_refresh_partition(Oid relid, const char *value)
  * types (with typmod and collation) of its new partition part, made from
  * the query now, where they differ: after a source's column type changed
  * (int to bigint), a partition made for a new value has the new type, and
- * ATTACH PARTITION would refuse it.  The other partitions' values are cast
- * (ALTER COLUMN ... TYPE, as the refresh of a partition does: refresh.c,
- * retype_columns); each recomputes in full at its next refresh, its source
- * altered.  Run as T's owner.  Needs SPI.
+ * ATTACH PARTITION would refuse it.  Where the other partitions hold rows,
+ * their values are cast (ALTER COLUMN ... TYPE, as the refresh of a
+ * partition does: refresh.c, retype_columns) and each recomputes in full
+ * at its next refresh, its source altered; a value without a cast to the
+ * new type fails, with a hint to drop such partitions.  Where they hold
+ * none, nothing is converted (USING NULL), so that a type without a cast
+ * from the old one does not stop the table from ever taking a partition
+ * again.  Run as T's owner.  Needs SPI.
  */
 static void
 follow_partition_types(Oid relid, Oid part)
 {
+	MemoryContext caller_context = CurrentMemoryContext;
 	Relation	prel = relation_open(part, AccessShareLock);
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	pdesc = RelationGetDescr(prel);
-	StringInfoData actions;
+	StringInfoData cast_actions;
+	StringInfoData null_actions;
 	Oid			owner = rel->rd_rel->relowner;
-	char	   *qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
-													   RelationGetRelationName(rel));
+	char	   *name = pstrdup(RelationGetRelationName(rel));
+	char	   *qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)), name);
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	bool		empty;
 
-	initStringInfo(&actions);
+	initStringInfo(&cast_actions);
+	initStringInfo(&null_actions);
 	for (int i = 0; i < pdesc->natts; i++)
 	{
 		Form_pg_attribute patt = TupleDescAttr(pdesc, i);
 		AttrNumber	attno;
 		Form_pg_attribute att;
-		char	   *typename;
+		char	   *action;
 
 		if (patt->attisdropped)
 			continue;
@@ -704,29 +715,53 @@ follow_partition_types(Oid relid, Oid part)
 		if (att->atttypid == patt->atttypid && att->atttypmod == patt->atttypmod &&
 			att->attcollation == patt->attcollation)
 			continue;
-		typename = format_type_extended(patt->atttypid, patt->atttypmod,
-										FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
-		appendStringInfo(&actions, "%sALTER COLUMN %s TYPE %s", actions.len ? ", " : "",
-						 quote_identifier(NameStr(patt->attname)), typename);
+		action = psprintf("ALTER COLUMN %s TYPE %s", quote_identifier(NameStr(patt->attname)),
+						  format_type_extended(patt->atttypid, patt->atttypmod,
+											   FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
 		if (OidIsValid(patt->attcollation) && patt->attcollation != att->attcollation)
-			appendStringInfo(&actions, " COLLATE %s", generate_collation_name(patt->attcollation));
+			action = psprintf("%s COLLATE %s", action, generate_collation_name(patt->attcollation));
+		appendStringInfo(&cast_actions, "%s%s", cast_actions.len ? ", " : "", action);
+		appendStringInfo(&null_actions, "%s%s USING NULL", null_actions.len ? ", " : "", action);
 	}
 	relation_close(rel, AccessShareLock);
 	relation_close(prel, AccessShareLock);
-	if (actions.len > 0)
-	{
-		int			save_nestlevel;
-		Oid			save_userid;
-		int			save_sec;
+	if (cast_actions.len == 0)
+		return;
 
-		dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
-		dv_guard_allow_column_ddl(relid);
-		if (SPI_execute(psprintf("ALTER TABLE %s %s", qualified, actions.data), false, 0) != SPI_OK_UTILITY)
+	dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
+	if (SPI_execute(psprintf("SELECT 1 FROM %s LIMIT 1", qualified), false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read %s", qualified);
+	empty = SPI_processed == 0;
+	dv_guard_allow_column_ddl(relid);
+	PG_TRY();
+	{
+		if (SPI_execute(psprintf("ALTER TABLE %s %s", qualified, empty ? null_actions.data : cast_actions.data),
+						false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not change the column types of %s", qualified);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
 		dv_guard_allow_column_ddl(InvalidOid);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
-		CommandCounterIncrement();
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot give partitioned dynamic table \"%s\" the column types of its query", name),
+				 edata->detail ?
+				 errdetail("A new partition has them (a source's column types changed); changing the table's columns failed: %s (%s)",
+						   edata->message, edata->detail) :
+				 errdetail("A new partition has them (a source's column types changed); changing the table's columns failed: %s",
+						   edata->message),
+				 errhint("Its partitions keep their values, cast to the new types: drop the partitions (DROP TABLE) whose values have no cast to them, or the objects that depend on these columns.")));
 	}
+	PG_END_TRY();
+	dv_guard_allow_column_ddl(InvalidOid);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	CommandCounterIncrement();
 }
 
 /* the collation of output column attno of the query, for T's column */

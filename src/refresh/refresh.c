@@ -1533,6 +1533,20 @@ qualified_collation_name(Oid collation)
 	return name;
 }
 
+/* the owner of relation relid */
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
 /* the partitioned dynamic table that relid is a partition of, or InvalidOid */
 static Oid
 partition_parent(Oid relid)
@@ -1635,17 +1649,24 @@ sync_buffers(List *sources)
 
 /*
  * retype_columns - run the actions of column_type_changes on the (emptied)
- * dynamic table, as its owner (the caller switched to it); on parent
- * instead when the table is a partition of partitioned dynamic table parent
- * (a partition's columns are its parent's: the other partitions' values
- * are cast, and each of them recomputes in full at its next refresh, its
- * source altered).  An object that
+ * dynamic table, as its owner (the caller switched to it).  An object that
  * depends on such a column (a view on the dynamic table, say) makes
  * PostgreSQL refuse: then the refresh fails with what to do, and the table
  * keeps its contents (the transaction rolls back).
+ *
+ * A partition of partitioned dynamic table parent has its parent's columns:
+ * the actions run on parent, as parent's owner.  Where the other partitions
+ * hold rows, their values are cast (cast_actions, column_type_changes with
+ * convert), and each of them recomputes in full at its next refresh, its
+ * source altered; a value without a cast to the new type (text to int,
+ * varchar(12) to varchar(4)) fails the refresh, with a hint to drop such
+ * partitions.  Where they hold none, the actions convert nothing (as for
+ * an unpartitioned table), so that a type without a cast from the old one
+ * does not stop the parent from ever taking a partition again.
  */
 static void
-retype_columns(DvTable *dt, Oid parent, const char *actions, const char *described)
+retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_actions,
+			   const char *described)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	Oid			altered = OidIsValid(parent) ? parent : dt->relid;
@@ -1653,14 +1674,28 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *describ
 													get_rel_name(altered));
 	Oid			save_target;
 	int			save_level;
+	int			save_nestlevel = -1;
+	Oid			save_userid = InvalidOid;
+	int			save_sec = 0;
 
 	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
+		if (OidIsValid(parent))
+		{
+			dv_run_as_owner(rel_owner(parent), &save_nestlevel, &save_userid, &save_sec);
+			/* (this partition is emptied already, which a new snapshot sees: rows are the other partitions') */
+			if (SPI_execute(psprintf("SELECT 1 FROM %s LIMIT 1", target), false, 1) != SPI_OK_SELECT)
+				elog(ERROR, "could not read %s", target);
+			if (SPI_processed > 0)
+				actions = cast_actions;
+		}
 		dv_guard_allow_column_ddl(altered);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not change the column types of dynamic table \"%s\"", dt->table_name);
 		dv_guard_allow_column_ddl(InvalidOid);
+		if (save_nestlevel >= 0)
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
 	PG_CATCH();
 	{
@@ -1671,12 +1706,21 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *describ
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
+		if (save_nestlevel >= 0)
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot change the column types of dynamic table \"%s\" to those of its query",
 						dt->table_name),
+				 edata->detail ?
+				 errdetail("A source's column types changed (%s); changing the table's columns failed: %s (%s)",
+						   described, edata->message, edata->detail) :
 				 errdetail("A source's column types changed (%s); changing the table's columns failed: %s",
 						   described, edata->message),
+				 OidIsValid(parent) ?
+				 errhint("\"%s\" is a partition of \"%s\", whose other partitions keep their values, cast to the new types: "
+						 "drop the partitions (DROP TABLE) whose values have no cast to them, or the objects that depend on these columns. "
+						 "The table keeps its last good data meanwhile.", dt->table_name, get_rel_name(parent)) :
 				 errhint("Drop the objects that depend on these columns, or give the table a new definition with "
 						 "dynview.create_or_replace_dynamic_table(). The table keeps its last good data meanwhile.")));
 	}
@@ -1913,6 +1957,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		char	   *build_query = NULL;
 		bool		apply_index_pending = false;
 		Oid			parent;
+		char	   *retype_cast;
 
 		/*
 		 * A source's keys (its primary key, unique indexes, NOT NULL) or the
@@ -1929,7 +1974,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			  strcmp(dt->next_refresh_full, "RESTORED") == 0)))
 			apply_index_pending = dv_catalog_sync_apply_index(dt, false);
 		parent = partition_parent(relid);
-		retype = column_type_changes(dt, OidIsValid(parent), &retype_what);
+		retype = column_type_changes(dt, false, &retype_what);
+		retype_cast = retype && OidIsValid(parent) ? column_type_changes(dt, true, &retype_what) : NULL;
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
@@ -1953,7 +1999,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 				dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
 			/* (what this refresh kept back from its buffer goes there with the old types) */
 			dv_handoff_flush(dt->relid);
-			retype_columns(dt, parent, retype, retype_what);
+			retype_columns(dt, parent, retype, retype_cast, retype_what);
 			if (own_buffer)
 			{
 				DvSource   *self = palloc0(sizeof(DvSource));
