@@ -415,7 +415,8 @@ index_is_unique(Oid index)
 
 /*
  * index_has_row_type_key - does a key column of index hold a composite type
- * (directly, as an array's elements or a domain's base type)?  ALTER TYPE
+ * (dv_row_type_held: directly, or as an array's elements, a domain's base
+ * type, a range's bounds)?  ALTER TYPE
  * ... DROP ATTRIBUTE changes no stored value, so the index keeps entries
  * that the values, read with the type as it is now, no longer tell apart:
  * a unique index would refuse a refresh's rows (catalog.c
@@ -438,15 +439,7 @@ index_has_row_type_key(Oid index, Oid relid)
 		if (form->indkey.values[k] == 0)
 			continue;			/* (an expression: dynview's apply indexes have none) */
 		typid = get_atttype(relid, form->indkey.values[k]);
-		for (;;)
-		{
-			Oid			element = get_element_type(typid);
-
-			typid = getBaseType(OidIsValid(element) ? element : typid);
-			if (!OidIsValid(get_element_type(typid)))
-				break;
-		}
-		found = get_typtype(typid) == TYPTYPE_COMPOSITE;
+		found = OidIsValid(dv_row_type_held(typid));
 	}
 	ReleaseSysCache(tup);
 	return found;

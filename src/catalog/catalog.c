@@ -2640,9 +2640,38 @@ source_signature(Oid relid)
 }
 
 /*
+ * dv_row_type_held - the composite type that a value of type typid holds:
+ * typid itself, or the type of an array's elements, a domain's base type, a
+ * range's or multirange's bounds, followed down; InvalidOid if none.
+ */
+Oid
+dv_row_type_held(Oid typid)
+{
+	for (int depth = 0; OidIsValid(typid) && depth < 32; depth++)
+	{
+		Oid			next;
+
+		if (get_typtype(typid) == TYPTYPE_COMPOSITE)
+			return typid;
+		if (OidIsValid(next = get_element_type(typid)))
+			typid = next;
+		else if (get_typtype(typid) == TYPTYPE_DOMAIN)
+			typid = getBaseType(typid);
+		else if (get_typtype(typid) == TYPTYPE_RANGE)
+			typid = get_range_subtype(typid);
+		else if (get_typtype(typid) == TYPTYPE_MULTIRANGE)
+			typid = get_range_subtype(get_multirange_range(typid));
+		else
+			return InvalidOid;
+	}
+	return InvalidOid;
+}
+
+/*
  * append_row_type_shape - the attributes of the composite type that a
- * column of type typid holds, directly or as an array's elements or a
- * domain's base type, and of the composites they hold in turn: ALTER TYPE
+ * column of type typid holds (dv_row_type_held: directly, or as an array's
+ * elements, a domain's base type, a range's bounds), and of the composites
+ * they hold in turn: ALTER TYPE
  * ... ADD, DROP or ALTER ATTRIBUTE changes what such a column's values are
  * (a dropped attribute is no longer read, so values distinct before may be
  * equal now: a group key's) without changing the column itself.  Nothing
@@ -2653,16 +2682,9 @@ append_row_type_shape(StringInfo buf, Oid typid, int depth)
 {
 	TupleDesc	desc;
 
-	for (;;)
-	{
-		Oid			element = get_element_type(typid);
-
-		typid = getBaseType(OidIsValid(element) ? element : typid);
-		if (!OidIsValid(get_element_type(typid)))
-			break;
-	}
+	typid = dv_row_type_held(typid);
 	/* (composites cannot contain themselves; the depth is a guard only) */
-	if (get_typtype(typid) != TYPTYPE_COMPOSITE || depth > 16)
+	if (!OidIsValid(typid) || depth > 16)
 		return;
 	desc = lookup_rowtype_tupdesc(typid, -1);
 	appendStringInfoString(buf, "(");
@@ -2670,10 +2692,11 @@ append_row_type_shape(StringInfo buf, Oid typid, int depth)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
+		/* (by number: an attribute dropped and added again is another one) */
 		if (att->attisdropped)
 			continue;
-		appendStringInfo(buf, "%s %u %d %u ", NameStr(att->attname), att->atttypid, att->atttypmod,
-						 att->attcollation);
+		appendStringInfo(buf, "%d %s %u %d %u ", i + 1, NameStr(att->attname), att->atttypid,
+						 att->atttypmod, att->attcollation);
 		append_row_type_shape(buf, att->atttypid, depth + 1);
 	}
 	appendStringInfoString(buf, ")");

@@ -53,6 +53,10 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "utils/snapmgr.h"
+#include "executor/tuptable.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_collation.h"
@@ -200,6 +204,47 @@ load_partitioned(Oid relid)
 	}
 	p->schedule = SPI_getvalue(tup, desc, 6);
 	return p;
+}
+
+/*
+ * dv_partitioned_holds_rows - does a partition of partitioned dynamic table
+ * relid hold a row, seen by a new snapshot (a REPEATABLE READ transaction's
+ * own would miss rows committed since, whose values an ALTER COLUMN ...
+ * TYPE USING NULL would then lose)?  Takes the locks such an ALTER takes
+ * first (AccessExclusive on relid and every partition), so that no row is
+ * written between the look and the ALTER.  For column type changes
+ * (refresh.c retype_columns, follow_partition_types).
+ */
+bool
+dv_partitioned_holds_rows(Oid relid)
+{
+	List	   *parts;
+	ListCell   *lc;
+	bool		found = false;
+
+	LockRelationOid(relid, AccessExclusiveLock);
+	parts = find_all_inheritors(relid, AccessExclusiveLock, NULL);
+	foreach(lc, parts)
+	{
+		Oid			part = lfirst_oid(lc);
+		Relation	rel;
+		Snapshot	snapshot;
+		TableScanDesc scan;
+		TupleTableSlot *slot;
+
+		if (found || !RELKIND_HAS_STORAGE(get_rel_relkind(part)))
+			continue;
+		rel = table_open(part, NoLock);
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+		slot = table_slot_create(rel, NULL);
+		scan = table_beginscan(rel, snapshot, 0, NULL);
+		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+		table_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		UnregisterSnapshot(snapshot);
+		table_close(rel, NoLock);
+	}
+	return found;
 }
 
 /*
@@ -728,10 +773,8 @@ follow_partition_types(Oid relid, Oid part)
 	if (cast_actions.len == 0)
 		return;
 
+	empty = !dv_partitioned_holds_rows(relid);
 	dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
-	if (SPI_execute(psprintf("SELECT 1 FROM %s LIMIT 1", qualified), false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read %s", qualified);
-	empty = SPI_processed == 0;
 	dv_guard_allow_column_ddl(relid);
 	PG_TRY();
 	{

@@ -42,6 +42,9 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_class.h"
 #include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_collation.h"
@@ -1683,12 +1686,10 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_ac
 	{
 		if (OidIsValid(parent))
 		{
-			dv_run_as_owner(rel_owner(parent), &save_nestlevel, &save_userid, &save_sec);
-			/* (this partition is emptied already, which a new snapshot sees: rows are the other partitions') */
-			if (SPI_execute(psprintf("SELECT 1 FROM %s LIMIT 1", target), false, 1) != SPI_OK_SELECT)
-				elog(ERROR, "could not read %s", target);
-			if (SPI_processed > 0)
+			/* (this partition is emptied already: rows are the other partitions') */
+			if (dv_partitioned_holds_rows(parent))
 				actions = cast_actions;
+			dv_run_as_owner(rel_owner(parent), &save_nestlevel, &save_userid, &save_sec);
 		}
 		dv_guard_allow_column_ddl(altered);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
@@ -1815,6 +1816,75 @@ pending_full_reason(const char *code)
 }
 
 /*
+ * check_sources_not_rewritten - refuse a refresh at snapshot when a source
+ * table (or a partition or child of one) was rewritten after it: ALTER
+ * TABLE that rewrites, VACUUM FULL, CLUSTER and TRUNCATE are not MVCC-safe,
+ * so an older snapshot (a REPEATABLE READ transaction's) sees the new
+ * storage empty.  The refresh would record the source as empty at its data
+ * snapshot, and nothing later would tell it otherwise (a tester's table
+ * stayed empty for good).  Found by the relation's storage as pg_class
+ * showed it at snapshot; a rewrite by this transaction itself is no
+ * concern (its own later commands see the rows it wrote).
+ */
+static void
+check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
+{
+	ListCell   *lc;
+	Relation	pg_class_rel;
+
+	if (!IsolationUsesXactSnapshot())
+		return;					/* (a new snapshot per refresh: taken after any rewrite it sees) */
+	pg_class_rel = table_open(RelationRelationId, AccessShareLock);
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		List	   *rels;
+		ListCell   *lr;
+
+		if (!OidIsValid(src->relid) || get_rel_relkind(src->relid) == RELKIND_VIEW)
+			continue;
+		rels = find_all_inheritors(src->relid, NoLock, NULL);
+		foreach(lr, rels)
+		{
+			Oid			relid = lfirst_oid(lr);
+			ScanKeyData key;
+			SysScanDesc scan;
+			HeapTuple	tup;
+			Oid			then = InvalidOid;
+			Oid			now = InvalidOid;
+			bool		seen = false;
+
+			ScanKeyInit(&key, Anum_pg_class_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+			scan = systable_beginscan(pg_class_rel, ClassOidIndexId, true, snapshot, 1, &key);
+			if (HeapTupleIsValid(tup = systable_getnext(scan)))
+			{
+				then = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
+				seen = true;
+			}
+			systable_endscan(scan);
+			tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+			if (HeapTupleIsValid(tup))
+			{
+				now = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
+				/* (this transaction's own rewrite: its later commands see the rows) */
+				if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
+					seen = false;
+				ReleaseSysCache(tup);
+			}
+			if (seen && then != now)
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not refresh dynamic table \"%s\": its source \"%s\" was rewritten after this transaction's snapshot",
+								dt->table_name, get_rel_name(relid)),
+						 errdetail("ALTER TABLE that rewrites a table, VACUUM FULL, CLUSTER and TRUNCATE are not MVCC-safe: the snapshot of this %s transaction sees the table empty.",
+								   IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
+						 errhint("Refresh the table in a new transaction.")));
+		}
+	}
+	table_close(pg_class_rel, AccessShareLock);
+}
+
+/*
  * dv_refresh_one - refresh one dynamic table at the given snapshot, which
  * the caller registered (and whose command id it keeps current), and write
  * its history row.  The caller holds the table's refresh lock.
@@ -1859,6 +1929,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.end_time = GetCurrentTimestamp();
 		return dv_history_insert(dt, trigger, &res);
 	}
+
+	check_sources_not_rewritten(dt, snapshot);
 
 	/*
 	 * The owner must still be allowed to read every source, whatever this
