@@ -791,6 +791,10 @@ follow_partition_types(Oid relid, Oid part)
 		FlushErrorState();
 		dv_guard_allow_column_ddl(InvalidOid);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		/* (a lock not had, a cancel, a deadlock: as PostgreSQL says them, to retry) */
+		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE || edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED || edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE)
+			ReThrowError(edata);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot give partitioned dynamic table \"%s\" the column types of its query", name),

@@ -41,6 +41,8 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "executor/tuptable.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_inherits.h"
@@ -1709,6 +1711,10 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_ac
 		FlushErrorState();
 		if (save_nestlevel >= 0)
 			dv_restore_user(save_nestlevel, save_userid, save_sec);
+		/* (a lock not had, a cancel, a deadlock: as PostgreSQL says them, to retry) */
+		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE || edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED || edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE)
+			ReThrowError(edata);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot change the column types of dynamic table \"%s\" to those of its query",
@@ -1815,25 +1821,51 @@ pending_full_reason(const char *code)
 	return psprintf("The previous state requires a full refresh (%s).", code);
 }
 
+/* does snapshot (NULL: a new one) see a row of rel's storage? */
+static bool
+sees_a_row(Relation rel, Snapshot snapshot)
+{
+	Snapshot	registered = RegisterSnapshot(snapshot ? snapshot : GetLatestSnapshot());
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan = table_beginscan(rel, registered, 0, NULL);
+	bool		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(registered);
+	return found;
+}
+
 /*
- * check_sources_not_rewritten - refuse a refresh at snapshot when a source
- * table (or a partition or child of one) was rewritten after it: ALTER
- * TABLE that rewrites, VACUUM FULL, CLUSTER and TRUNCATE are not MVCC-safe,
- * so an older snapshot (a REPEATABLE READ transaction's) sees the new
- * storage empty.  The refresh would record the source as empty at its data
- * snapshot, and nothing later would tell it otherwise (a tester's table
- * stayed empty for good).  Found by the relation's storage as pg_class
- * showed it at snapshot; a rewrite by this transaction itself is no
- * concern (its own later commands see the rows it wrote).
+ * check_sources_not_rewritten - refuse a refresh at snapshot (a REPEATABLE
+ * READ or SERIALIZABLE transaction's) when another transaction rewrote a
+ * source table (or a partition or child of one) after it in a way that is
+ * not MVCC-safe: ALTER TABLE that rewrites writes every row again under its
+ * own transaction, so the older snapshot sees the new storage empty (also
+ * TRUNCATE followed by inserts).  The refresh would record the source as
+ * empty at its data snapshot, and nothing later would tell it otherwise (a
+ * tester's table stayed empty for good).  Found by:
+ *	- the storage pg_class showed at snapshot, this transaction's own catalog
+ *	  changes left out (its GRANT carries the other's new storage), differing
+ *	  from the storage now;
+ *	- not assigned by this transaction (its own rewrite is no concern: its
+ *	  later commands see the rows it wrote);
+ *	- and the snapshot seeing no row of the storage now where a new
+ *	  snapshot sees one (VACUUM FULL, CLUSTER and SET TABLESPACE keep the
+ *	  rows' transaction ids: MVCC-safe, not refused).
  */
 static void
 check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
 {
 	ListCell   *lc;
 	Relation	pg_class_rel;
+	SnapshotData others;
 
 	if (!IsolationUsesXactSnapshot())
 		return;					/* (a new snapshot per refresh: taken after any rewrite it sees) */
+	/* (snapshot without this transaction's own changes: none has a command id below the first) */
+	others = *snapshot;
+	others.curcid = FirstCommandId;
 	pg_class_rel = table_open(RelationRelationId, AccessShareLock);
 	foreach(lc, dt->sources)
 	{
@@ -1851,32 +1883,31 @@ check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
 			SysScanDesc scan;
 			HeapTuple	tup;
 			Oid			then = InvalidOid;
-			Oid			now = InvalidOid;
-			bool		seen = false;
+			Relation	rel;
+			bool		unsafe;
 
 			ScanKeyInit(&key, Anum_pg_class_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-			scan = systable_beginscan(pg_class_rel, ClassOidIndexId, true, snapshot, 1, &key);
+			scan = systable_beginscan(pg_class_rel, ClassOidIndexId, true, &others, 1, &key);
 			if (HeapTupleIsValid(tup = systable_getnext(scan)))
-			{
 				then = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
-				seen = true;
-			}
 			systable_endscan(scan);
-			tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-			if (HeapTupleIsValid(tup))
-			{
-				now = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
-				/* (this transaction's own rewrite: its later commands see the rows) */
-				if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
-					seen = false;
-				ReleaseSysCache(tup);
-			}
-			if (seen && then != now)
+			if (!OidIsValid(then))
+				continue;		/* (made since, or no storage of its own) */
+			rel = try_relation_open(relid, AccessShareLock);
+			if (rel == NULL)
+				continue;
+			unsafe = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+				rel->rd_rel->relfilenode != then &&
+				rel->rd_createSubid == InvalidSubTransactionId &&
+				rel->rd_firstRelfilenodeSubid == InvalidSubTransactionId &&
+				!sees_a_row(rel, snapshot) && sees_a_row(rel, NULL);
+			relation_close(rel, AccessShareLock);
+			if (unsafe)
 				ereport(ERROR,
 						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 						 errmsg("could not refresh dynamic table \"%s\": its source \"%s\" was rewritten after this transaction's snapshot",
 								dt->table_name, get_rel_name(relid)),
-						 errdetail("ALTER TABLE that rewrites a table, VACUUM FULL, CLUSTER and TRUNCATE are not MVCC-safe: the snapshot of this %s transaction sees the table empty.",
+						 errdetail("A table rewrite (ALTER TABLE, or TRUNCATE and new rows) is not MVCC-safe: the snapshot of this %s transaction sees the table empty.",
 								   IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
 						 errhint("Refresh the table in a new transaction.")));
 		}
