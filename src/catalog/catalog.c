@@ -2640,6 +2640,20 @@ source_signature(Oid relid)
 }
 
 /*
+ * dv_error_to_retry - is edata an error that says to retry, not that the
+ * statement cannot work: a lock not had (lock_timeout, NOWAIT), a cancel
+ * (statement_timeout), a deadlock, a serialization failure?  Callers that
+ * turn errors into their own with a hint pass these on as they are.
+ */
+bool
+dv_error_to_retry(ErrorData *edata)
+{
+	return edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE || edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+		edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED ||
+		edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE;
+}
+
+/*
  * dv_row_type_held - the composite type that a value of type typid holds:
  * typid itself, or the type of an array's elements, a domain's base type, a
  * range's or multirange's bounds, followed down; InvalidOid if none.

@@ -1712,8 +1712,7 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_ac
 		if (save_nestlevel >= 0)
 			dv_restore_user(save_nestlevel, save_userid, save_sec);
 		/* (a lock not had, a cancel, a deadlock: as PostgreSQL says them, to retry) */
-		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE || edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
-			edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED || edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE)
+		if (dv_error_to_retry(edata))
 			ReThrowError(edata);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
