@@ -1820,15 +1820,26 @@ pending_full_reason(const char *code)
 	return psprintf("The previous state requires a full refresh (%s).", code);
 }
 
-/* does snapshot (NULL: a new one) see a row of rel's storage? */
+/*
+ * does snapshot (NULL: a new one) see a row of rel's storage (with
+ * not_own, one that this transaction did not write)?
+ */
 static bool
-sees_a_row(Relation rel, Snapshot snapshot)
+sees_a_row(Relation rel, Snapshot snapshot, bool not_own)
 {
 	Snapshot	registered = RegisterSnapshot(snapshot ? snapshot : GetLatestSnapshot());
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	TableScanDesc scan = table_beginscan(rel, registered, 0, NULL);
-	bool		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+	bool		found = false;
 
+	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+
+		found = !not_own ||
+			!TransactionIdIsCurrentTransactionId(DatumGetTransactionId(slot_getsysattr(slot, MinTransactionIdAttributeNumber,
+																						&isnull)));
+	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	UnregisterSnapshot(registered);
@@ -1849,9 +1860,11 @@ sees_a_row(Relation rel, Snapshot snapshot)
  *	  from the storage now;
  *	- not assigned by this transaction (its own rewrite is no concern: its
  *	  later commands see the rows it wrote);
- *	- and the snapshot seeing no row of the storage now where a new
- *	  snapshot sees one (VACUUM FULL, CLUSTER and SET TABLESPACE keep the
- *	  rows' transaction ids: MVCC-safe, not refused).
+ *	- and the snapshot seeing no row of the storage now but this
+ *	  transaction's own (rows it inserted after the rewrite are in the new
+ *	  storage too), where a new snapshot sees one (VACUUM FULL, CLUSTER and
+ *	  SET TABLESPACE keep the rows' transaction ids: MVCC-safe, not
+ *	  refused).
  */
 static void
 check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
@@ -1899,7 +1912,7 @@ check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
 				rel->rd_rel->relfilenode != then &&
 				rel->rd_createSubid == InvalidSubTransactionId &&
 				rel->rd_firstRelfilenodeSubid == InvalidSubTransactionId &&
-				!sees_a_row(rel, snapshot) && sees_a_row(rel, NULL);
+				!sees_a_row(rel, snapshot, true) && sees_a_row(rel, NULL, false);
 			relation_close(rel, AccessShareLock);
 			if (unsafe)
 				ereport(ERROR,
