@@ -249,6 +249,11 @@ extern char *dv_partition_setting;
 extern Oid	dv_create_partitioned_dynamic_table(DvPartitionedArgs *args);
 extern Datum dv_refresh_partition(Oid relid, const char *value);
 extern bool dv_is_partitioned_dynamic_table(Oid relid);
+extern bool dv_partitioned_holds_rows(Oid relid);
+/* the composite type a value of type typid holds, through arrays, domains and ranges (catalog.c) */
+extern Oid	dv_row_type_held(Oid typid);
+/* an error that says to retry (lock, cancel, deadlock, serialization: catalog.c) */
+extern bool dv_error_to_retry(ErrorData *edata);
 extern void dv_partitioned_forget(Datum relid_array);
 extern Interval *dv_partition_retention(const char *text, bool days_if_number);
 extern void dv_check_partition_retention(Interval *retention);

@@ -414,6 +414,38 @@ index_is_unique(Oid index)
 }
 
 /*
+ * index_has_row_type_key - does a key column of index hold a composite type
+ * (dv_row_type_held: directly, or as an array's elements, a domain's base
+ * type, a range's bounds)?  ALTER TYPE
+ * ... DROP ATTRIBUTE changes no stored value, so the index keeps entries
+ * that the values, read with the type as it is now, no longer tell apart:
+ * a unique index would refuse a refresh's rows (catalog.c
+ * append_row_type_shape makes such a change a source's alteration).
+ */
+static bool
+index_has_row_type_key(Oid index, Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+	Form_pg_index form;
+	bool		found = false;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	form = (Form_pg_index) GETSTRUCT(tup);
+	for (int k = 0; k < form->indnkeyatts && !found; k++)
+	{
+		Oid			typid;
+
+		if (form->indkey.values[k] == 0)
+			continue;			/* (an expression: dynview's apply indexes have none) */
+		typid = get_atttype(relid, form->indkey.values[k]);
+		found = OidIsValid(dv_row_type_held(typid));
+	}
+	ReleaseSysCache(tup);
+	return found;
+}
+
+/*
  * dv_catalog_sync_apply_index - give dynamic table dt the apply index its
  * definition, analysed now, calls for, when the one it has differs.  The
  * keys that make it unique may come from a source's primary key or unique
@@ -426,7 +458,9 @@ index_is_unique(Oid index)
  * (create false), to drop an index that differs, and, when that call
  * returned true, after it wrote the table (create true), to create the
  * index on the new contents (the old ones need not be unique on the new
- * key).  A table with primary_key has no apply index.  Runs as the table's
+ * key).  One on a composite type is made again too: the type's attributes
+ * may have changed (index_has_row_type_key).  A table with primary_key has
+ * no apply index.  Runs as the table's
  * owner: DROP INDEX locks the table AccessExclusive until the refresh
  * commits (as a refresh that changes the table's column types does).
  * Needs SPI.
@@ -468,7 +502,8 @@ dv_catalog_sync_apply_index(DvTable *dt, bool create)
 			CommandCounterIncrement();
 		}
 	}
-	else if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, unique)
+	else if (cols != NIL ? !OidIsValid(index) || !apply_index_matches(index, dt->relid, cols, unique) ||
+			 index_has_row_type_key(index, dt->relid)
 			 : OidIsValid(index) && index_is_unique(index))	/* (a non-unique one refuses no row) */
 	{
 		drop_apply_index(dt->relid);

@@ -58,6 +58,7 @@
 #include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 #include "utils/memutils.h"
 #include "utils/jsonb.h"
 #include "utils/pg_lsn.h"
@@ -2639,6 +2640,84 @@ source_signature(Oid relid)
 }
 
 /*
+ * dv_error_to_retry - is edata an error that says to retry, not that the
+ * statement cannot work: a lock not had (lock_timeout, NOWAIT), a cancel
+ * (statement_timeout), a deadlock, a serialization failure?  Callers that
+ * turn errors into their own with a hint pass these on as they are.
+ */
+bool
+dv_error_to_retry(ErrorData *edata)
+{
+	return edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE || edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+		edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED ||
+		edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE;
+}
+
+/*
+ * dv_row_type_held - the composite type that a value of type typid holds:
+ * typid itself, or the type of an array's elements, a domain's base type, a
+ * range's or multirange's bounds, followed down; InvalidOid if none.
+ */
+Oid
+dv_row_type_held(Oid typid)
+{
+	for (int depth = 0; OidIsValid(typid) && depth < 32; depth++)
+	{
+		Oid			next;
+
+		if (get_typtype(typid) == TYPTYPE_COMPOSITE)
+			return typid;
+		if (OidIsValid(next = get_element_type(typid)))
+			typid = next;
+		else if (get_typtype(typid) == TYPTYPE_DOMAIN)
+			typid = getBaseType(typid);
+		else if (get_typtype(typid) == TYPTYPE_RANGE)
+			typid = get_range_subtype(typid);
+		else if (get_typtype(typid) == TYPTYPE_MULTIRANGE)
+			typid = get_range_subtype(get_multirange_range(typid));
+		else
+			return InvalidOid;
+	}
+	return InvalidOid;
+}
+
+/*
+ * append_row_type_shape - the attributes of the composite type that a
+ * column of type typid holds (dv_row_type_held: directly, or as an array's
+ * elements, a domain's base type, a range's bounds), and of the composites
+ * they hold in turn: ALTER TYPE
+ * ... ADD, DROP or ALTER ATTRIBUTE changes what such a column's values are
+ * (a dropped attribute is no longer read, so values distinct before may be
+ * equal now: a group key's) without changing the column itself.  Nothing
+ * for other types.
+ */
+static void
+append_row_type_shape(StringInfo buf, Oid typid, int depth)
+{
+	TupleDesc	desc;
+
+	typid = dv_row_type_held(typid);
+	/* (composites cannot contain themselves; the depth is a guard only) */
+	if (!OidIsValid(typid) || depth > 16)
+		return;
+	desc = lookup_rowtype_tupdesc(typid, -1);
+	appendStringInfoString(buf, "(");
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		/* (by number: an attribute dropped and added again is another one) */
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(buf, "%d %s %u %d %u ", i + 1, NameStr(att->attname), att->atttypid,
+						 att->atttypmod, att->attcollation);
+		append_row_type_shape(buf, att->atttypid, depth + 1);
+	}
+	appendStringInfoString(buf, ")");
+	ReleaseTupleDesc(desc);
+}
+
+/*
  * source_shape - the text dynview._source_signature hashes (palloc'd), or
  * NULL when the relation (or every column) is gone
  */
@@ -2672,6 +2751,7 @@ source_shape(Oid relid)
 			appendStringInfo(&buf, "%s%d %s %u %d %u %c", any ? "," : "", attnum,
 							 NameStr(att->attname), att->atttypid, att->atttypmod,
 							 att->attcollation, att->attnotnull ? 'n' : '-');
+			append_row_type_shape(&buf, att->atttypid, 0);
 			any = true;
 		}
 		ReleaseSysCache(tuple);

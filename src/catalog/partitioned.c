@@ -53,6 +53,10 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "utils/snapmgr.h"
+#include "executor/tuptable.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_collation.h"
@@ -89,6 +93,8 @@ PG_FUNCTION_INFO_V1(dynview_refresh_partition);
 
 /* the setting dynview.partition (dynview.c) */
 char	   *dv_partition_setting = NULL;
+
+static void follow_partition_types(Oid relid, Oid part);
 
 /* a partitioned dynamic table's catalog row */
 typedef struct DvPartitioned
@@ -198,6 +204,47 @@ load_partitioned(Oid relid)
 	}
 	p->schedule = SPI_getvalue(tup, desc, 6);
 	return p;
+}
+
+/*
+ * dv_partitioned_holds_rows - does a partition of partitioned dynamic table
+ * relid hold a row, seen by a new snapshot (a REPEATABLE READ transaction's
+ * own would miss rows committed since, whose values an ALTER COLUMN ...
+ * TYPE USING NULL would then lose)?  Takes the locks such an ALTER takes
+ * first (AccessExclusive on relid and every partition), so that no row is
+ * written between the look and the ALTER.  For column type changes
+ * (refresh.c retype_columns, follow_partition_types).
+ */
+bool
+dv_partitioned_holds_rows(Oid relid)
+{
+	List	   *parts;
+	ListCell   *lc;
+	bool		found = false;
+
+	LockRelationOid(relid, AccessExclusiveLock);
+	parts = find_all_inheritors(relid, AccessExclusiveLock, NULL);
+	foreach(lc, parts)
+	{
+		Oid			part = lfirst_oid(lc);
+		Relation	rel;
+		Snapshot	snapshot;
+		TableScanDesc scan;
+		TupleTableSlot *slot;
+
+		if (found || !RELKIND_HAS_STORAGE(get_rel_relkind(part)))
+			continue;
+		rel = table_open(part, NoLock);
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+		slot = table_slot_create(rel, NULL);
+		scan = table_beginscan(rel, snapshot, 0, NULL);
+		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+		table_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		UnregisterSnapshot(snapshot);
+		table_close(rel, NoLock);
+	}
+	return found;
 }
 
 /*
@@ -644,6 +691,7 @@ dv_refresh_partition(Oid relid, const char *value)
 		}
 		part = dv_create_dynamic_table(&args, false);
 		CommandCounterIncrement();
+		follow_partition_types(relid, part);
 		/* the guard refuses a dynamic table as a partition, but this one */
 		dv_guard_allow_column_ddl(part);
 		if (SPI_execute(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%s)",
@@ -661,6 +709,105 @@ dv_refresh_partition(Oid relid, const char *value)
 	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
 	(void) expire_partitions(relid, p->retention);
 	return result;
+}
+
+/*
+ * follow_partition_types - give partitioned dynamic table relid the column
+ * types (with typmod and collation) of its new partition part, made from
+ * the query now, where they differ: after a source's column type changed
+ * (int to bigint), a partition made for a new value has the new type, and
+ * ATTACH PARTITION would refuse it.  Where the other partitions hold rows,
+ * their values are cast (ALTER COLUMN ... TYPE, as the refresh of a
+ * partition does: refresh.c, retype_columns) and each recomputes in full
+ * at its next refresh, its source altered; a value without a cast to the
+ * new type fails, with a hint to drop such partitions.  Where they hold
+ * none, nothing is converted (USING NULL), so that a type without a cast
+ * from the old one does not stop the table from ever taking a partition
+ * again.  Run as T's owner.  Needs SPI.
+ */
+static void
+follow_partition_types(Oid relid, Oid part)
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	Relation	prel = relation_open(part, AccessShareLock);
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	pdesc = RelationGetDescr(prel);
+	StringInfoData cast_actions;
+	StringInfoData null_actions;
+	Oid			owner = rel->rd_rel->relowner;
+	char	   *name = pstrdup(RelationGetRelationName(rel));
+	char	   *qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)), name);
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	bool		empty;
+
+	initStringInfo(&cast_actions);
+	initStringInfo(&null_actions);
+	for (int i = 0; i < pdesc->natts; i++)
+	{
+		Form_pg_attribute patt = TupleDescAttr(pdesc, i);
+		AttrNumber	attno;
+		Form_pg_attribute att;
+		char	   *action;
+
+		if (patt->attisdropped)
+			continue;
+		attno = get_attnum(relid, NameStr(patt->attname));
+		if (attno == InvalidAttrNumber)
+			continue;			/* (ATTACH PARTITION names what differs) */
+		att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+		if (att->atttypid == patt->atttypid && att->atttypmod == patt->atttypmod &&
+			att->attcollation == patt->attcollation)
+			continue;
+		action = psprintf("ALTER COLUMN %s TYPE %s", quote_identifier(NameStr(patt->attname)),
+						  format_type_extended(patt->atttypid, patt->atttypmod,
+											   FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
+		if (OidIsValid(patt->attcollation) && patt->attcollation != att->attcollation)
+			action = psprintf("%s COLLATE %s", action, generate_collation_name(patt->attcollation));
+		appendStringInfo(&cast_actions, "%s%s", cast_actions.len ? ", " : "", action);
+		appendStringInfo(&null_actions, "%s%s USING NULL", null_actions.len ? ", " : "", action);
+	}
+	relation_close(rel, AccessShareLock);
+	relation_close(prel, AccessShareLock);
+	if (cast_actions.len == 0)
+		return;
+
+	empty = !dv_partitioned_holds_rows(relid);
+	dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
+	dv_guard_allow_column_ddl(relid);
+	PG_TRY();
+	{
+		if (SPI_execute(psprintf("ALTER TABLE %s %s", qualified, empty ? null_actions.data : cast_actions.data),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not change the column types of %s", qualified);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		dv_guard_allow_column_ddl(InvalidOid);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		/* (a lock not had, a cancel, a deadlock: as PostgreSQL says them, to retry) */
+		if (dv_error_to_retry(edata))
+			ReThrowError(edata);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot give partitioned dynamic table \"%s\" the column types of its query", name),
+				 edata->detail ?
+				 errdetail("A new partition has them (a source's column types changed); changing the table's columns failed: %s (%s)",
+						   edata->message, edata->detail) :
+				 errdetail("A new partition has them (a source's column types changed); changing the table's columns failed: %s",
+						   edata->message),
+				 errhint("Its partitions keep their values, cast to the new types: drop the partitions (DROP TABLE) whose values have no cast to them, or the objects that depend on these columns.")));
+	}
+	PG_END_TRY();
+	dv_guard_allow_column_ddl(InvalidOid);
+	dv_restore_user(save_nestlevel, save_userid, save_sec);
+	CommandCounterIncrement();
 }
 
 /* the collation of output column attno of the query, for T's column */

@@ -48,6 +48,11 @@
  *	  from or dropped from a captured partitioned source (cdc/partitions.c).
  *	- The sql_drop event trigger function unregisters dropped dynamic
  *	  tables and marks dropped sources missing in their downstreams.
+ *	- Object access and ProcessUtility hooks: while a refresh runs, what it
+ *	  runs (a trigger, a function the planner folds) may not drop or alter
+ *	  a dynamic table, a source of the table being refreshed, or a column,
+ *	  index, partition or policy of one (refuse_refresh_ddl,
+ *	  refuse_refresh_utility).
  *
  * Whether a relation is a dynamic table is cached per backend in a hash
  * table keyed by OID.  dynview sends a relcache invalidation for a table
@@ -69,6 +74,7 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/heap.h"
+#include "catalog/index.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
@@ -133,6 +139,17 @@ static int	exec_nesting = 0;
  */
 static Oid	refreshing = InvalidOid;
 static List *refreshing_sources = NIL;
+
+/*
+ * Where the refresh runs (set with refreshing): the executor and utility
+ * nesting levels and the subtransaction it was set in.  What runs deeper
+ * (planning, the executor, a utility statement nested in dynview's own) is
+ * a trigger's, rule's or function's, not dynview's (refuse_refresh_ddl).
+ * An abort of that subtransaction ends the refresh (guard_subxact_callback).
+ */
+static int	refreshing_exec_level = -1;
+static int	refreshing_utility_level = -1;
+static SubTransactionId refreshing_subxact = InvalidSubTransactionId;
 
 /*
  * The refresh statement running now (dv_guard_begin_write): the dynamic
@@ -392,6 +409,41 @@ refuse_state_write(Oid relid)
 }
 
 /*
+ * refreshing_source_of - the source of the table being refreshed that relid
+ * is: relid itself, or the partitioned source or inheritance parent it is a
+ * partition or child of (its rows are the source's); InvalidOid if none, or
+ * if no refresh runs.
+ */
+static Oid
+refreshing_source_of(Oid relid)
+{
+	ListCell   *lc;
+
+	if (refreshing_sources == NIL)
+		return InvalidOid;
+	if (list_member_oid(refreshing_sources, relid))
+		return relid;
+	foreach(lc, dv_relation_ancestors(relid))
+	{
+		if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
+			return lfirst_oid(lc);
+	}
+	return InvalidOid;
+}
+
+/* the detail of a refused write or DDL when relid is part of source (refreshing_source_of) */
+static int
+source_detail(Oid relid, Oid source, const char *what)
+{
+	if (source == relid)
+		return errdetail("A trigger, rule or function run by a refresh may not %s a source of the table being refreshed.", what);
+	return errdetail("A trigger, rule or function run by a refresh may not %s a source of the table being refreshed; \"%s\" is %s of its source \"%s\".",
+					 what, get_rel_name(relid),
+					 get_rel_relispartition(relid) ? "a partition" : "an inheritance child",
+					 get_rel_name(source));
+}
+
+/*
  * check_source_write - a statement nested in a refresh statement (a trigger
  * or function it runs) may not write a source of the table being refreshed:
  * the refresh has read it, and its data snapshot will count this
@@ -400,33 +452,17 @@ refuse_state_write(Oid relid)
 static void
 check_source_write(Oid relid)
 {
-	Oid			source = relid;
+	Oid			source;
 
-	/* (a partition of a partitioned source, an inheritance child, is part of it) */
-	if (write_level >= 0 && !list_member_oid(refreshing_sources, relid))
-	{
-		ListCell   *lc;
-
-		foreach(lc, dv_relation_ancestors(relid))
-		{
-			if (list_member_oid(refreshing_sources, lfirst_oid(lc)))
-			{
-				source = lfirst_oid(lc);
-				break;
-			}
-		}
-	}
-	if (write_level >= 0 && list_member_oid(refreshing_sources, source))
+	if (write_level < 0)
+		return;
+	source = refreshing_source_of(relid);
+	if (OidIsValid(source))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot modify \"%s\" during a refresh of dynamic table \"%s\"",
 						get_rel_name(relid), get_rel_name(write_target)),
-				 source == relid ?
-				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed.") :
-				 errdetail("A trigger, rule or function run by a refresh may not write a source of the table being refreshed; \"%s\" is %s of its source \"%s\".",
-						   get_rel_name(relid),
-						   get_rel_relispartition(relid) ? "a partition" : "an inheritance child",
-						   get_rel_name(source)),
+				 source_detail(relid, source, "write"),
 				 errhint("Write the source before or after the refresh.")));
 }
 
@@ -836,6 +872,138 @@ truncate_unlock(TruncateStmt *stmt)
 
 static object_access_hook_type prev_object_access = NULL;
 
+/*
+ * nested_in_refresh - does code that a refresh runs run now (a function the
+ * planner folds, a trigger, an operator's function), deeper than the
+ * refresh's own levels?  dynview's own DDL in a refresh (retype_columns:
+ * the table's column types; the FULL refresh's work tables; state tables)
+ * runs at those levels, or one utility level below them.
+ */
+static bool
+nested_in_refresh(void)
+{
+	return OidIsValid(refreshing) &&
+		(exec_nesting > refreshing_exec_level || utility_nesting > refreshing_utility_level + 1);
+}
+
+/*
+ * refuse_refresh_ddl - code that a refresh runs may not drop or alter a
+ * dynamic table, nor a source of the table being refreshed (a partition or
+ * inheritance child of one included), nor a column or an index of one: the
+ * refresh's statements were made for them as they were (a refresh reading
+ * a table its own transaction dropped failed with internal errors, such as
+ * "type with OID 0 does not exist"; one whose source gained a partition
+ * missed its rows for good).  what: "drop" or "alter"; relid a table or an
+ * index; attname the column dropped, or NULL.  The caller checked
+ * nested_in_refresh().
+ */
+static void
+refuse_refresh_ddl(const char *what, Oid relid, const char *attname)
+{
+	char		relkind = get_rel_relkind(relid);
+	Oid			table = relid;
+	Oid			source;
+	bool		dynamic;
+	const char *part;
+
+	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
+		table = IndexGetRelation(relid, true);
+	if (!OidIsValid(table))
+		return;
+	source = refreshing_source_of(table);
+	dynamic = !OidIsValid(source) && is_dynamic_table(table);
+	if (!OidIsValid(source) && !dynamic)
+		return;
+	part = attname ? "a column of" : table != relid ? "an index of" : NULL;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_IN_USE),
+			 attname ?
+			 errmsg("cannot %s column \"%s\" of \"%s\" during a refresh of dynamic table \"%s\"",
+					what, attname, get_rel_name(table), get_rel_name(refreshing)) :
+			 table != relid ?
+			 errmsg("cannot %s index \"%s\" of \"%s\" during a refresh of dynamic table \"%s\"",
+					what, get_rel_name(relid), get_rel_name(table), get_rel_name(refreshing)) :
+			 errmsg("cannot %s \"%s\" during a refresh of dynamic table \"%s\"",
+					what, get_rel_name(relid), get_rel_name(refreshing)),
+			 dynamic ?
+			 errdetail("A trigger, rule or function run by a refresh may not %s %s%sa dynamic table.",
+					   what, part ? part : "", part ? " " : "") :
+			 source_detail(table, source, psprintf("%s%s%s", what, part ? " " : "", part ? part : "")),
+			 errhint("Run the DDL before or after the refresh.")));
+}
+
+/* refuse_refresh_ddl of the relation a RangeVar names, if it exists */
+static void
+refuse_refresh_ddl_on(const char *what, RangeVar *rv, const char *attname)
+{
+	Oid			relid = rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+
+	if (OidIsValid(relid))
+		refuse_refresh_ddl(what, relid, attname);
+}
+
+/*
+ * refuse_refresh_utility - refuse_refresh_ddl of what a utility statement
+ * run by a refresh drops or alters, before it runs: DROP TABLE and DROP
+ * INDEX (the object access hook sees a table's indexes dropped before the
+ * table, and would name an index); ALTER TABLE, with subcommands that call
+ * no post-alter hook on the table (ADD COLUMN; ATTACH and DETACH
+ * PARTITION, INHERIT and NO INHERIT, which change the rows a source holds
+ * and name a second table, checked too); and policies and rules of a table
+ * (the refresh's later statements would see other rows; a rule "_RETURN"
+ * makes an empty table a view).
+ */
+static void
+refuse_refresh_utility(Node *parsetree)
+{
+	ListCell   *lc;
+
+	if (!nested_in_refresh())
+		return;
+	if (IsA(parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst(lc);
+
+			if (cmd->subtype == AT_DropColumn)
+				refuse_refresh_ddl_on("drop", stmt->relation, cmd->name);
+			else if (cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition ||
+					 cmd->subtype == AT_DetachPartitionFinalize)
+				refuse_refresh_ddl_on("alter", ((PartitionCmd *) cmd->def)->name, NULL);
+			else if (cmd->subtype == AT_AddInherit || cmd->subtype == AT_DropInherit)
+				refuse_refresh_ddl_on("alter", (RangeVar *) cmd->def, NULL);
+		}
+		refuse_refresh_ddl_on("alter", stmt->relation, NULL);
+	}
+	else if (IsA(parsetree, CreatePolicyStmt))
+		refuse_refresh_ddl_on("alter", ((CreatePolicyStmt *) parsetree)->table, NULL);
+	else if (IsA(parsetree, RuleStmt))
+		refuse_refresh_ddl_on("alter", ((RuleStmt *) parsetree)->relation, NULL);
+	else if (IsA(parsetree, AlterPolicyStmt))
+		refuse_refresh_ddl_on("alter", ((AlterPolicyStmt *) parsetree)->table, NULL);
+	else if (IsA(parsetree, DropStmt))
+	{
+		DropStmt   *stmt = (DropStmt *) parsetree;
+
+		foreach(lc, stmt->objects)
+		{
+			List	   *names = lfirst(lc);
+
+			if (stmt->removeType == OBJECT_TABLE || stmt->removeType == OBJECT_INDEX ||
+				stmt->removeType == OBJECT_FOREIGN_TABLE)
+				refuse_refresh_ddl_on("drop", makeRangeVarFromNameList(names), NULL);
+			else if (stmt->removeType == OBJECT_POLICY)
+				/* (the table's name, then the policy's) */
+				refuse_refresh_ddl_on("alter", makeRangeVarFromNameList(list_truncate(list_copy(names),
+																					 list_length(names) - 1)),
+									  NULL);
+		}
+	}
+}
+
 static void
 guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
@@ -844,6 +1012,11 @@ guard_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subI
 	/* (called for every object access, namespace searches included: the flag first) */
 	if (truncate_running && access == OAT_TRUNCATE && is_dynamic_table(objectId))
 		check_truncated(objectId);
+	if (OidIsValid(refreshing) && classId == RelationRelationId &&
+		(access == OAT_DROP || access == OAT_POST_ALTER) &&
+		nested_in_refresh())
+		refuse_refresh_ddl(access == OAT_DROP ? "drop" : "alter", objectId,
+						   access == OAT_DROP && subId > 0 ? get_attname(objectId, subId, false) : NULL);
 }
 
 /* the relation a RangeVar names, if it exists and is a dynamic table */
@@ -1700,6 +1873,12 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		/* (a table renamed, or a partition made, while it waits: check_truncated) */
 		truncate_watch = true;
 	}
+	/* (a subcommand is part of a statement looked at already) */
+	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
+		 IsA(pstmt->utilityStmt, AlterPolicyStmt) || IsA(pstmt->utilityStmt, DropStmt) ||
+		 IsA(pstmt->utilityStmt, RuleStmt)) &&
+		context != PROCESS_UTILITY_SUBCOMMAND && IsTransactionState())
+		refuse_refresh_utility(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
 		 IsA(pstmt->utilityStmt, CreateForeignTableStmt) || IsA(pstmt->utilityStmt, AlterTableStmt) ||
 		 IsA(pstmt->utilityStmt, CreateTrigStmt) || IsA(pstmt->utilityStmt, RenameStmt)) &&
@@ -1962,7 +2141,49 @@ dv_guard_set_refreshing(Oid relid, List *sources)
 			refreshing_sources = lappend_oid(refreshing_sources, src->relid);
 	}
 	refreshing = relid;
+	refreshing_exec_level = OidIsValid(relid) ? exec_nesting : -1;
+	refreshing_utility_level = OidIsValid(relid) ? utility_nesting : -1;
+	refreshing_subxact = OidIsValid(relid) ? GetCurrentSubTransactionId() : InvalidSubTransactionId;
 	MemoryContextSwitchTo(old);
+}
+
+/* no refresh runs any more (its transaction or subtransaction ended) */
+static void
+end_refreshing(void)
+{
+	list_free(refreshing_sources);
+	refreshing_sources = NIL;
+	refreshing = InvalidOid;
+	refreshing_exec_level = -1;
+	refreshing_utility_level = -1;
+	refreshing_subxact = InvalidSubTransactionId;
+}
+
+/*
+ * A refresh that an error ended leaves refreshing set (its caller may catch
+ * the error in a subtransaction, as a pipeline does): the abort of the
+ * subtransaction it was set in ends it, and so does the end of the
+ * transaction.  A subtransaction that commits passes it to its parent.
+ */
+static void
+guard_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (!OidIsValid(refreshing) || refreshing_subxact != mySubid)
+		return;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		end_refreshing();
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+		refreshing_subxact = parentSubid;
+}
+
+static void
+guard_xact_callback(XactEvent event, void *arg)
+{
+	if (OidIsValid(refreshing) &&
+		(event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT || event == XACT_EVENT_PREPARE ||
+		 event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PARALLEL_COMMIT))
+		end_refreshing();
 }
 
 /*
@@ -2042,6 +2263,8 @@ dv_guard_init(void)
 	prev_object_access = object_access_hook;
 	object_access_hook = guard_object_access;
 	CacheRegisterRelcacheCallback(guard_relcache_callback, (Datum) 0);
+	RegisterXactCallback(guard_xact_callback, NULL);
+	RegisterSubXactCallback(guard_subxact_callback, NULL);
 }
 
 /*

@@ -41,7 +41,13 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "executor/tuptable.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_class.h"
+#include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_index.h"
@@ -1532,6 +1538,29 @@ qualified_collation_name(Oid collation)
 	return name;
 }
 
+/* the owner of relation relid */
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* the partitioned dynamic table that relid is a partition of, or InvalidOid */
+static Oid
+partition_parent(Oid relid)
+{
+	Oid			parent = get_rel_relispartition(relid) ? get_partition_parent(relid, false) : InvalidOid;
+
+	return OidIsValid(parent) && dv_is_partitioned_dynamic_table(parent) ? parent : InvalidOid;
+}
+
 /*
  * column_type_changes - the ALTER TABLE actions that give the dynamic
  * table's columns the types (with typmod and collation) of its query's
@@ -1542,10 +1571,12 @@ qualified_collation_name(Oid collation)
  * types on insert, i.e. truncated or refused.  *described lists the
  * changes for the refresh's reason ("code varchar(4) to varchar(12)").
  * The actions convert no value (USING NULL): the caller empties the table
- * first.  Parses the definition as the table's owner.
+ * first; with convert, the values are cast (the actions are for a
+ * partitioned dynamic table whose other partitions keep their rows:
+ * partition_parent).  Parses the definition as the table's owner.
  */
 static char *
-column_type_changes(DvTable *dt, char **described)
+column_type_changes(DvTable *dt, bool convert, char **described)
 {
 	Query	   *query;
 	Relation	rel;
@@ -1590,7 +1621,8 @@ column_type_changes(DvTable *dt, char **described)
 						 quote_identifier(NameStr(att->attname)), typename);
 		if (OidIsValid(collation) && collation != att->attcollation)
 			appendStringInfo(&actions, " COLLATE %s", qualified_collation_name(collation));
-		appendStringInfo(&actions, " USING NULL::%s", typename);
+		if (!convert)
+			appendStringInfo(&actions, " USING NULL::%s", typename);
 		appendStringInfo(&what, "%s%s %s to %s", what.len ? ", " : "", NameStr(att->attname),
 						 format_type_with_typemod(att->atttypid, att->atttypmod),
 						 format_type_with_typemod(type, typmod));
@@ -1626,22 +1658,47 @@ sync_buffers(List *sources)
  * depends on such a column (a view on the dynamic table, say) makes
  * PostgreSQL refuse: then the refresh fails with what to do, and the table
  * keeps its contents (the transaction rolls back).
+ *
+ * A partition of partitioned dynamic table parent has its parent's columns:
+ * the actions run on parent, as parent's owner.  Where the other partitions
+ * hold rows, their values are cast (cast_actions, column_type_changes with
+ * convert), and each of them recomputes in full at its next refresh, its
+ * source altered; a value without a cast to the new type (text to int,
+ * varchar(12) to varchar(4)) fails the refresh, with a hint to drop such
+ * partitions.  Where they hold none, the actions convert nothing (as for
+ * an unpartitioned table), so that a type without a cast from the old one
+ * does not stop the parent from ever taking a partition again.
  */
 static void
-retype_columns(DvTable *dt, const char *actions, const char *described)
+retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_actions,
+			   const char *described)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
-	char	   *target = quote_qualified_identifier(dt->schema_name, dt->table_name);
+	Oid			altered = OidIsValid(parent) ? parent : dt->relid;
+	char	   *target = quote_qualified_identifier(get_namespace_name(get_rel_namespace(altered)),
+													get_rel_name(altered));
 	Oid			save_target;
 	int			save_level;
+	int			save_nestlevel = -1;
+	Oid			save_userid = InvalidOid;
+	int			save_sec = 0;
 
 	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
-		dv_guard_allow_column_ddl(dt->relid);
+		if (OidIsValid(parent))
+		{
+			/* (this partition is emptied already: rows are the other partitions') */
+			if (dv_partitioned_holds_rows(parent))
+				actions = cast_actions;
+			dv_run_as_owner(rel_owner(parent), &save_nestlevel, &save_userid, &save_sec);
+		}
+		dv_guard_allow_column_ddl(altered);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not change the column types of dynamic table \"%s\"", dt->table_name);
 		dv_guard_allow_column_ddl(InvalidOid);
+		if (save_nestlevel >= 0)
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
 	}
 	PG_CATCH();
 	{
@@ -1652,12 +1709,24 @@ retype_columns(DvTable *dt, const char *actions, const char *described)
 		MemoryContextSwitchTo(caller_context);
 		edata = CopyErrorData();
 		FlushErrorState();
+		if (save_nestlevel >= 0)
+			dv_restore_user(save_nestlevel, save_userid, save_sec);
+		/* (a lock not had, a cancel, a deadlock: as PostgreSQL says them, to retry) */
+		if (dv_error_to_retry(edata))
+			ReThrowError(edata);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot change the column types of dynamic table \"%s\" to those of its query",
 						dt->table_name),
+				 edata->detail ?
+				 errdetail("A source's column types changed (%s); changing the table's columns failed: %s (%s)",
+						   described, edata->message, edata->detail) :
 				 errdetail("A source's column types changed (%s); changing the table's columns failed: %s",
 						   described, edata->message),
+				 OidIsValid(parent) ?
+				 errhint("\"%s\" is a partition of \"%s\", whose other partitions keep their values, cast to the new types: "
+						 "drop the partitions (DROP TABLE) whose values have no cast to them, or the objects that depend on these columns. "
+						 "The table keeps its last good data meanwhile.", dt->table_name, get_rel_name(parent)) :
 				 errhint("Drop the objects that depend on these columns, or give the table a new definition with "
 						 "dynview.create_or_replace_dynamic_table(). The table keeps its last good data meanwhile.")));
 	}
@@ -1752,6 +1821,113 @@ pending_full_reason(const char *code)
 }
 
 /*
+ * does snapshot (NULL: a new one) see a row of rel's storage (with
+ * not_own, one that this transaction did not write)?
+ */
+static bool
+sees_a_row(Relation rel, Snapshot snapshot, bool not_own)
+{
+	Snapshot	registered = RegisterSnapshot(snapshot ? snapshot : GetLatestSnapshot());
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan = table_beginscan(rel, registered, 0, NULL);
+	bool		found = false;
+
+	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+
+		found = !not_own ||
+			!TransactionIdIsCurrentTransactionId(DatumGetTransactionId(slot_getsysattr(slot, MinTransactionIdAttributeNumber,
+																						&isnull)));
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(registered);
+	return found;
+}
+
+/*
+ * check_sources_not_rewritten - refuse a refresh at snapshot (a REPEATABLE
+ * READ or SERIALIZABLE transaction's) when another transaction rewrote a
+ * source table (or a partition or child of one) after it in a way that is
+ * not MVCC-safe: ALTER TABLE that rewrites writes every row again under its
+ * own transaction, so the older snapshot sees the new storage empty (also
+ * TRUNCATE followed by inserts).  The refresh would record the source as
+ * empty at its data snapshot, and nothing later would tell it otherwise (a
+ * tester's table stayed empty for good).  Found by:
+ *	- the storage pg_class showed at snapshot, this transaction's own catalog
+ *	  changes left out (its GRANT carries the other's new storage), differing
+ *	  from the storage now;
+ *	- not assigned by this transaction (its own rewrite is no concern: its
+ *	  later commands see the rows it wrote);
+ *	- and the snapshot seeing no row of the storage now but this
+ *	  transaction's own (rows it inserted after the rewrite are in the new
+ *	  storage too), where a new snapshot sees one (VACUUM FULL, CLUSTER and
+ *	  SET TABLESPACE keep the rows' transaction ids: MVCC-safe, not
+ *	  refused).
+ */
+static void
+check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
+{
+	ListCell   *lc;
+	Relation	pg_class_rel;
+	SnapshotData others;
+
+	if (!IsolationUsesXactSnapshot())
+		return;					/* (a new snapshot per refresh: taken after any rewrite it sees) */
+	/* (snapshot without this transaction's own changes: none has a command id below the first) */
+	others = *snapshot;
+	others.curcid = FirstCommandId;
+	pg_class_rel = table_open(RelationRelationId, AccessShareLock);
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		List	   *rels;
+		ListCell   *lr;
+
+		if (!OidIsValid(src->relid) || get_rel_relkind(src->relid) == RELKIND_VIEW)
+			continue;
+		rels = find_all_inheritors(src->relid, NoLock, NULL);
+		foreach(lr, rels)
+		{
+			Oid			relid = lfirst_oid(lr);
+			ScanKeyData key;
+			SysScanDesc scan;
+			HeapTuple	tup;
+			Oid			then = InvalidOid;
+			Relation	rel;
+			bool		unsafe;
+
+			ScanKeyInit(&key, Anum_pg_class_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+			scan = systable_beginscan(pg_class_rel, ClassOidIndexId, true, &others, 1, &key);
+			if (HeapTupleIsValid(tup = systable_getnext(scan)))
+				then = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
+			systable_endscan(scan);
+			if (!OidIsValid(then))
+				continue;		/* (made since, or no storage of its own) */
+			rel = try_relation_open(relid, AccessShareLock);
+			if (rel == NULL)
+				continue;
+			unsafe = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+				rel->rd_rel->relfilenode != then &&
+				rel->rd_createSubid == InvalidSubTransactionId &&
+				rel->rd_firstRelfilenodeSubid == InvalidSubTransactionId &&
+				!sees_a_row(rel, snapshot, true) && sees_a_row(rel, NULL, false);
+			relation_close(rel, AccessShareLock);
+			if (unsafe)
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not refresh dynamic table \"%s\": its source \"%s\" was rewritten after this transaction's snapshot",
+								dt->table_name, get_rel_name(relid)),
+						 errdetail("A table rewrite (ALTER TABLE, or TRUNCATE and new rows) is not MVCC-safe: the snapshot of this %s transaction sees the table empty.",
+								   IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
+						 errhint("Refresh the table in a new transaction.")));
+		}
+	}
+	table_close(pg_class_rel, AccessShareLock);
+}
+
+/*
  * dv_refresh_one - refresh one dynamic table at the given snapshot, which
  * the caller registered (and whose command id it keeps current), and write
  * its history row.  The caller holds the table's refresh lock.
@@ -1796,6 +1972,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		res.end_time = GetCurrentTimestamp();
 		return dv_history_insert(dt, trigger, &res);
 	}
+
+	check_sources_not_rewritten(dt, snapshot);
 
 	/*
 	 * The owner must still be allowed to read every source, whatever this
@@ -1893,6 +2071,8 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 		bool		fill = false;
 		char	   *build_query = NULL;
 		bool		apply_index_pending = false;
+		Oid			parent;
+		char	   *retype_cast;
 
 		/*
 		 * A source's keys (its primary key, unique indexes, NOT NULL) or the
@@ -1908,7 +2088,9 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			  strcmp(dt->next_refresh_full, "UPSTREAM_RECREATED") == 0 ||
 			  strcmp(dt->next_refresh_full, "RESTORED") == 0)))
 			apply_index_pending = dv_catalog_sync_apply_index(dt, false);
-		retype = column_type_changes(dt, &retype_what);
+		parent = partition_parent(relid);
+		retype = column_type_changes(dt, false, &retype_what);
+		retype_cast = retype && OidIsValid(parent) ? column_type_changes(dt, true, &retype_what) : NULL;
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
@@ -1932,7 +2114,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 				dv_write_own_buffer(dt, SPI_tuptable, (uint64) res.rows_deleted, -1, &seq);
 			/* (what this refresh kept back from its buffer goes there with the old types) */
 			dv_handoff_flush(dt->relid);
-			retype_columns(dt, retype, retype_what);
+			retype_columns(dt, parent, retype, retype_cast, retype_what);
 			if (own_buffer)
 			{
 				DvSource   *self = palloc0(sizeof(DvSource));
