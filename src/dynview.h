@@ -30,6 +30,7 @@
 #include "utils/tuplestore.h"
 #include "utils/array.h"
 #include "utils/resowner.h"
+#include "utils/relcache.h"
 #include "utils/snapshot.h"
 #include "utils/timestamp.h"
 
@@ -250,6 +251,8 @@ extern Oid	dv_create_partitioned_dynamic_table(DvPartitionedArgs *args);
 extern Datum dv_refresh_partition(Oid relid, const char *value);
 extern bool dv_is_partitioned_dynamic_table(Oid relid);
 extern bool dv_partitioned_holds_rows(Oid relid);
+/* does snapshot (NULL: a new one) see a row of rel (not_own: not written by this transaction)? */
+extern bool dv_relation_sees_row(Relation rel, Snapshot snapshot, bool not_own);
 /* the composite type a value of type typid holds, through arrays, domains and ranges (catalog.c) */
 extern Oid	dv_row_type_held(Oid typid);
 /* an error that says to retry (lock, cancel, deadlock, serialization: catalog.c) */

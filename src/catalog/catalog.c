@@ -2663,20 +2663,27 @@ dv_row_type_held(Oid typid)
 {
 	for (int depth = 0; OidIsValid(typid) && depth < 32; depth++)
 	{
+		HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+		Form_pg_type form;
+		char		typtype;
 		Oid			next;
 
-		if (get_typtype(typid) == TYPTYPE_COMPOSITE)
-			return typid;
-		if (OidIsValid(next = get_element_type(typid)))
-			typid = next;
-		else if (get_typtype(typid) == TYPTYPE_DOMAIN)
-			typid = getBaseType(typid);
-		else if (get_typtype(typid) == TYPTYPE_RANGE)
-			typid = get_range_subtype(typid);
-		else if (get_typtype(typid) == TYPTYPE_MULTIRANGE)
-			typid = get_range_subtype(get_multirange_range(typid));
-		else
+		if (!HeapTupleIsValid(tup))
 			return InvalidOid;
+		form = (Form_pg_type) GETSTRUCT(tup);
+		typtype = form->typtype;
+		/* (one look at the type: most columns' types are none of these) */
+		next = typtype == TYPTYPE_COMPOSITE ? typid :
+			IsTrueArrayType(form) ? form->typelem :
+			typtype == TYPTYPE_DOMAIN ? form->typbasetype : InvalidOid;
+		ReleaseSysCache(tup);
+		if (typtype == TYPTYPE_COMPOSITE)
+			return typid;
+		if (typtype == TYPTYPE_RANGE)
+			next = get_range_subtype(typid);
+		else if (typtype == TYPTYPE_MULTIRANGE)
+			next = get_range_subtype(get_multirange_range(typid));
+		typid = next;
 	}
 	return InvalidOid;
 }

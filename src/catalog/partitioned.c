@@ -57,6 +57,7 @@
 #include "utils/snapmgr.h"
 #include "executor/tuptable.h"
 #include "access/tableam.h"
+#include "access/sysattr.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_collation.h"
@@ -207,6 +208,32 @@ load_partitioned(Oid relid)
 }
 
 /*
+ * dv_relation_sees_row - does snapshot (NULL: a new one) see a row of rel's
+ * storage (with not_own, one that this transaction did not write)?
+ */
+bool
+dv_relation_sees_row(Relation rel, Snapshot snapshot, bool not_own)
+{
+	Snapshot	registered = RegisterSnapshot(snapshot ? snapshot : GetLatestSnapshot());
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan = table_beginscan(rel, registered, 0, NULL);
+	bool		found = false;
+
+	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+
+		found = !not_own ||
+			!TransactionIdIsCurrentTransactionId(DatumGetTransactionId(slot_getsysattr(slot, MinTransactionIdAttributeNumber,
+																						&isnull)));
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(registered);
+	return found;
+}
+
+/*
  * dv_partitioned_holds_rows - does a partition of partitioned dynamic table
  * relid hold a row, seen by a new snapshot (a REPEATABLE READ transaction's
  * own would miss rows committed since, whose values an ALTER COLUMN ...
@@ -228,20 +255,11 @@ dv_partitioned_holds_rows(Oid relid)
 	{
 		Oid			part = lfirst_oid(lc);
 		Relation	rel;
-		Snapshot	snapshot;
-		TableScanDesc scan;
-		TupleTableSlot *slot;
 
 		if (found || !RELKIND_HAS_STORAGE(get_rel_relkind(part)))
 			continue;
 		rel = table_open(part, NoLock);
-		snapshot = RegisterSnapshot(GetLatestSnapshot());
-		slot = table_slot_create(rel, NULL);
-		scan = table_beginscan(rel, snapshot, 0, NULL);
-		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
-		table_endscan(scan);
-		ExecDropSingleTupleTableSlot(slot);
-		UnregisterSnapshot(snapshot);
+		found = dv_relation_sees_row(rel, NULL, false);
 		table_close(rel, NoLock);
 	}
 	return found;

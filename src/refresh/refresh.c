@@ -1571,12 +1571,13 @@ partition_parent(Oid relid)
  * types on insert, i.e. truncated or refused.  *described lists the
  * changes for the refresh's reason ("code varchar(4) to varchar(12)").
  * The actions convert no value (USING NULL): the caller empties the table
- * first; with convert, the values are cast (the actions are for a
- * partitioned dynamic table whose other partitions keep their rows:
- * partition_parent).  Parses the definition as the table's owner.
+ * first; *cast_actions (when not NULL) gets the same actions that cast the
+ * values instead (for a partitioned dynamic table whose other partitions
+ * keep their rows: partition_parent).  Parses the definition as the
+ * table's owner.
  */
 static char *
-column_type_changes(DvTable *dt, bool convert, char **described)
+column_type_changes(DvTable *dt, char **cast_actions, char **described)
 {
 	Query	   *query;
 	Relation	rel;
@@ -1584,6 +1585,7 @@ column_type_changes(DvTable *dt, bool convert, char **described)
 	ListCell   *lc;
 	int			attno = 0;
 	StringInfoData actions;
+	StringInfoData cast;
 	StringInfoData what;
 	int			save_nestlevel;
 	Oid			save_userid;
@@ -1594,6 +1596,7 @@ column_type_changes(DvTable *dt, bool convert, char **described)
 	dv_restore_user(save_nestlevel, save_userid, save_sec);
 
 	initStringInfo(&actions);
+	initStringInfo(&cast);
 	initStringInfo(&what);
 	rel = relation_open(dt->relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
@@ -1605,6 +1608,7 @@ column_type_changes(DvTable *dt, bool convert, char **described)
 		int32		typmod = exprTypmod((Node *) te->expr);
 		Oid			collation = exprCollation((Node *) te->expr);
 		char	   *typename;
+		char	   *action;
 
 		if (te->resjunk)
 			continue;
@@ -1617,18 +1621,19 @@ column_type_changes(DvTable *dt, bool convert, char **described)
 			(att->attcollation == collation || !OidIsValid(collation)))
 			continue;
 		typename = format_type_extended(type, typmod, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
-		appendStringInfo(&actions, "%sALTER COLUMN %s TYPE %s", actions.len ? ", " : "",
-						 quote_identifier(NameStr(att->attname)), typename);
+		action = psprintf("ALTER COLUMN %s TYPE %s", quote_identifier(NameStr(att->attname)), typename);
 		if (OidIsValid(collation) && collation != att->attcollation)
-			appendStringInfo(&actions, " COLLATE %s", qualified_collation_name(collation));
-		if (!convert)
-			appendStringInfo(&actions, " USING NULL::%s", typename);
+			action = psprintf("%s COLLATE %s", action, qualified_collation_name(collation));
+		appendStringInfo(&actions, "%s%s USING NULL::%s", actions.len ? ", " : "", action, typename);
+		appendStringInfo(&cast, "%s%s", cast.len ? ", " : "", action);
 		appendStringInfo(&what, "%s%s %s to %s", what.len ? ", " : "", NameStr(att->attname),
 						 format_type_with_typemod(att->atttypid, att->atttypmod),
 						 format_type_with_typemod(type, typmod));
 	}
 	relation_close(rel, AccessShareLock);
 	*described = what.data;
+	if (cast_actions)
+		*cast_actions = cast.len ? cast.data : NULL;
 	return actions.len ? actions.data : NULL;
 }
 
@@ -1661,8 +1666,8 @@ sync_buffers(List *sources)
  *
  * A partition of partitioned dynamic table parent has its parent's columns:
  * the actions run on parent, as parent's owner.  Where the other partitions
- * hold rows, their values are cast (cast_actions, column_type_changes with
- * convert), and each of them recomputes in full at its next refresh, its
+ * hold rows, their values are cast (cast_actions, column_type_changes'),
+ * and each of them recomputes in full at its next refresh, its
  * source altered; a value without a cast to the new type (text to int,
  * varchar(12) to varchar(4)) fails the refresh, with a hint to drop such
  * partitions.  Where they hold none, the actions convert nothing (as for
@@ -1821,32 +1826,6 @@ pending_full_reason(const char *code)
 }
 
 /*
- * does snapshot (NULL: a new one) see a row of rel's storage (with
- * not_own, one that this transaction did not write)?
- */
-static bool
-sees_a_row(Relation rel, Snapshot snapshot, bool not_own)
-{
-	Snapshot	registered = RegisterSnapshot(snapshot ? snapshot : GetLatestSnapshot());
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	TableScanDesc scan = table_beginscan(rel, registered, 0, NULL);
-	bool		found = false;
-
-	while (!found && table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		bool		isnull;
-
-		found = !not_own ||
-			!TransactionIdIsCurrentTransactionId(DatumGetTransactionId(slot_getsysattr(slot, MinTransactionIdAttributeNumber,
-																						&isnull)));
-	}
-	table_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	UnregisterSnapshot(registered);
-	return found;
-}
-
-/*
  * check_sources_not_rewritten - refuse a refresh at snapshot (a REPEATABLE
  * READ or SERIALIZABLE transaction's) when another transaction rewrote a
  * source table (or a partition or child of one) after it in a way that is
@@ -1912,7 +1891,7 @@ check_sources_not_rewritten(DvTable *dt, Snapshot snapshot)
 				rel->rd_rel->relfilenode != then &&
 				rel->rd_createSubid == InvalidSubTransactionId &&
 				rel->rd_firstRelfilenodeSubid == InvalidSubTransactionId &&
-				!sees_a_row(rel, snapshot, true) && sees_a_row(rel, NULL, false);
+				!dv_relation_sees_row(rel, snapshot, true) && dv_relation_sees_row(rel, NULL, false);
 			relation_close(rel, AccessShareLock);
 			if (unsafe)
 				ereport(ERROR,
@@ -2089,8 +2068,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 			  strcmp(dt->next_refresh_full, "RESTORED") == 0)))
 			apply_index_pending = dv_catalog_sync_apply_index(dt, false);
 		parent = partition_parent(relid);
-		retype = column_type_changes(dt, false, &retype_what);
-		retype_cast = retype && OidIsValid(parent) ? column_type_changes(dt, true, &retype_what) : NULL;
+		retype = column_type_changes(dt, &retype_cast, &retype_what);
 
 		/* a downstream reads the table: write what changed into its buffer too */
 		own_buffer = OidIsValid(get_relname_relid(psprintf("changes_%u", relid),
