@@ -39,8 +39,9 @@
  * partition by its last modification, and a refresh is the only thing that
  * writes a partition) is dropped: by the next partition refresh of T, by
  * ALTER ... SET (dynview.retention), and by the scheduler (each look,
- * dv_partitioned_expire).  A scheduled current partition is refreshed, so
- * kept.
+ * dv_partitioned_expire).  A scheduled current partition is kept
+ * (scheduled_current): the scheduler refreshes it, or retries it while its
+ * refreshes fail.
  *
  * The guard counts T as a dynamic table (lookup in both catalogs): no
  * writes, no TRUNCATE, no other partitions, no DETACH, no column changes.
@@ -434,16 +435,97 @@ dv_partition_schedule(const char *schedule)
 }
 
 /*
+ * dv_check_partition_owner - partition part of partitioned dynamic table
+ * parent must have parent's owner: a partition's refresh runs the parent's
+ * query as the partition's owner, and a change of the column types alters
+ * the parent (so every partition) as the parent's owner.  Partitions are
+ * made as their parent's owner (dv_refresh_partition); one made by another
+ * role in an earlier release, or given another owner since, is refused
+ * with what to do (42501).
+ */
+void
+dv_check_partition_owner(Oid parent, Oid part)
+{
+	Oid			owner = dv_rel_owner(parent);
+	Oid			have = dv_rel_owner(part);
+
+	if (have == owner)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("partition %s of partitioned dynamic table %s is owned by role %s, not by the table's owner %s",
+					dv_relation_qualified_name(part), dv_relation_qualified_name(parent),
+					quote_identifier(GetUserNameFromId(have, false)),
+					quote_identifier(GetUserNameFromId(owner, false))),
+			 errdetail("A partition runs its partitioned table's query as the partition's owner, and a change of the column types alters every partition as the table's owner."),
+			 errhint("Give the partition the table's owner: ALTER TABLE %s OWNER TO %s.",
+					 dv_relation_qualified_name(part), quote_identifier(GetUserNameFromId(owner, false)))));
+}
+
+/* dv_check_partition_owner of each partition of partitioned dynamic table parent */
+void
+dv_check_partition_owners(Oid parent)
+{
+	List	   *oids;
+	List	   *values;
+	ListCell   *lc;
+
+	partitions_of(parent, &oids, &values);
+	foreach(lc, oids)
+		dv_check_partition_owner(parent, lfirst_oid(lc));
+}
+
+/* the partition of T's greatest value (InvalidOid: none); *oids: all of them */
+static Oid
+greatest_partition(Oid relid, List **oids)
+{
+	List	   *values;
+	ListCell   *lo,
+			   *lv;
+	Oid			current = InvalidOid;
+	const char *greatest = NULL;
+
+	partitions_of(relid, oids, &values);
+	forboth(lo, *oids, lv, values)
+	{
+		if (greatest == NULL || strcmp(lfirst(lv), greatest) > 0)
+		{
+			greatest = lfirst(lv);
+			current = lfirst_oid(lo);
+		}
+	}
+	return current;
+}
+
+/*
+ * the partition of T's greatest value, which carries T's schedule, when that
+ * schedule is not 'manual'; else InvalidOid
+ */
+static Oid
+scheduled_current(Oid relid, const char *schedule)
+{
+	List	   *oids;
+
+	if (schedule == NULL || strcmp(schedule, "manual") == 0)
+		return InvalidOid;
+	return greatest_partition(relid, &oids);
+}
+
+/*
  * drop T's partitions not refreshed for longer than retention (their
  * data_timestamp, or their creation if never refreshed, before now() -
- * retention); returns how many.  One that other objects depend on (2BP01)
- * is kept with a WARNING, each DROP in a subtransaction.  Needs SPI.
+ * retention); returns how many.  The scheduled current partition
+ * (scheduled_current, under T's schedule) is kept, even while its
+ * refreshes fail: the scheduler retries it, and an older partition that
+ * made it fail (a value with no cast to a source column's new type) may be
+ * the one dropped.  One that other objects depend on (2BP01) is kept with
+ * a WARNING, each DROP in a subtransaction.  Needs SPI.
  */
 static int
-expire_partitions(Oid relid, Interval *retention)
+expire_partitions(Oid relid, Interval *retention, const char *schedule)
 {
-	Oid			types[2] = {OIDOID, INTERVALOID};
-	Datum		values[2];
+	Oid			types[3] = {OIDOID, INTERVALOID, OIDOID};
+	Datum		values[3];
 	List	   *expired = NIL;
 	ListCell   *lc;
 	int			n = 0;
@@ -452,10 +534,12 @@ expire_partitions(Oid relid, Interval *retention)
 		return 0;
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = IntervalPGetDatum(retention);
+	values[2] = ObjectIdGetDatum(scheduled_current(relid, schedule));
 	dv_catalog_exec("SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
 					"JOIN pg_catalog.pg_inherits i ON i.inhrelid = c.relid::oid "
-					"WHERE i.inhparent = $1 AND coalesce(c.data_timestamp, c.created_at) < now() - $2",
-					2, types, values, NULL, -1);
+					"WHERE i.inhparent = $1 AND c.relid::oid <> $3 "
+					"AND coalesce(c.data_timestamp, c.created_at) < now() - $2",
+					3, types, values, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
@@ -530,21 +614,13 @@ static void
 schedule_current(Oid relid, DvPartitioned *p)
 {
 	List	   *oids;
-	List	   *values;
-	ListCell   *lo,
-			   *lv;
-	const char *greatest = NULL;
+	ListCell   *lo;
+	Oid			greatest = greatest_partition(relid, &oids);
 
-	partitions_of(relid, &oids, &values);
-	foreach(lv, values)
-	{
-		if (greatest == NULL || strcmp(lfirst(lv), greatest) > 0)
-			greatest = lfirst(lv);
-	}
-	forboth(lo, oids, lv, values)
+	foreach(lo, oids)
 	{
 		Oid			part = lfirst_oid(lo);
-		const char *want = strcmp(lfirst(lv), greatest) == 0 ? p->schedule : "manual";
+		const char *want = part == greatest ? p->schedule : "manual";
 		Oid			types[1] = {OIDOID};
 		Datum		args[1] = {ObjectIdGetDatum(part)};
 		char	   *have;
@@ -571,7 +647,7 @@ dv_partitioned_expire(Oid relid)
 
 	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE || (p = load_partitioned(relid)) == NULL)
 		return 0;
-	return expire_partitions(relid, p->retention);
+	return expire_partitions(relid, p->retention, p->schedule);
 }
 
 /*
@@ -647,7 +723,7 @@ dv_partitioned_alter(Oid relid, const char *schedule, const char *mode,
 		}
 	}
 	if (retention != NULL)
-		(void) expire_partitions(relid, retention);
+		(void) expire_partitions(relid, retention, schedule ? schedule : p->schedule);
 	if (schedule != NULL)
 	{
 		p->schedule = pstrdup(schedule);
@@ -670,6 +746,9 @@ dv_refresh_partition(Oid relid, const char *value)
 			   *lv;
 	Oid			part = InvalidOid;
 	Datum		result;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
 
 	if (p == NULL)
 		ereport(ERROR,
@@ -707,9 +786,18 @@ dv_refresh_partition(Oid relid, const char *value)
 			for (int i = 0; i < n; i++)
 				args.key_columns = lappend(args.key_columns, TextDatumGetCString(elems[i]));
 		}
+		/*
+		 * Made as T's owner, whoever refreshes: the partition runs T's query
+		 * as its own owner (a superuser's refresh of a new value, as a
+		 * pg_cron job's, made a partition that ran the T owner's functions as
+		 * the superuser).  The caller owns T or is a member of its owner.
+		 */
+		dv_run_as_owner(dv_rel_owner(relid), &save_nestlevel, &save_userid, &save_sec);
 		part = dv_create_dynamic_table(&args, false);
 		CommandCounterIncrement();
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		follow_partition_types(relid, part);
+		dv_run_as_owner(dv_rel_owner(relid), &save_nestlevel, &save_userid, &save_sec);
 		/* the guard refuses a dynamic table as a partition, but this one */
 		dv_guard_allow_column_ddl(part);
 		if (SPI_execute(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%s)",
@@ -718,6 +806,7 @@ dv_refresh_partition(Oid relid, const char *value)
 						false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not attach partition %s", args.name);
 		dv_guard_allow_column_ddl(InvalidOid);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		CommandCounterIncrement();
 		/* published as a partition of a published partitioned dynamic table? */
 		dv_publication_identity(part, "dynamic table");
@@ -725,7 +814,7 @@ dv_refresh_partition(Oid relid, const char *value)
 		schedule_current(relid, p);
 	}
 	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
-	(void) expire_partitions(relid, p->retention);
+	(void) expire_partitions(relid, p->retention, p->schedule);
 	return result;
 }
 
@@ -791,6 +880,8 @@ follow_partition_types(Oid relid, Oid part)
 	if (cast_actions.len == 0)
 		return;
 
+	/* (every partition, part included, must be the owner's to be altered) */
+	dv_check_partition_owners(relid);
 	empty = !dv_partitioned_holds_rows(relid);
 	dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
 	dv_guard_allow_column_ddl(relid);

@@ -19,7 +19,10 @@
  * no transaction that the data snapshot does not see wrote a source.
  * Otherwise verify cannot tell, and returns NULL with a WARNING that says
  * why and how to verify reliably (the refresh and verify in one REPEATABLE
- * READ transaction, whose snapshot holds the removal horizon back).
+ * READ transaction, whose snapshot holds the removal horizon back).  A
+ * difference is not reported either when a source was altered or rewritten
+ * since the table's last refresh (altered_since_refresh): NULL and a
+ * WARNING that says to refresh first.
  *
  *-------------------------------------------------------------------------
  */
@@ -175,6 +178,33 @@ cannot_tell(DvTable *dt, int64 ndiff)
 }
 
 /*
+ * altered_since_refresh - a difference found, was a source altered since
+ * the table's last refresh (its columns or its storage: the signature the
+ * refresh recorded differs)?  Then verify cannot tell, whatever the
+ * isolation level: a rewrite (ALTER TABLE ... TYPE, TRUNCATE, VACUUM FULL,
+ * CLUSTER) is not MVCC-safe, and the data snapshot reads the new storage,
+ * whose rows it may not see as they were (the rows of ALTER TABLE ... TYPE
+ * carry the altering transaction's xid: the source reads empty), while the
+ * table's next refresh, FULL, recomputes it from the source as it is.  Says
+ * so in a WARNING.
+ */
+static bool
+altered_since_refresh(DvTable *dt, int64 ndiff)
+{
+	char	   *altered = dv_catalog_source_altered(dt->relid);
+
+	if (altered == NULL)
+		return false;
+	ereport(WARNING,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its source %s was altered after its last refresh",
+					dt->schema_name, dt->table_name, (long long) ndiff, altered),
+			 errdetail("A source's columns or storage changed (ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER); a rewritten table's rows are not read at an older snapshot as they were, and the table's next refresh recomputes it."),
+			 errhint("Refresh the table, then verify it.")));
+	return true;
+}
+
+/*
  * dv_verify - true when the table equals its query at its data snapshot;
  * otherwise a WARNING lists up to 10 differing rows.  Needs SPI.  The query
  * runs as the table's owner; the rows are listed only to the owner (and
@@ -277,6 +307,11 @@ dv_verify(Oid relid, bool *unknown)
 			ndiff++;
 		}
 	}
+	if (ndiff > 0 && altered_since_refresh(dt, ndiff))
+	{
+		*unknown = true;
+		return false;
+	}
 	if (ndiff > 0 && passed && dv_sources_changed_after(dt))
 	{
 		cannot_tell(dt, ndiff);
@@ -301,6 +336,11 @@ dv_verify(Oid relid, bool *unknown)
 	{
 		int64		nequal = differ_by_equality(dt, target);
 
+		if (nequal > 0 && altered_since_refresh(dt, nequal))
+		{
+			*unknown = true;
+			return false;
+		}
 		if (nequal > 0 && passed && dv_sources_changed_after(dt))
 		{
 			cannot_tell(dt, nequal);
