@@ -16,7 +16,8 @@
 #        DV_BENCH_SPREAD=1: each round updates and deletes orders 13 further than the last round's
 #        (as lib.sh's pipeline_change, which pipeline_profile.sh and checkpoint_pipeline.sh use),
 #        not 1 further: other B-tree leaves and, every few rounds, other heap pages each round.
-#        Its orders (offsets 500-630 + DV_BENCH_OFFSET) are not the default rounds' (7-70).
+#        Its orders (offsets 500-617 on demand, 600-717 by the scheduler, + DV_BENCH_OFFSET)
+#        are not the default rounds' (7-70), nor each other's.
 #        DV_BENCH_VERIFY=0: no verify() at the end (at 10M it takes 15-20 minutes at load).
 #        DV_BENCH_SCHEDULER=1: the scheduler worker refreshes the pipeline instead (design
 #        section 7: warm caches, kept statements): each round, after the change is captured, the
@@ -37,10 +38,10 @@ export PATH="/usr/lib/postgresql/15/bin:$PATH"
 . "$(dirname "$0")/lib.sh"
 # change_sql PREFIX R U D: round R's change: 1,000 new orders named PREFIX<R>-<pid>-<n>, 100 orders
 # updated (997 g + U + R + OFF) and 100 deleted (991 g + D + 3 R + OFF); with DV_BENCH_SPREAD=1 the
-# updated and deleted orders move 13 each round from offset 500 and 505
+# updated and deleted orders move 13 each round from offsets 10 U and 10 U + 5
 change_sql() {
 	local u=$(($3 + $2 + OFF)) d=$(($4 + 3 * $2 + OFF))
-	[ "$SPREAD" = 1 ] && { u=$((500 + 13 * $2 + OFF)); d=$((505 + 13 * $2 + OFF)); }
+	[ "$SPREAD" = 1 ] && { u=$((10 * $3 + 13 * $2 + OFF)); d=$((10 * $3 + 5 + 13 * $2 + OFF)); }
 	echo "INSERT INTO doc_orders SELECT '$1$2-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $2) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
 UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + $u) FROM generate_series(1, 100) g);
 DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + $d) FROM generate_series(1, 100) g);"
