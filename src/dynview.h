@@ -254,6 +254,7 @@ extern bool dv_is_partitioned_dynamic_table(Oid relid);
 extern bool dv_partitioned_holds_rows(Oid relid);
 extern void dv_check_partition_owner(Oid parent, Oid part);
 extern void dv_check_partition_owners(Oid parent);
+extern void dv_check_partition_owned(Oid relid);
 /* does snapshot (NULL: a new one) see a row of rel (not_own: not written by this transaction)? */
 extern bool dv_relation_sees_row(Relation rel, Snapshot snapshot, bool not_own);
 /* the composite type a value of type typid holds, through arrays, domains and ranges (catalog.c) */

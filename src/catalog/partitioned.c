@@ -39,9 +39,8 @@
  * partition by its last modification, and a refresh is the only thing that
  * writes a partition) is dropped: by the next partition refresh of T, by
  * ALTER ... SET (dynview.retention), and by the scheduler (each look,
- * dv_partitioned_expire).  A scheduled current partition is kept
- * (scheduled_current): the scheduler refreshes it, or retries it while its
- * refreshes fail.
+ * dv_partitioned_expire).  The partition that carries T's schedule is
+ * kept: the scheduler refreshes it, or retries it while its refreshes fail.
  *
  * The guard counts T as a dynamic table (lookup in both catalogs): no
  * writes, no TRUNCATE, no other partitions, no DETACH, no column changes.
@@ -462,6 +461,23 @@ dv_check_partition_owner(Oid parent, Oid part)
 					 dv_relation_qualified_name(part), quote_identifier(GetUserNameFromId(owner, false)))));
 }
 
+/*
+ * dv_check_partition_owned - dv_check_partition_owner of relid when it is a
+ * partition of a partitioned dynamic table (its refresh and verify() run
+ * the parent's query as relid's owner)
+ */
+void
+dv_check_partition_owned(Oid relid)
+{
+	Oid			parent;
+
+	if (!get_rel_relispartition(relid))
+		return;
+	parent = get_partition_parent(relid, false);
+	if (dv_is_partitioned_dynamic_table(parent))
+		dv_check_partition_owner(parent, relid);
+}
+
 /* dv_check_partition_owner of each partition of partitioned dynamic table parent */
 void
 dv_check_partition_owners(Oid parent)
@@ -498,34 +514,21 @@ greatest_partition(Oid relid, List **oids)
 }
 
 /*
- * the partition of T's greatest value, which carries T's schedule, when that
- * schedule is not 'manual'; else InvalidOid
- */
-static Oid
-scheduled_current(Oid relid, const char *schedule)
-{
-	List	   *oids;
-
-	if (schedule == NULL || strcmp(schedule, "manual") == 0)
-		return InvalidOid;
-	return greatest_partition(relid, &oids);
-}
-
-/*
  * drop T's partitions not refreshed for longer than retention (their
  * data_timestamp, or their creation if never refreshed, before now() -
- * retention); returns how many.  The scheduled current partition
- * (scheduled_current, under T's schedule) is kept, even while its
- * refreshes fail: the scheduler retries it, and an older partition that
- * made it fail (a value with no cast to a source column's new type) may be
- * the one dropped.  One that other objects depend on (2BP01) is kept with
- * a WARNING, each DROP in a subtransaction.  Needs SPI.
+ * retention); returns how many.  The partition that carries T's schedule
+ * (the current one, schedule_current; the others are 'manual') is kept,
+ * even while its refreshes fail: the scheduler retries it, and an older
+ * partition that made it fail (a value with no cast to a source column's
+ * new type) may be the one dropped.  One that other objects depend on
+ * (2BP01), or that the caller may not drop (42501: another owner), is kept
+ * with a WARNING, each DROP in a subtransaction.  Needs SPI.
  */
 static int
-expire_partitions(Oid relid, Interval *retention, const char *schedule)
+expire_partitions(Oid relid, Interval *retention)
 {
-	Oid			types[3] = {OIDOID, INTERVALOID, OIDOID};
-	Datum		values[3];
+	Oid			types[2] = {OIDOID, INTERVALOID};
+	Datum		values[2];
 	List	   *expired = NIL;
 	ListCell   *lc;
 	int			n = 0;
@@ -534,12 +537,11 @@ expire_partitions(Oid relid, Interval *retention, const char *schedule)
 		return 0;
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = IntervalPGetDatum(retention);
-	values[2] = ObjectIdGetDatum(scheduled_current(relid, schedule));
 	dv_catalog_exec("SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
 					"JOIN pg_catalog.pg_inherits i ON i.inhrelid = c.relid::oid "
-					"WHERE i.inhparent = $1 AND c.relid::oid <> $3 "
+					"WHERE i.inhparent = $1 AND c.schedule = 'manual' "
 					"AND coalesce(c.data_timestamp, c.created_at) < now() - $2",
-					3, types, values, NULL, -1);
+					2, types, values, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
@@ -583,14 +585,18 @@ expire_partitions(Oid relid, Interval *retention, const char *schedule)
 
 			edata = dv_subxact_caught(oldcontext, oldowner);
 			/* any other error (lock timeout, cancel) is the caller's */
-			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST)
+			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST &&
+				edata->sqlerrcode != ERRCODE_INSUFFICIENT_PRIVILEGE)
 				ReThrowError(edata);
 			dropped = false;
 			ereport(WARNING,
-					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+					(errcode(edata->sqlerrcode),
 					 errmsg("partition %s of \"%s\" is older than its retention of %s but was not dropped",
 							name, get_rel_name(relid), interval_text(retention)),
 					 errdetail("%s", edata->detail ? edata->detail : edata->message),
+					 edata->sqlerrcode == ERRCODE_INSUFFICIENT_PRIVILEGE ?
+					 errhint("Give the partition the table's owner (ALTER TABLE %s OWNER TO %s), or drop it.",
+							 name, quote_identifier(GetUserNameFromId(dv_rel_owner(relid), false))) :
 					 errhint("Drop the objects that depend on the partition, or refresh it to keep it.")));
 			FreeErrorData(edata);
 		}
@@ -647,7 +653,7 @@ dv_partitioned_expire(Oid relid)
 
 	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE || (p = load_partitioned(relid)) == NULL)
 		return 0;
-	return expire_partitions(relid, p->retention, p->schedule);
+	return expire_partitions(relid, p->retention);
 }
 
 /*
@@ -722,13 +728,31 @@ dv_partitioned_alter(Oid relid, const char *schedule, const char *mode,
 				dv_alter_dynamic_table(lfirst_oid(lo), NULL, mode);
 		}
 	}
-	if (retention != NULL)
-		(void) expire_partitions(relid, retention, schedule ? schedule : p->schedule);
+	/* (the schedule first: a partition that keeps T's schedule is kept) */
 	if (schedule != NULL)
 	{
 		p->schedule = pstrdup(schedule);
 		schedule_current(relid, p);
 	}
+	if (retention != NULL)
+		(void) expire_partitions(relid, retention);
+}
+
+/* what a partition being made is, for an error's context (dv_refresh_partition) */
+typedef struct MakingPartition
+{
+	const char *partition;
+	Oid			parent;
+} MakingPartition;
+
+static void
+making_partition_context(void *arg)
+{
+	MakingPartition *m = arg;
+
+	errcontext("making partition %s of partitioned dynamic table %s as the table's owner %s",
+			   m->partition, get_rel_name(m->parent),
+			   quote_identifier(GetUserNameFromId(dv_rel_owner(m->parent), false)));
 }
 
 /*
@@ -749,6 +773,8 @@ dv_refresh_partition(Oid relid, const char *value)
 	int			save_nestlevel;
 	Oid			save_userid;
 	int			save_sec;
+	MakingPartition making;
+	ErrorContextCallback context;
 
 	if (p == NULL)
 		ereport(ERROR,
@@ -792,6 +818,12 @@ dv_refresh_partition(Oid relid, const char *value)
 		 * pg_cron job's, made a partition that ran the T owner's functions as
 		 * the superuser).  The caller owns T or is a member of its owner.
 		 */
+		making.partition = args.name;
+		making.parent = relid;
+		context.callback = making_partition_context;
+		context.arg = &making;
+		context.previous = error_context_stack;
+		error_context_stack = &context;
 		dv_run_as_owner(dv_rel_owner(relid), &save_nestlevel, &save_userid, &save_sec);
 		part = dv_create_dynamic_table(&args, false);
 		CommandCounterIncrement();
@@ -807,6 +839,7 @@ dv_refresh_partition(Oid relid, const char *value)
 			elog(ERROR, "could not attach partition %s", args.name);
 		dv_guard_allow_column_ddl(InvalidOid);
 		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		error_context_stack = context.previous;
 		CommandCounterIncrement();
 		/* published as a partition of a published partitioned dynamic table? */
 		dv_publication_identity(part, "dynamic table");
@@ -814,7 +847,7 @@ dv_refresh_partition(Oid relid, const char *value)
 		schedule_current(relid, p);
 	}
 	result = dv_refresh_pipeline(part, DV_TRIGGER_MANUAL);
-	(void) expire_partitions(relid, p->retention, p->schedule);
+	(void) expire_partitions(relid, p->retention);
 	return result;
 }
 

@@ -1949,8 +1949,7 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	 * superuser's refresh made, before partitions were made as their
 	 * parent's owner, ran the parent owner's functions as the superuser).
 	 */
-	if (OidIsValid(partition_parent(relid)))
-		dv_check_partition_owner(partition_parent(relid), relid);
+	dv_check_partition_owned(relid);
 
 	/*
 	 * The owner must still be allowed to read every source, whatever this

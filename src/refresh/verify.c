@@ -20,9 +20,9 @@
  * Otherwise verify cannot tell, and returns NULL with a WARNING that says
  * why and how to verify reliably (the refresh and verify in one REPEATABLE
  * READ transaction, whose snapshot holds the removal horizon back).  A
- * difference is not reported either when a source was altered or rewritten
- * since the table's last refresh (altered_since_refresh): NULL and a
- * WARNING that says to refresh first.
+ * difference is not reported either when a source was rewritten since the
+ * table's last refresh, or written by this transaction
+ * (unreadable_source): NULL and a WARNING that says what to do.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +31,7 @@
 #include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -178,30 +179,77 @@ cannot_tell(DvTable *dt, int64 ndiff)
 }
 
 /*
- * altered_since_refresh - a difference found, was a source altered since
- * the table's last refresh (its columns or its storage: the signature the
- * refresh recorded differs)?  Then verify cannot tell, whatever the
- * isolation level: a rewrite (ALTER TABLE ... TYPE, TRUNCATE, VACUUM FULL,
- * CLUSTER) is not MVCC-safe, and the data snapshot reads the new storage,
- * whose rows it may not see as they were (the rows of ALTER TABLE ... TYPE
- * carry the altering transaction's xid: the source reads empty), while the
- * table's next refresh, FULL, recomputes it from the source as it is.  Says
- * so in a WARNING.
+ * unreadable_source - a difference found, may it come from a source that
+ * the data snapshot cannot read as it was, or reads with changes the
+ * table lacks?  Then verify cannot tell, whatever the isolation level, and
+ * a WARNING says why and what to do:
+ *	- a source (a partition or child of one) rewritten since the table's
+ *	  last refresh in a way that is not MVCC-safe: ALTER TABLE that rewrites
+ *	  (ALTER ... TYPE, ADD COLUMN with a volatile default) or TRUNCATE gives
+ *	  it new storage whose rows carry the later transaction's xid, so the
+ *	  data snapshot sees none of them while a new snapshot sees some (the
+ *	  table's next refresh, FULL for SOURCE_ALTERED, recomputes it).  The
+ *	  source's signature differing from the one the refresh recorded comes
+ *	  first (it holds the storage's relfilenode); DDL that rewrites nothing
+ *	  (an index, a column added) leaves a real difference reported;
+ *	- a source table this transaction wrote (it holds a write lock on it): the
+ *	  data snapshot is read with the transaction's own changes, which the
+ *	  table lacks until a refresh in the transaction.
  */
 static bool
-altered_since_refresh(DvTable *dt, int64 ndiff)
+unreadable_source(DvTable *dt, int64 ndiff)
 {
-	char	   *altered = dv_catalog_source_altered(dt->relid);
+	/* (read again: the caller's copy lives in memory that its SPI calls since have reset) */
+	Snapshot	data_snapshot = dv_catalog_data_snapshot(dt->relid);
+	bool		altered = data_snapshot != NULL && dv_catalog_source_altered(dt->relid) != NULL;
+	ListCell   *lc;
 
-	if (altered == NULL)
-		return false;
-	ereport(WARNING,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its source %s was altered after its last refresh",
-					dt->schema_name, dt->table_name, (long long) ndiff, altered),
-			 errdetail("A source's columns or storage changed (ALTER TABLE, TRUNCATE, VACUUM FULL or CLUSTER); a rewritten table's rows are not read at an older snapshot as they were, and the table's next refresh recomputes it."),
-			 errhint("Refresh the table, then verify it.")));
-	return true;
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		List	   *rels;
+		ListCell   *lr;
+
+		if (!OidIsValid(src->relid) || get_rel_relkind(src->relid) == RELKIND_VIEW)
+			continue;
+		rels = find_all_inheritors(src->relid, NoLock, NULL);
+		foreach(lr, rels)
+		{
+			Oid			relid = lfirst_oid(lr);
+			Relation	rel;
+			bool		rewritten = false;
+
+			/* (an upstream dynamic table is written by refreshes only: its rows are what they are) */
+			if (!src->is_dynamic && dv_holds_write_lock(relid))
+			{
+				ereport(WARNING,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but this transaction changed its source %s",
+								dt->schema_name, dt->table_name, (long long) ndiff,
+								dv_relation_qualified_name(relid)),
+						 errdetail("The query is read at the data snapshot with this transaction's own changes, which the table lacks until it is refreshed in this transaction."),
+						 errhint("Verify before changing a source or after COMMIT, or refresh the table first.")));
+				return true;
+			}
+			if (!altered || (rel = try_relation_open(relid, AccessShareLock)) == NULL)
+				continue;
+			rewritten = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+				!dv_relation_sees_row(rel, data_snapshot, true) && dv_relation_sees_row(rel, NULL, false);
+			relation_close(rel, AccessShareLock);
+			if (rewritten)
+			{
+				ereport(WARNING,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its source %s was rewritten after its last refresh",
+								dt->schema_name, dt->table_name, (long long) ndiff,
+								dv_relation_qualified_name(relid)),
+						 errdetail("A table rewrite (ALTER TABLE ... TYPE, or TRUNCATE and new rows) is not MVCC-safe: the data snapshot sees none of the rewritten rows. The table's next refresh recomputes it."),
+						 errhint("Refresh the table, then verify it.")));
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 /*
@@ -235,6 +283,8 @@ dv_verify(Oid relid, bool *unknown)
 	bool		passed;
 
 	*unknown = false;
+	/* (a partition runs its parent's query as its owner: one owned by another role is refused) */
+	dv_check_partition_owned(relid);
 	passed = !rows_held(dt, data_snapshot);
 	foreach(lc, dt->sources)
 	{
@@ -307,7 +357,7 @@ dv_verify(Oid relid, bool *unknown)
 			ndiff++;
 		}
 	}
-	if (ndiff > 0 && altered_since_refresh(dt, ndiff))
+	if (ndiff > 0 && unreadable_source(dt, ndiff))
 	{
 		*unknown = true;
 		return false;
@@ -336,7 +386,7 @@ dv_verify(Oid relid, bool *unknown)
 	{
 		int64		nequal = differ_by_equality(dt, target);
 
-		if (nequal > 0 && altered_since_refresh(dt, nequal))
+		if (nequal > 0 && unreadable_source(dt, nequal))
 		{
 			*unknown = true;
 			return false;
