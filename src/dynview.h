@@ -493,6 +493,7 @@ extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
 extern void dv_watch_written_through(Oid relid, Oid through);
 extern bool dv_watch_written_since(Oid table, Oid relid);
+extern bool dv_watch_changed_since(Oid table, Oid relid);
 extern void dv_watch_written_in_refresh(Oid relid);
 extern bool dv_watch_active(void);
 

@@ -20,8 +20,8 @@
  * Otherwise verify cannot tell, and returns NULL with a WARNING that says
  * why and how to verify reliably (the refresh and verify in one REPEATABLE
  * READ transaction, whose snapshot holds the removal horizon back).  A
- * difference is not reported either when a source was rewritten since the
- * table's last refresh, or written by this transaction
+ * difference is not reported either when a source was altered since the
+ * table's last refresh, or written by this transaction since
  * (unreadable_source): NULL and a WARNING that says what to do.
  *
  *-------------------------------------------------------------------------
@@ -179,74 +179,75 @@ cannot_tell(DvTable *dt, int64 ndiff)
 }
 
 /*
- * unreadable_source - a difference found, may it come from a source that
- * the data snapshot cannot read as it was, or reads with changes the
- * table lacks?  Then verify cannot tell, whatever the isolation level, and
- * a WARNING says why and what to do:
- *	- a source (a partition or child of one) rewritten since the table's
- *	  last refresh in a way that is not MVCC-safe: ALTER TABLE that rewrites
- *	  (ALTER ... TYPE, ADD COLUMN with a volatile default) or TRUNCATE gives
- *	  it new storage whose rows carry the later transaction's xid, so the
- *	  data snapshot sees none of them while a new snapshot sees some (the
- *	  table's next refresh, FULL for SOURCE_ALTERED, recomputes it).  The
- *	  source's signature differing from the one the refresh recorded comes
- *	  first (it holds the storage's relfilenode); DDL that rewrites nothing
- *	  (an index, a column added) leaves a real difference reported;
- *	- a source table this transaction wrote (it holds a write lock on it): the
- *	  data snapshot is read with the transaction's own changes, which the
- *	  table lacks until a refresh in the transaction.
+ * unreadable_source - a difference found, may it come from what the table
+ * is known to lack?  Then verify cannot tell, whatever the isolation level,
+ * and a WARNING says why and what to do:
+ *	- a source altered since the table's last refresh (its signature
+ *	  differs from the one the refresh recorded: a column's type, a column
+ *	  added or dropped, a key, a rewrite or TRUNCATE), or the table marked
+ *	  for a FULL refresh for its sources' sake (SOURCE_PARTITIONS_CHANGED,
+ *	  DEFINITION_CHANGED, UPSTREAM_RECREATED, RESTORED): the next refresh
+ *	  recomputes it in full, and until then the data snapshot may read the
+ *	  sources otherwise than the refresh did (a rewrite is not MVCC-safe: its
+ *	  rows carry the later transaction's xid; a type's output changed; a
+ *	  partition attached holds rows from before);
+ *	- a source table this transaction may have written since the table's
+ *	  last refresh in it (or at all, when the table was not refreshed in it):
+ *	  the data snapshot is read with the transaction's own changes, which
+ *	  the table lacks.  Told by the transaction's write watch (txnwatch.c)
+ *	  where the table was refreshed in the transaction, else by a write lock
+ *	  held on the source (a lock that writes take, taken without a write,
+ *	  counts too).
+ * A table written by other than its refreshes (CHANGED_OUTSIDE_REFRESH)
+ * differs for real: reported as false.
  */
 static bool
 unreadable_source(DvTable *dt, int64 ndiff)
 {
-	/* (read again: the caller's copy lives in memory that its SPI calls since have reset) */
-	Snapshot	data_snapshot = dv_catalog_data_snapshot(dt->relid);
-	bool		altered = data_snapshot != NULL && dv_catalog_source_altered(dt->relid) != NULL;
+	char	   *altered = dv_catalog_source_altered(dt->relid);
+	const char *pending = dt->next_refresh_full;
+	bool		refreshed_here = dv_refreshed_in_this_transaction(dt);
 	ListCell   *lc;
 
+	if (altered != NULL ||
+		(pending != NULL && strcmp(pending, "CHANGED_OUTSIDE_REFRESH") != 0 &&
+		 strcmp(pending, "CHANGE_RETENTION_EXCEEDED") != 0))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 altered ?
+				 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its source %s was altered after its last refresh",
+						dt->schema_name, dt->table_name, (long long) ndiff, altered) :
+				 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its next refresh is FULL (%s)",
+						dt->schema_name, dt->table_name, (long long) ndiff, pending),
+				 errdetail("The table is as its last refresh left it, and its next refresh recomputes it in full; until then its sources may read otherwise at its data snapshot (a table rewrite is not MVCC-safe, a column's type or a partition may have changed)."),
+				 errhint("Refresh the table, then verify it.")));
+		return true;
+	}
 	foreach(lc, dt->sources)
 	{
 		DvSource   *src = lfirst(lc);
 		List	   *rels;
 		ListCell   *lr;
 
-		if (!OidIsValid(src->relid) || get_rel_relkind(src->relid) == RELKIND_VIEW)
+		/* (an upstream dynamic table is written by refreshes only: its rows are what they are) */
+		if (!OidIsValid(src->relid) || src->is_dynamic || get_rel_relkind(src->relid) == RELKIND_VIEW)
 			continue;
 		rels = find_all_inheritors(src->relid, NoLock, NULL);
 		foreach(lr, rels)
 		{
 			Oid			relid = lfirst_oid(lr);
-			Relation	rel;
-			bool		rewritten = false;
 
-			/* (an upstream dynamic table is written by refreshes only: its rows are what they are) */
-			if (!src->is_dynamic && dv_holds_write_lock(relid))
-			{
-				ereport(WARNING,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but this transaction changed its source %s",
-								dt->schema_name, dt->table_name, (long long) ndiff,
-								dv_relation_qualified_name(relid)),
-						 errdetail("The query is read at the data snapshot with this transaction's own changes, which the table lacks until it is refreshed in this transaction."),
-						 errhint("Verify before changing a source or after COMMIT, or refresh the table first.")));
-				return true;
-			}
-			if (!altered || (rel = try_relation_open(relid, AccessShareLock)) == NULL)
+			if (refreshed_here ? !dv_watch_changed_since(dt->relid, relid) : !dv_holds_write_lock(relid))
 				continue;
-			rewritten = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
-				!dv_relation_sees_row(rel, data_snapshot, true) && dv_relation_sees_row(rel, NULL, false);
-			relation_close(rel, AccessShareLock);
-			if (rewritten)
-			{
-				ereport(WARNING,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its source %s was rewritten after its last refresh",
-								dt->schema_name, dt->table_name, (long long) ndiff,
-								dv_relation_qualified_name(relid)),
-						 errdetail("A table rewrite (ALTER TABLE ... TYPE, or TRUNCATE and new rows) is not MVCC-safe: the data snapshot sees none of the rewritten rows. The table's next refresh recomputes it."),
-						 errhint("Refresh the table, then verify it.")));
-				return true;
-			}
+			ereport(WARNING,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but this transaction may have changed its source %s since the table's last refresh",
+							dt->schema_name, dt->table_name, (long long) ndiff,
+							dv_relation_qualified_name(relid)),
+					 errdetail("The query is read at the data snapshot with this transaction's own changes, which the table lacks until it is refreshed again; the transaction wrote the source, or holds a lock that writes take on it."),
+					 errhint("Verify before changing a source or after COMMIT, or refresh the table first.")));
+			return true;
 		}
 	}
 	return false;

@@ -76,7 +76,8 @@ SET ROLE regress_bpo_owner;
 ALTER MATERIALIZED VIEW bpo_part SET (dynview.retention = 10);
 \set VERBOSITY terse
 RESET ROLE;
-SELECT c.relname FROM pg_class c WHERE c.relname LIKE 'bpo_part%' AND c.relkind IN ('r', 'p') ORDER BY 1;
+-- (not listed afterwards: the scheduler's own look, as a superuser, may drop it once the ALTER is
+-- committed)
 
 SET client_min_messages = warning;
 DROP TABLE bpo_part;

@@ -52,7 +52,10 @@ UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - inter
  WHERE relid = 'brc_part_b1'::regclass;
 INSERT INTO brc_src VALUES (11, 'v11', 'b2');
 SELECT dynview.wait_for_capture();
+-- (the scheduler's look may drop b1 first, and the source's replica identity is set again: quiet)
+SET client_min_messages = warning;
 SELECT refresh_mode FROM dynview.refresh('brc_part', partition => 'b2');
+RESET client_min_messages;
 SELECT name FROM dynview.dynamic_tables WHERE name::text LIKE 'brc_part%' ORDER BY 1;
 SELECT dynview.verify('brc_part_b2') AS verified;
 
