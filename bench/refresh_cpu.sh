@@ -13,6 +13,11 @@
 #        DV_BENCH_OFFSET=K (default 0): added to the numbers of the orders updated and deleted, so
 #        that runs on one database with different offsets (e.g. 1000, 2000) change other orders
 #        (with the same offset, a second run's deletes find their orders gone).
+#        DV_BENCH_SPREAD=1: each round updates and deletes orders 13 further than the last round's
+#        (as lib.sh's pipeline_change, which pipeline_profile.sh and checkpoint_pipeline.sh use),
+#        not 1 further: other B-tree leaves and, every few rounds, other heap pages each round.
+#        Its orders (offsets 500-617 on demand, 600-717 by the scheduler, + DV_BENCH_OFFSET)
+#        are not the default rounds' (7-70), nor each other's.
 #        DV_BENCH_VERIFY=0: no verify() at the end (at 10M it takes 15-20 minutes at load).
 #        DV_BENCH_SCHEDULER=1: the scheduler worker refreshes the pipeline instead (design
 #        section 7: warm caches, kept statements): each round, after the change is captured, the
@@ -28,8 +33,19 @@ N=${1:-1000000}
 R=${2:-5}
 DB=${DV_BENCH_DB:-dv_bench_pipeline_$N}
 OFF=${DV_BENCH_OFFSET:-0}
+SPREAD=${DV_BENCH_SPREAD:-0}
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 . "$(dirname "$0")/lib.sh"
+# change_sql PREFIX R U D: round R's change: 1,000 new orders named PREFIX<R>-<pid>-<n>, 100 orders
+# updated (997 g + U + R + OFF) and 100 deleted (991 g + D + 3 R + OFF); with DV_BENCH_SPREAD=1 the
+# updated and deleted orders move 13 each round from offsets 10 U and 10 U + 5
+change_sql() {
+	local u=$(($3 + $2 + OFF)) d=$(($4 + 3 * $2 + OFF))
+	[ "$SPREAD" = 1 ] && { u=$((10 * $3 + 13 * $2 + OFF)); d=$((10 * $3 + 5 + 13 * $2 + OFF)); }
+	echo "INSERT INTO doc_orders SELECT '$1$2-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $2) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
+UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + $u) FROM generate_series(1, 100) g);
+DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + $d) FROM generate_series(1, 100) g);"
+}
 if [ -r /proc/self/schedstat ]; then
 	cpu_ms() { awk '{printf "%.1f\n", $1 / 1e6}' "/proc/$1/schedstat"; }
 	# time the process was runnable but waited for a CPU (the machine's load, not dynview's work)
@@ -41,7 +57,7 @@ fi
 if [ "${DV_BENCH_SCHEDULER:-0}" = 1 ]; then
 	spid=$(q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'dynview scheduler' AND datname = current_database()")
 	[ -n "$spid" ] || { echo "no dynview scheduler in $DB" >&2; exit 1; }
-	echo "orders=$N scheduler pid $spid load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "orders=$N$([ "$SPREAD" = 1 ] && echo ", change spread") scheduler pid $spid load: $(cut -d' ' -f1-3 /proc/loadavg)"
 	# the schedule changes and the look for the worker's history row go through one open
 	# connection: a psql started every 50 ms (a process, a connection, a backend) competed with the
 	# worker for the machine's two CPUs and lengthened the pipeline it timed (twenty-ninth session)
@@ -51,9 +67,7 @@ if [ "${DV_BENCH_SCHEDULER:-0}" = 1 ]; then
 	all=()
 	walls=()
 	for r in $(seq 0 "$R"); do
-		q -c "BEGIN; INSERT INTO doc_orders SELECT 'sch$r-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
-UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 60 + $r + $OFF) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 8 + 3 * $r + $OFF) FROM generate_series(1, 100) g); COMMIT;" \
+		q -c "BEGIN; $(change_sql sch "$r" 60 8) COMMIT;" \
 			-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
 		l0=$(last)
 		c0=$(cpu_ms "$spid")
@@ -96,12 +110,10 @@ if [ -n "${DV_BENCH_PERF:-}" ]; then
 	perf record -F 999 -g -p "$pid" -o "$DV_BENCH_PERF" >/dev/null 2>&1 &
 	perf_pid=$!
 fi
-echo "orders=$N load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "orders=$N$([ "$SPREAD" = 1 ] && echo ", change spread") load: $(cut -d' ' -f1-3 /proc/loadavg)"
 all=()
 for r in $(seq 1 "$R"); do
-	q -c "INSERT INTO doc_orders SELECT 'cpu$r-$$-' || g, 'U' || g, 'P' || (1 + (g * 7 + $r) % 10000), 2, 50.00, 100.00, now(), 'completed' FROM generate_series(1, 1000) g;
-UPDATE doc_orders SET quantity = quantity + 1, amount = amount + unit_price WHERE order_id IN (SELECT 'O' || (g * 997 + 50 + $r + $OFF) FROM generate_series(1, 100) g);
-DELETE FROM doc_orders WHERE order_id IN (SELECT 'O' || (g * 991 + 7 + 3 * $r + $OFF) FROM generate_series(1, 100) g);" \
+	q -c "$(change_sql cpu "$r" 50 7)" \
 		-c "SELECT dynview.wait_for_capture('10 minutes')" >/dev/null
 	c0=$(cpu_ms "$pid")
 	w0=$(runq_ms "$pid")

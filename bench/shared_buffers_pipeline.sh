@@ -6,7 +6,9 @@
 # pipeline.sh database's relations read into the OS cache (pg_prewarm 'read'), its tables and
 # indexes but the materialized views' loaded into shared_buffers (pg_prewarm 'buffer', as much as
 # fits; every buffer's memory touched once before, as on a server in use), and bench/refresh_cpu.sh: R committed pipeline refreshes on demand in one warm
-# connection, then R by the scheduler worker (DV_BENCH_SCHEDULER=1).  At the end shared_buffers
+# connection, then R by the scheduler worker (DV_BENCH_SCHEDULER=1), then both again with the
+# change spread (DV_BENCH_SPREAD=1: the orders updated and deleted move 13 each round, as in
+# pipeline_profile.sh and checkpoint_pipeline.sh).  At the end shared_buffers
 # and min_wal_size are set back to what ALTER SYSTEM had set before the run (or reset if it had
 # not set them) and the cluster restarted.  The K-th setting's
 # rounds change other orders than the others' (DV_BENCH_OFFSET = base + 1000 K; base from the
@@ -75,6 +77,8 @@ for s in "${SETTINGS[@]}"; do
 		echo "-- $N orders: $pages pages read into shared_buffers ($(q -c "SELECT pg_size_pretty($pages * 8192::bigint)"))"
 		DV_BENCH_OFFSET=$((${DV_BENCH_OFFSET:-0} + 1000 * k)) DV_BENCH_VERIFY=0 bash "$HERE/refresh_cpu.sh" "$N" "$R"
 		DV_BENCH_OFFSET=$((${DV_BENCH_OFFSET:-0} + 1000 * k)) DV_BENCH_VERIFY=0 DV_BENCH_SCHEDULER=1 bash "$HERE/refresh_cpu.sh" "$N" "$R"
+		DV_BENCH_OFFSET=$((${DV_BENCH_OFFSET:-0} + 1000 * k)) DV_BENCH_VERIFY=0 DV_BENCH_SPREAD=1 bash "$HERE/refresh_cpu.sh" "$N" "$R"
+		DV_BENCH_OFFSET=$((${DV_BENCH_OFFSET:-0} + 1000 * k)) DV_BENCH_VERIFY=0 DV_BENCH_SPREAD=1 DV_BENCH_SCHEDULER=1 bash "$HERE/refresh_cpu.sh" "$N" "$R"
 		echo "   verify: $(q -c "SELECT dynview.verify('doc_ads_category_gmv') AND dynview.verify('doc_ads_category_rank')") (the GMV and rank layers; the detail layer's verify() is left to pipeline.sh)"
 	done
 done

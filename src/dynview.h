@@ -166,6 +166,7 @@ extern void dv_catalog_set_as_is_failure(Oid relid, int failures, int skip, cons
 extern void dv_catalog_set_next_full(Oid relid, const char *reason_code);
 extern void dv_catalog_mark_changed_outside(Oid relid);
 extern char *dv_catalog_source_altered(Oid relid);
+extern Oid	dv_rel_owner(Oid relid);
 extern bool dv_catalog_reads_source(Oid relid, Oid source);
 extern List *dv_catalog_readers(Oid source);
 extern void dv_catalog_note_signatures(Oid relid);
@@ -251,6 +252,9 @@ extern Oid	dv_create_partitioned_dynamic_table(DvPartitionedArgs *args);
 extern Datum dv_refresh_partition(Oid relid, const char *value);
 extern bool dv_is_partitioned_dynamic_table(Oid relid);
 extern bool dv_partitioned_holds_rows(Oid relid);
+extern void dv_check_partition_owner(Oid parent, Oid part);
+extern void dv_check_partition_owners(Oid parent);
+extern void dv_check_partition_owned(Oid relid);
 /* does snapshot (NULL: a new one) see a row of rel (not_own: not written by this transaction)? */
 extern bool dv_relation_sees_row(Relation rel, Snapshot snapshot, bool not_own);
 /* the composite type a value of type typid holds, through arrays, domains and ranges (catalog.c) */
@@ -489,6 +493,7 @@ extern bool dv_holds_write_lock(Oid relid);
 extern void dv_watch_written(Oid relid);
 extern void dv_watch_written_through(Oid relid, Oid through);
 extern bool dv_watch_written_since(Oid table, Oid relid);
+extern bool dv_watch_changed_since(Oid table, Oid relid);
 extern void dv_watch_written_in_refresh(Oid relid);
 extern bool dv_watch_active(void);
 

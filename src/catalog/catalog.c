@@ -946,6 +946,20 @@ dv_catalog_set_state(Oid relid, const char *state, const char *reason)
 					3, types, values, nulls, -1);
 }
 
+/* dv_rel_owner - the owner of relation relid (an error if it is gone) */
+Oid
+dv_rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
 /*
  * dv_catalog_source_altered - the name of a source of relid whose columns or
  * storage changed since relid's last refresh (DDL, which change capture

@@ -39,8 +39,8 @@
  * partition by its last modification, and a refresh is the only thing that
  * writes a partition) is dropped: by the next partition refresh of T, by
  * ALTER ... SET (dynview.retention), and by the scheduler (each look,
- * dv_partitioned_expire).  A scheduled current partition is refreshed, so
- * kept.
+ * dv_partitioned_expire).  The partition that carries T's schedule is
+ * kept: the scheduler refreshes it, or retries it while its refreshes fail.
  *
  * The guard counts T as a dynamic table (lookup in both catalogs): no
  * writes, no TRUNCATE, no other partitions, no DETACH, no column changes.
@@ -434,10 +434,95 @@ dv_partition_schedule(const char *schedule)
 }
 
 /*
+ * dv_check_partition_owner - partition part of partitioned dynamic table
+ * parent must have parent's owner: a partition's refresh runs the parent's
+ * query as the partition's owner, and a change of the column types alters
+ * the parent (so every partition) as the parent's owner.  Partitions are
+ * made as their parent's owner (dv_refresh_partition); one made by another
+ * role in an earlier release, or given another owner since, is refused
+ * with what to do (42501).
+ */
+void
+dv_check_partition_owner(Oid parent, Oid part)
+{
+	Oid			owner = dv_rel_owner(parent);
+	Oid			have = dv_rel_owner(part);
+
+	if (have == owner)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("partition %s of partitioned dynamic table %s is owned by role %s, not by the table's owner %s",
+					dv_relation_qualified_name(part), dv_relation_qualified_name(parent),
+					quote_identifier(GetUserNameFromId(have, false)),
+					quote_identifier(GetUserNameFromId(owner, false))),
+			 errdetail("A partition runs its partitioned table's query as the partition's owner, and a change of the column types alters every partition as the table's owner."),
+			 errhint("Give the partition the table's owner: ALTER TABLE %s OWNER TO %s.",
+					 dv_relation_qualified_name(part), quote_identifier(GetUserNameFromId(owner, false)))));
+}
+
+/*
+ * dv_check_partition_owned - dv_check_partition_owner of relid when it is a
+ * partition of a partitioned dynamic table (its refresh and verify() run
+ * the parent's query as relid's owner)
+ */
+void
+dv_check_partition_owned(Oid relid)
+{
+	Oid			parent;
+
+	if (!get_rel_relispartition(relid))
+		return;
+	parent = get_partition_parent(relid, false);
+	if (dv_is_partitioned_dynamic_table(parent))
+		dv_check_partition_owner(parent, relid);
+}
+
+/* dv_check_partition_owner of each partition of partitioned dynamic table parent */
+void
+dv_check_partition_owners(Oid parent)
+{
+	List	   *oids;
+	List	   *values;
+	ListCell   *lc;
+
+	partitions_of(parent, &oids, &values);
+	foreach(lc, oids)
+		dv_check_partition_owner(parent, lfirst_oid(lc));
+}
+
+/* the partition of T's greatest value (InvalidOid: none); *oids: all of them */
+static Oid
+greatest_partition(Oid relid, List **oids)
+{
+	List	   *values;
+	ListCell   *lo,
+			   *lv;
+	Oid			current = InvalidOid;
+	const char *greatest = NULL;
+
+	partitions_of(relid, oids, &values);
+	forboth(lo, *oids, lv, values)
+	{
+		if (greatest == NULL || strcmp(lfirst(lv), greatest) > 0)
+		{
+			greatest = lfirst(lv);
+			current = lfirst_oid(lo);
+		}
+	}
+	return current;
+}
+
+/*
  * drop T's partitions not refreshed for longer than retention (their
  * data_timestamp, or their creation if never refreshed, before now() -
- * retention); returns how many.  One that other objects depend on (2BP01)
- * is kept with a WARNING, each DROP in a subtransaction.  Needs SPI.
+ * retention); returns how many.  The partition that carries T's schedule
+ * (the current one, schedule_current; the others are 'manual') is kept,
+ * even while its refreshes fail: the scheduler retries it, and an older
+ * partition that made it fail (a value with no cast to a source column's
+ * new type) may be the one dropped.  One that other objects depend on
+ * (2BP01), or that the caller may not drop (42501: another owner), is kept
+ * with a WARNING, each DROP in a subtransaction.  Needs SPI.
  */
 static int
 expire_partitions(Oid relid, Interval *retention)
@@ -454,7 +539,8 @@ expire_partitions(Oid relid, Interval *retention)
 	values[1] = IntervalPGetDatum(retention);
 	dv_catalog_exec("SELECT c.relid::oid FROM dynview.dynamic_table_catalog c "
 					"JOIN pg_catalog.pg_inherits i ON i.inhrelid = c.relid::oid "
-					"WHERE i.inhparent = $1 AND coalesce(c.data_timestamp, c.created_at) < now() - $2",
+					"WHERE i.inhparent = $1 AND c.schedule = 'manual' "
+					"AND coalesce(c.data_timestamp, c.created_at) < now() - $2",
 					2, types, values, NULL, -1);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -499,14 +585,18 @@ expire_partitions(Oid relid, Interval *retention)
 
 			edata = dv_subxact_caught(oldcontext, oldowner);
 			/* any other error (lock timeout, cancel) is the caller's */
-			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST)
+			if (edata->sqlerrcode != ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST &&
+				edata->sqlerrcode != ERRCODE_INSUFFICIENT_PRIVILEGE)
 				ReThrowError(edata);
 			dropped = false;
 			ereport(WARNING,
-					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+					(errcode(edata->sqlerrcode),
 					 errmsg("partition %s of \"%s\" is older than its retention of %s but was not dropped",
 							name, get_rel_name(relid), interval_text(retention)),
 					 errdetail("%s", edata->detail ? edata->detail : edata->message),
+					 edata->sqlerrcode == ERRCODE_INSUFFICIENT_PRIVILEGE ?
+					 errhint("Give the partition the table's owner (ALTER TABLE %s OWNER TO %s), or drop it.",
+							 name, quote_identifier(GetUserNameFromId(dv_rel_owner(relid), false))) :
 					 errhint("Drop the objects that depend on the partition, or refresh it to keep it.")));
 			FreeErrorData(edata);
 		}
@@ -530,21 +620,13 @@ static void
 schedule_current(Oid relid, DvPartitioned *p)
 {
 	List	   *oids;
-	List	   *values;
-	ListCell   *lo,
-			   *lv;
-	const char *greatest = NULL;
+	ListCell   *lo;
+	Oid			greatest = greatest_partition(relid, &oids);
 
-	partitions_of(relid, &oids, &values);
-	foreach(lv, values)
-	{
-		if (greatest == NULL || strcmp(lfirst(lv), greatest) > 0)
-			greatest = lfirst(lv);
-	}
-	forboth(lo, oids, lv, values)
+	foreach(lo, oids)
 	{
 		Oid			part = lfirst_oid(lo);
-		const char *want = strcmp(lfirst(lv), greatest) == 0 ? p->schedule : "manual";
+		const char *want = part == greatest ? p->schedule : "manual";
 		Oid			types[1] = {OIDOID};
 		Datum		args[1] = {ObjectIdGetDatum(part)};
 		char	   *have;
@@ -646,13 +728,31 @@ dv_partitioned_alter(Oid relid, const char *schedule, const char *mode,
 				dv_alter_dynamic_table(lfirst_oid(lo), NULL, mode);
 		}
 	}
-	if (retention != NULL)
-		(void) expire_partitions(relid, retention);
+	/* (the schedule first: a partition that keeps T's schedule is kept) */
 	if (schedule != NULL)
 	{
 		p->schedule = pstrdup(schedule);
 		schedule_current(relid, p);
 	}
+	if (retention != NULL)
+		(void) expire_partitions(relid, retention);
+}
+
+/* what a partition being made is, for an error's context (dv_refresh_partition) */
+typedef struct MakingPartition
+{
+	const char *partition;
+	Oid			parent;
+} MakingPartition;
+
+static void
+making_partition_context(void *arg)
+{
+	MakingPartition *m = arg;
+
+	errcontext("making partition %s of partitioned dynamic table %s as the table's owner %s",
+			   m->partition, get_rel_name(m->parent),
+			   quote_identifier(GetUserNameFromId(dv_rel_owner(m->parent), false)));
 }
 
 /*
@@ -670,6 +770,11 @@ dv_refresh_partition(Oid relid, const char *value)
 			   *lv;
 	Oid			part = InvalidOid;
 	Datum		result;
+	int			save_nestlevel;
+	Oid			save_userid;
+	int			save_sec;
+	MakingPartition making;
+	ErrorContextCallback context;
 
 	if (p == NULL)
 		ereport(ERROR,
@@ -707,9 +812,24 @@ dv_refresh_partition(Oid relid, const char *value)
 			for (int i = 0; i < n; i++)
 				args.key_columns = lappend(args.key_columns, TextDatumGetCString(elems[i]));
 		}
+		/*
+		 * Made as T's owner, whoever refreshes: the partition runs T's query
+		 * as its own owner (a superuser's refresh of a new value, as a
+		 * pg_cron job's, made a partition that ran the T owner's functions as
+		 * the superuser).  The caller owns T or is a member of its owner.
+		 */
+		making.partition = args.name;
+		making.parent = relid;
+		context.callback = making_partition_context;
+		context.arg = &making;
+		context.previous = error_context_stack;
+		error_context_stack = &context;
+		dv_run_as_owner(dv_rel_owner(relid), &save_nestlevel, &save_userid, &save_sec);
 		part = dv_create_dynamic_table(&args, false);
 		CommandCounterIncrement();
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
 		follow_partition_types(relid, part);
+		dv_run_as_owner(dv_rel_owner(relid), &save_nestlevel, &save_userid, &save_sec);
 		/* the guard refuses a dynamic table as a partition, but this one */
 		dv_guard_allow_column_ddl(part);
 		if (SPI_execute(psprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES IN (%s)",
@@ -718,6 +838,8 @@ dv_refresh_partition(Oid relid, const char *value)
 						false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not attach partition %s", args.name);
 		dv_guard_allow_column_ddl(InvalidOid);
+		dv_restore_user(save_nestlevel, save_userid, save_sec);
+		error_context_stack = context.previous;
 		CommandCounterIncrement();
 		/* published as a partition of a published partitioned dynamic table? */
 		dv_publication_identity(part, "dynamic table");
@@ -791,6 +913,8 @@ follow_partition_types(Oid relid, Oid part)
 	if (cast_actions.len == 0)
 		return;
 
+	/* (every partition, part included, must be the owner's to be altered) */
+	dv_check_partition_owners(relid);
 	empty = !dv_partitioned_holds_rows(relid);
 	dv_run_as_owner(owner, &save_nestlevel, &save_userid, &save_sec);
 	dv_guard_allow_column_ddl(relid);

@@ -949,7 +949,9 @@ refuse_refresh_ddl_on(const char *what, RangeVar *rv, const char *attname)
  * table, and would name an index); ALTER TABLE, with subcommands that call
  * no post-alter hook on the table (ADD COLUMN; ATTACH and DETACH
  * PARTITION, INHERIT and NO INHERIT, which change the rows a source holds
- * and name a second table, checked too); and policies and rules of a table
+ * and name a second table, checked too); CREATE TABLE ... PARTITION OF or
+ * INHERITS a source (refused as the source's alteration, which names the
+ * source, not the new table); and policies and rules of a table
  * (the refresh's later statements would see other rows; a rule "_RETURN"
  * makes an empty table a view).
  */
@@ -977,6 +979,12 @@ refuse_refresh_utility(Node *parsetree)
 				refuse_refresh_ddl_on("alter", (RangeVar *) cmd->def, NULL);
 		}
 		refuse_refresh_ddl_on("alter", stmt->relation, NULL);
+	}
+	else if (IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt))
+	{
+		/* a partition or an inheritance child of a source: refused as the source's alteration */
+		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
+			refuse_refresh_ddl_on("alter", lfirst_node(RangeVar, lc), NULL);
 	}
 	else if (IsA(parsetree, CreatePolicyStmt))
 		refuse_refresh_ddl_on("alter", ((CreatePolicyStmt *) parsetree)->table, NULL);
@@ -1876,7 +1884,8 @@ guard_process(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	/* (a subcommand is part of a statement looked at already) */
 	if ((IsA(pstmt->utilityStmt, AlterTableStmt) || IsA(pstmt->utilityStmt, CreatePolicyStmt) ||
 		 IsA(pstmt->utilityStmt, AlterPolicyStmt) || IsA(pstmt->utilityStmt, DropStmt) ||
-		 IsA(pstmt->utilityStmt, RuleStmt)) &&
+		 IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||
+		 IsA(pstmt->utilityStmt, CreateForeignTableStmt)) &&
 		context != PROCESS_UTILITY_SUBCOMMAND && IsTransactionState())
 		refuse_refresh_utility(pstmt->utilityStmt);
 	if ((IsA(pstmt->utilityStmt, RuleStmt) || IsA(pstmt->utilityStmt, CreateStmt) ||

@@ -138,17 +138,8 @@ state_table_owner(const char *name)
 {
 	Oid			nsp = get_namespace_oid(DV_STATE_SCHEMA, true);
 	Oid			relid = OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
-	HeapTuple	tup;
-	Oid			owner;
 
-	if (!OidIsValid(relid))
-		return InvalidOid;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
+	return OidIsValid(relid) ? dv_rel_owner(relid) : InvalidOid;
 }
 
 /*

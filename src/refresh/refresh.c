@@ -1538,20 +1538,6 @@ qualified_collation_name(Oid collation)
 	return name;
 }
 
-/* the owner of relation relid */
-static Oid
-rel_owner(Oid relid)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
-
 /* the partitioned dynamic table that relid is a partition of, or InvalidOid */
 static Oid
 partition_parent(Oid relid)
@@ -1688,6 +1674,9 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_ac
 	Oid			save_userid = InvalidOid;
 	int			save_sec = 0;
 
+	/* (the ALTER runs as the parent's owner, and PostgreSQL wants it to own every partition) */
+	if (OidIsValid(parent))
+		dv_check_partition_owners(parent);
 	dv_guard_begin_write(&save_target, &save_level);
 	PG_TRY();
 	{
@@ -1696,7 +1685,7 @@ retype_columns(DvTable *dt, Oid parent, const char *actions, const char *cast_ac
 			/* (this partition is emptied already: rows are the other partitions') */
 			if (dv_partitioned_holds_rows(parent))
 				actions = cast_actions;
-			dv_run_as_owner(rel_owner(parent), &save_nestlevel, &save_userid, &save_sec);
+			dv_run_as_owner(dv_rel_owner(parent), &save_nestlevel, &save_userid, &save_sec);
 		}
 		dv_guard_allow_column_ddl(altered);
 		if (SPI_execute(psprintf("ALTER TABLE %s %s", target, actions), false, 0) != SPI_OK_UTILITY)
@@ -1953,6 +1942,14 @@ dv_refresh_one(Oid relid, DvRefreshTrigger trigger, Snapshot snapshot, XLogRecPt
 	}
 
 	check_sources_not_rewritten(dt, snapshot);
+
+	/*
+	 * A partition of a partitioned dynamic table runs its parent's query as
+	 * the partition's owner: they must be one role (a partition that a
+	 * superuser's refresh made, before partitions were made as their
+	 * parent's owner, ran the parent owner's functions as the superuser).
+	 */
+	dv_check_partition_owned(relid);
 
 	/*
 	 * The owner must still be allowed to read every source, whatever this

@@ -408,6 +408,22 @@ dv_watch_written_since(Oid table, Oid relid)
 	return false;
 }
 
+/*
+ * dv_watch_changed_since - may relid have been written since the last
+ * refresh of table in the current transaction: dv_watch_written_since, or
+ * a lock that writes take held on relid now but not at that refresh (a
+ * write routed through a partitioned parent, or made by a trigger or rule,
+ * passes no hook that names it)?  For verify().
+ */
+bool
+dv_watch_changed_since(Oid table, Oid relid)
+{
+	WatchEvent *last = last_refresh(table);
+
+	return dv_watch_written_since(table, relid) ||
+		(!list_member_oid(last->locked, relid) && dv_holds_write_lock(relid));
+}
+
 /* has the current transaction refreshed a dynamic table (so that writes are watched)? */
 bool
 dv_watch_active(void)

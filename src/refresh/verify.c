@@ -19,7 +19,10 @@
  * no transaction that the data snapshot does not see wrote a source.
  * Otherwise verify cannot tell, and returns NULL with a WARNING that says
  * why and how to verify reliably (the refresh and verify in one REPEATABLE
- * READ transaction, whose snapshot holds the removal horizon back).
+ * READ transaction, whose snapshot holds the removal horizon back).  A
+ * difference is not reported either when a source was altered since the
+ * table's last refresh, or written by this transaction since
+ * (unreadable_source): NULL and a WARNING that says what to do.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +31,7 @@
 #include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -175,6 +179,81 @@ cannot_tell(DvTable *dt, int64 ndiff)
 }
 
 /*
+ * unreadable_source - a difference found, may it come from what the table
+ * is known to lack?  Then verify cannot tell, whatever the isolation level,
+ * and a WARNING says why and what to do:
+ *	- a source altered since the table's last refresh (its signature
+ *	  differs from the one the refresh recorded: a column's type, a column
+ *	  added or dropped, a key, a rewrite or TRUNCATE), or the table marked
+ *	  for a FULL refresh for its sources' sake (SOURCE_PARTITIONS_CHANGED,
+ *	  DEFINITION_CHANGED, UPSTREAM_RECREATED, RESTORED): the next refresh
+ *	  recomputes it in full, and until then the data snapshot may read the
+ *	  sources otherwise than the refresh did (a rewrite is not MVCC-safe: its
+ *	  rows carry the later transaction's xid; a type's output changed; a
+ *	  partition attached holds rows from before);
+ *	- a source table this transaction may have written since the table's
+ *	  last refresh in it (or at all, when the table was not refreshed in it):
+ *	  the data snapshot is read with the transaction's own changes, which
+ *	  the table lacks.  Told by the transaction's write watch (txnwatch.c)
+ *	  where the table was refreshed in the transaction, else by a write lock
+ *	  held on the source (a lock that writes take, taken without a write,
+ *	  counts too).
+ * A table written by other than its refreshes (CHANGED_OUTSIDE_REFRESH)
+ * differs for real: reported as false.
+ */
+static bool
+unreadable_source(DvTable *dt, int64 ndiff)
+{
+	char	   *altered = dv_catalog_source_altered(dt->relid);
+	const char *pending = dt->next_refresh_full;
+	bool		refreshed_here = dv_refreshed_in_this_transaction(dt);
+	ListCell   *lc;
+
+	if (altered != NULL ||
+		(pending != NULL && strcmp(pending, "CHANGED_OUTSIDE_REFRESH") != 0 &&
+		 strcmp(pending, "CHANGE_RETENTION_EXCEEDED") != 0))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 altered ?
+				 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its source %s was altered after its last refresh",
+						dt->schema_name, dt->table_name, (long long) ndiff, altered) :
+				 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but its next refresh is FULL (%s)",
+						dt->schema_name, dt->table_name, (long long) ndiff, pending),
+				 errdetail("The table is as its last refresh left it, and its next refresh recomputes it in full; until then its sources may read otherwise at its data snapshot (a table rewrite is not MVCC-safe, a column's type or a partition may have changed)."),
+				 errhint("Refresh the table, then verify it.")));
+		return true;
+	}
+	foreach(lc, dt->sources)
+	{
+		DvSource   *src = lfirst(lc);
+		List	   *rels;
+		ListCell   *lr;
+
+		/* (an upstream dynamic table is written by refreshes only: its rows are what they are) */
+		if (!OidIsValid(src->relid) || src->is_dynamic || get_rel_relkind(src->relid) == RELKIND_VIEW)
+			continue;
+		rels = find_all_inheritors(src->relid, NoLock, NULL);
+		foreach(lr, rels)
+		{
+			Oid			relid = lfirst_oid(lr);
+
+			if (refreshed_here ? !dv_watch_changed_since(dt->relid, relid) : !dv_holds_write_lock(relid))
+				continue;
+			ereport(WARNING,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot verify dynamic table \"%s.%s\": its query at its data snapshot differs in %lld rows, but this transaction may have changed its source %s since the table's last refresh",
+							dt->schema_name, dt->table_name, (long long) ndiff,
+							dv_relation_qualified_name(relid)),
+					 errdetail("The query is read at the data snapshot with this transaction's own changes, which the table lacks until it is refreshed again; the transaction wrote the source, or holds a lock that writes take on it."),
+					 errhint("Verify before changing a source or after COMMIT, or refresh the table first.")));
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * dv_verify - true when the table equals its query at its data snapshot;
  * otherwise a WARNING lists up to 10 differing rows.  Needs SPI.  The query
  * runs as the table's owner; the rows are listed only to the owner (and
@@ -205,6 +284,8 @@ dv_verify(Oid relid, bool *unknown)
 	bool		passed;
 
 	*unknown = false;
+	/* (a partition runs its parent's query as its owner: one owned by another role is refused) */
+	dv_check_partition_owned(relid);
 	passed = !rows_held(dt, data_snapshot);
 	foreach(lc, dt->sources)
 	{
@@ -277,6 +358,11 @@ dv_verify(Oid relid, bool *unknown)
 			ndiff++;
 		}
 	}
+	if (ndiff > 0 && unreadable_source(dt, ndiff))
+	{
+		*unknown = true;
+		return false;
+	}
 	if (ndiff > 0 && passed && dv_sources_changed_after(dt))
 	{
 		cannot_tell(dt, ndiff);
@@ -301,6 +387,11 @@ dv_verify(Oid relid, bool *unknown)
 	{
 		int64		nequal = differ_by_equality(dt, target);
 
+		if (nequal > 0 && unreadable_source(dt, nequal))
+		{
+			*unknown = true;
+			return false;
+		}
 		if (nequal > 0 && passed && dv_sources_changed_after(dt))
 		{
 			cannot_tell(dt, nequal);

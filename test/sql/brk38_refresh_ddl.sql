@@ -13,6 +13,8 @@
 -- false for good.  ADD COLUMN of a source and DROP INDEX of the table's key index passed too.
 -- Refused now, as is a policy created, altered or dropped on a source.  Second round: DROP
 -- FUNCTION ... CASCADE dropped an index of a source on the function; CREATE RULE on a source.
+-- Third (s39): CREATE TABLE ... PARTITION OF / INHERITS a source was refused with a message that
+-- named the new table; it names the source now.
 SET client_min_messages = warning;
 CREATE TABLE brd_src (id int PRIMARY KEY, v int, w int);
 INSERT INTO brd_src SELECT i, i, i FROM generate_series(1, 10) i;
@@ -41,6 +43,8 @@ BEGIN
   ELSIF m = 'inherit' THEN ALTER TABLE public.brd_loose INHERIT public.brd_parent;
   ELSIF m = 'no inherit' THEN ALTER TABLE public.brd_child NO INHERIT public.brd_parent;
   ELSIF m = 'drop function cascade' THEN DROP FUNCTION public.brd_fx(int) CASCADE;
+  ELSIF m = 'partition of' THEN CREATE TABLE public.brd_new PARTITION OF public.brd_part FOR VALUES FROM (200) TO (300);
+  ELSIF m = 'inherits' THEN CREATE TABLE public.brd_kid (id int, v int) INHERITS (public.brd_parent);
   ELSIF m = 'rule' THEN CREATE RULE brd_r AS ON INSERT TO public.brd_src DO ALSO NOTHING;
   END IF;
   RETURN 0;
@@ -113,6 +117,8 @@ SELECT 'inherit' AS mode, * FROM brd_try('inherit');
 SELECT 'no inherit' AS mode, * FROM brd_try('no inherit');
 SELECT 'drop function cascade' AS mode, * FROM brd_try('drop function cascade');
 SELECT 'rule' AS mode, * FROM brd_try('rule');
+SELECT 'partition of' AS mode, * FROM brd_try('partition of');
+SELECT 'inherits' AS mode, * FROM brd_try('inherits');
 SELECT count(*) AS source_indexes FROM pg_index WHERE indrelid = 'brd_src'::regclass;
 SELECT count(*) AS rules FROM pg_rewrite WHERE ev_class = 'brd_src'::regclass;
 SELECT count(*) AS partitions FROM pg_inherits WHERE inhparent = 'brd_part'::regclass;
