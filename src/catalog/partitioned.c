@@ -642,33 +642,6 @@ schedule_current(Oid relid, DvPartitioned *p)
 }
 
 /*
- * keep_current_scheduled - the partition of T's greatest value carries T's
- * schedule (schedule_current) also after the one that carried it was
- * dropped by hand; a look at the greatest one's schedule when T's schedule
- * is not 'manual'.  Before retention looks (which keep the partition that
- * carries the schedule) and partition refreshes.  Needs SPI.
- */
-static void
-keep_current_scheduled(Oid relid, DvPartitioned *p)
-{
-	List	   *oids;
-	Oid			greatest;
-	Oid			types[1] = {OIDOID};
-	Datum		args[1];
-
-	if (strcmp(p->schedule, "manual") == 0)
-		return;
-	greatest = greatest_partition(relid, &oids);
-	if (!OidIsValid(greatest))
-		return;
-	args[0] = ObjectIdGetDatum(greatest);
-	dv_catalog_exec("SELECT 1 FROM dynview.dynamic_table_catalog WHERE relid = $1::regclass AND schedule = 'manual'",
-					1, types, args, NULL, -1);
-	if (SPI_processed > 0)
-		schedule_current(relid, p);
-}
-
-/*
  * dv_partitioned_expire - drop the partitions of partitioned dynamic table
  * relid that are older than its retention (the scheduler, each look);
  * returns how many.  Waits for T's lock as DROP TABLE does.  Needs SPI.
@@ -680,7 +653,6 @@ dv_partitioned_expire(Oid relid)
 
 	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE || (p = load_partitioned(relid)) == NULL)
 		return 0;
-	keep_current_scheduled(relid, p);
 	return expire_partitions(relid, p->retention);
 }
 
@@ -763,10 +735,7 @@ dv_partitioned_alter(Oid relid, const char *schedule, const char *mode,
 		schedule_current(relid, p);
 	}
 	if (retention != NULL)
-	{
-		keep_current_scheduled(relid, p);
 		(void) expire_partitions(relid, retention);
-	}
 }
 
 /* what a partition being made is, for an error's context (dv_refresh_partition) */
@@ -814,7 +783,6 @@ dv_refresh_partition(Oid relid, const char *value)
 				 errhint("Create one with dynview.create_partitioned_dynamic_table().")));
 	/* one partition made at a time */
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	keep_current_scheduled(relid, p);
 	partitions_of(relid, &oids, &values);
 	forboth(lo, oids, lv, values)
 	{

@@ -59,23 +59,6 @@ RESET client_min_messages;
 SELECT name FROM dynview.dynamic_tables WHERE name::text LIKE 'brc_part%' ORDER BY 1;
 SELECT dynview.verify('brc_part_b2') AS verified;
 
--- Tester's finding (s39, round 2): the current partition dropped by hand left no partition with
--- the schedule, and the retention then dropped every one.  The partition of the greatest value
--- left takes the schedule at the next retention look (or partition refresh), and is kept.
-SELECT dynview.alter_dynamic_table('brc_part', schedule => '1 hour');
-INSERT INTO brc_src VALUES (12, 'v12', 'b3');
-SELECT dynview.wait_for_capture();
-SET client_min_messages = warning;
-SELECT refresh_mode FROM dynview.refresh('brc_part', partition => 'b3');
-RESET client_min_messages;
-SELECT name, schedule FROM dynview.dynamic_tables WHERE name::text LIKE 'brc_part%' ORDER BY 1;
-DROP TABLE brc_part_b3;
-UPDATE dynview.dynamic_table_catalog SET data_timestamp = data_timestamp - interval '11 days'
- WHERE relid = 'brc_part_b2'::regclass;
-ALTER MATERIALIZED VIEW brc_part SET (dynview.retention = 10);
-SELECT name, schedule FROM dynview.dynamic_tables WHERE name::text LIKE 'brc_part%' ORDER BY 1;
-SELECT dynview.verify('brc_part_b2') AS verified;
-
 SET client_min_messages = warning;
 DROP TABLE brc_part;
 DROP TABLE brc_src;
